@@ -1,0 +1,57 @@
+use std::fmt;
+
+/// How a parallel loop accesses one of its arguments.
+///
+/// Staging semantics (DESIGN.md section 4): `Read` gathers, `Write` never reads and
+/// assigns, `Rw` gathers and assigns, `Inc` starts from zero and adds, `Min`/`Max`
+/// start from the current value and combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Read only.
+    Read,
+    /// Write every component; the old value is never read.
+    Write,
+    /// Read and write.
+    Rw,
+    /// Increment: contributions are added to the target.
+    Inc,
+    /// Minimum: the target becomes the minimum of itself and the contributions.
+    Min,
+    /// Maximum: the target becomes the maximum of itself and the contributions.
+    Max,
+}
+
+impl Access {
+    /// Whether the loop may change the argument.
+    pub const fn writes(self) -> bool {
+        !matches!(self, Access::Read)
+    }
+
+    /// Whether the old value is read (everything except `Write`).
+    pub const fn reads(self) -> bool {
+        !matches!(self, Access::Write)
+    }
+
+    /// Whether this mode is a reduction (`Inc`, `Min`, `Max`).
+    pub const fn is_reduction(self) -> bool {
+        matches!(self, Access::Inc | Access::Min | Access::Max)
+    }
+
+    /// The name used in `par_loop!` (`READ`, `WRITE`, ...).
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Access::Read => "READ",
+            Access::Write => "WRITE",
+            Access::Rw => "RW",
+            Access::Inc => "INC",
+            Access::Min => "MIN",
+            Access::Max => "MAX",
+        }
+    }
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}

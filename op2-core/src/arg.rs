@@ -1,0 +1,130 @@
+use crate::{Access, BorrowFlag, Map, ScalarType, Set};
+
+/// What a loop argument refers to, type-erased: the runtime validates, borrows,
+/// plans and times loops through these handles.
+#[derive(Clone, Copy)]
+pub enum ArgData<'a> {
+    /// A Dat.
+    Dat(&'a dyn DatHandle),
+    /// A Global.
+    Global(&'a dyn GlobalHandle),
+}
+
+impl ArgData<'_> {
+    /// Name of the Dat or Global.
+    pub fn name(&self) -> &str {
+        match self {
+            ArgData::Dat(d) => d.name(),
+            ArgData::Global(g) => g.name(),
+        }
+    }
+
+    /// Identity of the data (equal for clones of one handle).
+    pub fn id(&self) -> usize {
+        match self {
+            ArgData::Dat(d) => d.id(),
+            ArgData::Global(g) => g.id(),
+        }
+    }
+
+    /// Values per element.
+    pub fn dim(&self) -> usize {
+        match self {
+            ArgData::Dat(d) => d.dim(),
+            ArgData::Global(g) => g.dim(),
+        }
+    }
+
+    /// Element type.
+    pub fn scalar(&self) -> ScalarType {
+        match self {
+            ArgData::Dat(d) => d.scalar(),
+            ArgData::Global(g) => g.scalar(),
+        }
+    }
+
+    /// The host borrow flag.
+    pub fn borrow_flag(&self) -> &BorrowFlag {
+        match self {
+            ArgData::Dat(d) => d.borrow_flag(),
+            ArgData::Global(g) => g.borrow_flag(),
+        }
+    }
+}
+
+/// Which map entries an indirect argument uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MapIndex {
+    /// `d(ACCESS, m[i])`: entry `i` only.
+    Entry(usize),
+    /// `d(ACCESS, m)`: all entries.
+    All,
+}
+
+/// The map part of an indirect argument.
+#[derive(Clone, Copy)]
+pub struct MapArg<'a> {
+    /// The map.
+    pub map: &'a Map,
+    /// Which entries.
+    pub index: MapIndex,
+}
+
+/// One argument of a parallel loop: the data, how it is accessed, and the map it
+/// is reached through (none for direct arguments and Globals).
+#[derive(Clone, Copy)]
+pub struct ArgSpec<'a> {
+    /// The Dat or Global.
+    pub data: ArgData<'a>,
+    /// The access mode.
+    pub access: Access,
+    /// The map, for indirect arguments.
+    pub map: Option<MapArg<'a>>,
+}
+
+impl ArgSpec<'_> {
+    /// Whether the argument goes through a map.
+    pub fn is_indirect(&self) -> bool {
+        self.map.is_some()
+    }
+
+    /// Whether the argument is a Global.
+    pub fn is_global(&self) -> bool {
+        matches!(self.data, ArgData::Global(_))
+    }
+}
+
+/// A Dat seen without its element type.
+pub trait DatHandle: Send + Sync {
+    /// The Dat's name.
+    fn name(&self) -> &str;
+    /// The set it lives on.
+    fn set(&self) -> &Set;
+    /// Values per element.
+    fn dim(&self) -> usize;
+    /// Element type.
+    fn scalar(&self) -> ScalarType;
+    /// Identity (equal for clones of one handle).
+    fn id(&self) -> usize;
+    /// The host borrow flag.
+    fn borrow_flag(&self) -> &BorrowFlag;
+}
+
+/// A Global seen without its element type, with what reductions need.
+pub trait GlobalHandle: Send + Sync {
+    /// The Global's name.
+    fn name(&self) -> &str;
+    /// Number of values.
+    fn dim(&self) -> usize;
+    /// Element type.
+    fn scalar(&self) -> ScalarType;
+    /// Identity (equal for clones of one handle).
+    fn id(&self) -> usize;
+    /// The host borrow flag.
+    fn borrow_flag(&self) -> &BorrowFlag;
+    /// Starts a partial result: zero for INC, the current value for MIN/MAX.
+    /// `slot` holds at least `dim` values of the element type.
+    fn init_partial(&self, access: Access, slot: &mut [u64]);
+    /// Folds a partial result into the Global.
+    fn combine_partial(&self, access: Access, slot: &[u64]);
+}

@@ -1,0 +1,281 @@
+use std::fmt;
+
+use crate::Access;
+
+/// The result type of every fallible op2 operation.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where in a parallel loop an error was found: the loop (its kernel's name), the
+/// argument's position and the name of the Dat or Global given there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgRef {
+    /// The loop, named after its kernel.
+    pub loop_name: String,
+    /// Position of the argument (0-based, as written in `par_loop!`).
+    pub index: usize,
+    /// Name of the Dat or Global passed there.
+    pub name: String,
+}
+
+impl fmt::Display for ArgRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "loop `{}`, argument {} (`{}`)", self.loop_name, self.index, self.name)
+    }
+}
+
+/// Every error op2 reports.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A Map's table does not have `size * arity` entries.
+    #[error("map `{map}`: expected {expected} entries ({from_size} elements x arity {arity}), got {found}")]
+    MapLength {
+        /// The map.
+        map: String,
+        /// Size of the source set.
+        from_size: usize,
+        /// The map's arity.
+        arity: usize,
+        /// `from_size * arity`.
+        expected: usize,
+        /// The table's length.
+        found: usize,
+    },
+    /// A Map entry points outside its target set.
+    #[error("map `{map}`: entry {position} (element {element}, slot {slot}) is {value}, outside target set `{target}` of size {target_size}")]
+    MapEntryOutOfRange {
+        /// The map.
+        map: String,
+        /// Position in the flat table.
+        position: usize,
+        /// Source element (`position / arity`).
+        element: usize,
+        /// Slot within the element (`position % arity`).
+        slot: usize,
+        /// The bad value.
+        value: i64,
+        /// The target set.
+        target: String,
+        /// Its size.
+        target_size: usize,
+    },
+    /// A Map was declared with arity 0.
+    #[error("map `{map}`: arity must be at least 1")]
+    ZeroArity {
+        /// The map.
+        map: String,
+    },
+    /// A Dat or Global was declared with dim 0.
+    #[error("`{name}`: dim must be at least 1")]
+    ZeroDim {
+        /// The Dat or Global.
+        name: String,
+    },
+    /// A set is larger than map entries (32-bit) can address.
+    #[error("set `{set}` has {size} elements; at most {max} are supported")]
+    SetTooLarge {
+        /// The set.
+        set: String,
+        /// Its size.
+        size: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Initial data for a Dat does not have `set size * dim` values.
+    #[error("dat `{dat}`: expected {expected} values (set `{set}` of {set_size} elements x dim {dim}), got {found}")]
+    DatLength {
+        /// The Dat.
+        dat: String,
+        /// Its set.
+        set: String,
+        /// The set's size.
+        set_size: usize,
+        /// The Dat's dim.
+        dim: usize,
+        /// `set_size * dim`.
+        expected: usize,
+        /// What was given.
+        found: usize,
+    },
+    /// The loop passes a different number of arguments than the kernel takes.
+    #[error("loop `{loop_name}`: the kernel takes {expected} parameters, the loop passes {found} arguments")]
+    ArgCount {
+        /// The loop.
+        loop_name: String,
+        /// Kernel parameters.
+        expected: usize,
+        /// Loop arguments.
+        found: usize,
+    },
+    /// The data's element type differs from the kernel parameter's.
+    #[error("{at}: kernel parameter `{param}` has element type {expected}, the data holds {found}")]
+    TypeMismatch {
+        /// The argument.
+        at: ArgRef,
+        /// Kernel parameter name.
+        param: String,
+        /// Element type in the kernel signature.
+        expected: &'static str,
+        /// Element type of the Dat or Global.
+        found: &'static str,
+    },
+    /// The data's dim differs from the kernel parameter's.
+    #[error("{at}: kernel parameter `{param}` expects dim {expected}, the data has dim {found}")]
+    DimMismatch {
+        /// The argument.
+        at: ArgRef,
+        /// Kernel parameter name.
+        param: String,
+        /// Dim in the kernel signature.
+        expected: usize,
+        /// Dim of the Dat or Global.
+        found: usize,
+    },
+    /// A whole-map argument's map arity differs from the kernel parameter's.
+    #[error("{at}: kernel parameter `{param}` expects {expected} map entries, map `{map}` has arity {found}")]
+    ArityMismatch {
+        /// The argument.
+        at: ArgRef,
+        /// Kernel parameter name.
+        param: String,
+        /// The map.
+        map: String,
+        /// Arity in the kernel signature.
+        expected: usize,
+        /// The map's arity.
+        found: usize,
+    },
+    /// `m[i]` with `i` not below the map's arity.
+    #[error("{at}: map index {index} is out of range for map `{map}` of arity {arity}")]
+    MapIndexOutOfRange {
+        /// The argument.
+        at: ArgRef,
+        /// The map.
+        map: String,
+        /// The index given.
+        index: usize,
+        /// The map's arity.
+        arity: usize,
+    },
+    /// The argument's form (direct, `m[i]`, whole map) does not fit the kernel
+    /// parameter's shape.
+    #[error("{at}: kernel parameter `{param}` {detail}")]
+    FormMismatch {
+        /// The argument.
+        at: ArgRef,
+        /// Kernel parameter name.
+        param: String,
+        /// What is wrong and what to write.
+        detail: String,
+    },
+    /// A direct Dat argument lives on another set than the iteration set.
+    #[error("{at}: dat lives on set `{dat_set}`, but the loop iterates over `{iter_set}`; access it through a map from `{iter_set}`")]
+    DirectSetMismatch {
+        /// The argument.
+        at: ArgRef,
+        /// The Dat's set.
+        dat_set: String,
+        /// The iteration set.
+        iter_set: String,
+    },
+    /// An indirect argument's map does not start from the iteration set.
+    #[error("{at}: map `{map}` starts from set `{map_from}`, but the loop iterates over `{iter_set}`")]
+    MapFromWrongSet {
+        /// The argument.
+        at: ArgRef,
+        /// The map.
+        map: String,
+        /// The map's source set.
+        map_from: String,
+        /// The iteration set.
+        iter_set: String,
+    },
+    /// An indirect argument's map does not point into the Dat's set.
+    #[error("{at}: map `{map}` points into set `{map_to}`, but the dat lives on `{dat_set}`")]
+    MapIntoWrongSet {
+        /// The argument.
+        at: ArgRef,
+        /// The map.
+        map: String,
+        /// The map's target set.
+        map_to: String,
+        /// The Dat's set.
+        dat_set: String,
+    },
+    /// One Dat or Global given twice in a loop with different access modes.
+    #[error("{at}: given with {access}, but argument {first_index} passes the same data with {first_access}; one loop must access a Dat in one mode")]
+    ConflictingAccess {
+        /// The later argument.
+        at: ArgRef,
+        /// Its access mode.
+        access: Access,
+        /// The earlier argument's position.
+        first_index: usize,
+        /// The earlier argument's access mode.
+        first_access: Access,
+    },
+    /// A Global given with an access mode Globals do not support (WRITE, RW).
+    #[error("{at}: a Global can be READ, INC, MIN or MAX, not {access}")]
+    GlobalAccess {
+        /// The argument.
+        at: ArgRef,
+        /// The mode given.
+        access: Access,
+    },
+    /// A Global given through a map.
+    #[error("{at}: a Global cannot be accessed through a map")]
+    GlobalThroughMap {
+        /// The argument.
+        at: ArgRef,
+    },
+    /// The access mode does not fit the kernel parameter's mutability.
+    #[error("{at}: kernel parameter `{param}` is {mutability}, which does not fit {access}; {hint}")]
+    AccessMismatch {
+        /// The argument.
+        at: ArgRef,
+        /// Kernel parameter name.
+        param: String,
+        /// `&` or `&mut`.
+        mutability: &'static str,
+        /// The access mode.
+        access: Access,
+        /// What to write instead.
+        hint: &'static str,
+    },
+    /// Data used by a loop is borrowed on the host (a live `data_ro`/`data_mut` guard).
+    #[error("{at}: `{name}` is borrowed on the host ({how}); drop the guard before running the loop")]
+    Borrowed {
+        /// The argument.
+        at: ArgRef,
+        /// The Dat or Global.
+        name: String,
+        /// Which kind of borrow is in the way.
+        how: &'static str,
+    },
+    /// A host accessor was refused because a conflicting borrow is live.
+    #[error("`{name}` is already borrowed ({how})")]
+    HostBorrow {
+        /// The Dat or Global.
+        name: String,
+        /// Which kind of borrow is in the way.
+        how: &'static str,
+    },
+    /// An unknown backend name (e.g. in `OP2_BACKEND`).
+    #[error("unknown backend `{name}`; available: {available}")]
+    UnknownBackend {
+        /// The name asked for.
+        name: String,
+        /// Backends compiled in and usable.
+        available: String,
+    },
+    /// A known backend that cannot be used in this build or on this machine.
+    #[error("backend `{name}` is not available: {reason}; available: {available}")]
+    BackendUnavailable {
+        /// The backend asked for.
+        name: &'static str,
+        /// Why (missing feature, missing device or library).
+        reason: String,
+        /// Backends compiled in and usable.
+        available: String,
+    },
+}

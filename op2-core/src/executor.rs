@@ -1,0 +1,39 @@
+use std::ops::Range;
+
+use crate::{ArgSpec, KernelInfo, Partials, Result, Set};
+
+/// The loop body a backend runs: called with a range of consecutive elements of
+/// the iteration set and that chunk's reduction partials. `par_loop!` builds it
+/// (gather, kernel call, scatter per element).
+pub type LoopBody<'a> = dyn Fn(Range<usize>, &mut Partials<'_>) + Sync + 'a;
+
+/// One parallel loop, validated and with its data borrowed, as backends see it.
+#[derive(Clone, Copy)]
+pub struct ParLoop<'a> {
+    /// The kernel.
+    pub kernel: &'static KernelInfo,
+    /// The iteration set.
+    pub set: &'a Set,
+    /// The arguments, in kernel-parameter order.
+    pub args: &'a [ArgSpec<'a>],
+}
+
+impl ParLoop<'_> {
+    /// The loop's name (its kernel's).
+    pub fn name(&self) -> &'static str {
+        self.kernel.name
+    }
+}
+
+/// A way of running parallel loops (sequential, threads, JIT, devices).
+///
+/// The runtime has already validated the loop and borrowed its data when it
+/// calls [`Executor::execute`]; the executor runs `body` over every element of
+/// `lp.set` exactly once and folds Global reductions into the Globals.
+pub trait Executor: Send + Sync {
+    /// The backend's name (`seq`, `rayon`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Runs one loop.
+    fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()>;
+}

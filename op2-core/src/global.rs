@@ -1,0 +1,202 @@
+use std::fmt;
+use std::sync::Arc;
+
+use crate::storage::HostStorage;
+use crate::{Access, BorrowFlag, Error, GlobalHandle, HostMut, HostRef, Result, Scalar, ScalarType};
+
+/// `dim` values not tied to a set: a constant (READ) or a reduction result
+/// (INC, MIN, MAX). A cheap cloneable handle.
+pub struct Global<T: Scalar>(Arc<GlobalInner<T>>);
+
+struct GlobalInner<T> {
+    name: String,
+    host: HostStorage<T>,
+}
+
+impl<T: Scalar> Clone for Global<T> {
+    fn clone(&self) -> Self {
+        Global(self.0.clone())
+    }
+}
+
+impl<T: Scalar> Global<T> {
+    /// A Global holding `values` (its dim is their number, at least 1).
+    pub fn new(name: impl Into<String>, values: Vec<T>) -> Result<Global<T>> {
+        let name = name.into();
+        if values.is_empty() {
+            return Err(Error::ZeroDim { name });
+        }
+        Ok(Global(Arc::new(GlobalInner {
+            name,
+            host: HostStorage::new(values),
+        })))
+    }
+
+    /// A Global of dim 1.
+    pub fn scalar(name: impl Into<String>, value: T) -> Global<T> {
+        Global(Arc::new(GlobalInner {
+            name: name.into(),
+            host: HostStorage::new(vec![value]),
+        }))
+    }
+
+    /// A Global of `dim` zeros.
+    ///
+    /// # Panics
+    /// If `dim` is 0.
+    pub fn zeros(name: impl Into<String>, dim: usize) -> Global<T> {
+        let name = name.into();
+        assert!(dim > 0, "global `{name}`: dim must be at least 1");
+        Global(Arc::new(GlobalInner {
+            name,
+            host: HostStorage::new(vec![T::ZERO; dim]),
+        }))
+    }
+
+    /// The Global's name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// Number of values.
+    pub fn dim(&self) -> usize {
+        self.0.host.len()
+    }
+
+    /// Read access to the values.
+    ///
+    /// # Panics
+    /// If a `data_mut()` guard is alive; see [`Global::try_data_ro`].
+    pub fn data_ro(&self) -> HostRef<'_, T> {
+        self.try_data_ro().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Read access, or an error if mutably borrowed.
+    pub fn try_data_ro(&self) -> Result<HostRef<'_, T>> {
+        self.0.host.try_read(&self.0.name)
+    }
+
+    /// Write access to the values.
+    ///
+    /// # Panics
+    /// If any other guard is alive; see [`Global::try_data_mut`].
+    pub fn data_mut(&self) -> HostMut<'_, T> {
+        self.try_data_mut().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Write access, or an error if borrowed.
+    pub fn try_data_mut(&self) -> Result<HostMut<'_, T>> {
+        self.0.host.try_write(&self.0.name)
+    }
+
+    /// The first value (the value of a dim-1 Global).
+    pub fn value(&self) -> T {
+        self.data_ro()[0]
+    }
+
+    /// Sets every value to `value` (e.g. resetting a reduction to zero).
+    pub fn fill(&self, value: T) {
+        self.data_mut().fill(value);
+    }
+
+    /// Raw pointer to the values, for the views generated code builds.
+    #[doc(hidden)]
+    pub fn host_ptr(&self) -> *mut T {
+        self.0.host.ptr()
+    }
+}
+
+impl<T: Scalar> GlobalHandle for Global<T> {
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    fn dim(&self) -> usize {
+        self.0.host.len()
+    }
+    fn scalar(&self) -> ScalarType {
+        T::TYPE
+    }
+    fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const u8 as usize
+    }
+    fn borrow_flag(&self) -> &BorrowFlag {
+        self.0.host.flag()
+    }
+
+    fn init_partial(&self, access: Access, slot: &mut [u64]) {
+        let dst = slot.as_mut_ptr() as *mut T;
+        let dim = self.dim();
+        let src = self.0.host.ptr();
+        for k in 0..dim {
+            // SAFETY: the slot holds `dim` values of T (ReductionLayout sizes it);
+            // the caller holds this Global's borrow.
+            unsafe {
+                *dst.add(k) = match access {
+                    Access::Inc => T::ZERO,
+                    _ => *src.add(k),
+                };
+            }
+        }
+    }
+
+    fn combine_partial(&self, access: Access, slot: &[u64]) {
+        let part = slot.as_ptr() as *const T;
+        let dst = self.0.host.ptr();
+        for k in 0..self.dim() {
+            // SAFETY: as in `init_partial`; the caller holds the exclusive borrow.
+            unsafe {
+                let p = *part.add(k);
+                let d = dst.add(k);
+                *d = match access {
+                    Access::Inc => *d + p,
+                    Access::Min => (*d).min_of(p),
+                    Access::Max => (*d).max_of(p),
+                    _ => *d,
+                };
+            }
+        }
+    }
+}
+
+impl<T: Scalar> fmt::Debug for Global<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Global<{}>({:?}, dim {})", T::TYPE.rust_name(), self.name(), self.dim())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors() {
+        let g = Global::new("qinf", vec![1.0, 2.0, 0.0, 3.0]).unwrap();
+        assert_eq!(g.dim(), 4);
+        assert_eq!(g.data_ro()[3], 3.0);
+        assert_eq!(Global::scalar("gam", 1.4f64).value(), 1.4);
+        assert_eq!(Global::<i32>::zeros("n", 2).data_ro().to_vec(), vec![0, 0]);
+        let e = Global::<f64>::new("empty", vec![]).unwrap_err();
+        assert!(matches!(e, Error::ZeroDim { .. }));
+        assert!(e.to_string().contains("empty"));
+    }
+
+    #[test]
+    fn partials_start_from_identity_or_value_and_combine() {
+        let g = Global::new("g", vec![5i64, -5]).unwrap();
+        let mut slot = [0u64; 2];
+        g.init_partial(Access::Inc, &mut slot);
+        assert_eq!(slot, [0, 0]);
+        g.init_partial(Access::Min, &mut slot);
+        let vals = unsafe { std::slice::from_raw_parts(slot.as_ptr() as *const i64, 2) };
+        assert_eq!(vals, &[5, -5]);
+        let p: [i64; 2] = [3, 10];
+        let mut buf = [0u64; 2];
+        unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), buf.as_mut_ptr() as *mut i64, 2) };
+        g.combine_partial(Access::Min, &buf);
+        assert_eq!(g.data_ro().to_vec(), vec![3, -5]);
+        g.combine_partial(Access::Max, &buf);
+        assert_eq!(g.data_ro().to_vec(), vec![3, 10]);
+        g.combine_partial(Access::Inc, &buf);
+        assert_eq!(g.data_ro().to_vec(), vec![6, 20]);
+    }
+}

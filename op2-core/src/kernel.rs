@@ -1,0 +1,154 @@
+use crate::{Access, Scalar, ScalarType};
+
+/// The shape of a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamForm {
+    /// `&T` / `&mut T`: dim 1.
+    Scalar,
+    /// `&[T; D]` / `&mut [T; D]`.
+    Array,
+    /// `&[[T; D]; A]` / `&mut [[T; D]; A]`: all `A` entries of a map.
+    Table {
+        /// Map entries (the map's arity).
+        arity: usize,
+    },
+}
+
+/// One kernel parameter, as `#[op2::kernel]` recorded it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// Parameter name.
+    pub name: &'static str,
+    /// Element type.
+    pub scalar: ScalarType,
+    /// Values per element (`D`; 1 for `&T`).
+    pub dim: usize,
+    /// Shape.
+    pub form: ParamForm,
+    /// `&mut` (true) or `&` (false).
+    pub mutable: bool,
+}
+
+impl ParamInfo {
+    /// A `&T` / `&mut T` parameter.
+    pub const fn scalar<T: Scalar>(name: &'static str, mutable: bool) -> ParamInfo {
+        ParamInfo {
+            name,
+            scalar: T::TYPE,
+            dim: 1,
+            form: ParamForm::Scalar,
+            mutable,
+        }
+    }
+
+    /// A `&[T; D]` / `&mut [T; D]` parameter.
+    pub const fn array<T: Scalar, const D: usize>(name: &'static str, mutable: bool) -> ParamInfo {
+        ParamInfo {
+            name,
+            scalar: T::TYPE,
+            dim: D,
+            form: ParamForm::Array,
+            mutable,
+        }
+    }
+
+    /// A `&[[T; D]; A]` / `&mut [[T; D]; A]` parameter.
+    pub const fn table<T: Scalar, const D: usize, const A: usize>(name: &'static str, mutable: bool) -> ParamInfo {
+        ParamInfo {
+            name,
+            scalar: T::TYPE,
+            dim: D,
+            form: ParamForm::Table { arity: A },
+            mutable,
+        }
+    }
+
+    /// The Rust type of the parameter, for messages (`&mut [f64; 4]`).
+    pub fn rust_type(&self) -> String {
+        let m = if self.mutable { "&mut " } else { "&" };
+        let t = self.scalar.rust_name();
+        match self.form {
+            ParamForm::Scalar => format!("{m}{t}"),
+            ParamForm::Array => format!("{m}[{t}; {}]", self.dim),
+            ParamForm::Table { arity } => format!("{m}[[{t}; {}]; {arity}]", self.dim),
+        }
+    }
+}
+
+/// What `#[op2::kernel]` records about a kernel function.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelInfo {
+    /// The function's name (also the loop's name in timings and errors).
+    pub name: &'static str,
+    /// Its parameters, in order.
+    pub params: &'static [ParamInfo],
+}
+
+/// Implemented by `#[op2::kernel]` on a type named like the kernel function.
+///
+/// # Safety
+/// `INFO` must describe the function's real signature: the native backends
+/// trust it for strides and arities.
+pub unsafe trait Kernel {
+    /// The kernel's metadata.
+    const INFO: KernelInfo;
+}
+
+/// How an argument is written in `par_loop!`.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgForm {
+    /// `d(ACCESS)`: a direct Dat or a Global.
+    Direct,
+    /// `d(ACCESS, m[i])`.
+    MapEntry,
+    /// `d(ACCESS, m)`.
+    MapAll,
+}
+
+impl KernelInfo {
+    /// Compile-time check of the number of arguments (used by `par_loop!` in a
+    /// `const` item, so a mismatch is a compile error at the call).
+    #[doc(hidden)]
+    pub const fn check_count(&self, count: usize) {
+        if count < self.params.len() {
+            panic!("par_loop!: fewer arguments than the kernel has parameters");
+        }
+        if count > self.params.len() {
+            panic!("par_loop!: more arguments than the kernel has parameters");
+        }
+    }
+
+    /// Compile-time check of one argument's form and access against the
+    /// kernel parameter at `index`.
+    #[doc(hidden)]
+    pub const fn check_arg(&self, index: usize, form: ArgForm, access: Access) {
+        if index >= self.params.len() {
+            return; // reported by check_count
+        }
+        let p = &self.params[index];
+        match (access, p.mutable) {
+            (Access::Read, true) => {
+                panic!("par_loop!: a READ argument needs a `&` kernel parameter, not `&mut`; make the parameter `&`, or pass the argument as WRITE, RW, INC, MIN or MAX")
+            }
+            (Access::Read, false) => {}
+            (_, false) => panic!(
+                "par_loop!: a WRITE, RW, INC, MIN or MAX argument needs a `&mut` kernel parameter; make the parameter `&mut`, or pass the argument as READ"
+            ),
+            (_, true) => {}
+        }
+        let table = matches!(p.form, ParamForm::Table { .. });
+        match form {
+            ArgForm::Direct | ArgForm::MapEntry => {
+                if table {
+                    panic!("par_loop!: a direct or `m[i]` argument needs a `&T` or `&[T; D]` kernel parameter; `&[[T; D]; A]` is for a whole map: `d(ACCESS, m)`")
+                }
+            }
+            ArgForm::MapAll => {
+                if !table {
+                    panic!("par_loop!: a whole-map argument `d(ACCESS, m)` needs a `&[[T; D]; A]` kernel parameter; for one entry write `d(ACCESS, m[i])`")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! The core of op2: data carriers ([`Set`], [`Map`], [`Dat`], [`Global`]), access
+//! modes, loop descriptions, kernel metadata, the [`Executor`] trait that backends
+//! implement, errors and loop timing.
+//!
+//! Nothing here knows a particular backend. The `op2` facade crate re-exports what
+//! users need; see DESIGN.md for how the pieces fit.
+#![deny(missing_docs)]
+
+mod access;
+mod arg;
+mod borrow;
+mod dat;
+mod error;
+mod executor;
+mod global;
+mod kernel;
+mod map;
+mod partials;
+mod scalar;
+mod set;
+mod stage;
+mod storage;
+mod timing;
+mod validate;
+pub mod view;
+
+pub use access::Access;
+pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex};
+pub use borrow::BorrowFlag;
+pub use dat::{Dat, HostMut, HostRef};
+pub use error::{ArgRef, Error, Result};
+pub use executor::{Executor, LoopBody, ParLoop};
+pub use global::Global;
+pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};
+pub use map::Map;
+pub use partials::{Partials, ReductionLayout};
+pub use scalar::{Scalar, ScalarType};
+pub use set::{Set, SetRegions};
+pub use stage::Stage;
+pub use timing::{estimate_bytes, LoopTiming, TimingSummary, Timings};
+pub use validate::{validate_loop, LoopBorrows};

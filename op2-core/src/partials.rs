@@ -1,0 +1,98 @@
+use crate::{ArgData, ArgSpec};
+
+/// Where each reduction Global's partial result sits in a chunk's scratch
+/// buffer. Every chunk of work (the whole set in `seq`, a block in threaded
+/// backends) gets its own partials, combined in a fixed order at the end, so
+/// results do not depend on scheduling.
+#[derive(Clone, Debug, Default)]
+pub struct ReductionLayout {
+    /// Word offset of each argument's slot; `usize::MAX` for non-reductions.
+    offsets: Vec<usize>,
+    words: usize,
+}
+
+impl ReductionLayout {
+    /// The layout for a loop's arguments.
+    pub fn new(args: &[ArgSpec<'_>]) -> ReductionLayout {
+        let mut words = 0;
+        let offsets = args
+            .iter()
+            .map(|a| match a.data {
+                ArgData::Global(g) if a.access.is_reduction() => {
+                    let at = words;
+                    words += (g.dim() * g.scalar().size()).div_ceil(8);
+                    at
+                }
+                _ => usize::MAX,
+            })
+            .collect();
+        ReductionLayout { offsets, words }
+    }
+
+    /// Whether the loop reduces nothing.
+    pub fn is_empty(&self) -> bool {
+        self.words == 0
+    }
+
+    /// 64-bit words one chunk's partials take.
+    pub fn words_per_chunk(&self) -> usize {
+        self.words
+    }
+
+    /// Starts one chunk's partials (zero for INC, current value for MIN/MAX).
+    pub fn init(&self, args: &[ArgSpec<'_>], chunk: &mut [u64]) {
+        self.for_each_slot(args, |g, access, range| g.init_partial(access, &mut chunk[range]));
+    }
+
+    /// Folds one chunk's partials into the Globals.
+    pub fn combine(&self, args: &[ArgSpec<'_>], chunk: &[u64]) {
+        self.for_each_slot(args, |g, access, range| g.combine_partial(access, &chunk[range]));
+    }
+
+    /// A view of one chunk's scratch buffer for the loop body.
+    pub fn partials<'a>(&'a self, chunk: &'a mut [u64]) -> Partials<'a> {
+        Partials {
+            words: chunk,
+            offsets: &self.offsets,
+        }
+    }
+
+    fn for_each_slot(
+        &self,
+        args: &[ArgSpec<'_>],
+        mut f: impl FnMut(&dyn crate::GlobalHandle, crate::Access, std::ops::Range<usize>),
+    ) {
+        for (a, &at) in args.iter().zip(&self.offsets) {
+            if let (ArgData::Global(g), true) = (a.data, at != usize::MAX) {
+                let len = (g.dim() * g.scalar().size()).div_ceil(8);
+                f(g, a.access, at..at + len);
+            }
+        }
+    }
+}
+
+/// One chunk's reduction scratch, handed to the loop body.
+pub struct Partials<'a> {
+    words: &'a mut [u64],
+    offsets: &'a [usize],
+}
+
+impl Partials<'_> {
+    /// Pointer to argument `arg`'s partial values.
+    ///
+    /// # Panics
+    /// If `arg` is not a reduction argument (a bug in generated code).
+    pub fn slot<T>(&mut self, arg: usize) -> *mut T {
+        let at = self.offsets[arg];
+        assert!(at != usize::MAX, "argument {arg} is not a reduction");
+        self.words[at..].as_mut_ptr() as *mut T
+    }
+
+    /// Partials for a loop without reductions.
+    pub fn none() -> Partials<'static> {
+        Partials {
+            words: &mut [],
+            offsets: &[],
+        }
+    }
+}

@@ -1,0 +1,160 @@
+use std::fmt;
+use std::sync::Arc;
+
+use crate::{Error, Result};
+
+/// How a set's local elements split into the four MPI regions (DESIGN.md
+/// section 7), in this order. On one process everything is `core`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SetRegions {
+    /// Owned elements that touch no halo data.
+    pub core: usize,
+    /// Owned elements that touch halo data.
+    pub owned: usize,
+    /// Other ranks' elements computed here redundantly.
+    pub exec_halo: usize,
+    /// Read-only copies needed by the exec halo.
+    pub nonexec_halo: usize,
+}
+
+impl SetRegions {
+    /// Elements this rank owns (`core + owned`).
+    pub fn owned_size(&self) -> usize {
+        self.core + self.owned
+    }
+
+    /// Every local element, halos included.
+    pub fn total(&self) -> usize {
+        self.core + self.owned + self.exec_halo + self.nonexec_halo
+    }
+}
+
+/// A number of entities: cells, edges, vertices, agents. A cheap cloneable handle;
+/// two handles are the same set when one was cloned from the other.
+#[derive(Clone)]
+pub struct Set(Arc<SetInner>);
+
+struct SetInner {
+    name: String,
+    regions: SetRegions,
+}
+
+/// Largest set op2 supports: map entries are 32-bit.
+pub const MAX_SET_SIZE: usize = i32::MAX as usize;
+
+impl Set {
+    /// A set of `size` elements, all in the core region.
+    ///
+    /// # Panics
+    /// If `size` exceeds `i32::MAX`; use [`Set::try_new`] to get an error instead.
+    pub fn new(name: impl Into<String>, size: usize) -> Set {
+        let name = name.into();
+        match Set::try_new(name, size) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A set of `size` elements, or an error if `size` is too large.
+    pub fn try_new(name: impl Into<String>, size: usize) -> Result<Set> {
+        Set::with_regions(
+            name,
+            SetRegions {
+                core: size,
+                ..SetRegions::default()
+            },
+        )
+    }
+
+    /// A set with explicit MPI regions.
+    pub fn with_regions(name: impl Into<String>, regions: SetRegions) -> Result<Set> {
+        let name = name.into();
+        if regions.total() > MAX_SET_SIZE {
+            return Err(Error::SetTooLarge {
+                set: name,
+                size: regions.total(),
+                max: MAX_SET_SIZE,
+            });
+        }
+        Ok(Set(Arc::new(SetInner { name, regions })))
+    }
+
+    /// The set's name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// Number of elements a loop over this set visits on this process
+    /// (owned elements; on one process, all of them).
+    pub fn size(&self) -> usize {
+        self.0.regions.owned_size()
+    }
+
+    /// Every local element, halos included: the length of a Dat on this set.
+    pub fn total_size(&self) -> usize {
+        self.0.regions.total()
+    }
+
+    /// The region sizes.
+    pub fn regions(&self) -> SetRegions {
+        self.0.regions
+    }
+
+    /// Whether two handles are the same set.
+    pub fn same(&self, other: &Set) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// An identity usable as a cache key (stable while the set lives).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+}
+
+impl fmt::Debug for Set {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Set({:?}, {})", self.name(), self.total_size())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_set_is_all_core() {
+        let s = Set::new("cells", 7);
+        assert_eq!(s.size(), 7);
+        assert_eq!(s.total_size(), 7);
+        assert_eq!(s.regions().core, 7);
+        assert_eq!(s.name(), "cells");
+    }
+
+    #[test]
+    fn identity_follows_clones_not_names() {
+        let a = Set::new("a", 3);
+        let b = Set::new("a", 3);
+        assert!(a.same(&a.clone()));
+        assert!(!a.same(&b));
+    }
+
+    #[test]
+    fn regions_add_up() {
+        let r = SetRegions {
+            core: 4,
+            owned: 2,
+            exec_halo: 1,
+            nonexec_halo: 3,
+        };
+        let s = Set::with_regions("s", r).unwrap();
+        assert_eq!(s.size(), 6);
+        assert_eq!(s.total_size(), 10);
+    }
+
+    #[test]
+    fn too_large_set_is_an_error() {
+        let e = Set::try_new("huge", MAX_SET_SIZE + 1).unwrap_err();
+        assert!(matches!(e, Error::SetTooLarge { .. }));
+        assert!(e.to_string().contains("huge"));
+    }
+}

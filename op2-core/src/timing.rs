@@ -1,0 +1,163 @@
+use std::fmt;
+use std::sync::Mutex;
+
+use crate::{Access, ArgData, ParLoop};
+
+/// Accumulated timing of one loop (all calls of one kernel).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopTiming {
+    /// The loop's (kernel's) name.
+    pub name: String,
+    /// Number of calls.
+    pub calls: u64,
+    /// Total wall-clock seconds.
+    pub seconds: f64,
+    /// Estimated bytes moved per call (see [`estimate_bytes`]).
+    pub bytes_per_call: u64,
+}
+
+impl LoopTiming {
+    /// Milliseconds per call.
+    pub fn ms_per_call(&self) -> f64 {
+        if self.calls == 0 {
+            0.0
+        } else {
+            1e3 * self.seconds / self.calls as f64
+        }
+    }
+
+    /// Achieved bandwidth in GB/s (10^9 bytes).
+    pub fn gbytes_per_s(&self) -> f64 {
+        if self.seconds == 0.0 {
+            0.0
+        } else {
+            self.bytes_per_call as f64 * self.calls as f64 / self.seconds / 1e9
+        }
+    }
+}
+
+/// Per-loop timings of a runtime, in first-call order. Thread-safe.
+#[derive(Debug, Default)]
+pub struct Timings {
+    rows: Mutex<Vec<LoopTiming>>,
+}
+
+impl Timings {
+    /// Adds one call of the loop `name`.
+    pub fn record(&self, name: &str, seconds: f64, bytes: u64) {
+        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+        match rows.iter_mut().find(|r| r.name == name) {
+            Some(r) => {
+                r.calls += 1;
+                r.seconds += seconds;
+                r.bytes_per_call = bytes;
+            }
+            None => rows.push(LoopTiming {
+                name: name.to_string(),
+                calls: 1,
+                seconds,
+                bytes_per_call: bytes,
+            }),
+        }
+    }
+
+    /// A snapshot of the rows.
+    pub fn rows(&self) -> Vec<LoopTiming> {
+        self.rows.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Forgets everything recorded so far.
+    pub fn reset(&self) {
+        self.rows.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// The rows as a printable table.
+    pub fn summary(&self) -> TimingSummary {
+        TimingSummary(self.rows())
+    }
+}
+
+/// A printable timing table: one row per loop with calls, total seconds,
+/// milliseconds per call, bytes moved per call and GB/s.
+#[derive(Clone, Debug)]
+pub struct TimingSummary(pub Vec<LoopTiming>);
+
+impl fmt::Display for TimingSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:<16} {:>8} {:>10} {:>10} {:>12} {:>8}",
+            "loop", "calls", "total s", "ms/call", "MB/call", "GB/s"
+        )?;
+        let mut total = 0.0;
+        for r in &self.0 {
+            total += r.seconds;
+            writeln!(
+                f,
+                "{:<16} {:>8} {:>10.4} {:>10.4} {:>12.3} {:>8.2}",
+                r.name,
+                r.calls,
+                r.seconds,
+                r.ms_per_call(),
+                r.bytes_per_call as f64 / 1e6,
+                r.gbytes_per_s()
+            )?;
+        }
+        write!(f, "{:<16} {:>8} {:>10.4}", "total", "", total)
+    }
+}
+
+/// Bytes a loop moves, estimated as OP2 does: each distinct Dat once over the
+/// elements it touches (its whole set when reached through a map), twice when it
+/// is both read and written (RW, INC, MIN, MAX), plus each distinct map table.
+pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
+    let mut seen: Vec<usize> = Vec::new();
+    let mut bytes = 0u64;
+    for arg in lp.args {
+        if let Some(m) = arg.map {
+            if !seen.contains(&m.map.id()) {
+                seen.push(m.map.id());
+                bytes += (lp.set.size() * m.map.arity() * 4) as u64;
+            }
+        }
+        if seen.contains(&arg.data.id()) {
+            continue;
+        }
+        seen.push(arg.data.id());
+        let elems = match arg.data {
+            ArgData::Global(_) => 1,
+            ArgData::Dat(d) if arg.map.is_some() => d.set().size(),
+            ArgData::Dat(_) => lp.set.size(),
+        };
+        let once = (elems * arg.data.dim() * arg.data.scalar().size()) as u64;
+        let times = match arg.access {
+            Access::Read | Access::Write => 1,
+            Access::Rw | Access::Inc | Access::Min | Access::Max => 2,
+        };
+        bytes += once * times;
+    }
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_accumulate_in_first_call_order() {
+        let t = Timings::default();
+        t.record("b", 0.5, 1000);
+        t.record("a", 0.25, 10);
+        t.record("b", 0.5, 1000);
+        let rows = t.rows();
+        assert_eq!(rows[0].name, "b");
+        assert_eq!(rows[0].calls, 2);
+        assert!((rows[0].ms_per_call() - 500.0).abs() < 1e-9);
+        assert!((rows[0].gbytes_per_s() - 2e-6).abs() < 1e-15);
+        assert_eq!(rows[1].calls, 1);
+        let table = t.summary().to_string();
+        assert!(table.contains("GB/s") && table.lines().count() == 4, "{table}");
+        t.reset();
+        assert!(t.rows().is_empty());
+    }
+}
