@@ -1,1 +1,14 @@
-//! placeholder
+//! op2 execution backends and the [`Runtime`] that drives them.
+//!
+//! `seq` is always compiled in and is the reference every other backend is
+//! tested against. The others are chosen by Cargo feature and then at run time
+//! (DESIGN.md section 6).
+#![deny(missing_docs)]
+
+mod backend;
+mod runtime;
+mod seq;
+
+pub use backend::Backend;
+pub use runtime::Runtime;
+pub use seq::SeqExecutor;

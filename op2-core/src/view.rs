@@ -330,3 +330,16 @@ impl<T: Scalar> MapView<T> {
         }
     }
 }
+
+/// Lets `par_loop!` take a reference to a Dat or Global as an argument
+/// (inside functions that receive `&Dat<T>`).
+impl<A: DirectArg + ?Sized> DirectArg for &A {
+    type Elem = A::Elem;
+    type View = A::View;
+    fn arg_spec(&self, access: Access) -> ArgSpec<'_> {
+        (**self).arg_spec(access)
+    }
+    fn direct_view(&self, arg: usize, access: Access) -> A::View {
+        (**self).direct_view(arg, access)
+    }
+}

@@ -1,0 +1,124 @@
+use std::time::Instant;
+
+use op2_core::{
+    estimate_bytes, validate_loop, ArgSpec, Error, Executor, KernelInfo, LoopBody, LoopBorrows, LoopTiming, ParLoop,
+    Result, Set, TimingSummary, Timings,
+};
+
+use crate::{Backend, SeqExecutor};
+
+/// Runs parallel loops on one backend and keeps their timings.
+///
+/// `par_loop!` calls [`Runtime::par_loop`]; users create a runtime with
+/// [`Runtime::new`] or [`Runtime::from_env`] and read [`Runtime::timing_summary`].
+pub struct Runtime {
+    backend: Backend,
+    executor: Box<dyn Executor>,
+    timings: Timings,
+}
+
+impl Runtime {
+    /// A runtime on `backend`, or an error naming what is available instead.
+    pub fn new(backend: Backend) -> Result<Runtime> {
+        if let Some(reason) = backend.unavailable_reason() {
+            return Err(Error::BackendUnavailable {
+                name: backend.name(),
+                reason,
+                available: Backend::available_list(),
+            });
+        }
+        let executor: Box<dyn Executor> = match backend {
+            Backend::Seq => Box::new(SeqExecutor),
+            other => unreachable!("backend {other} reported available without an executor"),
+        };
+        Ok(Runtime {
+            backend,
+            executor,
+            timings: Timings::default(),
+        })
+    }
+
+    /// A runtime on the backend named by `OP2_BACKEND` (`seq|rayon|jit|opencl|cuda`),
+    /// or on [`Backend::default_choice`] when it is unset or empty.
+    pub fn from_env() -> Result<Runtime> {
+        match std::env::var("OP2_BACKEND") {
+            Ok(name) if !name.trim().is_empty() => Runtime::from_name(&name),
+            _ => Runtime::new(Backend::default_choice()),
+        }
+    }
+
+    /// A runtime on the backend with this name.
+    pub fn from_name(name: &str) -> Result<Runtime> {
+        Runtime::new(name.parse()?)
+    }
+
+    /// The backend loops run on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Validates a loop, borrows its data, runs it on the backend and records
+    /// its time. This is what `par_loop!` expands to; `body` is the generated
+    /// gather / kernel / scatter code for a range of elements.
+    pub fn par_loop(
+        &self,
+        kernel: &'static KernelInfo,
+        set: &Set,
+        args: &[ArgSpec<'_>],
+        body: &LoopBody<'_>,
+    ) -> Result<()> {
+        validate_loop(kernel, set, args)?;
+        let _borrows = LoopBorrows::take(kernel, args)?;
+        let lp = ParLoop { kernel, set, args };
+        let start = Instant::now();
+        self.executor.execute(&lp, body)?;
+        self.timings
+            .record(kernel.name, start.elapsed().as_secs_f64(), estimate_bytes(&lp));
+        Ok(())
+    }
+
+    /// Per-loop timings so far, in first-call order.
+    pub fn timings(&self) -> Vec<LoopTiming> {
+        self.timings.rows()
+    }
+
+    /// The timings as a printable table (calls, seconds, ms/call, MB/call, GB/s).
+    pub fn timing_summary(&self) -> TimingSummary {
+        self.timings.summary()
+    }
+
+    /// Forgets the timings recorded so far (e.g. after a warm-up).
+    pub fn reset_timings(&self) {
+        self.timings.reset()
+    }
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Runtime({})", self.backend)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seq_runtime_starts() {
+        assert_eq!(Runtime::new(Backend::Seq).unwrap().backend(), Backend::Seq);
+        assert_eq!(Runtime::from_name("seq").unwrap().backend(), Backend::Seq);
+    }
+
+    #[test]
+    fn unavailable_backend_is_an_error_naming_alternatives() {
+        let e = Runtime::new(Backend::Cuda).unwrap_err();
+        assert!(matches!(e, Error::BackendUnavailable { name: "cuda", .. }));
+        assert!(e.to_string().contains("seq"), "{e}");
+    }
+
+    #[test]
+    fn unknown_backend_name_is_an_error() {
+        let e = Runtime::from_name("gpu9000").unwrap_err();
+        assert!(matches!(e, Error::UnknownBackend { .. }));
+    }
+}

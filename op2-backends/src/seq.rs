@@ -1,0 +1,21 @@
+use op2_core::{Executor, LoopBody, ParLoop, ReductionLayout, Result};
+
+/// The sequential backend: one thread, elements in natural order, one set of
+/// reduction partials. The reference for every other backend.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SeqExecutor;
+
+impl Executor for SeqExecutor {
+    fn name(&self) -> &'static str {
+        "seq"
+    }
+
+    fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
+        let layout = ReductionLayout::new(lp.args);
+        let mut partials = vec![0u64; layout.words_per_chunk()];
+        layout.init(lp.args, &mut partials);
+        body(0..lp.set.size(), &mut layout.partials(&mut partials));
+        layout.combine(lp.args, &partials);
+        Ok(())
+    }
+}

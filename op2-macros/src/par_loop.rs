@@ -1,0 +1,263 @@
+//! `par_loop!`: parses the loop's arguments and expands to argument
+//! descriptions, compile-time checks against the kernel's recorded signature,
+//! and the gather / kernel call / scatter body the native backends run.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Path, Token};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    Rw,
+    Inc,
+    Min,
+    Max,
+}
+
+impl Access {
+    fn parse(e: &Expr) -> syn::Result<Access> {
+        let name = match e {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        Ok(match name.as_deref() {
+            Some("READ") => Access::Read,
+            Some("WRITE") => Access::Write,
+            Some("RW") => Access::Rw,
+            Some("INC") => Access::Inc,
+            Some("MIN") => Access::Min,
+            Some("MAX") => Access::Max,
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    e,
+                    "expected an access mode: READ, WRITE, RW, INC, MIN or MAX",
+                ))
+            }
+        })
+    }
+
+    fn tokens(self) -> TokenStream {
+        match self {
+            Access::Read => quote!(::op2::Access::Read),
+            Access::Write => quote!(::op2::Access::Write),
+            Access::Rw => quote!(::op2::Access::Rw),
+            Access::Inc => quote!(::op2::Access::Inc),
+            Access::Min => quote!(::op2::Access::Min),
+            Access::Max => quote!(::op2::Access::Max),
+        }
+    }
+}
+
+enum Via {
+    Direct,
+    Entry(Expr),
+    All,
+}
+
+struct LoopArg {
+    data: TokenStream,
+    access: Access,
+    map: Option<Expr>,
+    via: Via,
+    span: Span,
+}
+
+struct ParLoopInput {
+    rt: Expr,
+    kernel: Path,
+    set: Expr,
+    args: Vec<LoopArg>,
+}
+
+const ARG_HINT: &str = "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])` or `d(ACCESS, map)`";
+
+fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
+    let span = e.span();
+    let (data, inner): (TokenStream, Vec<Expr>) = match e {
+        Expr::Call(c) => (c.func.to_token_stream(), c.args.into_iter().collect()),
+        Expr::MethodCall(m) if m.turbofish.is_none() => {
+            let (recv, method) = (m.receiver, m.method);
+            (quote!(#recv.#method), m.args.into_iter().collect())
+        }
+        other => return Err(syn::Error::new_spanned(other, ARG_HINT)),
+    };
+    let (access, map, via) = match inner.as_slice() {
+        [a] => (Access::parse(a)?, None, Via::Direct),
+        [a, Expr::Index(ix)] => (Access::parse(a)?, Some((*ix.expr).clone()), Via::Entry((*ix.index).clone())),
+        [a, m] => (Access::parse(a)?, Some(m.clone()), Via::All),
+        _ => return Err(syn::Error::new(span, ARG_HINT)),
+    };
+    Ok(LoopArg {
+        data,
+        access,
+        map,
+        via,
+        span,
+    })
+}
+
+impl Parse for ParLoopInput {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let items = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
+        let mut it = items.into_iter();
+        let usage = "usage: par_loop!(runtime, kernel, set, args...)";
+        let rt = it.next().ok_or_else(|| input.error(usage))?;
+        let kernel = match it.next() {
+            Some(Expr::Path(p)) if p.qself.is_none() => p.path,
+            Some(other) => return Err(syn::Error::new_spanned(other, "expected the kernel's name (a path)")),
+            None => return Err(input.error(usage)),
+        };
+        let set = it.next().ok_or_else(|| input.error(usage))?;
+        let mut args = Vec::new();
+        let mut errors: Option<syn::Error> = None;
+        for e in it {
+            match parse_arg(e) {
+                Ok(a) => args.push(a),
+                Err(err) => match &mut errors {
+                    Some(all) => all.combine(err),
+                    None => errors = Some(err),
+                },
+            }
+        }
+        match errors {
+            Some(e) => Err(e),
+            None => Ok(ParLoopInput { rt, kernel, set, args }),
+        }
+    }
+}
+
+pub fn expand(input: TokenStream) -> TokenStream {
+    match syn::parse2::<ParLoopInput>(input) {
+        Ok(p) => generate(&p),
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+fn generate(p: &ParLoopInput) -> TokenStream {
+    let kernel = &p.kernel;
+    let info = quote!(<#kernel as ::op2::Kernel>::INFO);
+    let rt = &p.rt;
+    let set = &p.set;
+    let count = p.args.len();
+
+    let mut checks = Vec::new();
+    let mut bindings = Vec::new();
+    let mut specs = Vec::new();
+    let mut views = Vec::new();
+    let mut binds = Vec::new();
+    let mut gathers = Vec::new();
+    let mut call_args = Vec::new();
+    let mut scatters = Vec::new();
+
+    for (k, a) in p.args.iter().enumerate() {
+        let d = format_ident!("__op2_d{}", k);
+        let v = format_ident!("__op2_v{}", k);
+        let s = format_ident!("__op2_s{}", k);
+        let m = format_ident!("__op2_m{}", k);
+        let access = a.access.tokens();
+        let data = &a.data;
+        let form = match a.via {
+            Via::Direct => quote!(::op2::__private::ArgForm::Direct),
+            Via::Entry(_) => quote!(::op2::__private::ArgForm::MapEntry),
+            Via::All => quote!(::op2::__private::ArgForm::MapAll),
+        };
+        checks.push(quote_spanned!(a.span=> const _: () = #info.check_arg(#k, #form, #access);));
+        bindings.push(quote_spanned!(a.span=> let #d = &(#data);));
+        if let Some(map) = &a.map {
+            bindings.push(quote_spanned!(a.span=> let #m: &::op2::Map = &(#map);));
+        }
+        // Literal indices stay literals in the body so the optimiser sees them.
+        let index = match &a.via {
+            Via::Entry(Expr::Lit(l)) => Some(l.to_token_stream()),
+            Via::Entry(ix) => {
+                let i = format_ident!("__op2_i{}", k);
+                bindings.push(quote_spanned!(a.span=> let #i: usize = #ix;));
+                Some(i.to_token_stream())
+            }
+            _ => None,
+        };
+        let mutable = a.access != Access::Read;
+        call_args.push(if mutable { quote!(&mut #s) } else { quote!(&#s) });
+        let mut_kw = if mutable { quote!(mut) } else { quote!() };
+        let e = quote!(__op2_e);
+        match (&a.via, &index) {
+            (Via::Direct, _) => {
+                specs.push(quote_spanned!(a.span=> ::op2::__private::DirectArg::arg_spec(#d, #access)));
+                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::DirectArg::direct_view(#d, #k, #access);));
+                binds.push(quote!(let #v = ::op2::__private::DirectView::bind(#v, __op2_p);));
+                let dv = quote!(::op2::__private::DirectView);
+                gathers.push(match a.access {
+                    Access::Write | Access::Inc => quote_spanned!(a.span=> let mut #s = #dv::zero(#v);),
+                    _ => quote_spanned!(a.span=> let #mut_kw #s = #dv::load(#v, #e);),
+                });
+                if let Some(op) = scatter_op(a.access, "") {
+                    scatters.push(quote_spanned!(a.span=> #dv::#op(#v, #e, &#s);));
+                }
+            }
+            (Via::Entry(_), Some(i)) => {
+                specs.push(quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #m, ::op2::__private::MapIndex::Entry(#i))));
+                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::MapView::new(#d, #m);));
+                gathers.push(match a.access {
+                    Access::Write | Access::Inc => quote_spanned!(a.span=> let mut #s = #v.zero();),
+                    _ => quote_spanned!(a.span=> let #mut_kw #s = #v.load_at(#e, #i);),
+                });
+                if let Some(op) = scatter_op(a.access, "_at") {
+                    scatters.push(quote_spanned!(a.span=> #v.#op(#e, #i, &#s);));
+                }
+            }
+            _ => {
+                specs.push(quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #m, ::op2::__private::MapIndex::All)));
+                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::MapView::new(#d, #m);));
+                gathers.push(match a.access {
+                    Access::Write | Access::Inc => quote_spanned!(a.span=> let mut #s = #v.zero_all();),
+                    _ => quote_spanned!(a.span=> let #mut_kw #s = #v.load_all(#e);),
+                });
+                if let Some(op) = scatter_op(a.access, "_all") {
+                    scatters.push(quote_spanned!(a.span=> #v.#op(#e, &#s);));
+                }
+            }
+        }
+    }
+
+    quote! {{
+        const _: () = #info.check_count(#count);
+        #(#checks)*
+        let __op2_rt: &::op2::Runtime = &(#rt);
+        let __op2_set: &::op2::Set = &(#set);
+        #(#bindings)*
+        let __op2_args: [::op2::__private::ArgSpec<'_>; #count] = [#(#specs),*];
+        #(#views)*
+        let __op2_body = move |__op2_range: ::core::ops::Range<usize>,
+                               __op2_p: &mut ::op2::__private::Partials<'_>| {
+            #(#binds)*
+            for __op2_e in __op2_range {
+                // SAFETY: Runtime::par_loop validated the loop against the kernel's
+                // signature and borrowed its data before running this body, and
+                // gives concurrent chunks disjoint write targets.
+                #[allow(unused_unsafe)]
+                unsafe {
+                    #(#gathers)*
+                    #kernel(#(#call_args),*);
+                    #(#scatters)*
+                }
+            }
+        };
+        __op2_rt.par_loop(&#info, __op2_set, &__op2_args, &__op2_body)
+    }}
+}
+
+fn scatter_op(access: Access, suffix: &str) -> Option<syn::Ident> {
+    let base = match access {
+        Access::Read => return None,
+        Access::Write | Access::Rw => "store",
+        Access::Inc => "add",
+        Access::Min => "min",
+        Access::Max => "max",
+    };
+    Some(format_ident!("{}{}", base, suffix))
+}

@@ -1,0 +1,319 @@
+//! The Rust subset a kernel body may use: what the C, OpenCL and CUDA
+//! translators will accept. Anything else is reported at its span with a hint
+//! of what to write instead.
+
+use syn::spanned::Spanned;
+use syn::{Block, Expr, Item, Lit, Pat, Stmt, Type, UnOp};
+
+/// Math functions and methods kernels may call (`x.sqrt()` or `f64::sqrt(x)`).
+pub const MATH: [&str; 18] = [
+    "sqrt", "abs", "powi", "powf", "exp", "ln", "log10", "sin", "cos", "tan", "atan2", "floor", "ceil", "min",
+    "max", "mul_add", "hypot", "tanh",
+];
+
+/// Types `as` may cast to.
+const CAST_TYPES: [&str; 8] = ["f64", "f32", "i32", "i64", "u32", "u64", "usize", "isize"];
+
+/// Checks a kernel body; returns every problem found.
+pub fn check_body(block: &Block) -> Vec<syn::Error> {
+    let mut c = Checker { errors: Vec::new() };
+    c.block(block);
+    c.errors
+}
+
+struct Checker {
+    errors: Vec<syn::Error>,
+}
+
+impl Checker {
+    fn err(&mut self, at: impl Spanned, msg: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new(at.span(), msg));
+    }
+
+    fn block(&mut self, b: &Block) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Local(l) => {
+                self.let_pattern(&l.pat);
+                if let Some(init) = &l.init {
+                    self.expr(&init.expr);
+                    if let Some((_, diverge)) = &init.diverge {
+                        self.err(diverge, "`let ... else` is not supported in kernels; use `if`");
+                    }
+                }
+            }
+            Stmt::Item(Item::Const(c)) => self.expr(&c.expr),
+            Stmt::Item(other) => self.err(
+                other,
+                "only `const` items are supported inside kernels; move other items out of the kernel",
+            ),
+            Stmt::Expr(e, _) => self.expr(e),
+            Stmt::Macro(m) => self.err(
+                &m.mac,
+                "macros are not supported in kernels (they cannot be translated to C); write the code out",
+            ),
+        }
+    }
+
+    fn let_pattern(&mut self, p: &Pat) {
+        match p {
+            Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {}
+            Pat::Type(t) => {
+                self.let_pattern(&t.pat);
+                self.local_type(&t.ty);
+            }
+            other => self.err(
+                other,
+                "kernels bind one name per `let` (`let x = ...;`); destructuring is not supported",
+            ),
+        }
+    }
+
+    fn local_type(&mut self, t: &Type) {
+        match t {
+            Type::Path(p) if p.path.get_ident().is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
+            Type::Path(p) if p.path.is_ident("bool") => {}
+            Type::Array(a) => self.local_type(&a.elem),
+            other => self.err(
+                other,
+                "local variables in kernels must have a numeric, bool or array type",
+            ),
+        }
+    }
+
+    fn no_label(&mut self, label: Option<&syn::Label>) {
+        if let Some(l) = label {
+            self.err(l, "loop labels are not supported in kernels; use a flag variable");
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Int(_) | Lit::Float(_) | Lit::Bool(_) => {}
+                other => self.err(other, "kernels support numeric and bool literals only"),
+            },
+            Expr::Path(p) => {
+                if p.qself.is_some() {
+                    self.err(p, "qualified paths (`<T as Trait>::X`) are not supported in kernels");
+                }
+            }
+            Expr::Binary(b) => {
+                self.expr(&b.left);
+                self.expr(&b.right);
+            }
+            Expr::Unary(u) => {
+                if !matches!(u.op, UnOp::Neg(_) | UnOp::Not(_) | UnOp::Deref(_)) {
+                    self.err(u, "unsupported unary operator in a kernel");
+                }
+                self.expr(&u.expr);
+            }
+            Expr::Assign(a) => {
+                self.expr(&a.left);
+                self.expr(&a.right);
+            }
+            Expr::Index(i) => {
+                self.expr(&i.expr);
+                self.expr(&i.index);
+            }
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Cast(c) => {
+                self.expr(&c.expr);
+                match &*c.ty {
+                    Type::Path(p)
+                        if p.path.get_ident().is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
+                    other => self.err(other, "kernels can cast (`as`) to numeric types only"),
+                }
+            }
+            Expr::If(i) => {
+                self.expr(&i.cond);
+                self.block(&i.then_branch);
+                if let Some((_, els)) = &i.else_branch {
+                    self.expr(els);
+                }
+            }
+            Expr::ForLoop(f) => {
+                self.no_label(f.label.as_ref());
+                if !matches!(&*f.pat, Pat::Ident(_)) {
+                    self.err(&f.pat, "a kernel `for` loop binds one name: `for i in 0..n`");
+                }
+                match &*f.expr {
+                    Expr::Range(r) if r.start.is_some() && r.end.is_some() => {
+                        self.expr(r.start.as_deref().unwrap_or(&f.expr));
+                        self.expr(r.end.as_deref().unwrap_or(&f.expr));
+                    }
+                    other => self.err(
+                        other,
+                        "kernel `for` loops iterate over a range `a..b` or `a..=b`; index arrays inside the loop",
+                    ),
+                }
+                self.block(&f.body);
+            }
+            Expr::While(w) => {
+                self.no_label(w.label.as_ref());
+                if let Expr::Let(l) = &*w.cond {
+                    self.err(l, "`while let` is not supported in kernels; use `while` with a condition");
+                } else {
+                    self.expr(&w.cond);
+                }
+                self.block(&w.body);
+            }
+            Expr::Loop(l) => {
+                self.no_label(l.label.as_ref());
+                self.block(&l.body);
+            }
+            Expr::Break(b) => {
+                if b.label.is_some() {
+                    self.err(b, "labelled `break` is not supported in kernels; use a flag variable");
+                }
+                if b.expr.is_some() {
+                    self.err(
+                        b,
+                        "`break` with a value is not supported in kernels; assign to a variable declared before the loop",
+                    );
+                }
+            }
+            Expr::Continue(c) => {
+                if c.label.is_some() {
+                    self.err(c, "labelled `continue` is not supported in kernels");
+                }
+            }
+            Expr::Return(r) => {
+                if r.expr.is_some() {
+                    self.err(r, "kernels return nothing: write results through `&mut` parameters, then `return;`");
+                }
+            }
+            Expr::Block(b) => {
+                self.no_label(b.label.as_ref());
+                self.block(&b.block);
+            }
+            Expr::Array(a) => a.elems.iter().for_each(|x| self.expr(x)),
+            Expr::Repeat(r) => {
+                self.expr(&r.expr);
+                self.expr(&r.len);
+            }
+            Expr::Call(c) => {
+                let ok = match &*c.func {
+                    Expr::Path(p) => {
+                        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                        segs.len() == 2
+                            && (segs[0] == "f64" || segs[0] == "f32")
+                            && MATH.contains(&segs[1].as_str())
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    self.err(
+                        &c.func,
+                        format!(
+                            "kernels can only call math functions (`f64::sqrt(x)`, ...: {}); inline other functions by hand",
+                            MATH.join(", ")
+                        ),
+                    );
+                }
+                c.args.iter().for_each(|x| self.expr(x));
+            }
+            Expr::MethodCall(m) => {
+                if !MATH.contains(&m.method.to_string().as_str()) || m.turbofish.is_some() {
+                    self.err(
+                        &m.method,
+                        format!(
+                            "method `.{}()` is not supported in kernels; supported: {}",
+                            m.method,
+                            MATH.join(", ")
+                        ),
+                    );
+                }
+                self.expr(&m.receiver);
+                m.args.iter().for_each(|x| self.expr(x));
+            }
+            Expr::Closure(c) => self.err(
+                c,
+                "closures are not supported in kernels; write the computation inline or in a `for` loop",
+            ),
+            Expr::Match(m) => self.err(
+                m.match_token,
+                "`match` is not supported in kernels; use `if` / `else if` / `else`",
+            ),
+            Expr::Macro(m) => self.err(
+                &m.mac,
+                "macros are not supported in kernels (they cannot be translated to C); write the code out",
+            ),
+            Expr::Reference(r) => self.err(
+                r,
+                "references are not supported in kernels; index parameters and local arrays directly",
+            ),
+            Expr::Let(l) => self.err(l, "`if let` is not supported in kernels; use `if` with a condition"),
+            Expr::Unsafe(u) => self.err(u.unsafe_token, "`unsafe` blocks are not allowed in kernels"),
+            Expr::Tuple(t) => self.err(t, "tuples are not supported in kernels; use separate variables or an array"),
+            Expr::Field(f) => self.err(f, "field access is not supported in kernels; pass the data as parameters"),
+            Expr::Range(r) => self.err(r, "ranges are only supported as the iterator of a `for` loop"),
+            Expr::Struct(s) => self.err(s, "struct literals are not supported in kernels"),
+            Expr::Try(t) => self.err(t, "`?` is not supported in kernels"),
+            other => self.err(other, "this expression is not supported in op2 kernels"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(src: &str) -> Vec<String> {
+        let block: Block = syn::parse_str(src).unwrap();
+        check_body(&block).iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn airfoil_style_body_is_accepted() {
+        let e = errors(
+            "{ let mut dx: f64 = x1[0] - x2[0]; let ri = 1.0 / q[0]; const N: usize = 4;
+               for n in 0..N { res[n] += ri * dx.sqrt().abs(); }
+               if *bound == 1 { res[1] += f64::max(dx, 0.0); } else if dx > 0.0 { return; } else { dx -= 1.0; }
+               let mut a = [0.0f64; 4]; a[0] = (dx as f32) as f64; while dx > 0.0 { dx -= 1.0; if dx < 0.5 { break; } }
+               loop { continue; } }",
+        );
+        assert!(e.is_empty(), "{e:?}");
+    }
+
+    #[test]
+    fn closure_is_rejected_with_hint() {
+        let e = errors("{ let f = |a: f64| a * 2.0; }");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].contains("closures") && e[0].contains("inline"), "{e:?}");
+    }
+
+    #[test]
+    fn match_is_rejected_with_hint() {
+        let e = errors("{ match *b { 1 => {}, _ => {} } }");
+        assert!(e[0].contains("`if` / `else if` / `else`"), "{e:?}");
+    }
+
+    #[test]
+    fn unknown_method_and_function_are_rejected() {
+        let e = errors("{ let a = x.frobnicate(); let b = helper(a); }");
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(e[0].contains("frobnicate") && e[0].contains("sqrt"));
+        assert!(e[1].contains("math functions"));
+    }
+
+    #[test]
+    fn macros_references_and_for_over_arrays_are_rejected() {
+        assert!(errors("{ println!(\"x\"); }")[0].contains("macros"));
+        assert!(errors("{ let r = &x; }")[0].contains("references"));
+        assert!(errors("{ for v in x { } }")[0].contains("range"));
+        assert!(errors("{ 'outer: loop { break 'outer; } }").len() == 2);
+    }
+
+    #[test]
+    fn every_error_is_collected() {
+        let e = errors("{ let f = || 1; match 1 { _ => {} } let (a, b) = (1, 2); }");
+        assert_eq!(e.len(), 4, "{e:?}");
+    }
+}
