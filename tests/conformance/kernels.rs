@@ -1,0 +1,116 @@
+//! Kernels the conformance suite runs on every backend.
+
+#[op2::kernel]
+pub fn copy2(dst: &mut [f64; 2], src: &[f64; 2]) {
+    dst[0] = src[0];
+    dst[1] = src[1];
+}
+
+#[op2::kernel]
+pub fn affine_rw(x: &mut [f64; 2]) {
+    x[0] = 2.0 * x[0] + 1.0;
+    x[1] = -x[1];
+}
+
+#[op2::kernel]
+pub fn inc_by_index(x: &mut f64, w: &f64) {
+    *x += *w;
+    *x += 0.5;
+}
+
+#[op2::kernel]
+pub fn min_with(target: &mut f64, v: &f64) {
+    *target = target.min(*v);
+}
+
+#[op2::kernel]
+pub fn max_with(target: &mut f64, v: &f64) {
+    *target = f64::max(*target, *v);
+}
+
+#[op2::kernel]
+pub fn edge_diff(out: &mut f64, a: &f64, b: &f64) {
+    *out = *b - *a;
+}
+
+#[op2::kernel]
+pub fn edge_spread(w: &f64, a: &mut f64, b: &mut f64) {
+    *a += *w;
+    *b -= 2.0 * *w;
+}
+
+#[op2::kernel]
+pub fn cell_sum(out: &mut [f64; 2], v: &[[f64; 2]; 3]) {
+    for k in 0..3 {
+        out[0] += v[k][0];
+        out[1] += v[k][1];
+    }
+}
+
+#[op2::kernel]
+pub fn cell_scatter(w: &f64, v: &mut [[f64; 2]; 3]) {
+    for k in 0..3 {
+        v[k][0] += *w * (k as f64 + 1.0);
+        v[k][1] += 1.0;
+    }
+}
+
+#[op2::kernel]
+pub fn node_write_via_map(src: &f64, dst: &mut f64) {
+    *dst = 10.0 * *src;
+}
+
+#[op2::kernel]
+pub fn node_rw_via_map(v: &mut [f64; 2]) {
+    v[0] += 1.0;
+    v[1] *= 2.0;
+}
+
+#[op2::kernel]
+pub fn node_min_via_map(v: &f64, target: &mut f64) {
+    *target = target.min(*v);
+}
+
+#[op2::kernel]
+pub fn node_max_via_map(v: &f64, target: &mut f64) {
+    *target = target.max(*v);
+}
+
+#[op2::kernel]
+pub fn all_min_via_map(v: &f64, targets: &mut [[f64; 1]; 3]) {
+    for k in 0..3 {
+        targets[k][0] = targets[k][0].min(*v);
+    }
+}
+
+#[op2::kernel]
+pub fn reduce_all(x: &[f64; 2], sum: &mut [f64; 2], lo: &mut f64, hi: &mut f64) {
+    sum[0] += x[0];
+    sum[1] += x[0] * x[1];
+    *lo = lo.min(x[1]);
+    *hi = hi.max(x[0]);
+}
+
+#[op2::kernel]
+pub fn scale_by_const(x: &mut f64, c: &[f64; 2]) {
+    *x = *x * c[0] + c[1];
+}
+
+#[op2::kernel]
+pub fn int_ops(x: &mut i32, count: &mut i32, biggest: &mut i32) {
+    *x = *x * 3 - 1;
+    *count += 1;
+    *biggest = (*biggest).max(*x);
+}
+
+#[op2::kernel]
+pub fn f32_ops(x: &mut [f32; 2], total: &mut f32) {
+    x[0] = x[0] * 0.5f32;
+    x[1] = x[0] + x[1];
+    *total += x[1];
+}
+
+#[op2::kernel]
+pub fn u32_i64_ops(a: &u32, b: &mut i64) {
+    *b += (*a as i64) * 1000000000000;
+}

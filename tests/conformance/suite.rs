@@ -1,0 +1,320 @@
+//! The conformance suite: every function takes a runtime and checks one piece
+//! of the semantics of DESIGN.md section 4 against values computed in plain
+//! Rust here. `backend_suite!` instantiates it for a backend.
+
+use op2::prelude::*;
+
+use super::kernels::*;
+
+/// A small mesh: `cells` triangles over `nodes`, `edges` between nodes, with
+/// repeated entries (an edge whose ends are the same node, a cell touching one
+/// node twice) and sizes that are not multiples of any block size.
+pub struct Mesh {
+    pub nodes: Set,
+    pub edges: Set,
+    pub cells: Set,
+    pub e2n: Map,
+    pub c2n: Map,
+    pub e2n_table: Vec<i32>,
+    pub c2n_table: Vec<i32>,
+}
+
+pub fn mesh(n_nodes: usize) -> Mesh {
+    let nodes = Set::new("nodes", n_nodes);
+    let n = n_nodes as i32;
+    let mut e2n_table = Vec::new();
+    for i in 0..n {
+        e2n_table.extend([i, (i * 7 + 3) % n]);
+    }
+    e2n_table.extend([n / 2, n / 2]); // both ends the same node
+    let mut c2n_table = Vec::new();
+    for i in 0..n {
+        c2n_table.extend([i, (i + 1) % n, (i * 5 + 2) % n]);
+    }
+    c2n_table.extend([1 % n, 0, 1 % n]); // one node twice in a cell
+    let edges = Set::new("edges", e2n_table.len() / 2);
+    let cells = Set::new("cells", c2n_table.len() / 3);
+    let e2n = Map::new("e2n", &edges, &nodes, 2, e2n_table.clone()).unwrap();
+    let c2n = Map::new("c2n", &cells, &nodes, 3, c2n_table.clone()).unwrap();
+    Mesh {
+        nodes,
+        edges,
+        cells,
+        e2n,
+        c2n,
+        e2n_table,
+        c2n_table,
+    }
+}
+
+fn ramp(set: &Set, dim: usize, f: impl Fn(usize) -> f64) -> Dat<f64> {
+    Dat::from_vec("ramp", set, dim, (0..set.size() * dim).map(f).collect()).unwrap()
+}
+
+fn assert_close(got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let tol = 1e-12 * w.abs().max(1.0);
+        assert!((g - w).abs() <= tol, "entry {i}: got {g}, want {w}");
+    }
+}
+
+pub fn direct_write(rt: &Runtime) {
+    let m = mesh(37);
+    let src = ramp(&m.nodes, 2, |i| i as f64 * 0.25);
+    let dst = Dat::filled("dst", &m.nodes, 2, f64::NAN);
+    par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
+    assert_eq!(dst.to_vec(), src.to_vec());
+}
+
+pub fn direct_rw(rt: &Runtime) {
+    let m = mesh(37);
+    let x = ramp(&m.nodes, 2, |i| i as f64);
+    par_loop!(rt, affine_rw, m.nodes, x(RW)).unwrap();
+    let want: Vec<f64> = (0..74).map(|i| if i % 2 == 0 { 2.0 * i as f64 + 1.0 } else { -(i as f64) }).collect();
+    assert_eq!(x.to_vec(), want);
+}
+
+pub fn direct_inc(rt: &Runtime) {
+    let m = mesh(37);
+    let x = ramp(&m.nodes, 1, |i| i as f64);
+    let w = ramp(&m.nodes, 1, |i| 100.0 + i as f64);
+    par_loop!(rt, inc_by_index, m.nodes, x(INC), w(READ)).unwrap();
+    let want: Vec<f64> = (0..37).map(|i| i as f64 + (100.0 + i as f64 + 0.5)).collect();
+    assert_eq!(x.to_vec(), want);
+}
+
+pub fn direct_min_max(rt: &Runtime) {
+    let m = mesh(37);
+    let lo = ramp(&m.nodes, 1, |i| i as f64);
+    let hi = ramp(&m.nodes, 1, |i| i as f64);
+    let v = ramp(&m.nodes, 1, |i| 36.0 - i as f64);
+    par_loop!(rt, min_with, m.nodes, lo(MIN), v(READ)).unwrap();
+    par_loop!(rt, max_with, m.nodes, hi(MAX), v(READ)).unwrap();
+    let want_lo: Vec<f64> = (0..37).map(|i| f64::min(i as f64, 36.0 - i as f64)).collect();
+    let want_hi: Vec<f64> = (0..37).map(|i| f64::max(i as f64, 36.0 - i as f64)).collect();
+    assert_eq!(lo.to_vec(), want_lo);
+    assert_eq!(hi.to_vec(), want_hi);
+}
+
+pub fn indirect_read_entries(rt: &Runtime) {
+    let m = mesh(41);
+    let x = ramp(&m.nodes, 1, |i| (i * i) as f64);
+    let out = Dat::<f64>::zeros("out", &m.edges, 1);
+    par_loop!(rt, edge_diff, m.edges, out(WRITE), x(READ, m.e2n[0]), x(READ, m.e2n[1])).unwrap();
+    let xv = x.to_vec();
+    let want: Vec<f64> = m.e2n_table.chunks(2).map(|e| xv[e[1] as usize] - xv[e[0] as usize]).collect();
+    assert_eq!(out.to_vec(), want);
+}
+
+pub fn indirect_inc_entries(rt: &Runtime) {
+    let m = mesh(41);
+    let w = ramp(&m.edges, 1, |i| 1.0 + i as f64);
+    let acc = ramp(&m.nodes, 1, |i| i as f64);
+    par_loop!(rt, edge_spread, m.edges, w(READ), acc(INC, m.e2n[0]), acc(INC, m.e2n[1])).unwrap();
+    let mut want: Vec<f64> = (0..41).map(|i| i as f64).collect();
+    for (e, ends) in m.e2n_table.chunks(2).enumerate() {
+        want[ends[0] as usize] += 1.0 + e as f64;
+        want[ends[1] as usize] -= 2.0 * (1.0 + e as f64);
+    }
+    assert_close(&acc.to_vec(), &want);
+}
+
+pub fn repeated_entry_increments_both_land(rt: &Runtime) {
+    let nodes = Set::new("nodes", 3);
+    let edges = Set::new("edges", 2);
+    let e2n = Map::new("e2n", &edges, &nodes, 2, vec![1, 1, 0, 2]).unwrap();
+    let w = Dat::from_vec("w", &edges, 1, vec![4.0, 1.0]).unwrap();
+    let acc = Dat::<f64>::zeros("acc", &nodes, 1);
+    par_loop!(rt, edge_spread, edges, w(READ), acc(INC, e2n[0]), acc(INC, e2n[1])).unwrap();
+    // Edge 0 adds 4 and subtracts 8 on node 1: both increments land.
+    assert_eq!(acc.to_vec(), vec![1.0, -4.0, -2.0]);
+}
+
+pub fn whole_map_read(rt: &Runtime) {
+    let m = mesh(29);
+    let x = ramp(&m.nodes, 2, |i| i as f64 * 0.5);
+    let out = Dat::<f64>::zeros("out", &m.cells, 2);
+    par_loop!(rt, cell_sum, m.cells, out(INC), x(READ, m.c2n)).unwrap();
+    let xv = x.to_vec();
+    let want: Vec<f64> = m
+        .c2n_table
+        .chunks(3)
+        .flat_map(|c| {
+            let s0: f64 = c.iter().map(|&n| xv[2 * n as usize]).sum();
+            let s1: f64 = c.iter().map(|&n| xv[2 * n as usize + 1]).sum();
+            [s0, s1]
+        })
+        .collect();
+    assert_close(&out.to_vec(), &want);
+}
+
+pub fn whole_map_inc(rt: &Runtime) {
+    let m = mesh(29);
+    let w = ramp(&m.cells, 1, |i| i as f64);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 2);
+    par_loop!(rt, cell_scatter, m.cells, w(READ), acc(INC, m.c2n)).unwrap();
+    let mut want = vec![0.0; 58];
+    for (c, nodes) in m.c2n_table.chunks(3).enumerate() {
+        for (k, &n) in nodes.iter().enumerate() {
+            want[2 * n as usize] += c as f64 * (k as f64 + 1.0);
+            want[2 * n as usize + 1] += 1.0;
+        }
+    }
+    assert_close(&acc.to_vec(), &want);
+}
+
+pub fn indirect_write_rw(rt: &Runtime) {
+    // Each node is the first end of exactly one edge: a conflict-free WRITE.
+    let nodes = Set::new("nodes", 5);
+    let edges = Set::new("edges", 5);
+    let e2n = Map::new("e2n", &edges, &nodes, 2, vec![3, 0, 1, 2, 0, 4, 4, 1, 2, 3]).unwrap();
+    let src = Dat::from_vec("src", &edges, 1, vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+    let dst = Dat::filled("dst", &nodes, 1, -1.0);
+    par_loop!(rt, node_write_via_map, edges, src(READ), dst(WRITE, e2n[0])).unwrap();
+    assert_eq!(dst.to_vec(), vec![30.0, 20.0, 50.0, 10.0, 40.0]);
+    let v = Dat::from_vec("v", &nodes, 2, vec![0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0, 4.0, 1.0]).unwrap();
+    par_loop!(rt, node_rw_via_map, edges, v(RW, e2n[0])).unwrap();
+    assert_eq!(v.to_vec(), vec![1.0, 2.0, 2.0, 2.0, 3.0, 2.0, 4.0, 2.0, 5.0, 2.0]);
+}
+
+pub fn indirect_min_max(rt: &Runtime) {
+    let m = mesh(41);
+    let v = ramp(&m.edges, 1, |i| ((i * 17) % 23) as f64 - 11.0);
+    let lo = Dat::filled("lo", &m.nodes, 1, 0.0);
+    let hi = Dat::filled("hi", &m.nodes, 1, 0.0);
+    par_loop!(rt, node_min_via_map, m.edges, v(READ), lo(MIN, m.e2n[1])).unwrap();
+    par_loop!(rt, node_max_via_map, m.edges, v(READ), hi(MAX, m.e2n[0])).unwrap();
+    let vv = v.to_vec();
+    let (mut want_lo, mut want_hi) = (vec![0.0f64; 41], vec![0.0f64; 41]);
+    for (e, ends) in m.e2n_table.chunks(2).enumerate() {
+        want_lo[ends[1] as usize] = want_lo[ends[1] as usize].min(vv[e]);
+        want_hi[ends[0] as usize] = want_hi[ends[0] as usize].max(vv[e]);
+    }
+    assert_eq!(lo.to_vec(), want_lo);
+    assert_eq!(hi.to_vec(), want_hi);
+}
+
+pub fn whole_map_min(rt: &Runtime) {
+    let m = mesh(29);
+    let v = ramp(&m.cells, 1, |i| 50.0 - i as f64);
+    let t = Dat::filled("t", &m.nodes, 1, 100.0);
+    par_loop!(rt, all_min_via_map, m.cells, v(READ), t(MIN, m.c2n)).unwrap();
+    let mut want = vec![100.0f64; 29];
+    for (c, nodes) in m.c2n_table.chunks(3).enumerate() {
+        for &n in nodes {
+            want[n as usize] = want[n as usize].min(50.0 - c as f64);
+        }
+    }
+    assert_eq!(t.to_vec(), want);
+}
+
+pub fn global_reductions(rt: &Runtime) {
+    let m = mesh(97);
+    let x = ramp(&m.nodes, 2, |i| ((i * 13) % 31) as f64 - 7.5);
+    let sum = Global::new("sum", vec![1.0, 0.0]).unwrap();
+    let lo = Global::scalar("lo", 1e9);
+    let hi = Global::scalar("hi", -1e9);
+    par_loop!(rt, reduce_all, m.nodes, x(READ), sum(INC), lo(MIN), hi(MAX)).unwrap();
+    let xv = x.to_vec();
+    let s0: f64 = 1.0 + xv.chunks(2).map(|p| p[0]).sum::<f64>();
+    let s1: f64 = xv.chunks(2).map(|p| p[0] * p[1]).sum();
+    assert_close(&sum.data_ro(), &[s0, s1]);
+    assert_eq!(lo.value(), xv.chunks(2).map(|p| p[1]).fold(f64::INFINITY, f64::min));
+    assert_eq!(hi.value(), xv.chunks(2).map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max));
+    // MIN/MAX keep the Global's own value when no element beats it.
+    let lo2 = Global::scalar("lo2", -1e9);
+    let hi2 = Global::scalar("hi2", 1e9);
+    par_loop!(rt, reduce_all, m.nodes, x(READ), sum(INC), lo2(MIN), hi2(MAX)).unwrap();
+    assert_eq!((lo2.value(), hi2.value()), (-1e9, 1e9));
+}
+
+pub fn global_read(rt: &Runtime) {
+    let m = mesh(37);
+    let x = ramp(&m.nodes, 1, |i| i as f64);
+    let c = Global::new("c", vec![3.0, -1.0]).unwrap();
+    par_loop!(rt, scale_by_const, m.nodes, x(RW), c(READ)).unwrap();
+    let want: Vec<f64> = (0..37).map(|i| i as f64 * 3.0 - 1.0).collect();
+    assert_eq!(x.to_vec(), want);
+    assert_eq!(c.data_ro().to_vec(), vec![3.0, -1.0]);
+}
+
+pub fn integer_types(rt: &Runtime) {
+    let s = Set::new("s", 50);
+    let x = Dat::from_vec("x", &s, 1, (0..50).collect()).unwrap();
+    let count = Global::<i32>::scalar("count", 0);
+    let biggest = Global::scalar("biggest", i32::MIN);
+    par_loop!(rt, int_ops, s, x(RW), count(INC), biggest(MAX)).unwrap();
+    assert_eq!(x.to_vec(), (0..50).map(|i| i * 3 - 1).collect::<Vec<_>>());
+    assert_eq!(count.value(), 50);
+    assert_eq!(biggest.value(), 49 * 3 - 1);
+    let a = Dat::<u32>::from_vec("a", &s, 1, (0..50).collect()).unwrap();
+    let b = Dat::<i64>::zeros("b", &s, 1);
+    par_loop!(rt, u32_i64_ops, s, a(READ), b(INC)).unwrap();
+    assert_eq!(b.to_vec(), (0..50).map(|i| i * 1_000_000_000_000i64).collect::<Vec<_>>());
+}
+
+pub fn f32_type(rt: &Runtime) {
+    let s = Set::new("s", 33);
+    let x = Dat::from_vec("x", &s, 2, (0..66).map(|i| i as f32).collect()).unwrap();
+    let total = Global::<f32>::scalar("total", 0.0);
+    par_loop!(rt, f32_ops, s, x(RW), total(INC)).unwrap();
+    let want: Vec<f32> = (0..33).flat_map(|e| [e as f32, e as f32 + (2 * e + 1) as f32]).collect();
+    assert_eq!(x.to_vec(), want);
+    let want_total: f32 = want.chunks(2).map(|p| p[1]).sum();
+    assert!((total.value() - want_total).abs() <= 1e-4 * want_total);
+}
+
+pub fn empty_set(rt: &Runtime) {
+    let s = Set::new("empty", 0);
+    let nodes = Set::new("nodes", 3);
+    let m = Map::new("m", &s, &nodes, 2, vec![]).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1);
+    let acc = Dat::filled("acc", &nodes, 1, 5.0);
+    let sum = Global::new("sum", vec![2.0, 2.0]).unwrap();
+    let lo = Global::scalar("lo", 3.0);
+    let hi = Global::scalar("hi", 4.0);
+    par_loop!(rt, edge_spread, s, x(READ), acc(INC, m[0]), acc(INC, m[1])).unwrap();
+    let xs = Dat::<f64>::zeros("xs", &s, 2);
+    par_loop!(rt, reduce_all, s, xs(READ), sum(INC), lo(MIN), hi(MAX)).unwrap();
+    assert_eq!(acc.to_vec(), vec![5.0; 3]);
+    assert_eq!(sum.data_ro().to_vec(), vec![2.0, 2.0]);
+    assert_eq!((lo.value(), hi.value()), (3.0, 4.0));
+}
+
+pub fn loops_in_sequence_share_dats(rt: &Runtime) {
+    let m = mesh(53);
+    let x = ramp(&m.nodes, 1, |i| i as f64);
+    let flux = Dat::<f64>::zeros("flux", &m.edges, 1);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    for _ in 0..3 {
+        par_loop!(rt, edge_diff, m.edges, flux(WRITE), x(READ, m.e2n[0]), x(READ, m.e2n[1])).unwrap();
+        par_loop!(rt, edge_spread, m.edges, flux(READ), acc(INC, m.e2n[0]), acc(INC, m.e2n[1])).unwrap();
+        par_loop!(rt, inc_by_index, m.nodes, x(INC), acc(READ)).unwrap();
+    }
+    let (mut xv, mut av) = ((0..53).map(|i| i as f64).collect::<Vec<_>>(), vec![0.0; 53]);
+    for _ in 0..3 {
+        let f: Vec<f64> = m.e2n_table.chunks(2).map(|e| xv[e[1] as usize] - xv[e[0] as usize]).collect();
+        for (e, ends) in m.e2n_table.chunks(2).enumerate() {
+            av[ends[0] as usize] += f[e];
+            av[ends[1] as usize] -= 2.0 * f[e];
+        }
+        for i in 0..53 {
+            xv[i] += av[i] + 0.5;
+        }
+    }
+    assert_close(&x.to_vec(), &xv);
+}
+
+pub fn timings_are_recorded(rt: &Runtime) {
+    let m = mesh(37);
+    let src = ramp(&m.nodes, 2, |i| i as f64);
+    let dst = Dat::<f64>::zeros("dst", &m.nodes, 2);
+    par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
+    par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
+    let row = rt.timings().into_iter().find(|r| r.name == "copy2").expect("copy2 timed");
+    assert!(row.calls >= 2);
+    // Two dim-2 f64 Dats over 37 elements, each moved once.
+    assert_eq!(row.bytes_per_call, 2 * 37 * 2 * 8);
+    assert!(rt.timing_summary().to_string().contains("copy2"));
+}
