@@ -1,7 +1,7 @@
 use std::fmt;
 use std::sync::Mutex;
 
-use crate::{Access, ArgData, ParLoop};
+use crate::{Access, ArgData, MapArg, MapIndex, ParLoop};
 
 /// Accumulated timing of one loop (all calls of one kernel).
 #[derive(Clone, Debug, PartialEq)]
@@ -108,26 +108,35 @@ impl fmt::Display for TimingSummary {
 }
 
 /// Bytes a loop moves, estimated as OP2 does: each distinct Dat once over the
-/// elements it touches (its whole set when reached through a map), twice when it
-/// is both read and written (RW, INC, MIN, MAX), plus each distinct map table.
+/// elements it touches, twice when it is both read and written (RW, INC, MIN,
+/// MAX), plus each distinct map table. A Dat reached through a map touches at
+/// most `iteration set size x entries used` elements, and at most its whole set.
 pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
-    let mut seen: Vec<usize> = Vec::new();
+    let mut maps_seen: Vec<usize> = Vec::new();
     let mut bytes = 0u64;
-    for arg in lp.args {
+    for (index, arg) in lp.args.iter().enumerate() {
         if let Some(m) = arg.map {
-            if !seen.contains(&m.map.id()) {
-                seen.push(m.map.id());
+            if !maps_seen.contains(&m.map.id()) {
+                maps_seen.push(m.map.id());
                 bytes += (lp.set.size() * m.map.arity() * 4) as u64;
             }
         }
-        if seen.contains(&arg.data.id()) {
+        if lp.args[..index].iter().any(|a| a.data.id() == arg.data.id()) {
             continue;
         }
-        seen.push(arg.data.id());
         let elems = match arg.data {
             ArgData::Global(_) => 1,
-            ArgData::Dat(d) if arg.map.is_some() => d.set().size(),
-            ArgData::Dat(_) => lp.set.size(),
+            ArgData::Dat(d) => {
+                let mut reached = 0;
+                for a in lp.args.iter().filter(|a| a.data.id() == arg.data.id()) {
+                    reached += match a.map {
+                        None => lp.set.size(),
+                        Some(MapArg { index: MapIndex::Entry(_), .. }) => lp.set.size(),
+                        Some(MapArg { map, index: MapIndex::All }) => lp.set.size() * map.arity(),
+                    };
+                }
+                reached.min(d.set().size())
+            }
         };
         let once = (elems * arg.data.dim() * arg.data.scalar().size()) as u64;
         let times = match arg.access {

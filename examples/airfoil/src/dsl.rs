@@ -1,0 +1,150 @@
+//! Airfoil with op2: the mesh as Sets, Maps and Dats, the constants as
+//! Globals, one iteration as eleven `par_loop!`s.
+
+use op2::prelude::*;
+
+use crate::kernels::{adt_calc, bres_calc, res_calc, save_soln, update};
+use crate::{Constants, Mesh};
+
+/// The Airfoil state as op2 carriers.
+pub struct AirfoilDsl {
+    /// Mesh nodes.
+    pub nodes: Set,
+    /// Interior edges.
+    pub edges: Set,
+    /// Boundary edges.
+    pub bedges: Set,
+    /// Quadrilateral cells.
+    pub cells: Set,
+    /// edges -> nodes (2).
+    pub pedge: Map,
+    /// edges -> cells (2).
+    pub pecell: Map,
+    /// bedges -> nodes (2).
+    pub pbedge: Map,
+    /// bedges -> cells (1).
+    pub pbecell: Map,
+    /// cells -> nodes (4).
+    pub pcell: Map,
+    /// Boundary kind on bedges.
+    pub bound: Dat<i32>,
+    /// Node coordinates.
+    pub x: Dat<f64>,
+    /// Flow state per cell.
+    pub q: Dat<f64>,
+    /// State at the start of the iteration.
+    pub qold: Dat<f64>,
+    /// Local time step per cell.
+    pub adt: Dat<f64>,
+    /// Residual per cell.
+    pub res: Dat<f64>,
+    /// Constant: ratio of specific heats.
+    pub gam: Global<f64>,
+    /// Constant: `gam - 1`.
+    pub gm1: Global<f64>,
+    /// Constant: CFL number.
+    pub cfl: Global<f64>,
+    /// Constant: dissipation coefficient.
+    pub eps: Global<f64>,
+    /// Constant: free-stream state.
+    pub qinf: Global<f64>,
+    /// Reduction: sum of squared updates.
+    pub rms: Global<f64>,
+}
+
+impl AirfoilDsl {
+    /// Builds the carriers from a mesh, with `q = qinf` everywhere.
+    pub fn new(mesh: &Mesh, c: &Constants) -> op2::Result<AirfoilDsl> {
+        let nodes = Set::try_new("nodes", mesh.nnode())?;
+        let edges = Set::try_new("edges", mesh.nedge())?;
+        let bedges = Set::try_new("bedges", mesh.nbedge())?;
+        let cells = Set::try_new("cells", mesh.ncell())?;
+        let q0: Vec<f64> = c.qinf.iter().copied().cycle().take(4 * mesh.ncell()).collect();
+        Ok(AirfoilDsl {
+            pedge: Map::new("pedge", &edges, &nodes, 2, mesh.edge.clone())?,
+            pecell: Map::new("pecell", &edges, &cells, 2, mesh.ecell.clone())?,
+            pbedge: Map::new("pbedge", &bedges, &nodes, 2, mesh.bedge.clone())?,
+            pbecell: Map::new("pbecell", &bedges, &cells, 1, mesh.becell.clone())?,
+            pcell: Map::new("pcell", &cells, &nodes, 4, mesh.cell.clone())?,
+            bound: Dat::from_vec("bound", &bedges, 1, mesh.bound.clone())?,
+            x: Dat::from_vec("x", &nodes, 2, mesh.x.clone())?,
+            q: Dat::from_vec("q", &cells, 4, q0)?,
+            qold: Dat::zeros("qold", &cells, 4),
+            adt: Dat::zeros("adt", &cells, 1),
+            res: Dat::zeros("res", &cells, 4),
+            gam: Global::scalar("gam", c.gam),
+            gm1: Global::scalar("gm1", c.gm1),
+            cfl: Global::scalar("cfl", c.cfl),
+            eps: Global::scalar("eps", c.eps),
+            qinf: Global::new("qinf", c.qinf.to_vec())?,
+            rms: Global::scalar("rms", 0.0),
+            nodes,
+            edges,
+            bedges,
+            cells,
+        })
+    }
+
+    /// One Airfoil iteration (`save_soln`, then twice the predictor/corrector
+    /// step); returns `sqrt(rms / ncell)` of the second update.
+    pub fn iteration(&self, rt: &Runtime) -> op2::Result<f64> {
+        par_loop!(rt, save_soln, self.cells, self.q(READ), self.qold(WRITE))?;
+        for _ in 0..2 {
+            par_loop!(
+                rt,
+                adt_calc,
+                self.cells,
+                self.x(READ, self.pcell[0]),
+                self.x(READ, self.pcell[1]),
+                self.x(READ, self.pcell[2]),
+                self.x(READ, self.pcell[3]),
+                self.q(READ),
+                self.adt(WRITE),
+                self.gam(READ),
+                self.gm1(READ),
+                self.cfl(READ)
+            )?;
+            par_loop!(
+                rt,
+                res_calc,
+                self.edges,
+                self.x(READ, self.pedge[0]),
+                self.x(READ, self.pedge[1]),
+                self.q(READ, self.pecell[0]),
+                self.q(READ, self.pecell[1]),
+                self.adt(READ, self.pecell[0]),
+                self.adt(READ, self.pecell[1]),
+                self.res(INC, self.pecell[0]),
+                self.res(INC, self.pecell[1]),
+                self.gm1(READ),
+                self.eps(READ)
+            )?;
+            par_loop!(
+                rt,
+                bres_calc,
+                self.bedges,
+                self.x(READ, self.pbedge[0]),
+                self.x(READ, self.pbedge[1]),
+                self.q(READ, self.pbecell[0]),
+                self.adt(READ, self.pbecell[0]),
+                self.res(INC, self.pbecell[0]),
+                self.bound(READ),
+                self.gm1(READ),
+                self.eps(READ),
+                self.qinf(READ)
+            )?;
+            self.rms.fill(0.0);
+            par_loop!(
+                rt,
+                update,
+                self.cells,
+                self.qold(READ),
+                self.q(WRITE),
+                self.res(RW),
+                self.adt(READ),
+                self.rms(INC)
+            )?;
+        }
+        Ok((self.rms.value() / self.cells.size() as f64).sqrt())
+    }
+}

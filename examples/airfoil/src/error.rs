@@ -1,0 +1,28 @@
+use std::path::PathBuf;
+
+/// Errors of the Airfoil driver: reading a grid file, or a loop failing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AirfoilError {
+    /// The grid file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The grid file is malformed.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// An op2 error (building the carriers or running a loop).
+    #[error(transparent)]
+    Op2(#[from] op2::Error),
+}
