@@ -48,4 +48,17 @@ pub mod prelude {
 pub mod __private {
     pub use op2_core::view::{map_arg_spec, DirectArg, DirectView, MapView};
     pub use op2_core::{ArgForm, ArgSpec, MapIndex, Partials};
+
+    use op2_core::{Access, KernelInfo};
+
+    /// `par_loop!`'s compile-time argument check, as a free function so that
+    /// the compiler points its error at the offending argument.
+    pub const fn check_arg(info: &KernelInfo, index: usize, form: ArgForm, access: Access) {
+        info.check_arg(index, form, access)
+    }
+
+    /// `par_loop!`'s compile-time argument count check.
+    pub const fn check_count(info: &KernelInfo, count: usize) {
+        info.check_count(count)
+    }
 }

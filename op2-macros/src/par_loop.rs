@@ -166,7 +166,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             Via::Entry(_) => quote!(::op2::__private::ArgForm::MapEntry),
             Via::All => quote!(::op2::__private::ArgForm::MapAll),
         };
-        checks.push(quote_spanned!(a.span=> const _: () = #info.check_arg(#k, #form, #access);));
+        checks.push(quote_spanned!(a.span=> const _: () = ::op2::__private::check_arg(&#info, #k, #form, #access);));
         bindings.push(quote_spanned!(a.span=> let #d = &(#data);));
         if let Some(map) = &a.map {
             bindings.push(quote_spanned!(a.span=> let #m: &::op2::Map = &(#map);));
@@ -225,7 +225,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     }
 
     quote! {{
-        const _: () = #info.check_count(#count);
+        const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
         let __op2_rt: &::op2::Runtime = &(#rt);
         let __op2_set: &::op2::Set = &(#set);

@@ -1,0 +1,13 @@
+use op2::prelude::*;
+
+#[op2::kernel]
+fn double(x: &mut f64) {
+    *x *= 2.0;
+}
+
+fn main() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let s = Set::new("s", 4);
+    let x = Dat::<f64>::zeros("x", &s, 1);
+    let _ = par_loop!(rt, double, s, x(READ));
+}
