@@ -1,1 +1,72 @@
-fn main(){}
+//! One Airfoil iteration on a mid-size mesh: the DSL on `seq` against the
+//! hand-written baseline in the same run. Prints the ratio at the end.
+//!
+//! `cargo bench --bench airfoil` (set `AIRFOIL_BENCH_MESH=IxJ` to change the
+//! mesh; default 200x300, 180 000 cells).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{black_box, Criterion};
+use op2::{Backend, Runtime};
+use op2_airfoil::{generate, AirfoilDsl, Constants, Handwritten};
+
+const GROUP: &str = "airfoil_iteration";
+
+fn mesh_size() -> (usize, usize) {
+    std::env::var("AIRFOIL_BENCH_MESH")
+        .ok()
+        .and_then(|v| {
+            let (i, j) = v.split_once('x')?;
+            Some((i.parse().ok()?, j.parse().ok()?))
+        })
+        .unwrap_or((200, 300))
+}
+
+fn bench(c: &mut Criterion) {
+    let (i, j) = mesh_size();
+    let mesh = generate(i, j);
+    let constants = Constants::default();
+    let mut group = c.benchmark_group(GROUP);
+    group.sample_size(20).measurement_time(Duration::from_secs(8));
+
+    let mut hand = Handwritten::new(&mesh, &constants);
+    group.bench_function("handwritten", |b| b.iter(|| black_box(hand.iteration())));
+
+    let rt = Runtime::new(Backend::Seq).expect("seq backend");
+    let dsl = AirfoilDsl::new(&mesh, &constants).expect("airfoil carriers");
+    group.bench_function("dsl_seq", |b| {
+        b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs")))
+    });
+    group.finish();
+}
+
+/// Mean time of one benchmark from criterion's saved estimates, in ns.
+fn mean_ns(name: &str) -> Option<f64> {
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let text = std::fs::read_to_string(dir.join("criterion").join(GROUP).join(name).join("new/estimates.json")).ok()?;
+    let mean = &text[text.find("\"mean\"")?..];
+    let at = mean.find("\"point_estimate\":")? + "\"point_estimate\":".len();
+    let rest = &mean[at..];
+    rest[..rest.find([',', '}'])?].trim().parse().ok()
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+    if let (Some(hand), Some(dsl)) = (mean_ns("handwritten"), mean_ns("dsl_seq")) {
+        let (i, j) = mesh_size();
+        println!(
+            "\nairfoil {}x{} ({} cells): handwritten {:.3} ms, dsl_seq {:.3} ms, ratio dsl_seq/handwritten = {:.3}",
+            i,
+            j,
+            3 * i * j,
+            hand / 1e6,
+            dsl / 1e6,
+            dsl / hand
+        );
+    }
+}

@@ -47,7 +47,8 @@ fn parse_options() -> Result<Options, String> {
                     .split_once('x')
                     .and_then(|(i, j)| Some((i.parse().ok()?, j.parse().ok()?)))
                     .filter(|&(i, j): &(usize, usize)| i >= 2 && j >= 2);
-                o.mesh = parsed.ok_or_else(|| format!("--mesh expects IxJ with I, J >= 2 (e.g. 400x600), got `{value}`"))?;
+                o.mesh =
+                    parsed.ok_or_else(|| format!("--mesh expects IxJ with I, J >= 2 (e.g. 400x600), got `{value}`"))?;
             }
             "--grid" => o.grid = Some(value.into()),
             "--write-grid" => o.write_grid = Some(value.into()),

@@ -13,11 +13,25 @@ fn dsl_seq_equals_handwritten_bit_for_bit() {
     for iter in 1..=200 {
         let a = dsl.iteration(&rt).unwrap();
         let b = hand.iteration();
-        assert_eq!(a.to_bits(), b.to_bits(), "rms differs at iteration {iter}: {a:e} vs {b:e}");
+        assert_eq!(
+            a.to_bits(),
+            b.to_bits(),
+            "rms differs at iteration {iter}: {a:e} vs {b:e}"
+        );
     }
     let q = dsl.q.to_vec();
-    assert!(q.iter().zip(&hand.q).all(|(a, b)| a.to_bits() == b.to_bits()), "q differs");
-    assert!(dsl.adt.to_vec().iter().zip(&hand.adt).all(|(a, b)| a.to_bits() == b.to_bits()), "adt differs");
+    assert!(
+        q.iter().zip(&hand.q).all(|(a, b)| a.to_bits() == b.to_bits()),
+        "q differs"
+    );
+    assert!(
+        dsl.adt
+            .to_vec()
+            .iter()
+            .zip(&hand.adt)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "adt differs"
+    );
     // The flow has moved away from the free stream: the comparison is not vacuous.
     assert!(q.chunks(4).any(|s| (s[1] - c.qinf[1]).abs() > 1e-3));
 }
@@ -40,5 +54,8 @@ fn timing_table_covers_every_loop() {
     // two f64 Globals.
     let res = &rows[2];
     let (nn, nc, ne) = (mesh.nnode() as u64, mesh.ncell() as u64, mesh.nedge() as u64);
-    assert_eq!(res.bytes_per_call, nn * 16 + nc * 32 + nc * 8 + 2 * nc * 32 + 2 * ne * 8 + 16);
+    assert_eq!(
+        res.bytes_per_call,
+        nn * 16 + nc * 32 + nc * 8 + 2 * nc * 32 + 2 * ne * 8 + 16
+    );
 }

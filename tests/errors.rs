@@ -64,7 +64,17 @@ fn wrong_dim() {
     let out = Dat::<f64>::zeros("out", &f.nodes, 2);
     let v3 = Dat::<f64>::filled("v3", &f.nodes, 3, 7.0);
     let e = par_loop!(f.rt, set_pair, f.nodes, out(WRITE), v3(READ)).unwrap_err();
-    assert!(matches!(e, Error::DimMismatch { expected: 2, found: 3, .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Error::DimMismatch {
+                expected: 2,
+                found: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     contains_all(&e, &["set_pair", "argument 1", "`v3`", "`v`", "dim 2", "dim 3"]);
     assert_eq!(out.to_vec(), vec![0.0; 8], "nothing may run");
 }
@@ -103,7 +113,10 @@ fn map_index_out_of_range() {
     let f = fixture();
     let acc = Dat::<f64>::zeros("acc", &f.nodes, 1);
     let e = par_loop!(f.rt, bump, f.edges, acc(INC, f.e2n[2])).unwrap_err();
-    assert!(matches!(e, Error::MapIndexOutOfRange { index: 2, arity: 2, .. }), "{e:?}");
+    assert!(
+        matches!(e, Error::MapIndexOutOfRange { index: 2, arity: 2, .. }),
+        "{e:?}"
+    );
     contains_all(&e, &["bump", "`acc`", "e2n", "index 2", "arity 2"]);
 }
 
@@ -113,7 +126,17 @@ fn whole_map_arity_mismatch() {
     let out = Dat::<f64>::zeros("out", &f.edges, 1);
     let x = Dat::<f64>::zeros("x", &f.nodes, 1);
     let e = par_loop!(f.rt, triple, f.edges, out(WRITE), x(READ, f.e2n)).unwrap_err();
-    assert!(matches!(e, Error::ArityMismatch { expected: 3, found: 2, .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Error::ArityMismatch {
+                expected: 3,
+                found: 2,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     contains_all(&e, &["triple", "`x`", "e2n", "3", "arity 2"]);
     // The right map passes.
     let s = Dat::<f64>::zeros("s", &f.cells, 1);
@@ -128,7 +151,15 @@ fn one_dat_with_two_access_modes() {
     let x = Dat::<f64>::filled("x", &f.nodes, 1, 1.0);
     let e = par_loop!(f.rt, read_and_bump, f.nodes, x(READ), x(INC)).unwrap_err();
     assert!(
-        matches!(e, Error::ConflictingAccess { access: Access::Inc, first_index: 0, first_access: Access::Read, .. }),
+        matches!(
+            e,
+            Error::ConflictingAccess {
+                access: Access::Inc,
+                first_index: 0,
+                first_access: Access::Read,
+                ..
+            }
+        ),
         "{e:?}"
     );
     contains_all(&e, &["read_and_bump", "argument 1", "`x`", "INC", "READ"]);
@@ -140,7 +171,16 @@ fn write_on_a_global() {
     let f = fixture();
     let g = Global::scalar("total", 0.0);
     let e = par_loop!(f.rt, bump, f.nodes, g(WRITE)).unwrap_err();
-    assert!(matches!(e, Error::GlobalAccess { access: Access::Write, .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Error::GlobalAccess {
+                access: Access::Write,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     contains_all(&e, &["bump", "`total`", "WRITE"]);
     let e = par_loop!(f.rt, bump, f.nodes, g(RW)).unwrap_err();
     assert!(matches!(e, Error::GlobalAccess { access: Access::Rw, .. }), "{e:?}");
@@ -152,7 +192,17 @@ fn global_dim_mismatch() {
     let out = Dat::<f64>::zeros("out", &f.nodes, 2);
     let g = Global::new("pair", vec![1.0, 2.0, 3.0]).unwrap();
     let e = par_loop!(f.rt, set_pair, f.nodes, out(WRITE), g(READ)).unwrap_err();
-    assert!(matches!(e, Error::DimMismatch { expected: 2, found: 3, .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Error::DimMismatch {
+                expected: 2,
+                found: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     contains_all(&e, &["`pair`"]);
 }
 

@@ -22,7 +22,13 @@ pub enum Backend {
 
 impl Backend {
     /// Every backend op2 knows, in order of preference for a default.
-    pub const ALL: [Backend; 5] = [Backend::Cuda, Backend::OpenCl, Backend::Jit, Backend::Rayon, Backend::Seq];
+    pub const ALL: [Backend; 5] = [
+        Backend::Cuda,
+        Backend::OpenCl,
+        Backend::Jit,
+        Backend::Rayon,
+        Backend::Seq,
+    ];
 
     /// The name used by `OP2_BACKEND` and `--backend`.
     pub fn name(self) -> &'static str {
@@ -38,7 +44,12 @@ impl Backend {
     /// The backends this build can run, in name order of [`Backend::ALL`]
     /// reversed (`seq` first).
     pub fn available() -> Vec<Backend> {
-        Backend::ALL.iter().rev().copied().filter(|b| b.unavailable_reason().is_none()).collect()
+        Backend::ALL
+            .iter()
+            .rev()
+            .copied()
+            .filter(|b| b.unavailable_reason().is_none())
+            .collect()
     }
 
     /// The backend used when none is asked for.
@@ -62,12 +73,19 @@ impl Backend {
             return Some(format!("op2 was built without the `{}` feature", feature.0));
         }
         // Feature declared, implementation still to come (issues 3-7).
-        Some(format!("the `{}` backend is not implemented in this version of op2", feature.0))
+        Some(format!(
+            "the `{}` backend is not implemented in this version of op2",
+            feature.0
+        ))
     }
 
     /// A comma-separated list of the available backends, for messages.
     pub fn available_list() -> String {
-        Backend::available().iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")
+        Backend::available()
+            .iter()
+            .map(|b| b.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

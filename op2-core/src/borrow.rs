@@ -16,7 +16,10 @@ impl BorrowFlag {
             if cur == EXCLUSIVE {
                 return Err("mutably borrowed");
             }
-            match self.0.compare_exchange_weak(cur, cur + 1, Ordering::Acquire, Ordering::Relaxed) {
+            match self
+                .0
+                .compare_exchange_weak(cur, cur + 1, Ordering::Acquire, Ordering::Relaxed)
+            {
                 Ok(_) => return Ok(()),
                 Err(now) => cur = now,
             }
@@ -25,7 +28,10 @@ impl BorrowFlag {
 
     /// Takes the exclusive borrow, or says what is in the way.
     pub fn try_exclusive(&self) -> Result<(), &'static str> {
-        match self.0.compare_exchange(0, EXCLUSIVE, Ordering::Acquire, Ordering::Relaxed) {
+        match self
+            .0
+            .compare_exchange(0, EXCLUSIVE, Ordering::Acquire, Ordering::Relaxed)
+        {
             Ok(_) => Ok(()),
             Err(EXCLUSIVE) => Err("mutably borrowed"),
             Err(_) => Err("borrowed for reading"),

@@ -176,7 +176,17 @@ mod tests {
         assert_eq!(d.dim(), 2);
         assert_eq!(d.data_ro().len(), 6);
         let e = Dat::from_vec("x", &s, 2, vec![0.0f64; 5]).unwrap_err();
-        assert!(matches!(e, Error::DatLength { expected: 6, found: 5, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                Error::DatLength {
+                    expected: 6,
+                    found: 5,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("`x`") && e.to_string().contains("nodes"));
     }
 

@@ -19,7 +19,11 @@ pub struct ArgRef {
 
 impl fmt::Display for ArgRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "loop `{}`, argument {} (`{}`)", self.loop_name, self.index, self.name)
+        write!(
+            f,
+            "loop `{}`, argument {} (`{}`)",
+            self.loop_name, self.index, self.name
+        )
     }
 }
 

@@ -160,7 +160,13 @@ impl<T: Scalar> GlobalHandle for Global<T> {
 
 impl<T: Scalar> fmt::Debug for Global<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Global<{}>({:?}, dim {})", T::TYPE.rust_name(), self.name(), self.dim())
+        write!(
+            f,
+            "Global<{}>({:?}, dim {})",
+            T::TYPE.rust_name(),
+            self.name(),
+            self.dim()
+        )
     }
 }
 

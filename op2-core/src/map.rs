@@ -126,7 +126,17 @@ mod tests {
     fn wrong_length_names_map_and_sizes() {
         let (c, v) = sets();
         let e = Map::new("c2v", &c, &v, 3, vec![0, 1, 2, 2, 1]).unwrap_err();
-        assert!(matches!(e, Error::MapLength { expected: 6, found: 5, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                Error::MapLength {
+                    expected: 6,
+                    found: 5,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         let msg = e.to_string();
         assert!(msg.contains("c2v") && msg.contains('6') && msg.contains('5'), "{msg}");
     }
@@ -136,18 +146,40 @@ mod tests {
         let (c, v) = sets();
         let e = Map::new("c2v", &c, &v, 3, vec![0, 1, 2, 2, 4, 3]).unwrap_err();
         assert!(
-            matches!(e, Error::MapEntryOutOfRange { position: 4, element: 1, slot: 1, value: 4, .. }),
+            matches!(
+                e,
+                Error::MapEntryOutOfRange {
+                    position: 4,
+                    element: 1,
+                    slot: 1,
+                    value: 4,
+                    ..
+                }
+            ),
             "{e:?}"
         );
         let msg = e.to_string();
-        assert!(msg.contains("c2v") && msg.contains("vertices") && msg.contains("is 4"), "{msg}");
+        assert!(
+            msg.contains("c2v") && msg.contains("vertices") && msg.contains("is 4"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn negative_entry_is_out_of_range() {
         let (c, v) = sets();
         let e = Map::new("c2v", &c, &v, 3, vec![0, 1, 2, -1, 1, 3]).unwrap_err();
-        assert!(matches!(e, Error::MapEntryOutOfRange { position: 3, value: -1, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                Error::MapEntryOutOfRange {
+                    position: 3,
+                    value: -1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -63,7 +63,7 @@ macro_rules! scalar_stage {
             }
             #[inline(always)]
             unsafe fn add_to(&self, dst: *mut $t) {
-                *dst = *dst + *self;
+                *dst += *self;
             }
             #[inline(always)]
             unsafe fn min_to(&self, dst: *mut $t) {

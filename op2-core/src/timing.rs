@@ -131,8 +131,14 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
                 for a in lp.args.iter().filter(|a| a.data.id() == arg.data.id()) {
                     reached += match a.map {
                         None => lp.set.size(),
-                        Some(MapArg { index: MapIndex::Entry(_), .. }) => lp.set.size(),
-                        Some(MapArg { map, index: MapIndex::All }) => lp.set.size() * map.arity(),
+                        Some(MapArg {
+                            index: MapIndex::Entry(_),
+                            ..
+                        }) => lp.set.size(),
+                        Some(MapArg {
+                            map,
+                            index: MapIndex::All,
+                        }) => lp.set.size() * map.arity(),
                     };
                 }
                 reached.min(d.set().size())

@@ -52,6 +52,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         // The native backends call the kernel once per element: inline it into the loop.
         func.attrs.push(syn::parse_quote!(#[inline(always)]));
     }
+    // Kernels are written in the C-like subset the translators accept (index
+    // loops, element-by-element copies); these lints would push away from it.
+    func.attrs.push(syn::parse_quote!(#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]));
     if !errors.is_empty() {
         let errs = errors.iter().map(syn::Error::to_compile_error);
         return quote!(#func #(#errs)*);

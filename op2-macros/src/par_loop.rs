@@ -88,7 +88,11 @@ fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
     };
     let (access, map, via) = match inner.as_slice() {
         [a] => (Access::parse(a)?, None, Via::Direct),
-        [a, Expr::Index(ix)] => (Access::parse(a)?, Some((*ix.expr).clone()), Via::Entry((*ix.index).clone())),
+        [a, Expr::Index(ix)] => (
+            Access::parse(a)?,
+            Some((*ix.expr).clone()),
+            Via::Entry((*ix.index).clone()),
+        ),
         [a, m] => (Access::parse(a)?, Some(m.clone()), Via::All),
         _ => return Err(syn::Error::new(span, ARG_HINT)),
     };
@@ -188,7 +192,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         match (&a.via, &index) {
             (Via::Direct, _) => {
                 specs.push(quote_spanned!(a.span=> ::op2::__private::DirectArg::arg_spec(#d, #access)));
-                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::DirectArg::direct_view(#d, #k, #access);));
+                views
+                    .push(quote_spanned!(a.span=> let #v = ::op2::__private::DirectArg::direct_view(#d, #k, #access);));
                 binds.push(quote!(let #v = ::op2::__private::DirectView::bind(#v, __op2_p);));
                 let dv = quote!(::op2::__private::DirectView);
                 gathers.push(match a.access {

@@ -57,7 +57,10 @@ fn scalar_ident(ty: &Type) -> Option<Ident> {
 /// Parses one function parameter.
 pub fn parse_param(arg: &FnArg) -> syn::Result<Param> {
     let FnArg::Typed(pt) = arg else {
-        return Err(syn::Error::new_spanned(arg, "kernels are free functions: remove `self`"));
+        return Err(syn::Error::new_spanned(
+            arg,
+            "kernels are free functions: remove `self`",
+        ));
     };
     let name = match &*pt.pat {
         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),

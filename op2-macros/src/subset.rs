@@ -7,8 +7,8 @@ use syn::{Block, Expr, Item, Lit, Pat, Stmt, Type, UnOp};
 
 /// Math functions and methods kernels may call (`x.sqrt()` or `f64::sqrt(x)`).
 pub const MATH: [&str; 18] = [
-    "sqrt", "abs", "powi", "powf", "exp", "ln", "log10", "sin", "cos", "tan", "atan2", "floor", "ceil", "min",
-    "max", "mul_add", "hypot", "tanh",
+    "sqrt", "abs", "powi", "powf", "exp", "ln", "log10", "sin", "cos", "tan", "atan2", "floor", "ceil", "min", "max",
+    "mul_add", "hypot", "tanh",
 ];
 
 /// Types `as` may cast to.
@@ -76,7 +76,10 @@ impl Checker {
 
     fn local_type(&mut self, t: &Type) {
         match t {
-            Type::Path(p) if p.path.get_ident().is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
+            Type::Path(p)
+                if p.path
+                    .get_ident()
+                    .is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
             Type::Path(p) if p.path.is_ident("bool") => {}
             Type::Array(a) => self.local_type(&a.elem),
             other => self.err(
@@ -127,7 +130,9 @@ impl Checker {
                 self.expr(&c.expr);
                 match &*c.ty {
                     Type::Path(p)
-                        if p.path.get_ident().is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
+                        if p.path
+                            .get_ident()
+                            .is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
                     other => self.err(other, "kernels can cast (`as`) to numeric types only"),
                 }
             }
@@ -158,7 +163,10 @@ impl Checker {
             Expr::While(w) => {
                 self.no_label(w.label.as_ref());
                 if let Expr::Let(l) = &*w.cond {
-                    self.err(l, "`while let` is not supported in kernels; use `while` with a condition");
+                    self.err(
+                        l,
+                        "`while let` is not supported in kernels; use `while` with a condition",
+                    );
                 } else {
                     self.expr(&w.cond);
                 }
@@ -186,7 +194,10 @@ impl Checker {
             }
             Expr::Return(r) => {
                 if r.expr.is_some() {
-                    self.err(r, "kernels return nothing: write results through `&mut` parameters, then `return;`");
+                    self.err(
+                        r,
+                        "kernels return nothing: write results through `&mut` parameters, then `return;`",
+                    );
                 }
             }
             Expr::Block(b) => {
@@ -202,9 +213,7 @@ impl Checker {
                 let ok = match &*c.func {
                     Expr::Path(p) => {
                         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                        segs.len() == 2
-                            && (segs[0] == "f64" || segs[0] == "f32")
-                            && MATH.contains(&segs[1].as_str())
+                        segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32") && MATH.contains(&segs[1].as_str())
                     }
                     _ => false,
                 };
@@ -251,8 +260,14 @@ impl Checker {
             ),
             Expr::Let(l) => self.err(l, "`if let` is not supported in kernels; use `if` with a condition"),
             Expr::Unsafe(u) => self.err(u.unsafe_token, "`unsafe` blocks are not allowed in kernels"),
-            Expr::Tuple(t) => self.err(t, "tuples are not supported in kernels; use separate variables or an array"),
-            Expr::Field(f) => self.err(f, "field access is not supported in kernels; pass the data as parameters"),
+            Expr::Tuple(t) => self.err(
+                t,
+                "tuples are not supported in kernels; use separate variables or an array",
+            ),
+            Expr::Field(f) => self.err(
+                f,
+                "field access is not supported in kernels; pass the data as parameters",
+            ),
             Expr::Range(r) => self.err(r, "ranges are only supported as the iterator of a `for` loop"),
             Expr::Struct(s) => self.err(s, "struct literals are not supported in kernels"),
             Expr::Try(t) => self.err(t, "`?` is not supported in kernels"),

@@ -105,8 +105,8 @@ pub fn int_ops(x: &mut i32, count: &mut i32, biggest: &mut i32) {
 
 #[op2::kernel]
 pub fn f32_ops(x: &mut [f32; 2], total: &mut f32) {
-    x[0] = x[0] * 0.5f32;
-    x[1] = x[0] + x[1];
+    x[0] *= 0.5f32;
+    x[1] += x[0];
     *total += x[1];
 }
 

@@ -71,7 +71,9 @@ pub fn direct_rw(rt: &Runtime) {
     let m = mesh(37);
     let x = ramp(&m.nodes, 2, |i| i as f64);
     par_loop!(rt, affine_rw, m.nodes, x(RW)).unwrap();
-    let want: Vec<f64> = (0..74).map(|i| if i % 2 == 0 { 2.0 * i as f64 + 1.0 } else { -(i as f64) }).collect();
+    let want: Vec<f64> = (0..74)
+        .map(|i| if i % 2 == 0 { 2.0 * i as f64 + 1.0 } else { -(i as f64) })
+        .collect();
     assert_eq!(x.to_vec(), want);
 }
 
@@ -103,7 +105,11 @@ pub fn indirect_read_entries(rt: &Runtime) {
     let out = Dat::<f64>::zeros("out", &m.edges, 1);
     par_loop!(rt, edge_diff, m.edges, out(WRITE), x(READ, m.e2n[0]), x(READ, m.e2n[1])).unwrap();
     let xv = x.to_vec();
-    let want: Vec<f64> = m.e2n_table.chunks(2).map(|e| xv[e[1] as usize] - xv[e[0] as usize]).collect();
+    let want: Vec<f64> = m
+        .e2n_table
+        .chunks(2)
+        .map(|e| xv[e[1] as usize] - xv[e[0] as usize])
+        .collect();
     assert_eq!(out.to_vec(), want);
 }
 
@@ -111,7 +117,15 @@ pub fn indirect_inc_entries(rt: &Runtime) {
     let m = mesh(41);
     let w = ramp(&m.edges, 1, |i| 1.0 + i as f64);
     let acc = ramp(&m.nodes, 1, |i| i as f64);
-    par_loop!(rt, edge_spread, m.edges, w(READ), acc(INC, m.e2n[0]), acc(INC, m.e2n[1])).unwrap();
+    par_loop!(
+        rt,
+        edge_spread,
+        m.edges,
+        w(READ),
+        acc(INC, m.e2n[0]),
+        acc(INC, m.e2n[1])
+    )
+    .unwrap();
     let mut want: Vec<f64> = (0..41).map(|i| i as f64).collect();
     for (e, ends) in m.e2n_table.chunks(2).enumerate() {
         want[ends[0] as usize] += 1.0 + e as f64;
@@ -251,7 +265,10 @@ pub fn integer_types(rt: &Runtime) {
     let a = Dat::<u32>::from_vec("a", &s, 1, (0..50).collect()).unwrap();
     let b = Dat::<i64>::zeros("b", &s, 1);
     par_loop!(rt, u32_i64_ops, s, a(READ), b(INC)).unwrap();
-    assert_eq!(b.to_vec(), (0..50).map(|i| i * 1_000_000_000_000i64).collect::<Vec<_>>());
+    assert_eq!(
+        b.to_vec(),
+        (0..50).map(|i| i * 1_000_000_000_000i64).collect::<Vec<_>>()
+    );
 }
 
 pub fn f32_type(rt: &Runtime) {
@@ -259,7 +276,9 @@ pub fn f32_type(rt: &Runtime) {
     let x = Dat::from_vec("x", &s, 2, (0..66).map(|i| i as f32).collect()).unwrap();
     let total = Global::<f32>::scalar("total", 0.0);
     par_loop!(rt, f32_ops, s, x(RW), total(INC)).unwrap();
-    let want: Vec<f32> = (0..33).flat_map(|e| [e as f32, e as f32 + (2 * e + 1) as f32]).collect();
+    let want: Vec<f32> = (0..33)
+        .flat_map(|e| [e as f32, e as f32 + (2 * e + 1) as f32])
+        .collect();
     assert_eq!(x.to_vec(), want);
     let want_total: f32 = want.chunks(2).map(|p| p[1]).sum();
     assert!((total.value() - want_total).abs() <= 1e-4 * want_total);
@@ -288,13 +307,33 @@ pub fn loops_in_sequence_share_dats(rt: &Runtime) {
     let flux = Dat::<f64>::zeros("flux", &m.edges, 1);
     let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
     for _ in 0..3 {
-        par_loop!(rt, edge_diff, m.edges, flux(WRITE), x(READ, m.e2n[0]), x(READ, m.e2n[1])).unwrap();
-        par_loop!(rt, edge_spread, m.edges, flux(READ), acc(INC, m.e2n[0]), acc(INC, m.e2n[1])).unwrap();
+        par_loop!(
+            rt,
+            edge_diff,
+            m.edges,
+            flux(WRITE),
+            x(READ, m.e2n[0]),
+            x(READ, m.e2n[1])
+        )
+        .unwrap();
+        par_loop!(
+            rt,
+            edge_spread,
+            m.edges,
+            flux(READ),
+            acc(INC, m.e2n[0]),
+            acc(INC, m.e2n[1])
+        )
+        .unwrap();
         par_loop!(rt, inc_by_index, m.nodes, x(INC), acc(READ)).unwrap();
     }
     let (mut xv, mut av) = ((0..53).map(|i| i as f64).collect::<Vec<_>>(), vec![0.0; 53]);
     for _ in 0..3 {
-        let f: Vec<f64> = m.e2n_table.chunks(2).map(|e| xv[e[1] as usize] - xv[e[0] as usize]).collect();
+        let f: Vec<f64> = m
+            .e2n_table
+            .chunks(2)
+            .map(|e| xv[e[1] as usize] - xv[e[0] as usize])
+            .collect();
         for (e, ends) in m.e2n_table.chunks(2).enumerate() {
             av[ends[0] as usize] += f[e];
             av[ends[1] as usize] -= 2.0 * f[e];
@@ -312,7 +351,11 @@ pub fn timings_are_recorded(rt: &Runtime) {
     let dst = Dat::<f64>::zeros("dst", &m.nodes, 2);
     par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
     par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
-    let row = rt.timings().into_iter().find(|r| r.name == "copy2").expect("copy2 timed");
+    let row = rt
+        .timings()
+        .into_iter()
+        .find(|r| r.name == "copy2")
+        .expect("copy2 timed");
     assert!(row.calls >= 2);
     // Two dim-2 f64 Dats over 37 elements, each moved once.
     assert_eq!(row.bytes_per_call, 2 * 37 * 2 * 8);

@@ -11,7 +11,9 @@ const SURFACE_POINTS: usize = 100;
 /// `n` points evenly spaced from `a` to `b`, both ends exact (as `linspace`).
 fn linspace(a: f64, b: f64, n: usize) -> Vec<f64> {
     let step = (b - a) / (n - 1) as f64;
-    (0..n).map(|k| if k == n - 1 { b } else { a + k as f64 * step }).collect()
+    (0..n)
+        .map(|k| if k == n - 1 { b } else { a + k as f64 * step })
+        .collect()
 }
 
 /// Principal square root of `re + i*im`.
@@ -148,7 +150,10 @@ mod tests {
     #[test]
     fn benchmark_mesh_has_op2_sizes() {
         let m = generate(400, 600);
-        assert_eq!((m.nnode(), m.ncell(), m.nedge(), m.nbedge()), (721_801, 720_000, 1_438_600, 2_800));
+        assert_eq!(
+            (m.nnode(), m.ncell(), m.nedge(), m.nbedge()),
+            (721_801, 720_000, 1_438_600, 2_800)
+        );
     }
 
     #[test]
@@ -167,7 +172,9 @@ mod tests {
             for &c in &m.ecell[2 * e..2 * e + 2] {
                 let nodes = &m.cell[4 * c as usize..4 * c as usize + 4];
                 // The wake cut joins coincident nodes with different ids.
-                let touch = ends.iter().all(|n| nodes.contains(n) || nodes.iter().any(|&k| p(k) == p(*n)));
+                let touch = ends
+                    .iter()
+                    .all(|n| nodes.contains(n) || nodes.iter().any(|&k| p(k) == p(*n)));
                 assert!(touch, "edge {e} does not border cell {c}");
             }
         }

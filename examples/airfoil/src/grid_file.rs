@@ -42,7 +42,10 @@ impl<R: BufRead> Lines<'_, R> {
             }
             return words
                 .iter()
-                .map(|w| w.parse::<T>().map_err(|_| self.err(format!("`{w}` is not a valid number in {what}"))))
+                .map(|w| {
+                    w.parse::<T>()
+                        .map_err(|_| self.err(format!("`{w}` is not a valid number in {what}")))
+                })
                 .collect();
         }
     }

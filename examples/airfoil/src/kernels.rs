@@ -45,7 +45,7 @@ pub fn adt_calc(
     dy = x1[1] - x4[1];
     *adt += (u * dy - v * dx).abs() + c * (dx * dx + dy * dy).sqrt();
 
-    *adt = *adt / *cfl;
+    *adt /= *cfl;
 }
 
 /// The flux across an interior edge, added to one cell and taken from the other.

@@ -47,13 +47,15 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
             .unwrap_or(col);
         a.swap(col, pivot);
         b.swap(col, pivot);
-        for row in col + 1..n {
-            let f = a[row][col] / a[col][col];
+        let (upper, lower) = a.split_at_mut(col + 1);
+        let pivot_row = &upper[col];
+        for (offset, r) in lower.iter_mut().enumerate() {
+            let f = r[col] / pivot_row[col];
             if f != 0.0 {
-                for k in col..n {
-                    a[row][k] -= f * a[col][k];
+                for (x, p) in r[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *x -= f * p;
                 }
-                b[row] -= f * b[col];
+                b[col + 1 + offset] -= f * b[col];
             }
         }
     }
