@@ -31,6 +31,8 @@
 // Generated code names `::op2::...`; this lets it work inside this crate too.
 extern crate self as op2;
 
+pub mod guide;
+
 pub use op2_backends::{Backend, Runtime};
 pub use op2_core::{
     Access, ArgRef, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map, ParamForm, ParamInfo,

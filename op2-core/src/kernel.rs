@@ -92,6 +92,10 @@ pub struct KernelInfo {
 pub unsafe trait Kernel {
     /// The kernel's metadata.
     const INFO: KernelInfo;
+    /// The kernel's function-pointer type. `par_loop!` coerces the function it
+    /// calls to this type, so the metadata and the function called always
+    /// belong to the same signature, whatever the imports in scope.
+    type Fn: Copy;
 }
 
 /// How an argument is written in `par_loop!`.

@@ -54,7 +54,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     // Kernels are written in the C-like subset the translators accept (index
     // loops, element-by-element copies); these lints would push away from it.
-    func.attrs.push(syn::parse_quote!(#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]));
+    func.attrs
+        .push(syn::parse_quote!(#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]));
     if !errors.is_empty() {
         let errs = errors.iter().map(syn::Error::to_compile_error);
         return quote!(#func #(#errs)*);
@@ -64,6 +65,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let ident = &func.sig.ident;
     let name = ident.to_string();
     let infos = params.iter().map(|p| p.info_tokens());
+    let param_types = func.sig.inputs.iter().filter_map(|a| match a {
+        syn::FnArg::Typed(t) => Some(&t.ty),
+        syn::FnArg::Receiver(_) => None,
+    });
     quote! {
         #func
 
@@ -77,6 +82,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 name: #name,
                 params: &[#(#infos),*],
             };
+            type Fn = fn(#(#param_types),*);
         }
     }
 }

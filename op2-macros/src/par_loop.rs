@@ -232,6 +232,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     quote! {{
         const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
+        // The function called below must be the one the metadata describes.
+        let _: <#kernel as ::op2::Kernel>::Fn = #kernel;
         let __op2_rt: &::op2::Runtime = &(#rt);
         let __op2_set: &::op2::Set = &(#set);
         #(#bindings)*
