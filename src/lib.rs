@@ -33,7 +33,7 @@ extern crate self as op2;
 
 pub mod guide;
 
-pub use op2_backends::{Backend, Runtime};
+pub use op2_backends::{Backend, Runtime, RuntimeOptions};
 pub use op2_core::{
     Access, ArgRef, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map, ParamForm, ParamInfo,
     Result, Scalar, ScalarType, Set, SetRegions, TimingSummary,

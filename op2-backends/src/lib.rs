@@ -6,9 +6,13 @@
 #![deny(missing_docs)]
 
 mod backend;
+#[cfg(feature = "rayon")]
+mod rayon;
 mod runtime;
 mod seq;
 
 pub use backend::Backend;
-pub use runtime::Runtime;
+#[cfg(feature = "rayon")]
+pub use rayon::RayonExecutor;
+pub use runtime::{Runtime, RuntimeOptions};
 pub use seq::SeqExecutor;

@@ -2,10 +2,35 @@ use std::time::Instant;
 
 use op2_core::{
     estimate_bytes, validate_loop, ArgSpec, Error, Executor, KernelInfo, LoopBody, LoopBorrows, LoopTiming, ParLoop,
-    Result, Set, TimingSummary, Timings,
+    PlanCache, Result, Set, TimingSummary, Timings,
 };
 
 use crate::{Backend, SeqExecutor};
+
+/// Settings of a runtime beyond the backend choice.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RuntimeOptions {
+    /// Worker threads for threaded backends; `None` uses the backend's usual
+    /// control (`RAYON_NUM_THREADS` and rayon's global pool for `rayon`).
+    pub threads: Option<usize>,
+    /// Elements per block for planned loops; `None` uses the backend's default.
+    pub block_size: Option<usize>,
+}
+
+impl RuntimeOptions {
+    /// Options with `threads` worker threads.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Options with blocks of `block_size` elements.
+    pub fn block_size(mut self, block_size: usize) -> Self {
+        self.block_size = Some(block_size);
+        self
+    }
+}
 
 /// Runs parallel loops on one backend and keeps their timings.
 ///
@@ -15,11 +40,18 @@ pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
     timings: Timings,
+    plans: PlanCache,
 }
 
 impl Runtime {
-    /// A runtime on `backend`, or an error naming what is available instead.
+    /// A runtime on `backend` with default options, or an error naming what is
+    /// available instead.
     pub fn new(backend: Backend) -> Result<Runtime> {
+        Runtime::with_options(backend, RuntimeOptions::default())
+    }
+
+    /// A runtime on `backend` with `options`.
+    pub fn with_options(backend: Backend, options: RuntimeOptions) -> Result<Runtime> {
         if let Some(reason) = backend.unavailable_reason() {
             return Err(Error::BackendUnavailable {
                 name: backend.name(),
@@ -27,14 +59,23 @@ impl Runtime {
                 available: Backend::available_list(),
             });
         }
+        if options.block_size == Some(0) {
+            return Err(Error::InvalidOption {
+                option: "block_size",
+                reason: "must be at least 1".to_string(),
+            });
+        }
         let executor: Box<dyn Executor> = match backend {
             Backend::Seq => Box::new(SeqExecutor),
+            #[cfg(feature = "rayon")]
+            Backend::Rayon => Box::new(crate::RayonExecutor::new(&options)?),
             other => unreachable!("backend {other} reported available without an executor"),
         };
         Ok(Runtime {
             backend,
             executor,
             timings: Timings::default(),
+            plans: PlanCache::default(),
         })
     }
 
@@ -69,7 +110,12 @@ impl Runtime {
     ) -> Result<()> {
         validate_loop(kernel, set, args)?;
         let _borrows = LoopBorrows::take(kernel, args)?;
-        let lp = ParLoop { kernel, set, args };
+        let lp = ParLoop {
+            kernel,
+            set,
+            args,
+            plans: &self.plans,
+        };
         let start = Instant::now();
         self.executor.execute(&lp, body)?;
         self.timings
@@ -85,6 +131,12 @@ impl Runtime {
     /// The timings as a printable table (calls, seconds, ms/call, MB/call, GB/s).
     pub fn timing_summary(&self) -> TimingSummary {
         self.timings.summary()
+    }
+
+    /// How many colouring plans this runtime has built (a repeated loop reuses
+    /// its plan from the cache).
+    pub fn plans_built(&self) -> usize {
+        self.plans.built()
     }
 
     /// Forgets the timings recorded so far (e.g. after a warm-up).

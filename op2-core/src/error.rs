@@ -264,6 +264,14 @@ pub enum Error {
         /// Which kind of borrow is in the way.
         how: &'static str,
     },
+    /// A runtime option with an unusable value.
+    #[error("invalid runtime option `{option}`: {reason}")]
+    InvalidOption {
+        /// The option.
+        option: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An unknown backend name (e.g. in `OP2_BACKEND`).
     #[error("unknown backend `{name}`; available: {available}")]
     UnknownBackend {

@@ -1,6 +1,8 @@
 use std::ops::Range;
 
-use crate::{ArgSpec, KernelInfo, Partials, Result, Set};
+use std::sync::Arc;
+
+use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, Set};
 
 /// The loop body a backend runs: called with a range of consecutive elements of
 /// the iteration set and that chunk's reduction partials. `par_loop!` builds it
@@ -16,12 +18,20 @@ pub struct ParLoop<'a> {
     pub set: &'a Set,
     /// The arguments, in kernel-parameter order.
     pub args: &'a [ArgSpec<'a>],
+    /// The runtime's plan cache.
+    pub plans: &'a PlanCache,
 }
 
 impl ParLoop<'_> {
     /// The loop's name (its kernel's).
     pub fn name(&self) -> &'static str {
         self.kernel.name
+    }
+
+    /// The colouring plan for this loop (cached), or `None` when no argument
+    /// writes through a map and elements can run in any order.
+    pub fn plan(&self, block_size: usize) -> Option<Arc<Plan>> {
+        self.plans.plan(self.set, self.args, block_size)
     }
 }
 

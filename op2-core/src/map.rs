@@ -9,6 +9,7 @@ use crate::{Error, Result, Set};
 pub struct Map(Arc<MapInner>);
 
 struct MapInner {
+    id: u64,
     name: String,
     from: Set,
     to: Set,
@@ -47,6 +48,7 @@ impl Map {
             });
         }
         Ok(Map(Arc::new(MapInner {
+            id: crate::id::next_id(),
             name,
             from: from.clone(),
             to: to.clone(),
@@ -85,9 +87,9 @@ impl Map {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    /// An identity usable as a cache key (stable while the map lives).
-    pub fn id(&self) -> usize {
-        Arc::as_ptr(&self.0) as usize
+    /// A process-wide unique identity, never reused: usable as a cache key.
+    pub fn id(&self) -> u64 {
+        self.0.id
     }
 }
 

@@ -35,6 +35,7 @@ impl SetRegions {
 pub struct Set(Arc<SetInner>);
 
 struct SetInner {
+    id: u64,
     name: String,
     regions: SetRegions,
 }
@@ -76,7 +77,11 @@ impl Set {
                 max: MAX_SET_SIZE,
             });
         }
-        Ok(Set(Arc::new(SetInner { name, regions })))
+        Ok(Set(Arc::new(SetInner {
+            id: crate::id::next_id(),
+            name,
+            regions,
+        })))
     }
 
     /// The set's name.
@@ -105,9 +110,9 @@ impl Set {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    /// An identity usable as a cache key (stable while the set lives).
-    pub fn id(&self) -> usize {
-        Arc::as_ptr(&self.0) as usize
+    /// A process-wide unique identity, never reused: usable as a cache key.
+    pub fn id(&self) -> u64 {
+        self.0.id
     }
 }
 

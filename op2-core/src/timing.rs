@@ -112,7 +112,7 @@ impl fmt::Display for TimingSummary {
 /// MAX), plus each distinct map table. A Dat reached through a map touches at
 /// most `iteration set size x entries used` elements, and at most its whole set.
 pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
-    let mut maps_seen: Vec<usize> = Vec::new();
+    let mut maps_seen: Vec<u64> = Vec::new();
     let mut bytes = 0u64;
     for (index, arg) in lp.args.iter().enumerate() {
         if let Some(m) = arg.map {

@@ -5,12 +5,13 @@ mod kernels;
 mod suite;
 
 macro_rules! backend_suite {
-    ($module:ident, $backend:expr) => {
+    ($module:ident, $backend:expr, $options:expr) => {
         mod $module {
-            use op2::{Backend, Runtime};
+            #[allow(unused_imports)]
+            use op2::{Backend, Runtime, RuntimeOptions};
 
             fn rt() -> Runtime {
-                Runtime::new($backend).expect("backend is available in this build")
+                Runtime::with_options($backend, $options).expect("backend is available in this build")
             }
 
             backend_suite!(@tests
@@ -18,7 +19,9 @@ macro_rules! backend_suite {
                 indirect_read_entries, indirect_inc_entries, repeated_entry_increments_both_land,
                 whole_map_read, whole_map_inc, indirect_write_rw, indirect_min_max, whole_map_min,
                 global_reductions, global_read, integer_types, f32_type, empty_set,
-                loops_in_sequence_share_dats, timings_are_recorded
+                loops_in_sequence_share_dats, timings_are_recorded,
+                many_blocks_inc_and_reductions, set_smaller_than_a_block, repeated_runs_are_bitwise_identical,
+                identical_loops_reuse_their_plan, airfoil_matches_seq
             );
         }
     };
@@ -26,10 +29,24 @@ macro_rules! backend_suite {
         $(
             #[test]
             fn $test() {
-                super::suite::$test(&rt());
+                super::suite::$test(&rt);
             }
         )*
     };
 }
 
-backend_suite!(seq, Backend::Seq);
+backend_suite!(seq, Backend::Seq, RuntimeOptions::default());
+
+#[cfg(feature = "rayon")]
+backend_suite!(rayon_1_thread, Backend::Rayon, RuntimeOptions::default().threads(1));
+#[cfg(feature = "rayon")]
+backend_suite!(rayon_2_threads, Backend::Rayon, RuntimeOptions::default().threads(2));
+#[cfg(feature = "rayon")]
+backend_suite!(rayon_4_threads, Backend::Rayon, RuntimeOptions::default().threads(4));
+// Small blocks: the suite's small meshes get many blocks and colours.
+#[cfg(feature = "rayon")]
+backend_suite!(
+    rayon_2_threads_block_7,
+    Backend::Rayon,
+    RuntimeOptions::default().threads(2).block_size(7)
+);

@@ -1,8 +1,10 @@
 //! The conformance suite: every function takes a runtime and checks one piece
 //! of the semantics of DESIGN.md section 4 against values computed in plain
-//! Rust here. `backend_suite!` instantiates it for a backend.
+//! Rust here. `backend_suite!` instantiates it for a backend: each function
+//! gets a factory of fresh runtimes for that backend.
 
 use op2::prelude::*;
+use op2_airfoil::{generate, AirfoilDsl, Constants};
 
 use super::kernels::*;
 
@@ -59,7 +61,8 @@ fn assert_close(got: &[f64], want: &[f64]) {
     }
 }
 
-pub fn direct_write(rt: &Runtime) {
+pub fn direct_write(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(37);
     let src = ramp(&m.nodes, 2, |i| i as f64 * 0.25);
     let dst = Dat::filled("dst", &m.nodes, 2, f64::NAN);
@@ -67,7 +70,8 @@ pub fn direct_write(rt: &Runtime) {
     assert_eq!(dst.to_vec(), src.to_vec());
 }
 
-pub fn direct_rw(rt: &Runtime) {
+pub fn direct_rw(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(37);
     let x = ramp(&m.nodes, 2, |i| i as f64);
     par_loop!(rt, affine_rw, m.nodes, x(RW)).unwrap();
@@ -77,7 +81,8 @@ pub fn direct_rw(rt: &Runtime) {
     assert_eq!(x.to_vec(), want);
 }
 
-pub fn direct_inc(rt: &Runtime) {
+pub fn direct_inc(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(37);
     let x = ramp(&m.nodes, 1, |i| i as f64);
     let w = ramp(&m.nodes, 1, |i| 100.0 + i as f64);
@@ -86,7 +91,8 @@ pub fn direct_inc(rt: &Runtime) {
     assert_eq!(x.to_vec(), want);
 }
 
-pub fn direct_min_max(rt: &Runtime) {
+pub fn direct_min_max(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(37);
     let lo = ramp(&m.nodes, 1, |i| i as f64);
     let hi = ramp(&m.nodes, 1, |i| i as f64);
@@ -99,7 +105,8 @@ pub fn direct_min_max(rt: &Runtime) {
     assert_eq!(hi.to_vec(), want_hi);
 }
 
-pub fn indirect_read_entries(rt: &Runtime) {
+pub fn indirect_read_entries(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(41);
     let x = ramp(&m.nodes, 1, |i| (i * i) as f64);
     let out = Dat::<f64>::zeros("out", &m.edges, 1);
@@ -113,7 +120,8 @@ pub fn indirect_read_entries(rt: &Runtime) {
     assert_eq!(out.to_vec(), want);
 }
 
-pub fn indirect_inc_entries(rt: &Runtime) {
+pub fn indirect_inc_entries(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(41);
     let w = ramp(&m.edges, 1, |i| 1.0 + i as f64);
     let acc = ramp(&m.nodes, 1, |i| i as f64);
@@ -134,7 +142,8 @@ pub fn indirect_inc_entries(rt: &Runtime) {
     assert_close(&acc.to_vec(), &want);
 }
 
-pub fn repeated_entry_increments_both_land(rt: &Runtime) {
+pub fn repeated_entry_increments_both_land(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let nodes = Set::new("nodes", 3);
     let edges = Set::new("edges", 2);
     let e2n = Map::new("e2n", &edges, &nodes, 2, vec![1, 1, 0, 2]).unwrap();
@@ -145,7 +154,8 @@ pub fn repeated_entry_increments_both_land(rt: &Runtime) {
     assert_eq!(acc.to_vec(), vec![1.0, -4.0, -2.0]);
 }
 
-pub fn whole_map_read(rt: &Runtime) {
+pub fn whole_map_read(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(29);
     let x = ramp(&m.nodes, 2, |i| i as f64 * 0.5);
     let out = Dat::<f64>::zeros("out", &m.cells, 2);
@@ -163,7 +173,8 @@ pub fn whole_map_read(rt: &Runtime) {
     assert_close(&out.to_vec(), &want);
 }
 
-pub fn whole_map_inc(rt: &Runtime) {
+pub fn whole_map_inc(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(29);
     let w = ramp(&m.cells, 1, |i| i as f64);
     let acc = Dat::<f64>::zeros("acc", &m.nodes, 2);
@@ -178,7 +189,8 @@ pub fn whole_map_inc(rt: &Runtime) {
     assert_close(&acc.to_vec(), &want);
 }
 
-pub fn indirect_write_rw(rt: &Runtime) {
+pub fn indirect_write_rw(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     // Each node is the first end of exactly one edge: a conflict-free WRITE.
     let nodes = Set::new("nodes", 5);
     let edges = Set::new("edges", 5);
@@ -192,7 +204,8 @@ pub fn indirect_write_rw(rt: &Runtime) {
     assert_eq!(v.to_vec(), vec![1.0, 2.0, 2.0, 2.0, 3.0, 2.0, 4.0, 2.0, 5.0, 2.0]);
 }
 
-pub fn indirect_min_max(rt: &Runtime) {
+pub fn indirect_min_max(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(41);
     let v = ramp(&m.edges, 1, |i| ((i * 17) % 23) as f64 - 11.0);
     let lo = Dat::filled("lo", &m.nodes, 1, 0.0);
@@ -209,7 +222,8 @@ pub fn indirect_min_max(rt: &Runtime) {
     assert_eq!(hi.to_vec(), want_hi);
 }
 
-pub fn whole_map_min(rt: &Runtime) {
+pub fn whole_map_min(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(29);
     let v = ramp(&m.cells, 1, |i| 50.0 - i as f64);
     let t = Dat::filled("t", &m.nodes, 1, 100.0);
@@ -223,7 +237,8 @@ pub fn whole_map_min(rt: &Runtime) {
     assert_eq!(t.to_vec(), want);
 }
 
-pub fn global_reductions(rt: &Runtime) {
+pub fn global_reductions(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(97);
     let x = ramp(&m.nodes, 2, |i| ((i * 13) % 31) as f64 - 7.5);
     let sum = Global::new("sum", vec![1.0, 0.0]).unwrap();
@@ -243,7 +258,8 @@ pub fn global_reductions(rt: &Runtime) {
     assert_eq!((lo2.value(), hi2.value()), (-1e9, 1e9));
 }
 
-pub fn global_read(rt: &Runtime) {
+pub fn global_read(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(37);
     let x = ramp(&m.nodes, 1, |i| i as f64);
     let c = Global::new("c", vec![3.0, -1.0]).unwrap();
@@ -253,7 +269,8 @@ pub fn global_read(rt: &Runtime) {
     assert_eq!(c.data_ro().to_vec(), vec![3.0, -1.0]);
 }
 
-pub fn integer_types(rt: &Runtime) {
+pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let s = Set::new("s", 50);
     let x = Dat::from_vec("x", &s, 1, (0..50).collect()).unwrap();
     let count = Global::<i32>::scalar("count", 0);
@@ -271,7 +288,8 @@ pub fn integer_types(rt: &Runtime) {
     );
 }
 
-pub fn f32_type(rt: &Runtime) {
+pub fn f32_type(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let s = Set::new("s", 33);
     let x = Dat::from_vec("x", &s, 2, (0..66).map(|i| i as f32).collect()).unwrap();
     let total = Global::<f32>::scalar("total", 0.0);
@@ -284,7 +302,8 @@ pub fn f32_type(rt: &Runtime) {
     assert!((total.value() - want_total).abs() <= 1e-4 * want_total);
 }
 
-pub fn empty_set(rt: &Runtime) {
+pub fn empty_set(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let s = Set::new("empty", 0);
     let nodes = Set::new("nodes", 3);
     let m = Map::new("m", &s, &nodes, 2, vec![]).unwrap();
@@ -301,7 +320,8 @@ pub fn empty_set(rt: &Runtime) {
     assert_eq!((lo.value(), hi.value()), (3.0, 4.0));
 }
 
-pub fn loops_in_sequence_share_dats(rt: &Runtime) {
+pub fn loops_in_sequence_share_dats(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(53);
     let x = ramp(&m.nodes, 1, |i| i as f64);
     let flux = Dat::<f64>::zeros("flux", &m.edges, 1);
@@ -345,7 +365,8 @@ pub fn loops_in_sequence_share_dats(rt: &Runtime) {
     assert_close(&x.to_vec(), &xv);
 }
 
-pub fn timings_are_recorded(rt: &Runtime) {
+pub fn timings_are_recorded(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
     let m = mesh(37);
     let src = ramp(&m.nodes, 2, |i| i as f64);
     let dst = Dat::<f64>::zeros("dst", &m.nodes, 2);
@@ -360,4 +381,166 @@ pub fn timings_are_recorded(rt: &Runtime) {
     // Two dim-2 f64 Dats over 37 elements, each moved once.
     assert_eq!(row.bytes_per_call, 2 * 37 * 2 * 8);
     assert!(rt.timing_summary().to_string().contains("copy2"));
+}
+
+pub fn many_blocks_inc_and_reductions(new_rt: &dyn Fn() -> Runtime) {
+    // Big enough for several default-size blocks, and not a multiple of any.
+    let rt = &new_rt();
+    let m = mesh(5003);
+    let w = ramp(&m.edges, 1, |i| ((i * 31) % 17) as f64 - 8.0);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    par_loop!(
+        rt,
+        edge_spread,
+        m.edges,
+        w(READ),
+        acc(INC, m.e2n[0]),
+        acc(INC, m.e2n[1])
+    )
+    .unwrap();
+    let mut want = vec![0.0; 5003];
+    let wv = w.to_vec();
+    for (e, ends) in m.e2n_table.chunks(2).enumerate() {
+        want[ends[0] as usize] += wv[e];
+        want[ends[1] as usize] -= 2.0 * wv[e];
+    }
+    assert_close(&acc.to_vec(), &want);
+    let x = ramp(&m.nodes, 2, |i| ((i * 7) % 101) as f64 * 0.125);
+    let sum = Global::new("sum", vec![0.0, 0.0]).unwrap();
+    let lo = Global::scalar("lo", f64::INFINITY);
+    let hi = Global::scalar("hi", f64::NEG_INFINITY);
+    par_loop!(rt, reduce_all, m.nodes, x(READ), sum(INC), lo(MIN), hi(MAX)).unwrap();
+    let xv = x.to_vec();
+    let s0: f64 = xv.chunks(2).map(|p| p[0]).sum();
+    let s1: f64 = xv.chunks(2).map(|p| p[0] * p[1]).sum();
+    assert_close(&sum.data_ro(), &[s0, s1]);
+    assert_eq!(lo.value(), xv.chunks(2).map(|p| p[1]).fold(f64::INFINITY, f64::min));
+    assert_eq!(hi.value(), xv.chunks(2).map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max));
+}
+
+pub fn set_smaller_than_a_block(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let nodes = Set::new("nodes", 2);
+    let edges = Set::new("edges", 3);
+    let e2n = Map::new("e2n", &edges, &nodes, 2, vec![0, 1, 1, 0, 1, 1]).unwrap();
+    let w = Dat::from_vec("w", &edges, 1, vec![1.0, 10.0, 100.0]).unwrap();
+    let acc = Dat::<f64>::zeros("acc", &nodes, 1);
+    par_loop!(rt, edge_spread, edges, w(READ), acc(INC, e2n[0]), acc(INC, e2n[1])).unwrap();
+    assert_eq!(acc.to_vec(), vec![1.0 - 20.0, -2.0 + 10.0 + 100.0 - 200.0]);
+}
+
+/// Runs a sequence of loops with reductions and increments; returns every bit.
+fn loop_sequence(rt: &Runtime) -> Vec<u64> {
+    let m = mesh(3001);
+    let x = ramp(&m.nodes, 1, |i| (i as f64).sin());
+    let flux = Dat::<f64>::zeros("flux", &m.edges, 1);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    let sum = Global::new("sum", vec![0.0, 0.0]).unwrap();
+    let lo = Global::scalar("lo", f64::INFINITY);
+    let hi = Global::scalar("hi", f64::NEG_INFINITY);
+    let pair = ramp(&m.nodes, 2, |i| (i as f64 * 0.37).cos());
+    for _ in 0..4 {
+        par_loop!(
+            rt,
+            edge_diff,
+            m.edges,
+            flux(WRITE),
+            x(READ, m.e2n[0]),
+            x(READ, m.e2n[1])
+        )
+        .unwrap();
+        par_loop!(
+            rt,
+            edge_spread,
+            m.edges,
+            flux(READ),
+            acc(INC, m.e2n[0]),
+            acc(INC, m.e2n[1])
+        )
+        .unwrap();
+        par_loop!(rt, inc_by_index, m.nodes, x(INC), acc(READ)).unwrap();
+        par_loop!(rt, reduce_all, m.nodes, pair(READ), sum(INC), lo(MIN), hi(MAX)).unwrap();
+    }
+    let mut bits: Vec<u64> = x
+        .to_vec()
+        .iter()
+        .chain(acc.to_vec().iter())
+        .map(|v| v.to_bits())
+        .collect();
+    bits.extend(sum.data_ro().iter().map(|v| v.to_bits()));
+    bits.push(lo.value().to_bits());
+    bits.push(hi.value().to_bits());
+    bits
+}
+
+pub fn repeated_runs_are_bitwise_identical(new_rt: &dyn Fn() -> Runtime) {
+    let first = loop_sequence(&new_rt());
+    let second = loop_sequence(&new_rt());
+    assert!(first == second, "two runs of the same loops differ");
+}
+
+pub fn identical_loops_reuse_their_plan(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(101);
+    let w = ramp(&m.edges, 1, |i| i as f64);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    par_loop!(
+        rt,
+        edge_spread,
+        m.edges,
+        w(READ),
+        acc(INC, m.e2n[0]),
+        acc(INC, m.e2n[1])
+    )
+    .unwrap();
+    let after_first = rt.plans_built();
+    for _ in 0..3 {
+        par_loop!(
+            rt,
+            edge_spread,
+            m.edges,
+            w(READ),
+            acc(INC, m.e2n[0]),
+            acc(INC, m.e2n[1])
+        )
+        .unwrap();
+    }
+    assert_eq!(rt.plans_built(), after_first, "a repeated loop must reuse its plan");
+    // A loop that reads through maps only needs no plan.
+    let out = Dat::<f64>::zeros("out", &m.edges, 1);
+    par_loop!(
+        rt,
+        edge_diff,
+        m.edges,
+        out(WRITE),
+        acc(READ, m.e2n[0]),
+        acc(READ, m.e2n[1])
+    )
+    .unwrap();
+    assert_eq!(rt.plans_built(), after_first);
+}
+
+pub fn airfoil_matches_seq(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let mesh = generate(24, 16);
+    let c = Constants::default();
+    let reference_rt = Runtime::new(Backend::Seq).unwrap();
+    let reference = AirfoilDsl::new(&mesh, &c).unwrap();
+    let tested = AirfoilDsl::new(&mesh, &c).unwrap();
+    for _ in 0..30 {
+        let want = reference.iteration(&reference_rt).unwrap();
+        let got = tested.iteration(rt).unwrap();
+        assert!(((got - want) / want).abs() <= 1e-12, "rms {got:e} vs seq {want:e}");
+    }
+    // Each component against its largest magnitude (some are near zero).
+    let (q, want_q) = (tested.q.to_vec(), reference.q.to_vec());
+    for k in 0..4 {
+        let scale = want_q.iter().skip(k).step_by(4).fold(0.0f64, |m, v| m.max(v.abs()));
+        for (i, (g, w)) in q.iter().zip(&want_q).enumerate().skip(k).step_by(4) {
+            assert!(
+                (g - w).abs() <= 1e-12 * scale,
+                "q[{i}]: {g:e} vs seq {w:e} (scale {scale:e})"
+            );
+        }
+    }
 }

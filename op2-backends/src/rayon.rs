@@ -1,0 +1,117 @@
+use op2_core::{Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
+use rayon::prelude::*;
+
+use crate::RuntimeOptions;
+
+/// Elements per block when the runtime options do not say (chosen by the
+/// Airfoil benchmark, see the `blocks` bench).
+pub const DEFAULT_BLOCK_SIZE: usize = 512;
+
+/// The rayon backend. Loops that write through no map run in fixed-size chunks
+/// in parallel; planned loops run one colour at a time, the blocks of a colour
+/// in parallel. Every chunk or block has its own reduction partials, combined
+/// in a fixed order, and the chunking does not depend on the thread count: a
+/// loop gives bitwise the same result on every run and with any number of
+/// threads (for a given block size).
+pub struct RayonExecutor {
+    pool: Option<rayon::ThreadPool>,
+    block_size: usize,
+}
+
+impl RayonExecutor {
+    /// An executor on a dedicated pool of `options.threads` threads, or on
+    /// rayon's global pool (sized by `RAYON_NUM_THREADS`) when unset.
+    pub fn new(options: &RuntimeOptions) -> Result<RayonExecutor> {
+        let pool = match options.threads {
+            None => None,
+            Some(0) => {
+                return Err(Error::InvalidOption {
+                    option: "threads",
+                    reason: "must be at least 1".to_string(),
+                })
+            }
+            Some(n) => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("op2-rayon-{i}"))
+                    .build()
+                    .map_err(|e| Error::InvalidOption {
+                        option: "threads",
+                        reason: e.to_string(),
+                    })?,
+            ),
+        };
+        Ok(RayonExecutor {
+            pool,
+            block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+        })
+    }
+
+    /// Threads loops run on.
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+    }
+
+    fn run(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) {
+        let layout = ReductionLayout::new(lp.args);
+        let words = layout.words_per_chunk();
+        // One partials slot per unit of work (chunk or block), in a fixed order.
+        let run_units =
+            |units: &[usize], slots: &mut [u64], range: &(dyn Fn(usize) -> std::ops::Range<usize> + Sync)| {
+                if words == 0 {
+                    units
+                        .par_iter()
+                        .for_each(|&u| body(range(u), &mut layout.partials(&mut [])));
+                } else {
+                    slots
+                        .par_chunks_mut(words)
+                        .zip(units.par_iter())
+                        .for_each(|(slot, &u)| {
+                            layout.init(lp.args, slot);
+                            body(range(u), &mut layout.partials(slot));
+                        });
+                }
+            };
+        let n = lp.set.size();
+        let bs = self.block_size;
+        let mut partials;
+        match lp.plan(bs) {
+            None => {
+                let chunks: Vec<usize> = (0..n.div_ceil(bs)).collect();
+                partials = vec![0u64; chunks.len() * words];
+                run_units(&chunks, &mut partials, &|c| c * bs..((c + 1) * bs).min(n));
+            }
+            Some(plan) => {
+                partials = vec![0u64; plan.nblocks() * words];
+                let mut done = 0;
+                for c in 0..plan.ncolours() {
+                    let blocks: Vec<usize> = plan.blocks_of_colour(c).iter().map(|&b| b as usize).collect();
+                    let slots = &mut partials[done * words..(done + blocks.len()) * words];
+                    run_units(&blocks, slots, &|b| plan.block_range(b));
+                    done += blocks.len();
+                }
+            }
+        }
+        if words > 0 {
+            for slot in partials.chunks(words) {
+                layout.combine(lp.args, slot);
+            }
+        }
+    }
+}
+
+impl Executor for RayonExecutor {
+    fn name(&self) -> &'static str {
+        "rayon"
+    }
+
+    fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
+        match &self.pool {
+            Some(pool) => pool.install(|| self.run(lp, body)),
+            None => self.run(lp, body),
+        }
+        Ok(())
+    }
+}

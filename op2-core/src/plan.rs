@@ -1,0 +1,420 @@
+use std::ops::Range;
+
+use crate::{Access, ArgSpec, Map, MapIndex};
+
+/// One argument that makes a loop need colouring: it writes (INC, WRITE, RW,
+/// MIN, MAX) through a map, so two elements may target the same Dat element.
+#[derive(Clone, Copy)]
+pub struct Conflict<'a> {
+    /// The map the argument goes through.
+    pub map: &'a Map,
+    /// Which entries it uses.
+    pub index: MapIndex,
+    /// Which distinct Dat of the loop it targets (arguments with the same group
+    /// conflict with each other; different groups never do).
+    pub group: usize,
+}
+
+/// The conflicting arguments of a loop; empty when it needs no colouring.
+pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
+    let mut dats: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for a in args {
+        let Some(m) = a.map else { continue };
+        if a.access == Access::Read {
+            continue;
+        }
+        let id = a.data.id();
+        let group = match dats.iter().position(|&d| d == id) {
+            Some(g) => g,
+            None => {
+                dats.push(id);
+                dats.len() - 1
+            }
+        };
+        out.push(Conflict {
+            map: m.map,
+            index: m.index,
+            group,
+        });
+    }
+    out
+}
+
+/// An execution plan for an indirect loop (DESIGN.md section 5): the
+/// iteration range cut into blocks of consecutive elements, blocks coloured so
+/// that no two blocks of one colour touch a common target of a conflicting
+/// argument, and elements coloured inside each block for device backends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    set_size: usize,
+    block_size: usize,
+    /// Block ids grouped by colour; colour `c` is `colour_blocks[colour_offsets[c]..colour_offsets[c + 1]]`.
+    colour_blocks: Vec<u32>,
+    colour_offsets: Vec<usize>,
+    block_colours: Vec<u32>,
+    element_colours: Vec<u32>,
+    block_element_colours: Vec<u32>,
+}
+
+/// Greedy colouring of `items` (each a list of targets per conflict group):
+/// each item gets the lowest colour not yet taken by any of its targets, using
+/// 32-bit masks per target; items that find all 32 colours of a round taken
+/// wait for the next round, which starts 32 colours higher.
+struct Colourer {
+    masks: Vec<Vec<u32>>,
+    touched: Vec<(usize, usize)>,
+}
+
+impl Colourer {
+    fn new(group_sizes: &[usize]) -> Colourer {
+        Colourer {
+            masks: group_sizes.iter().map(|&n| vec![0; n]).collect(),
+            touched: Vec::new(),
+        }
+    }
+
+    fn reset(&mut self) {
+        for &(g, t) in &self.touched {
+            self.masks[g][t] = 0;
+        }
+        self.touched.clear();
+    }
+
+    /// Colours items `0..n`; `targets(i, f)` calls `f(group, target)` for
+    /// every target of item `i`. Returns the colours and their count.
+    fn colour(&mut self, n: usize, targets: &dyn Fn(usize, &mut dyn FnMut(usize, usize))) -> (Vec<u32>, u32) {
+        let mut colours = vec![u32::MAX; n];
+        let mut left = n;
+        let mut base = 0u32;
+        let mut used = 0u32;
+        while left > 0 {
+            for (i, colour) in colours.iter_mut().enumerate() {
+                if *colour != u32::MAX {
+                    continue;
+                }
+                let mut mask = 0u32;
+                targets(i, &mut |g, t| mask |= self.masks[g][t]);
+                if mask == u32::MAX {
+                    continue; // all 32 colours of this round taken: next round
+                }
+                let c = (!mask).trailing_zeros();
+                *colour = base + c;
+                used = used.max(base + c + 1);
+                left -= 1;
+                let bit = 1u32 << c;
+                let (masks, touched) = (&mut self.masks, &mut self.touched);
+                targets(i, &mut |g, t| {
+                    if masks[g][t] == 0 {
+                        touched.push((g, t));
+                    }
+                    masks[g][t] |= bit;
+                });
+            }
+            self.reset();
+            base += 32;
+        }
+        (colours, used)
+    }
+}
+
+impl Plan {
+    /// Builds the plan for a set of `set_size` elements (the elements a loop
+    /// visits) with the given conflicting arguments.
+    ///
+    /// # Panics
+    /// If `block_size` is 0.
+    pub fn build(set_size: usize, block_size: usize, conflicts: &[Conflict<'_>]) -> Plan {
+        assert!(block_size > 0, "block size must be at least 1");
+        let nblocks = set_size.div_ceil(block_size);
+        let ngroups = conflicts.iter().map(|c| c.group + 1).max().unwrap_or(0);
+        let mut group_sizes = vec![0; ngroups];
+        for c in conflicts {
+            group_sizes[c.group] = group_sizes[c.group].max(c.map.to_set().total_size());
+        }
+        let element_targets = |e: usize, f: &mut dyn FnMut(usize, usize)| {
+            for c in conflicts {
+                let arity = c.map.arity();
+                let row = &c.map.values()[e * arity..(e + 1) * arity];
+                match c.index {
+                    MapIndex::Entry(i) => f(c.group, row[i] as usize),
+                    MapIndex::All => row.iter().for_each(|&t| f(c.group, t as usize)),
+                }
+            }
+        };
+        let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
+
+        let mut colourer = Colourer::new(&group_sizes);
+        let (block_colours, ncolours) = colourer.colour(nblocks, &|b, f| {
+            for e in block_range(b) {
+                element_targets(e, f);
+            }
+        });
+
+        let mut element_colours = vec![0u32; set_size];
+        let mut block_element_colours = vec![0u32; nblocks];
+        for b in 0..nblocks {
+            let r = block_range(b);
+            let (colours, n) = colourer.colour(r.len(), &|i, f| element_targets(r.start + i, f));
+            element_colours[r].copy_from_slice(&colours);
+            block_element_colours[b] = n;
+        }
+
+        let mut colour_offsets = vec![0usize; ncolours as usize + 1];
+        for &c in &block_colours {
+            colour_offsets[c as usize + 1] += 1;
+        }
+        for c in 0..ncolours as usize {
+            colour_offsets[c + 1] += colour_offsets[c];
+        }
+        let mut fill = colour_offsets.clone();
+        let mut colour_blocks = vec![0u32; nblocks];
+        for (b, &c) in block_colours.iter().enumerate() {
+            colour_blocks[fill[c as usize]] = b as u32;
+            fill[c as usize] += 1;
+        }
+        Plan {
+            set_size,
+            block_size,
+            colour_blocks,
+            colour_offsets,
+            block_colours,
+            element_colours,
+            block_element_colours,
+        }
+    }
+
+    /// Elements the plan covers.
+    pub fn set_size(&self) -> usize {
+        self.set_size
+    }
+
+    /// Elements per block (the last block may be shorter).
+    pub fn block_size(&self) -> usize {
+        self.block_size
+    }
+
+    /// Number of blocks.
+    pub fn nblocks(&self) -> usize {
+        self.block_colours.len()
+    }
+
+    /// Number of block colours.
+    pub fn ncolours(&self) -> usize {
+        self.colour_offsets.len() - 1
+    }
+
+    /// The blocks of colour `c`, in increasing order.
+    pub fn blocks_of_colour(&self, c: usize) -> &[u32] {
+        &self.colour_blocks[self.colour_offsets[c]..self.colour_offsets[c + 1]]
+    }
+
+    /// The elements of block `b`.
+    pub fn block_range(&self, b: usize) -> Range<usize> {
+        b * self.block_size..((b + 1) * self.block_size).min(self.set_size)
+    }
+
+    /// The colour of block `b`.
+    pub fn block_colour(&self, b: usize) -> u32 {
+        self.block_colours[b]
+    }
+
+    /// Each element's colour inside its block (thread colouring).
+    pub fn element_colours(&self) -> &[u32] {
+        &self.element_colours
+    }
+
+    /// Number of element colours inside block `b`.
+    pub fn block_element_colours(&self, b: usize) -> u32 {
+        self.block_element_colours[b]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Set;
+
+    /// Every block's targets, per group.
+    fn targets_of(plan: &Plan, conflicts: &[Conflict<'_>], elems: Range<usize>) -> Vec<(usize, usize)> {
+        let _ = plan;
+        let mut out = Vec::new();
+        for e in elems {
+            for c in conflicts {
+                let a = c.map.arity();
+                let row = &c.map.values()[e * a..(e + 1) * a];
+                match c.index {
+                    MapIndex::Entry(i) => out.push((c.group, row[i] as usize)),
+                    MapIndex::All => out.extend(row.iter().map(|&t| (c.group, t as usize))),
+                }
+            }
+        }
+        out
+    }
+
+    pub(super) fn check_plan(plan: &Plan, conflicts: &[Conflict<'_>]) {
+        // Every element in exactly one block, blocks consecutive.
+        let mut next = 0;
+        for b in 0..plan.nblocks() {
+            let r = plan.block_range(b);
+            assert_eq!(r.start, next);
+            assert!(!r.is_empty() && r.len() <= plan.block_size());
+            next = r.end;
+        }
+        assert_eq!(next, plan.set_size());
+        // Every block in exactly one colour list, matching its colour.
+        let mut seen = vec![false; plan.nblocks()];
+        for c in 0..plan.ncolours() {
+            for &b in plan.blocks_of_colour(c) {
+                assert!(!seen[b as usize]);
+                seen[b as usize] = true;
+                assert_eq!(plan.block_colour(b as usize), c as u32);
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+        // No two blocks of one colour share a target.
+        for c in 0..plan.ncolours() {
+            let mut owner = std::collections::HashMap::new();
+            for &b in plan.blocks_of_colour(c) {
+                let mut mine: Vec<_> = targets_of(plan, conflicts, plan.block_range(b as usize));
+                mine.sort_unstable();
+                mine.dedup();
+                for t in mine {
+                    if let Some(other) = owner.insert(t, b) {
+                        panic!("blocks {other} and {b} of colour {c} share target {t:?}");
+                    }
+                }
+            }
+        }
+        // Inside a block, no two elements of one colour share a target.
+        for b in 0..plan.nblocks() {
+            let r = plan.block_range(b);
+            let mut owner = std::collections::HashMap::new();
+            for e in r.clone() {
+                let col = plan.element_colours()[e];
+                assert!(col < plan.block_element_colours(b));
+                let mut mine = targets_of(plan, conflicts, e..e + 1);
+                mine.sort_unstable();
+                mine.dedup();
+                for t in mine {
+                    if let Some(other) = owner.insert((col, t), e) {
+                        panic!("elements {other} and {e} of block {b}, colour {col}, share target {t:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chain_of_edges_needs_two_colours_per_block_pair() {
+        // Edges i -> (i, i+1) on a line: neighbouring blocks share a node.
+        let nodes = Set::new("nodes", 101);
+        let edges = Set::new("edges", 100);
+        let table: Vec<i32> = (0..100).flat_map(|i| [i, i + 1]).collect();
+        let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+        let conflicts = [
+            Conflict {
+                map: &m,
+                index: MapIndex::Entry(0),
+                group: 0,
+            },
+            Conflict {
+                map: &m,
+                index: MapIndex::Entry(1),
+                group: 0,
+            },
+        ];
+        let plan = Plan::build(100, 8, &conflicts);
+        assert_eq!(plan.nblocks(), 13);
+        assert_eq!(plan.ncolours(), 2);
+        assert_eq!(plan.blocks_of_colour(0), &[0, 2, 4, 6, 8, 10, 12]);
+        // Inside a block, consecutive edges share a node: two element colours.
+        assert_eq!(plan.block_element_colours(0), 2);
+        check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn independent_targets_need_one_colour() {
+        let cells = Set::new("cells", 10);
+        let edges = Set::new("edges", 10);
+        let m = Map::new("e2c", &edges, &cells, 1, (0..10).collect()).unwrap();
+        let conflicts = [Conflict {
+            map: &m,
+            index: MapIndex::Entry(0),
+            group: 0,
+        }];
+        let plan = Plan::build(10, 3, &conflicts);
+        assert_eq!(plan.ncolours(), 1);
+        assert_eq!(plan.nblocks(), 4);
+        assert_eq!(plan.block_range(3), 9..10);
+        check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn more_than_32_colours_take_extra_rounds() {
+        // Every element of 40 targets one shared node: all 40 one-element
+        // blocks conflict pairwise, so 40 colours are needed.
+        let nodes = Set::new("nodes", 2);
+        let edges = Set::new("edges", 40);
+        let m = Map::new("e2n", &edges, &nodes, 1, vec![0; 40]).unwrap();
+        let conflicts = [Conflict {
+            map: &m,
+            index: MapIndex::All,
+            group: 0,
+        }];
+        let plan = Plan::build(40, 1, &conflicts);
+        assert_eq!(plan.ncolours(), 40);
+        check_plan(&plan, &conflicts);
+        // And inside one block of 40, 40 element colours.
+        let plan = Plan::build(40, 64, &conflicts);
+        assert_eq!(plan.ncolours(), 1);
+        assert_eq!(plan.block_element_colours(0), 40);
+        check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn different_dats_do_not_conflict_with_each_other() {
+        // Element 0 writes A[0] and B[1]; element 1 writes A[1] and B[0].
+        let nodes = Set::new("nodes", 2);
+        let edges = Set::new("edges", 2);
+        let m1 = Map::new("m1", &edges, &nodes, 1, vec![0, 1]).unwrap();
+        let m2 = Map::new("m2", &edges, &nodes, 1, vec![1, 0]).unwrap();
+        let separate = [
+            Conflict {
+                map: &m1,
+                index: MapIndex::Entry(0),
+                group: 0,
+            },
+            Conflict {
+                map: &m2,
+                index: MapIndex::Entry(0),
+                group: 1,
+            },
+        ];
+        assert_eq!(Plan::build(2, 1, &separate).ncolours(), 1);
+        // The same two maps into one Dat do conflict.
+        let same = [
+            Conflict {
+                map: &m1,
+                index: MapIndex::Entry(0),
+                group: 0,
+            },
+            Conflict {
+                map: &m2,
+                index: MapIndex::Entry(0),
+                group: 0,
+            },
+        ];
+        let plan = Plan::build(2, 1, &same);
+        assert_eq!(plan.ncolours(), 2);
+        check_plan(&plan, &same);
+        assert_eq!(Plan::build(2, 1, &[]).ncolours(), 1);
+    }
+
+    #[test]
+    fn empty_set_has_no_blocks() {
+        let plan = Plan::build(0, 16, &[]);
+        assert_eq!(plan.nblocks(), 0);
+        assert_eq!(plan.ncolours(), 0);
+    }
+}

@@ -1,0 +1,91 @@
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::{conflicts, ArgSpec, MapIndex, Plan, Set};
+
+/// What a plan depends on: the iteration set, the block size, and each
+/// conflicting argument's map, entries and target group. Sets and maps are
+/// immutable and their ids never reused, so equal keys mean equal plans.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PlanKey {
+    set: u64,
+    block_size: usize,
+    conflicts: Vec<(u64, MapIndex, usize)>,
+}
+
+/// Plans computed so far, shared by all loops of a runtime.
+#[derive(Debug, Default)]
+pub struct PlanCache {
+    plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
+    built: AtomicUsize,
+}
+
+impl PlanCache {
+    /// The plan for a loop over `set` with these arguments, built on first use;
+    /// `None` when no argument conflicts (the loop needs no colouring).
+    pub fn plan(&self, set: &Set, args: &[ArgSpec<'_>], block_size: usize) -> Option<Arc<Plan>> {
+        let conflicts = conflicts(args);
+        if conflicts.is_empty() {
+            return None;
+        }
+        let key = PlanKey {
+            set: set.id(),
+            block_size,
+            conflicts: conflicts.iter().map(|c| (c.map.id(), c.index, c.group)).collect(),
+        };
+        let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
+        let plan = plans.entry(key).or_insert_with(|| {
+            self.built.fetch_add(1, Ordering::Relaxed);
+            Arc::new(Plan::build(set.size(), block_size, &conflicts))
+        });
+        Some(plan.clone())
+    }
+
+    /// How many plans have been built (not found in the cache).
+    pub fn built(&self) -> usize {
+        self.built.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Access, ArgData, Dat, Map, MapArg};
+
+    #[test]
+    fn identical_loops_share_one_plan() {
+        let nodes = Set::new("nodes", 10);
+        let edges = Set::new("edges", 9);
+        let m = Map::new("e2n", &edges, &nodes, 2, (0..9).flat_map(|i| [i, i + 1]).collect()).unwrap();
+        let acc = Dat::<f64>::zeros("acc", &nodes, 1);
+        let w = Dat::<f64>::zeros("w", &edges, 1);
+        let arg = |access, index| ArgSpec {
+            data: ArgData::Dat(&acc),
+            access,
+            map: Some(MapArg { map: &m, index }),
+        };
+        let direct = ArgSpec {
+            data: ArgData::Dat(&w),
+            access: Access::Read,
+            map: None,
+        };
+        let inc = [
+            direct,
+            arg(Access::Inc, MapIndex::Entry(0)),
+            arg(Access::Inc, MapIndex::Entry(1)),
+        ];
+        let cache = PlanCache::default();
+        let p1 = cache.plan(&edges, &inc, 4).unwrap();
+        let p2 = cache.plan(&edges, &inc, 4).unwrap();
+        assert!(Arc::ptr_eq(&p1, &p2));
+        assert_eq!(cache.built(), 1);
+        // Another block size is another plan.
+        cache.plan(&edges, &inc, 2).unwrap();
+        assert_eq!(cache.built(), 2);
+        // Reading through the map needs no plan.
+        let read = [direct, arg(Access::Read, MapIndex::Entry(0))];
+        assert!(cache.plan(&edges, &read, 4).is_none());
+        assert_eq!(cache.built(), 2);
+    }
+}
