@@ -61,6 +61,10 @@ pub struct Plan {
 /// each item gets the lowest colour not yet taken by any of its targets, using
 /// 32-bit masks per target; items that find all 32 colours of a round taken
 /// wait for the next round, which starts 32 colours higher.
+/// Calls its second argument with `(group, target)` for every target of the
+/// item given as first argument.
+type Targets<'a> = dyn Fn(usize, &mut dyn FnMut(usize, usize)) + 'a;
+
 struct Colourer {
     masks: Vec<Vec<u32>>,
     touched: Vec<(usize, usize)>,
@@ -83,7 +87,7 @@ impl Colourer {
 
     /// Colours items `0..n`; `targets(i, f)` calls `f(group, target)` for
     /// every target of item `i`. Returns the colours and their count.
-    fn colour(&mut self, n: usize, targets: &dyn Fn(usize, &mut dyn FnMut(usize, usize))) -> (Vec<u32>, u32) {
+    fn colour(&mut self, n: usize, targets: &Targets<'_>) -> (Vec<u32>, u32) {
         let mut colours = vec![u32::MAX; n];
         let mut left = n;
         let mut base = 0u32;
@@ -153,11 +157,11 @@ impl Plan {
 
         let mut element_colours = vec![0u32; set_size];
         let mut block_element_colours = vec![0u32; nblocks];
-        for b in 0..nblocks {
+        for (b, count) in block_element_colours.iter_mut().enumerate() {
             let r = block_range(b);
             let (colours, n) = colourer.colour(r.len(), &|i, f| element_targets(r.start + i, f));
             element_colours[r].copy_from_slice(&colours);
-            block_element_colours[b] = n;
+            *count = n;
         }
 
         let mut colour_offsets = vec![0usize; ncolours as usize + 1];
