@@ -416,9 +416,96 @@ mod tests {
     }
 
     #[test]
+    fn the_checker_rejects_a_plan_with_a_conflict() {
+        let nodes = Set::new("nodes", 11);
+        let edges = Set::new("edges", 10);
+        let m = Map::new("e2n", &edges, &nodes, 2, (0..10).flat_map(|i| [i, i + 1]).collect()).unwrap();
+        let conflicts = [Conflict {
+            map: &m,
+            index: MapIndex::All,
+            group: 0,
+        }];
+        let good = Plan::build(10, 2, &conflicts);
+        check_plan(&good, &conflicts);
+        // Claim that all blocks can run together: neighbours share a node.
+        let mut bad = good.clone();
+        bad.colour_blocks = (0..bad.nblocks() as u32).collect();
+        bad.colour_offsets = vec![0, bad.nblocks()];
+        bad.block_colours = vec![0; bad.nblocks()];
+        let caught = std::panic::catch_unwind(|| check_plan(&bad, &conflicts));
+        assert!(caught.is_err(), "a conflicting colour must be detected");
+        // Same for element colours inside a block.
+        let mut bad = good.clone();
+        bad.element_colours = vec![0; 10];
+        assert!(std::panic::catch_unwind(|| check_plan(&bad, &conflicts)).is_err());
+    }
+
+    #[test]
     fn empty_set_has_no_blocks() {
         let plan = Plan::build(0, 16, &[]);
         assert_eq!(plan.nblocks(), 0);
         assert_eq!(plan.ncolours(), 0);
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A random loop: an iteration set, up to three maps of arity 1 to 4
+        /// into random target sets, and which entries of which map conflict in
+        /// which group.
+        fn random_loop() -> impl Strategy<
+            Value = (
+                usize,
+                usize,
+                Vec<(usize, Vec<i32>, usize)>,
+                Vec<(usize, Option<usize>, usize)>,
+            ),
+        > {
+            (0usize..300, 1usize..70).prop_flat_map(|(n, block)| {
+                let maps = prop::collection::vec(
+                    (1usize..5, 1usize..60).prop_flat_map(move |(arity, targets)| {
+                        (
+                            Just(arity),
+                            prop::collection::vec(0..targets as i32, n * arity),
+                            Just(targets),
+                        )
+                    }),
+                    1..4,
+                );
+                maps.prop_flat_map(move |maps| {
+                    let nmaps = maps.len();
+                    let uses = prop::collection::vec((0..nmaps, prop::option::of(0usize..4), 0usize..2), 1..5);
+                    (Just(n), Just(block), Just(maps), uses)
+                })
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(200))]
+            #[test]
+            fn plans_are_valid((n, block, maps, uses) in random_loop()) {
+                let from = Set::new("from", n);
+                let built: Vec<Map> = maps
+                    .iter()
+                    .map(|(arity, table, targets)| {
+                        Map::new("m", &from, &Set::new("to", *targets), *arity, table.clone()).unwrap()
+                    })
+                    .collect();
+                let conflicts: Vec<Conflict<'_>> = uses
+                    .iter()
+                    .map(|&(m, entry, group)| {
+                        let map = &built[m];
+                        let index = match entry {
+                            Some(i) => MapIndex::Entry(i % map.arity()),
+                            None => MapIndex::All,
+                        };
+                        Conflict { map, index, group }
+                    })
+                    .collect();
+                let plan = Plan::build(n, block, &conflicts);
+                check_plan(&plan, &conflicts);
+            }
+        }
     }
 }
