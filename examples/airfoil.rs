@@ -14,10 +14,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use op2::Runtime;
+use op2::{Backend, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, REFERENCE_RMS_1000};
 
-const USAGE: &str = "usage: airfoil [--mesh IxJ | --grid FILE] [--write-grid FILE] [--iterations N] [--backend NAME]";
+const USAGE: &str = "usage: airfoil [--mesh IxJ | --grid FILE] [--write-grid FILE] [--iterations N] [--backend NAME]
+               [--threads N] [--block-size N]";
 
 struct Options {
     mesh: (usize, usize),
@@ -25,6 +26,7 @@ struct Options {
     write_grid: Option<PathBuf>,
     iterations: usize,
     backend: Option<String>,
+    runtime: RuntimeOptions,
 }
 
 fn parse_options() -> Result<Options, String> {
@@ -34,6 +36,7 @@ fn parse_options() -> Result<Options, String> {
         write_grid: None,
         iterations: 1000,
         backend: None,
+        runtime: RuntimeOptions::default(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -58,6 +61,18 @@ fn parse_options() -> Result<Options, String> {
                     .map_err(|_| format!("--iterations expects a number, got `{value}`"))?
             }
             "--backend" => o.backend = Some(value),
+            "--threads" => {
+                let n = value
+                    .parse()
+                    .map_err(|_| format!("--threads expects a number, got `{value}`"))?;
+                o.runtime = o.runtime.threads(n);
+            }
+            "--block-size" => {
+                let n = value
+                    .parse()
+                    .map_err(|_| format!("--block-size expects a number, got `{value}`"))?;
+                o.runtime = o.runtime.block_size(n);
+            }
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }
@@ -65,10 +80,11 @@ fn parse_options() -> Result<Options, String> {
 }
 
 fn run(o: &Options) -> Result<bool, AirfoilError> {
-    let rt = match &o.backend {
-        Some(name) => Runtime::from_name(name)?,
-        None => Runtime::from_env()?,
+    let backend = match &o.backend {
+        Some(name) => name.parse()?,
+        None => Backend::from_env()?,
     };
+    let rt = Runtime::with_options(backend, o.runtime.clone())?;
     let start = Instant::now();
     let mesh = match &o.grid {
         Some(path) => grid_file::read(path)?,

@@ -82,6 +82,15 @@ impl Backend {
         ))
     }
 
+    /// The backend named by `OP2_BACKEND`, or [`Backend::default_choice`] when
+    /// it is unset or empty.
+    pub fn from_env() -> Result<Backend> {
+        match std::env::var("OP2_BACKEND") {
+            Ok(name) if !name.trim().is_empty() => name.parse(),
+            _ => Ok(Backend::default_choice()),
+        }
+    }
+
     /// A comma-separated list of the available backends, for messages.
     pub fn available_list() -> String {
         Backend::available()

@@ -82,10 +82,7 @@ impl Runtime {
     /// A runtime on the backend named by `OP2_BACKEND` (`seq|rayon|jit|opencl|cuda`),
     /// or on [`Backend::default_choice`] when it is unset or empty.
     pub fn from_env() -> Result<Runtime> {
-        match std::env::var("OP2_BACKEND") {
-            Ok(name) if !name.trim().is_empty() => Runtime::from_name(&name),
-            _ => Runtime::new(Backend::default_choice()),
-        }
+        Runtime::new(Backend::from_env()?)
     }
 
     /// A runtime on the backend with this name.

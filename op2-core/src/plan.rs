@@ -1,4 +1,5 @@
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::{Access, ArgSpec, Map, MapIndex};
 
@@ -44,8 +45,9 @@ pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
 /// An execution plan for an indirect loop (DESIGN.md section 5): the
 /// iteration range cut into blocks of consecutive elements, blocks coloured so
 /// that no two blocks of one colour touch a common target of a conflicting
-/// argument, and elements coloured inside each block for device backends.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// argument, and (computed on first use, for device backends) elements
+/// coloured inside each block.
+#[derive(Debug)]
 pub struct Plan {
     set_size: usize,
     block_size: usize,
@@ -53,73 +55,134 @@ pub struct Plan {
     colour_blocks: Vec<u32>,
     colour_offsets: Vec<usize>,
     block_colours: Vec<u32>,
-    element_colours: Vec<u32>,
-    block_element_colours: Vec<u32>,
+    /// The conflicting arguments (map, entries, group), kept for element colouring.
+    conflicts: Vec<(Map, MapIndex, usize)>,
+    elements: OnceLock<ElementColours>,
 }
 
-/// Greedy colouring of `items` (each a list of targets per conflict group):
-/// each item gets the lowest colour not yet taken by any of its targets, using
-/// 32-bit masks per target; items that find all 32 colours of a round taken
-/// wait for the next round, which starts 32 colours higher.
-/// Calls its second argument with `(group, target)` for every target of the
-/// item given as first argument.
-type Targets<'a> = dyn Fn(usize, &mut dyn FnMut(usize, usize)) + 'a;
-
-struct Colourer {
-    masks: Vec<Vec<u32>>,
-    touched: Vec<(usize, usize)>,
+#[derive(Clone, Debug)]
+struct ElementColours {
+    colours: Vec<u32>,
+    per_block: Vec<u32>,
 }
 
-impl Colourer {
-    fn new(group_sizes: &[usize]) -> Colourer {
-        Colourer {
-            masks: group_sizes.iter().map(|&n| vec![0; n]).collect(),
-            touched: Vec::new(),
+impl Clone for Plan {
+    fn clone(&self) -> Self {
+        Plan {
+            set_size: self.set_size,
+            block_size: self.block_size,
+            colour_blocks: self.colour_blocks.clone(),
+            colour_offsets: self.colour_offsets.clone(),
+            block_colours: self.block_colours.clone(),
+            conflicts: self.conflicts.clone(),
+            elements: self.elements.clone(),
         }
     }
+}
 
-    fn reset(&mut self) {
-        for &(g, t) in &self.touched {
-            self.masks[g][t] = 0;
+/// Every element's conflict targets, flattened: element `e` has `per_element`
+/// targets at `targets[e * per_element..]`, numbered in one index space
+/// (each group's target set gets its own range) so one mask array serves all.
+struct Targets {
+    targets: Vec<u32>,
+    per_element: usize,
+    space: usize,
+}
+
+impl Targets {
+    fn new(set_size: usize, conflicts: &[(Map, MapIndex, usize)]) -> Targets {
+        let ngroups = conflicts.iter().map(|c| c.2 + 1).max().unwrap_or(0);
+        let mut group_base = vec![0usize; ngroups + 1];
+        for (map, _, g) in conflicts {
+            group_base[g + 1] = group_base[g + 1].max(map.to_set().total_size());
         }
-        self.touched.clear();
-    }
-
-    /// Colours items `0..n`; `targets(i, f)` calls `f(group, target)` for
-    /// every target of item `i`. Returns the colours and their count.
-    fn colour(&mut self, n: usize, targets: &Targets<'_>) -> (Vec<u32>, u32) {
-        let mut colours = vec![u32::MAX; n];
-        let mut left = n;
-        let mut base = 0u32;
-        let mut used = 0u32;
-        while left > 0 {
-            for (i, colour) in colours.iter_mut().enumerate() {
-                if *colour != u32::MAX {
-                    continue;
-                }
-                let mut mask = 0u32;
-                targets(i, &mut |g, t| mask |= self.masks[g][t]);
-                if mask == u32::MAX {
-                    continue; // all 32 colours of this round taken: next round
-                }
-                let c = (!mask).trailing_zeros();
-                *colour = base + c;
-                used = used.max(base + c + 1);
-                left -= 1;
-                let bit = 1u32 << c;
-                let (masks, touched) = (&mut self.masks, &mut self.touched);
-                targets(i, &mut |g, t| {
-                    if masks[g][t] == 0 {
-                        touched.push((g, t));
+        for g in 0..ngroups {
+            group_base[g + 1] += group_base[g];
+        }
+        let per_element: usize = conflicts
+            .iter()
+            .map(|(m, index, _)| match index {
+                MapIndex::Entry(_) => 1,
+                MapIndex::All => m.arity(),
+            })
+            .sum();
+        let mut targets = vec![0u32; set_size * per_element];
+        let mut column = 0;
+        for (map, index, g) in conflicts {
+            let base = group_base[*g] as u32;
+            let arity = map.arity();
+            let rows = map.values()[..set_size * arity].chunks_exact(arity);
+            let out = targets.chunks_exact_mut(per_element.max(1));
+            match *index {
+                MapIndex::Entry(i) => {
+                    for (row, out) in rows.zip(out) {
+                        out[column] = base + row[i] as u32;
                     }
-                    masks[g][t] |= bit;
-                });
+                    column += 1;
+                }
+                MapIndex::All => {
+                    for (row, out) in rows.zip(out) {
+                        for (o, &t) in out[column..column + arity].iter_mut().zip(row) {
+                            *o = base + t as u32;
+                        }
+                    }
+                    column += arity;
+                }
             }
-            self.reset();
-            base += 32;
         }
-        (colours, used)
+        Targets {
+            targets,
+            per_element,
+            space: group_base[ngroups],
+        }
     }
+
+    fn of(&self, elems: Range<usize>) -> &[u32] {
+        &self.targets[elems.start * self.per_element..elems.end * self.per_element]
+    }
+}
+
+/// Greedy colouring of items `0..n`: each item gets the lowest colour not yet
+/// taken by any of its targets, using a 32-bit mask per target; items that
+/// find all 32 colours of a round taken wait for the next round, which starts
+/// 32 colours higher. Returns the colours and their count.
+fn colour<'t>(
+    masks: &mut [u32],
+    touched: &mut Vec<u32>,
+    n: usize,
+    targets: impl Fn(usize) -> &'t [u32],
+) -> (Vec<u32>, u32) {
+    let mut colours = vec![u32::MAX; n];
+    let (mut left, mut base, mut used) = (n, 0u32, 0u32);
+    while left > 0 {
+        for (i, colour) in colours.iter_mut().enumerate() {
+            if *colour != u32::MAX {
+                continue;
+            }
+            let ts = targets(i);
+            let mask = ts.iter().fold(0u32, |m, &t| m | masks[t as usize]);
+            if mask == u32::MAX {
+                continue; // all 32 colours of this round taken: next round
+            }
+            let c = (!mask).trailing_zeros();
+            *colour = base + c;
+            used = used.max(base + c + 1);
+            left -= 1;
+            for &t in ts {
+                let m = &mut masks[t as usize];
+                if *m == 0 {
+                    touched.push(t);
+                }
+                *m |= 1 << c;
+            }
+        }
+        for &t in touched.iter() {
+            masks[t as usize] = 0;
+        }
+        touched.clear();
+        base += 32;
+    }
+    (colours, used)
 }
 
 impl Plan {
@@ -130,39 +193,13 @@ impl Plan {
     /// If `block_size` is 0.
     pub fn build(set_size: usize, block_size: usize, conflicts: &[Conflict<'_>]) -> Plan {
         assert!(block_size > 0, "block size must be at least 1");
+        let conflicts: Vec<(Map, MapIndex, usize)> =
+            conflicts.iter().map(|c| (c.map.clone(), c.index, c.group)).collect();
         let nblocks = set_size.div_ceil(block_size);
-        let ngroups = conflicts.iter().map(|c| c.group + 1).max().unwrap_or(0);
-        let mut group_sizes = vec![0; ngroups];
-        for c in conflicts {
-            group_sizes[c.group] = group_sizes[c.group].max(c.map.to_set().total_size());
-        }
-        let element_targets = |e: usize, f: &mut dyn FnMut(usize, usize)| {
-            for c in conflicts {
-                let arity = c.map.arity();
-                let row = &c.map.values()[e * arity..(e + 1) * arity];
-                match c.index {
-                    MapIndex::Entry(i) => f(c.group, row[i] as usize),
-                    MapIndex::All => row.iter().for_each(|&t| f(c.group, t as usize)),
-                }
-            }
-        };
         let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
-
-        let mut colourer = Colourer::new(&group_sizes);
-        let (block_colours, ncolours) = colourer.colour(nblocks, &|b, f| {
-            for e in block_range(b) {
-                element_targets(e, f);
-            }
-        });
-
-        let mut element_colours = vec![0u32; set_size];
-        let mut block_element_colours = vec![0u32; nblocks];
-        for (b, count) in block_element_colours.iter_mut().enumerate() {
-            let r = block_range(b);
-            let (colours, n) = colourer.colour(r.len(), &|i, f| element_targets(r.start + i, f));
-            element_colours[r].copy_from_slice(&colours);
-            *count = n;
-        }
+        let targets = Targets::new(set_size, &conflicts);
+        let mut masks = vec![0u32; targets.space];
+        let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b| targets.of(block_range(b)));
 
         let mut colour_offsets = vec![0usize; ncolours as usize + 1];
         for &c in &block_colours {
@@ -183,9 +220,28 @@ impl Plan {
             colour_blocks,
             colour_offsets,
             block_colours,
-            element_colours,
-            block_element_colours,
+            conflicts,
+            elements: OnceLock::new(),
         }
+    }
+
+    fn element_colouring(&self) -> &ElementColours {
+        self.elements.get_or_init(|| {
+            let targets = Targets::new(self.set_size, &self.conflicts);
+            let mut masks = vec![0u32; targets.space];
+            let mut touched = Vec::new();
+            let mut colours = vec![0u32; self.set_size];
+            let mut per_block = vec![0u32; self.nblocks()];
+            for (b, count) in per_block.iter_mut().enumerate() {
+                let r = self.block_range(b);
+                let (c, n) = colour(&mut masks, &mut touched, r.len(), |i| {
+                    targets.of(r.start + i..r.start + i + 1)
+                });
+                colours[r].copy_from_slice(&c);
+                *count = n;
+            }
+            ElementColours { colours, per_block }
+        })
     }
 
     /// Elements the plan covers.
@@ -223,14 +279,15 @@ impl Plan {
         self.block_colours[b]
     }
 
-    /// Each element's colour inside its block (thread colouring).
+    /// Each element's colour inside its block (thread colouring for device
+    /// backends; computed on first use).
     pub fn element_colours(&self) -> &[u32] {
-        &self.element_colours
+        &self.element_colouring().colours
     }
 
-    /// Number of element colours inside block `b`.
+    /// Number of element colours inside block `b` (computed on first use).
     pub fn block_element_colours(&self, b: usize) -> u32 {
-        self.block_element_colours[b]
+        self.element_colouring().per_block[b]
     }
 }
 
@@ -436,7 +493,8 @@ mod tests {
         assert!(caught.is_err(), "a conflicting colour must be detected");
         // Same for element colours inside a block.
         let mut bad = good.clone();
-        bad.element_colours = vec![0; 10];
+        let _ = bad.element_colours();
+        bad.elements.get_mut().unwrap().colours = vec![0; 10];
         assert!(std::panic::catch_unwind(|| check_plan(&bad, &conflicts)).is_err());
     }
 
@@ -454,14 +512,16 @@ mod tests {
         /// A random loop: an iteration set, up to three maps of arity 1 to 4
         /// into random target sets, and which entries of which map conflict in
         /// which group.
-        fn random_loop() -> impl Strategy<
-            Value = (
-                usize,
-                usize,
-                Vec<(usize, Vec<i32>, usize)>,
-                Vec<(usize, Option<usize>, usize)>,
-            ),
-        > {
+        /// (iteration set size, block size, maps as (arity, table, target set
+        /// size), conflicts as (map, entry or all, group)).
+        type RandomLoop = (
+            usize,
+            usize,
+            Vec<(usize, Vec<i32>, usize)>,
+            Vec<(usize, Option<usize>, usize)>,
+        );
+
+        fn random_loop() -> impl Strategy<Value = RandomLoop> {
             (0usize..300, 1usize..70).prop_flat_map(|(n, block)| {
                 let maps = prop::collection::vec(
                     (1usize..5, 1usize..60).prop_flat_map(move |(arity, targets)| {

@@ -1,0 +1,44 @@
+//! Planning time of Airfoil's res_calc loop (1 438 600 edges incrementing
+//! through pecell) on the 720 000-cell mesh, per block size. A plan is built
+//! once per loop and cached; this is that one-off cost.
+//!
+//! `cargo bench --bench planner`
+
+use std::time::Duration;
+
+use criterion::{black_box, BenchmarkId, Criterion};
+use op2_airfoil::{generate, AirfoilDsl, Constants};
+use op2_core::{conflicts, Access, ArgData, ArgSpec, MapArg, MapIndex, Plan};
+
+fn main() {
+    let mesh = generate(400, 600);
+    let a = AirfoilDsl::new(&mesh, &Constants::default()).expect("airfoil carriers");
+    let inc = |i| ArgSpec {
+        data: ArgData::Dat(&a.res),
+        access: Access::Inc,
+        map: Some(MapArg {
+            map: &a.pecell,
+            index: MapIndex::Entry(i),
+        }),
+    };
+    let args = [inc(0), inc(1)];
+    let conflicts = conflicts(&args);
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    let mut group = c.benchmark_group("plan_res_calc_720k");
+    for block_size in [256usize, 1024, 4096] {
+        let plan = Plan::build(a.edges.size(), block_size, &conflicts);
+        println!(
+            "block size {block_size}: {} blocks, {} colours",
+            plan.nblocks(),
+            plan.ncolours()
+        );
+        group.bench_with_input(BenchmarkId::from_parameter(block_size), &block_size, |b, &bs| {
+            b.iter(|| black_box(Plan::build(a.edges.size(), bs, &conflicts)))
+        });
+    }
+    group.finish();
+    c.final_summary();
+}
