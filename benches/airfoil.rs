@@ -1,5 +1,6 @@
-//! One Airfoil iteration on a mid-size mesh: the DSL on `seq` against the
-//! hand-written baseline in the same run. Prints the ratio at the end.
+//! One Airfoil iteration on a mid-size mesh, in one run: the hand-written
+//! baseline, the DSL on `seq`, and the DSL on `rayon` with 2 threads. Prints
+//! the ratios at the end (DSL seq / hand-written, seq / rayon speed-up).
 //!
 //! `cargo bench --bench airfoil` (set `AIRFOIL_BENCH_MESH=IxJ` to change the
 //! mesh; default 200x300, 180 000 cells).
@@ -8,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{black_box, Criterion};
-use op2::{Backend, Runtime};
+use op2::{Backend, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, AirfoilDsl, Constants, Handwritten};
 
 const GROUP: &str = "airfoil_iteration";
@@ -38,6 +39,13 @@ fn bench(c: &mut Criterion) {
     group.bench_function("dsl_seq", |b| {
         b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs")))
     });
+
+    if let Ok(rt) = Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)) {
+        let dsl = AirfoilDsl::new(&mesh, &constants).expect("airfoil carriers");
+        group.bench_function("dsl_rayon_2", |b| {
+            b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs")))
+        });
+    }
     group.finish();
 }
 
@@ -57,16 +65,21 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c);
     c.final_summary();
-    if let (Some(hand), Some(dsl)) = (mean_ns("handwritten"), mean_ns("dsl_seq")) {
-        let (i, j) = mesh_size();
+    let (i, j) = mesh_size();
+    if let (Some(hand), Some(seq)) = (mean_ns("handwritten"), mean_ns("dsl_seq")) {
         println!(
-            "\nairfoil {}x{} ({} cells): handwritten {:.3} ms, dsl_seq {:.3} ms, ratio dsl_seq/handwritten = {:.3}",
-            i,
-            j,
+            "\nairfoil {i}x{j} ({} cells): handwritten {:.3} ms, dsl_seq {:.3} ms, ratio dsl_seq/handwritten = {:.3}",
             3 * i * j,
             hand / 1e6,
-            dsl / 1e6,
-            dsl / hand
+            seq / 1e6,
+            seq / hand
         );
+        if let Some(rayon) = mean_ns("dsl_rayon_2") {
+            println!(
+                "airfoil {i}x{j}: dsl_rayon_2 {:.3} ms, speed-up dsl_seq/dsl_rayon_2 = {:.2}",
+                rayon / 1e6,
+                seq / rayon
+            );
+        }
     }
 }
