@@ -35,8 +35,8 @@ pub mod guide;
 
 pub use op2_backends::{Backend, Runtime, RuntimeOptions};
 pub use op2_core::{
-    Access, ArgRef, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map, ParamForm, ParamInfo,
-    Result, Scalar, ScalarType, Set, SetRegions, TimingSummary,
+    Access, ArgRef, CodeCacheStats, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map,
+    ParamForm, ParamInfo, Result, Scalar, ScalarType, Set, SetRegions, TimingSummary,
 };
 pub use op2_macros::{kernel, par_loop};
 

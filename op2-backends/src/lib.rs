@@ -6,12 +6,17 @@
 #![deny(missing_docs)]
 
 mod backend;
+pub mod codegen;
+#[cfg(feature = "jit")]
+pub mod jit;
 #[cfg(feature = "rayon")]
 mod rayon;
 mod runtime;
 mod seq;
 
 pub use backend::Backend;
+#[cfg(feature = "jit")]
+pub use jit::JitExecutor;
 #[cfg(feature = "rayon")]
 pub use rayon::RayonExecutor;
 pub use runtime::{Runtime, RuntimeOptions};

@@ -16,6 +16,14 @@ pub struct RuntimeOptions {
     pub threads: Option<usize>,
     /// Elements per block for planned loops; `None` uses the backend's default.
     pub block_size: Option<usize>,
+    /// C compiler for the `jit` backend; `None` uses `OP2_CC`, else `cc`.
+    pub cc: Option<String>,
+    /// C compiler flags for `jit`; `None` uses `OP2_CFLAGS`, else
+    /// `-O3 -march=native -fopenmp -ffp-contract=off`.
+    pub cflags: Option<String>,
+    /// Directory of compiled loops; `None` uses `OP2_CACHE_DIR`, else the
+    /// user's cache directory (`~/.cache/op2`).
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 impl RuntimeOptions {
@@ -28,6 +36,24 @@ impl RuntimeOptions {
     /// Options with blocks of `block_size` elements.
     pub fn block_size(mut self, block_size: usize) -> Self {
         self.block_size = Some(block_size);
+        self
+    }
+
+    /// Options with this C compiler command.
+    pub fn cc(mut self, cc: impl Into<String>) -> Self {
+        self.cc = Some(cc.into());
+        self
+    }
+
+    /// Options with these C compiler flags.
+    pub fn cflags(mut self, cflags: impl Into<String>) -> Self {
+        self.cflags = Some(cflags.into());
+        self
+    }
+
+    /// Options with this code cache directory.
+    pub fn cache_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.cache_dir = Some(dir.into());
         self
     }
 }
@@ -69,6 +95,8 @@ impl Runtime {
             Backend::Seq => Box::new(SeqExecutor),
             #[cfg(feature = "rayon")]
             Backend::Rayon => Box::new(crate::RayonExecutor::new(&options)?),
+            #[cfg(feature = "jit")]
+            Backend::Jit => Box::new(crate::JitExecutor::new(&options)?),
             other => unreachable!("backend {other} reported available without an executor"),
         };
         Ok(Runtime {
@@ -134,6 +162,11 @@ impl Runtime {
     /// its plan from the cache).
     pub fn plans_built(&self) -> usize {
         self.plans.built()
+    }
+
+    /// How the backend found its compiled loops (zeros for `seq` and `rayon`).
+    pub fn code_cache_stats(&self) -> op2_core::CodeCacheStats {
+        self.executor.code_cache_stats()
     }
 
     /// Forgets the timings recorded so far (e.g. after a warm-up).

@@ -50,6 +50,14 @@ impl ArgData<'_> {
             ArgData::Global(g) => g.borrow_flag(),
         }
     }
+
+    /// Pointer to the host values; dereferencing it needs the data's borrow.
+    pub fn host_bytes(&self) -> *mut u8 {
+        match self {
+            ArgData::Dat(d) => d.host_bytes(),
+            ArgData::Global(g) => g.host_bytes(),
+        }
+    }
 }
 
 /// Which map entries an indirect argument uses.
@@ -108,6 +116,8 @@ pub trait DatHandle: Send + Sync {
     fn id(&self) -> usize;
     /// The host borrow flag.
     fn borrow_flag(&self) -> &BorrowFlag;
+    /// Pointer to the host values; dereferencing it needs this Dat's borrow.
+    fn host_bytes(&self) -> *mut u8;
 }
 
 /// A Global seen without its element type, with what reductions need.
@@ -127,4 +137,6 @@ pub trait GlobalHandle: Send + Sync {
     fn init_partial(&self, access: Access, slot: &mut [u64]);
     /// Folds a partial result into the Global.
     fn combine_partial(&self, access: Access, slot: &[u64]);
+    /// Pointer to the host values; dereferencing it needs this Global's borrow.
+    fn host_bytes(&self) -> *mut u8;
 }

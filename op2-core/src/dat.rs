@@ -150,6 +150,9 @@ impl<T: Scalar> DatHandle for Dat<T> {
     fn borrow_flag(&self) -> &BorrowFlag {
         self.0.host.flag()
     }
+    fn host_bytes(&self) -> *mut u8 {
+        self.0.host.ptr() as *mut u8
+    }
 }
 
 impl<T: Scalar> fmt::Debug for Dat<T> {

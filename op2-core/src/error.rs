@@ -264,6 +264,42 @@ pub enum Error {
         /// Which kind of borrow is in the way.
         how: &'static str,
     },
+    /// The C compiler rejected a generated loop. The source stays on disk.
+    #[error("loop `{loop_name}`: the C compiler failed on {}:\n{log}", source_path.display())]
+    JitCompile {
+        /// The loop.
+        loop_name: String,
+        /// The generated source, kept for the user to read.
+        source_path: std::path::PathBuf,
+        /// The compiler's output.
+        log: String,
+    },
+    /// The C compiler could not be run.
+    #[error("the C compiler `{command}` could not be run: {reason}; set OP2_CC to a working compiler")]
+    CompilerNotFound {
+        /// The command tried.
+        command: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A compiled loop could not be loaded.
+    #[error("loop `{loop_name}`: cannot load {}: {reason}", path.display())]
+    JitLoad {
+        /// The loop.
+        loop_name: String,
+        /// The shared object.
+        path: std::path::PathBuf,
+        /// What the loader said.
+        reason: String,
+    },
+    /// A file-system operation of op2 itself (e.g. the code cache) failed.
+    #[error("{}: {reason}", path.display())]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
     /// A runtime option with an unusable value.
     #[error("invalid runtime option `{option}`: {reason}")]
     InvalidOption {

@@ -46,4 +46,23 @@ pub trait Executor: Send + Sync {
 
     /// Runs one loop.
     fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()>;
+
+    /// Counters of the backend's generated-code caches (zero for backends
+    /// that generate no code).
+    fn code_cache_stats(&self) -> CodeCacheStats {
+        CodeCacheStats::default()
+    }
+}
+
+/// How a code-generating backend found its compiled loops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodeCacheStats {
+    /// Loops compiled from source.
+    pub compiled: usize,
+    /// Loops found compiled on disk.
+    pub disk_hits: usize,
+    /// Calls that found their loop loaded in memory.
+    pub memory_hits: usize,
+    /// Cached objects found corrupt or truncated and rebuilt.
+    pub rebuilt: usize,
 }

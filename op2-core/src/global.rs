@@ -139,6 +139,10 @@ impl<T: Scalar> GlobalHandle for Global<T> {
         }
     }
 
+    fn host_bytes(&self) -> *mut u8 {
+        self.0.host.ptr() as *mut u8
+    }
+
     fn combine_partial(&self, access: Access, slot: &[u64]) {
         let part = slot.as_ptr() as *const T;
         let dst = self.0.host.ptr();

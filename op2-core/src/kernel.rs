@@ -82,6 +82,10 @@ pub struct KernelInfo {
     pub name: &'static str,
     /// Its parameters, in order.
     pub params: &'static [ParamInfo],
+    /// The kernel translated to C: `void op2_kernel_<name>(...) { ... }`
+    /// (single-precision math as C99 `sqrtf` etc., integer min/max/abs as
+    /// `op2_min_i32`-style helpers the backend's prelude defines).
+    pub c_source: &'static str,
 }
 
 /// Implemented by `#[op2::kernel]` on a type named like the kernel function.

@@ -32,7 +32,7 @@ pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex};
 pub use borrow::BorrowFlag;
 pub use dat::{Dat, HostMut, HostRef};
 pub use error::{ArgRef, Error, Result};
-pub use executor::{Executor, LoopBody, ParLoop};
+pub use executor::{CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
 pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};
 pub use map::Map;

@@ -34,6 +34,11 @@ impl ReductionLayout {
         self.words == 0
     }
 
+    /// Word offset of argument `arg`'s slot, if it is a reduction.
+    pub fn slot_offset(&self, arg: usize) -> Option<usize> {
+        self.offsets.get(arg).copied().filter(|&o| o != usize::MAX)
+    }
+
     /// 64-bit words one chunk's partials take.
     pub fn words_per_chunk(&self) -> usize {
         self.words

@@ -7,6 +7,7 @@ use syn::{ItemFn, ReturnType};
 
 use crate::signature::parse_param;
 use crate::subset::check_body;
+use crate::translate::translate;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item) {
@@ -61,6 +62,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#func #(#errs)*);
     }
 
+    let c_source = match translate(&func, &params) {
+        Ok(c) => c,
+        Err(errs) => {
+            let errs = errs.iter().map(syn::Error::to_compile_error);
+            return quote!(#func #(#errs)*);
+        }
+    };
     let vis = &func.vis;
     let ident = &func.sig.ident;
     let name = ident.to_string();
@@ -81,6 +89,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             const INFO: ::op2::KernelInfo = ::op2::KernelInfo {
                 name: #name,
                 params: &[#(#infos),*],
+                c_source: #c_source,
             };
             type Fn = fn(#(#param_types),*);
         }

@@ -10,6 +10,7 @@ mod kernel_attr;
 mod par_loop;
 mod signature;
 mod subset;
+mod translate;
 
 /// Marks a function as an op2 kernel.
 ///

@@ -50,3 +50,29 @@ backend_suite!(
     Backend::Rayon,
     RuntimeOptions::default().threads(2).block_size(7)
 );
+
+/// The JIT's code cache for tests: inside the target directory.
+#[cfg(feature = "jit")]
+const JIT_CACHE: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache");
+
+#[cfg(feature = "jit")]
+backend_suite!(
+    jit_1_thread,
+    Backend::Jit,
+    RuntimeOptions::default().threads(1).cache_dir(super::JIT_CACHE)
+);
+#[cfg(feature = "jit")]
+backend_suite!(
+    jit_2_threads,
+    Backend::Jit,
+    RuntimeOptions::default().threads(2).cache_dir(super::JIT_CACHE)
+);
+#[cfg(feature = "jit")]
+backend_suite!(
+    jit_2_threads_block_7,
+    Backend::Jit,
+    RuntimeOptions::default()
+        .threads(2)
+        .block_size(7)
+        .cache_dir(super::JIT_CACHE)
+);

@@ -1,0 +1,100 @@
+use op2_core::{Access, ArgData, KernelInfo, MapIndex, ParLoop, ReductionLayout, ScalarType};
+
+/// How one argument is reached, as far as generated code cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgKind {
+    /// A Dat on the iteration set.
+    Direct,
+    /// `d(ACCESS, m[index])` with a map of `arity` entries.
+    MapEntry {
+        /// The map's arity.
+        arity: usize,
+        /// The entry.
+        index: usize,
+    },
+    /// `d(ACCESS, m)`: all `arity` entries.
+    MapAll {
+        /// The map's arity.
+        arity: usize,
+    },
+    /// A Global; reductions have a slot at this word offset of the partials.
+    Global {
+        /// Word offset of the reduction slot (`None` for READ).
+        slot: Option<usize>,
+    },
+}
+
+/// One argument's shape: everything generated code depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArgShape {
+    /// How it is reached.
+    pub kind: ArgKind,
+    /// The access mode.
+    pub access: Access,
+    /// Element type.
+    pub scalar: ScalarType,
+    /// Values per element.
+    pub dim: usize,
+}
+
+/// A loop's shape: the kernel and each argument's shape. Generated code
+/// depends on this and nothing else (never on set sizes), so it keys the
+/// in-memory code caches.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LoopShape {
+    /// The kernel's name.
+    pub kernel: &'static str,
+    /// Address of the kernel's C source: two kernels of one name in different
+    /// modules are different loops.
+    pub source_id: usize,
+    /// The arguments.
+    pub args: Vec<ArgShape>,
+    /// 64-bit words of reduction partials per block.
+    pub partial_words: usize,
+}
+
+impl LoopShape {
+    /// The shape of a (validated) loop.
+    pub fn of(lp: &ParLoop<'_>, layout: &ReductionLayout) -> LoopShape {
+        let args = lp
+            .args
+            .iter()
+            .enumerate()
+            .map(|(k, a)| ArgShape {
+                kind: match (a.data, a.map) {
+                    (ArgData::Global(_), _) => ArgKind::Global {
+                        slot: layout.slot_offset(k),
+                    },
+                    (ArgData::Dat(_), None) => ArgKind::Direct,
+                    (ArgData::Dat(_), Some(m)) => match m.index {
+                        MapIndex::Entry(index) => ArgKind::MapEntry {
+                            arity: m.map.arity(),
+                            index,
+                        },
+                        MapIndex::All => ArgKind::MapAll { arity: m.map.arity() },
+                    },
+                },
+                access: a.access,
+                scalar: a.data.scalar(),
+                dim: a.data.dim(),
+            })
+            .collect();
+        LoopShape {
+            kernel: lp.kernel.name,
+            source_id: lp.kernel.c_source.as_ptr() as usize,
+            args,
+            partial_words: layout.words_per_chunk(),
+        }
+    }
+
+    /// The shape of a loop described without live data (for tests and
+    /// snapshots): `args` as given.
+    pub fn from_parts(kernel: &KernelInfo, args: Vec<ArgShape>, partial_words: usize) -> LoopShape {
+        LoopShape {
+            kernel: kernel.name,
+            source_id: kernel.c_source.as_ptr() as usize,
+            args,
+            partial_words,
+        }
+    }
+}

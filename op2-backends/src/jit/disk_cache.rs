@@ -1,0 +1,103 @@
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::hash::fnv1a;
+
+/// Every cached object ends with this magic and the FNV-1a hash of the bytes
+/// before it. ELF loaders ignore trailing bytes; a truncated or corrupt file
+/// fails the check and is rebuilt instead of loaded.
+const TRAILER_MAGIC: &[u8; 8] = b"op2-obj1";
+
+/// Compiled loops on disk, shared by processes (MPI ranks) and runs.
+#[derive(Clone, Debug)]
+pub struct DiskCache {
+    dir: PathBuf,
+}
+
+/// The default cache directory: `OP2_CACHE_DIR`, else `$XDG_CACHE_HOME/op2`,
+/// else `~/.cache/op2`, else a directory under the system temp dir.
+pub fn default_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("OP2_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return d.into();
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d).join("op2");
+    }
+    if let Some(h) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(h).join(".cache").join("op2");
+    }
+    std::env::temp_dir().join("op2-cache")
+}
+
+/// A name no other process or thread uses at the same time.
+fn temp_name(final_path: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let mut name = final_path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.{n}.{nanos}.tmp", std::process::id()));
+    final_path.with_file_name(name)
+}
+
+impl DiskCache {
+    /// A cache in `dir` (created if missing).
+    pub fn new(dir: PathBuf) -> std::io::Result<DiskCache> {
+        fs::create_dir_all(&dir)?;
+        Ok(DiskCache { dir })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the object and the source for `stem` live.
+    pub fn paths(&self, stem: &str) -> (PathBuf, PathBuf) {
+        (self.dir.join(format!("{stem}.so")), self.dir.join(format!("{stem}.c")))
+    }
+
+    /// Whether the object at `path` exists and is whole.
+    pub fn is_valid(path: &Path) -> Option<bool> {
+        let bytes = fs::read(path).ok()?;
+        if bytes.len() < 16 {
+            return Some(false);
+        }
+        let (body, trailer) = bytes.split_at(bytes.len() - 16);
+        let ok = &trailer[..8] == TRAILER_MAGIC && trailer[8..] == fnv1a(&[body]).to_le_bytes();
+        Some(ok)
+    }
+
+    /// Writes `contents` to `path` through a temporary file and a rename, so
+    /// that readers never see half a file.
+    pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+        let tmp = temp_name(path);
+        fs::write(&tmp, contents)?;
+        fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
+    }
+
+    /// A temporary path next to `path` for the compiler to write to.
+    pub fn temp_for(path: &Path) -> PathBuf {
+        temp_name(path)
+    }
+
+    /// Seals a freshly compiled object (appends the checksum trailer) and
+    /// moves it to `path` atomically.
+    pub fn publish(built: &Path, path: &Path) -> std::io::Result<()> {
+        let body = fs::read(built)?;
+        let hash = fnv1a(&[&body]);
+        let mut f = fs::OpenOptions::new().append(true).open(built)?;
+        f.write_all(TRAILER_MAGIC)?;
+        f.write_all(&hash.to_le_bytes())?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(built, path).inspect_err(|_| {
+            let _ = fs::remove_file(built);
+        })
+    }
+}

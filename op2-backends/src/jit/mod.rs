@@ -1,0 +1,246 @@
+//! The host C JIT backend (DESIGN.md section 6): at a loop's first call,
+//! generate a C wrapper for its shape around the translated kernel, compile it
+//! with the system C compiler, load it, and run it over the plan's blocks with
+//! OpenMP. Compiled loops are cached in memory (keyed by the loop's shape: no
+//! hashing or file access on a repeated loop) and on disk (keyed by a hash of
+//! the source, the compiler's identity and flags, and op2's version).
+
+mod compiler;
+mod disk_cache;
+mod hash;
+
+use std::collections::HashMap;
+use std::ffi::{c_int, c_long, c_void};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub use compiler::{Compiler, DEFAULT_CFLAGS};
+pub use disk_cache::default_dir as default_cache_dir;
+use disk_cache::DiskCache;
+use hash::fnv1a;
+use op2_core::{CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
+
+use crate::codegen::{host_source, LoopShape};
+use crate::RuntimeOptions;
+
+/// Elements per block when the options do not say (as for `rayon`).
+pub const DEFAULT_BLOCK_SIZE: usize = 4096;
+
+type LoopFn = unsafe extern "C" fn(
+    units: *const u32,
+    nunits: c_long,
+    block_size: c_long,
+    set_size: c_long,
+    data: *const *mut c_void,
+    maps: *const *const c_int,
+    partials: *mut u64,
+    nthreads: c_int,
+);
+
+struct Compiled {
+    func: LoopFn,
+    // Loaded with RTLD_NODELETE: never unloaded while OpenMP threads live.
+    _library: libloading::os::unix::Library,
+}
+
+#[derive(Default)]
+struct Counters {
+    compiled: AtomicUsize,
+    disk_hits: AtomicUsize,
+    memory_hits: AtomicUsize,
+    rebuilt: AtomicUsize,
+}
+
+/// The `jit` backend.
+pub struct JitExecutor {
+    compiler: Compiler,
+    cache: DiskCache,
+    nthreads: c_int,
+    block_size: usize,
+    loaded: Mutex<HashMap<LoopShape, Arc<Compiled>>>,
+    counters: Counters,
+}
+
+impl JitExecutor {
+    /// An executor using `options.cc` (else `OP2_CC`, else `cc`), `options.cflags`
+    /// (else `OP2_CFLAGS`, else [`DEFAULT_CFLAGS`]) and `options.cache_dir`
+    /// (else `OP2_CACHE_DIR`, else the user's cache directory). Fails if the
+    /// compiler cannot be run or the cache directory cannot be created.
+    pub fn new(options: &RuntimeOptions) -> Result<JitExecutor> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let cc = options
+            .cc
+            .clone()
+            .or_else(|| env("OP2_CC"))
+            .unwrap_or_else(|| "cc".into());
+        let flags = options
+            .cflags
+            .clone()
+            .or_else(|| env("OP2_CFLAGS"))
+            .unwrap_or_else(|| DEFAULT_CFLAGS.into());
+        let dir = options.cache_dir.clone().unwrap_or_else(default_cache_dir);
+        let compiler = Compiler::detect(&cc, &flags)?;
+        let cache = DiskCache::new(dir.clone()).map_err(|e| Error::Io {
+            path: dir,
+            reason: format!("cannot create the JIT cache directory: {e}"),
+        })?;
+        let nthreads = match options.threads {
+            Some(0) => {
+                return Err(Error::InvalidOption {
+                    option: "threads",
+                    reason: "must be at least 1".into(),
+                })
+            }
+            Some(n) => n as c_int,
+            None => 0, // OpenMP's default (OMP_NUM_THREADS, else all cores)
+        };
+        Ok(JitExecutor {
+            compiler,
+            cache,
+            nthreads,
+            block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+            loaded: Mutex::new(HashMap::new()),
+            counters: Counters::default(),
+        })
+    }
+
+    /// The disk cache directory.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.cache.dir().to_path_buf()
+    }
+
+    fn compiled(&self, lp: &ParLoop<'_>, shape: LoopShape) -> Result<Arc<Compiled>> {
+        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = loaded.get(&shape) {
+            self.counters.memory_hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(c.clone());
+        }
+        let source = host_source(lp.kernel, &shape);
+        let key = fnv1a(&[
+            source.as_bytes(),
+            self.compiler.key_material().as_bytes(),
+            env!("CARGO_PKG_VERSION").as_bytes(),
+        ]);
+        let (object, source_path) = self.cache.paths(&format!("op2_{}_{key:016x}", lp.kernel.name));
+        match DiskCache::is_valid(&object) {
+            Some(true) => {
+                self.counters.disk_hits.fetch_add(1, Ordering::Relaxed);
+            }
+            found => {
+                if found == Some(false) {
+                    self.counters.rebuilt.fetch_add(1, Ordering::Relaxed);
+                }
+                let io = |e: std::io::Error, path: &std::path::Path| Error::Io {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                };
+                DiskCache::write_atomically(&source_path, source.as_bytes()).map_err(|e| io(e, &source_path))?;
+                let built = DiskCache::temp_for(&object);
+                if let Err(log) = self.compiler.compile(&source_path, &built) {
+                    let _ = std::fs::remove_file(&built);
+                    return Err(Error::JitCompile {
+                        loop_name: lp.kernel.name.to_string(),
+                        source_path,
+                        log,
+                    });
+                }
+                DiskCache::publish(&built, &object).map_err(|e| io(e, &object))?;
+                self.counters.compiled.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let flags = libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_NODELETE;
+        let load_err = |reason: String| Error::JitLoad {
+            loop_name: lp.kernel.name.to_string(),
+            path: object.clone(),
+            reason,
+        };
+        // SAFETY: the object is one op2 generated and compiled (checked by its
+        // trailer); its initialisers are the C runtime's.
+        let library = unsafe { libloading::os::unix::Library::open(Some(&object), flags) }
+            .map_err(|e| load_err(e.to_string()))?;
+        // SAFETY: `op2_loop` has the signature `host_source` generates.
+        let func: LoopFn = unsafe { library.get::<LoopFn>(b"op2_loop\0") }
+            .map(|s| *s)
+            .map_err(|e| load_err(e.to_string()))?;
+        let compiled = Arc::new(Compiled {
+            func,
+            _library: library,
+        });
+        loaded.insert(shape, compiled.clone());
+        Ok(compiled)
+    }
+}
+
+impl Executor for JitExecutor {
+    fn name(&self) -> &'static str {
+        "jit"
+    }
+
+    fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {
+        let layout = ReductionLayout::new(lp.args);
+        let compiled = self.compiled(lp, LoopShape::of(lp, &layout))?;
+        let data: Vec<*mut c_void> = lp.args.iter().map(|a| a.data.host_bytes() as *mut c_void).collect();
+        let maps: Vec<*const c_int> = lp
+            .args
+            .iter()
+            .map(|a| a.map.map_or(std::ptr::null(), |m| m.map.values().as_ptr()))
+            .collect();
+        let words = layout.words_per_chunk();
+        let (n, bs) = (lp.set.size(), self.block_size);
+        let run = |units: &[u32], partials: &mut [u64]| {
+            // SAFETY: the runtime validated the loop (dims, maps, sets) and holds
+            // its borrows; the generated code touches element ranges of `units`
+            // only, partials `units.len() * words`, and the plan keeps one
+            // call's units free of write conflicts.
+            unsafe {
+                (compiled.func)(
+                    units.as_ptr(),
+                    units.len() as c_long,
+                    bs as c_long,
+                    n as c_long,
+                    data.as_ptr(),
+                    maps.as_ptr(),
+                    partials.as_mut_ptr(),
+                    self.nthreads,
+                )
+            }
+        };
+        let mut partials;
+        match lp.plan(bs) {
+            None => {
+                let units: Vec<u32> = (0..n.div_ceil(bs) as u32).collect();
+                partials = vec![0u64; units.len() * words];
+                if words > 0 {
+                    partials.chunks_mut(words).for_each(|p| layout.init(lp.args, p));
+                }
+                run(&units, &mut partials);
+            }
+            Some(plan) => {
+                partials = vec![0u64; plan.nblocks() * words];
+                if words > 0 {
+                    partials.chunks_mut(words).for_each(|p| layout.init(lp.args, p));
+                }
+                let mut done = 0;
+                for c in 0..plan.ncolours() {
+                    let blocks = plan.blocks_of_colour(c);
+                    run(blocks, &mut partials[done * words..]);
+                    done += blocks.len();
+                }
+            }
+        }
+        if words > 0 {
+            partials.chunks(words).for_each(|p| layout.combine(lp.args, p));
+        }
+        Ok(())
+    }
+
+    fn code_cache_stats(&self) -> CodeCacheStats {
+        CodeCacheStats {
+            compiled: self.counters.compiled.load(Ordering::Relaxed),
+            disk_hits: self.counters.disk_hits.load(Ordering::Relaxed),
+            memory_hits: self.counters.memory_hits.load(Ordering::Relaxed),
+            rebuilt: self.counters.rebuilt.load(Ordering::Relaxed),
+        }
+    }
+}
