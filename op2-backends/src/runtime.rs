@@ -19,7 +19,7 @@ pub struct RuntimeOptions {
     /// C compiler for the `jit` backend; `None` uses `OP2_CC`, else `cc`.
     pub cc: Option<String>,
     /// C compiler flags for `jit`; `None` uses `OP2_CFLAGS`, else
-    /// `-O3 -march=native -fopenmp -ffp-contract=off`.
+    /// `-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno`.
     pub cflags: Option<String>,
     /// Directory of compiled loops; `None` uses `OP2_CACHE_DIR`, else the
     /// user's cache directory (`~/.cache/op2`).

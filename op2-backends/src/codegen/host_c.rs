@@ -43,7 +43,10 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
     );
     for (k, a) in shape.args.iter().enumerate() {
         let t = c_type(a.scalar);
-        let _ = writeln!(s, "        {t} *arg{k} = ({t} *)data[{k}];");
+        // Reductions work on their partials only.
+        if !matches!(a.kind, ArgKind::Global { slot: Some(_) }) {
+            let _ = writeln!(s, "        {t} *arg{k} = ({t} *)data[{k}];");
+        }
         if matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. }) {
             let _ = writeln!(s, "        const int *map{k} = maps[{k}];");
         }

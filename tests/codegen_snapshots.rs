@@ -1,0 +1,110 @@
+//! Snapshots of the generated C (`tests/snapshots/jit/<kernel>.c`), reviewed
+//! like code: the five Airfoil kernels and a kernel per access mode, form and
+//! element type. Each must also compile without warnings under `-Wall`.
+//! `OP2_UPDATE_SNAPSHOTS=1 cargo test --features jit --test codegen_snapshots`
+//! rewrites them.
+#![cfg(feature = "jit")]
+
+#[path = "conformance/kernels.rs"]
+#[allow(dead_code)] // the suite's kernels; this test uses some of them
+mod kernels;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kernels::*;
+use op2::prelude::*;
+use op2::RuntimeOptions;
+use op2_airfoil::{generate, AirfoilDsl, Constants};
+
+/// Runs one loop of every snapshot kernel with the jit backend in a fresh
+/// cache directory and returns that directory (it then holds the sources).
+fn generate_sources() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("jit-snapshots");
+    let _ = std::fs::remove_dir_all(&dir);
+    let rt = Runtime::with_options(Backend::Jit, RuntimeOptions::default().threads(1).cache_dir(&dir)).unwrap();
+    AirfoilDsl::new(&generate(4, 3), &Constants::default())
+        .unwrap()
+        .iteration(&rt)
+        .unwrap();
+
+    let nodes = Set::new("nodes", 5);
+    let edges = Set::new("edges", 4);
+    let cells = Set::new("cells", 2);
+    let e2n = Map::new("e2n", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 3, 3, 4]).unwrap();
+    let c2n = Map::new("c2n", &cells, &nodes, 3, vec![0, 1, 2, 2, 3, 4]).unwrap();
+    let on_edges = Dat::<f64>::zeros("on_edges", &edges, 1);
+    let on_nodes = Dat::<f64>::zeros("on_nodes", &nodes, 1);
+    let pairs = Dat::<f64>::zeros("pairs", &nodes, 2);
+    let on_cells = Dat::<f64>::zeros("on_cells", &cells, 1);
+    let g2 = Global::new("g2", vec![0.0, 0.0]).unwrap();
+    let lo = Global::scalar("lo", 0.0);
+    let hi = Global::scalar("hi", 0.0);
+    par_loop!(rt, cell_scatter, cells, on_cells(READ), pairs(INC, c2n)).unwrap();
+    par_loop!(rt, reduce_all, nodes, pairs(READ), g2(INC), lo(MIN), hi(MAX)).unwrap();
+    par_loop!(rt, node_min_via_map, edges, on_edges(READ), on_nodes(MIN, e2n[1])).unwrap();
+    par_loop!(rt, node_write_via_map, edges, on_edges(READ), on_nodes(WRITE, e2n[0])).unwrap();
+    par_loop!(rt, node_rw_via_map, edges, pairs(RW, e2n[0])).unwrap();
+    let ints = Dat::<i32>::zeros("ints", &nodes, 1);
+    let count = Global::<i32>::scalar("count", 0);
+    let biggest = Global::<i32>::scalar("biggest", 0);
+    par_loop!(rt, int_ops, nodes, ints(RW), count(INC), biggest(MAX)).unwrap();
+    let f = Dat::<f32>::zeros("f", &nodes, 2);
+    let total = Global::<f32>::scalar("total", 0.0);
+    par_loop!(rt, f32_ops, nodes, f(RW), total(INC)).unwrap();
+    let a = Dat::<u32>::zeros("a", &nodes, 1);
+    let b = Dat::<i64>::zeros("b", &nodes, 1);
+    par_loop!(rt, u32_i64_ops, nodes, a(READ), b(INC)).unwrap();
+    dir
+}
+
+/// `op2_<kernel>_<hash>.c` -> `<kernel>`.
+fn kernel_of(file: &Path) -> String {
+    let stem = file.file_stem().unwrap().to_string_lossy();
+    let stem = stem.strip_prefix("op2_").unwrap();
+    stem[..stem.rfind('_').unwrap()].to_string()
+}
+
+#[test]
+fn generated_c_matches_snapshots_and_compiles_cleanly() {
+    let dir = generate_sources();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    sources.sort();
+    let names: Vec<String> = sources.iter().map(|p| kernel_of(p)).collect();
+    for airfoil in ["save_soln", "adt_calc", "res_calc", "bres_calc", "update"] {
+        assert!(names.iter().any(|n| n == airfoil), "no source for {airfoil}: {names:?}");
+    }
+    assert_eq!(sources.len(), 13, "one shape per kernel: {names:?}");
+
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/jit");
+    let update = std::env::var_os("OP2_UPDATE_SNAPSHOTS").is_some();
+    std::fs::create_dir_all(&snapshots).unwrap();
+    let mut mismatched = Vec::new();
+    for (src, name) in sources.iter().zip(&names) {
+        let text = std::fs::read_to_string(src).unwrap();
+        let snap = snapshots.join(format!("{name}.c"));
+        if update {
+            std::fs::write(&snap, &text).unwrap();
+        } else if std::fs::read_to_string(&snap).ok().as_deref() != Some(text.as_str()) {
+            mismatched.push(name.clone());
+        }
+        let out = Command::new(std::env::var("OP2_CC").unwrap_or_else(|_| "cc".into()))
+            .args(["-Wall", "-Werror", "-fopenmp", "-O2", "-c", "-o", "/dev/null"])
+            .arg(src)
+            .output()
+            .expect("a C compiler");
+        assert!(
+            out.status.success(),
+            "{name}: warnings or errors under -Wall:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(
+        mismatched.is_empty(),
+        "generated C differs from tests/snapshots/jit for {mismatched:?}; review and rerun with OP2_UPDATE_SNAPSHOTS=1"
+    );
+}

@@ -1,0 +1,97 @@
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static inline int omp_get_max_threads(void) { return 1; }
+#endif
+/* op2 generated: loop `adt_calc` */
+#include <math.h>
+#include <stdint.h>
+#define OP2_HELPERS(T, S) \
+    static inline T op2_min_##S(T a, T b) { return a < b ? a : b; } \
+    static inline T op2_max_##S(T a, T b) { return a > b ? a : b; }
+OP2_HELPERS(int, i32)
+OP2_HELPERS(long, i64)
+OP2_HELPERS(unsigned int, u32)
+OP2_HELPERS(unsigned long, u64)
+#undef OP2_HELPERS
+static inline int op2_abs_i32(int a) { return a < 0 ? -a : a; }
+static inline long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+static inline unsigned int op2_abs_u32(unsigned int a) { return a; }
+static inline unsigned long op2_abs_u64(unsigned long a) { return a; }
+static inline double op2_min_f64(double a, double b) { return fmin(a, b); }
+static inline double op2_max_f64(double a, double b) { return fmax(a, b); }
+static inline float op2_min_f32(float a, float b) { return fminf(a, b); }
+static inline float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+
+static inline void op2_kernel_adt_calc(const double *x1, const double *x2, const double *x3, const double *x4, const double *q, double *adt, const double *gam, const double *gm1, const double *cfl) {
+    double ri = (1.0 / q[0]);
+    double u = (ri * q[1]);
+    double v = (ri * q[2]);
+    double c = sqrt((((*gam) * (*gm1)) * ((ri * q[3]) - (0.5 * ((u * u) + (v * v))))));
+    double dx = (x2[0] - x1[0]);
+    double dy = (x2[1] - x1[1]);
+    (*adt) = (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    dx = (x3[0] - x2[0]);
+    dy = (x3[1] - x2[1]);
+    (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    dx = (x4[0] - x3[0]);
+    dy = (x4[1] - x3[1]);
+    (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    dx = (x1[0] - x4[0]);
+    dy = (x1[1] - x4[1]);
+    (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    (*adt) /= (*cfl);
+}
+
+void op2_loop(const uint32_t *units, long nunits, long block_size, long set_size,
+              void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
+{
+    (void)maps;
+    (void)partials;
+    #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (long u = 0; u < nunits; ++u) {
+        const long start = (long)units[u] * block_size;
+        const long end = start + block_size < set_size ? start + block_size : set_size;
+        uint64_t *part = partials + u * 0;
+        (void)part;
+        double *arg0 = (double *)data[0];
+        const int *map0 = maps[0];
+        double *arg1 = (double *)data[1];
+        const int *map1 = maps[1];
+        double *arg2 = (double *)data[2];
+        const int *map2 = maps[2];
+        double *arg3 = (double *)data[3];
+        const int *map3 = maps[3];
+        double *arg4 = (double *)data[4];
+        double *arg5 = (double *)data[5];
+        double *arg6 = (double *)data[6];
+        double *arg7 = (double *)data[7];
+        double *arg8 = (double *)data[8];
+        for (long e = start; e < end; ++e) {
+            double s0[2];
+            const long t0 = map0[e * 4 + 0];
+            for (int c = 0; c < 2; ++c) s0[c] = arg0[t0 * 2 + c];
+            double s1[2];
+            const long t1 = map1[e * 4 + 1];
+            for (int c = 0; c < 2; ++c) s1[c] = arg1[t1 * 2 + c];
+            double s2[2];
+            const long t2 = map2[e * 4 + 2];
+            for (int c = 0; c < 2; ++c) s2[c] = arg2[t2 * 2 + c];
+            double s3[2];
+            const long t3 = map3[e * 4 + 3];
+            for (int c = 0; c < 2; ++c) s3[c] = arg3[t3 * 2 + c];
+            double s4[4];
+            for (int c = 0; c < 4; ++c) s4[c] = arg4[e * 4 + c];
+            double s5[1];
+            for (int c = 0; c < 1; ++c) s5[c] = 0;
+            double s6[1];
+            for (int c = 0; c < 1; ++c) s6[c] = arg6[c];
+            double s7[1];
+            for (int c = 0; c < 1; ++c) s7[c] = arg7[c];
+            double s8[1];
+            for (int c = 0; c < 1; ++c) s8[c] = arg8[c];
+            op2_kernel_adt_calc(s0, s1, s2, s3, s4, s5, s6, s7, s8);
+            for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c];
+        }
+    }
+}

@@ -1,0 +1,113 @@
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static inline int omp_get_max_threads(void) { return 1; }
+#endif
+/* op2 generated: loop `res_calc` */
+#include <math.h>
+#include <stdint.h>
+#define OP2_HELPERS(T, S) \
+    static inline T op2_min_##S(T a, T b) { return a < b ? a : b; } \
+    static inline T op2_max_##S(T a, T b) { return a > b ? a : b; }
+OP2_HELPERS(int, i32)
+OP2_HELPERS(long, i64)
+OP2_HELPERS(unsigned int, u32)
+OP2_HELPERS(unsigned long, u64)
+#undef OP2_HELPERS
+static inline int op2_abs_i32(int a) { return a < 0 ? -a : a; }
+static inline long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+static inline unsigned int op2_abs_u32(unsigned int a) { return a; }
+static inline unsigned long op2_abs_u64(unsigned long a) { return a; }
+static inline double op2_min_f64(double a, double b) { return fmin(a, b); }
+static inline double op2_max_f64(double a, double b) { return fmax(a, b); }
+static inline float op2_min_f32(float a, float b) { return fminf(a, b); }
+static inline float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+
+static inline void op2_kernel_res_calc(const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1, const double *adt2, double *res1, double *res2, const double *gm1, const double *eps) {
+    double dx = (x1[0] - x2[0]);
+    double dy = (x1[1] - x2[1]);
+    double ri = (1.0 / q1[0]);
+    double p1 = ((*gm1) * (q1[3] - ((0.5 * ri) * ((q1[1] * q1[1]) + (q1[2] * q1[2])))));
+    double vol1 = (ri * ((q1[1] * dy) - (q1[2] * dx)));
+    ri = (1.0 / q2[0]);
+    double p2 = ((*gm1) * (q2[3] - ((0.5 * ri) * ((q2[1] * q2[1]) + (q2[2] * q2[2])))));
+    double vol2 = (ri * ((q2[1] * dy) - (q2[2] * dx)));
+    double mu = ((0.5 * ((*adt1) + (*adt2))) * (*eps));
+    double f = ((0.5 * ((vol1 * q1[0]) + (vol2 * q2[0]))) + (mu * (q1[0] - q2[0])));
+    res1[0] += f;
+    res2[0] -= f;
+    f = ((0.5 * ((((vol1 * q1[1]) + (p1 * dy)) + (vol2 * q2[1])) + (p2 * dy))) + (mu * (q1[1] - q2[1])));
+    res1[1] += f;
+    res2[1] -= f;
+    f = ((0.5 * ((((vol1 * q1[2]) - (p1 * dx)) + (vol2 * q2[2])) - (p2 * dx))) + (mu * (q1[2] - q2[2])));
+    res1[2] += f;
+    res2[2] -= f;
+    f = ((0.5 * ((vol1 * (q1[3] + p1)) + (vol2 * (q2[3] + p2)))) + (mu * (q1[3] - q2[3])));
+    res1[3] += f;
+    res2[3] -= f;
+}
+
+void op2_loop(const uint32_t *units, long nunits, long block_size, long set_size,
+              void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
+{
+    (void)maps;
+    (void)partials;
+    #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
+    for (long u = 0; u < nunits; ++u) {
+        const long start = (long)units[u] * block_size;
+        const long end = start + block_size < set_size ? start + block_size : set_size;
+        uint64_t *part = partials + u * 0;
+        (void)part;
+        double *arg0 = (double *)data[0];
+        const int *map0 = maps[0];
+        double *arg1 = (double *)data[1];
+        const int *map1 = maps[1];
+        double *arg2 = (double *)data[2];
+        const int *map2 = maps[2];
+        double *arg3 = (double *)data[3];
+        const int *map3 = maps[3];
+        double *arg4 = (double *)data[4];
+        const int *map4 = maps[4];
+        double *arg5 = (double *)data[5];
+        const int *map5 = maps[5];
+        double *arg6 = (double *)data[6];
+        const int *map6 = maps[6];
+        double *arg7 = (double *)data[7];
+        const int *map7 = maps[7];
+        double *arg8 = (double *)data[8];
+        double *arg9 = (double *)data[9];
+        for (long e = start; e < end; ++e) {
+            double s0[2];
+            const long t0 = map0[e * 2 + 0];
+            for (int c = 0; c < 2; ++c) s0[c] = arg0[t0 * 2 + c];
+            double s1[2];
+            const long t1 = map1[e * 2 + 1];
+            for (int c = 0; c < 2; ++c) s1[c] = arg1[t1 * 2 + c];
+            double s2[4];
+            const long t2 = map2[e * 2 + 0];
+            for (int c = 0; c < 4; ++c) s2[c] = arg2[t2 * 4 + c];
+            double s3[4];
+            const long t3 = map3[e * 2 + 1];
+            for (int c = 0; c < 4; ++c) s3[c] = arg3[t3 * 4 + c];
+            double s4[1];
+            const long t4 = map4[e * 2 + 0];
+            for (int c = 0; c < 1; ++c) s4[c] = arg4[t4 * 1 + c];
+            double s5[1];
+            const long t5 = map5[e * 2 + 1];
+            for (int c = 0; c < 1; ++c) s5[c] = arg5[t5 * 1 + c];
+            double s6[4];
+            for (int c = 0; c < 4; ++c) s6[c] = 0;
+            const long t6 = map6[e * 2 + 0];
+            double s7[4];
+            for (int c = 0; c < 4; ++c) s7[c] = 0;
+            const long t7 = map7[e * 2 + 1];
+            double s8[1];
+            for (int c = 0; c < 1; ++c) s8[c] = arg8[c];
+            double s9[1];
+            for (int c = 0; c < 1; ++c) s9[c] = arg9[c];
+            op2_kernel_res_calc(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9);
+            for (int c = 0; c < 4; ++c) arg6[t6 * 4 + c] += s6[c];
+            for (int c = 0; c < 4; ++c) arg7[t7 * 4 + c] += s7[c];
+        }
+    }
+}

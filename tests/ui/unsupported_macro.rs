@@ -1,0 +1,6 @@
+#[op2::kernel]
+fn noisy(x: &mut f64) {
+    println!("{}", *x);
+}
+
+fn main() {}
