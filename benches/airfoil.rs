@@ -1,6 +1,6 @@
 //! One Airfoil iteration on a mid-size mesh, in one run: the hand-written
-//! baseline, the DSL on `seq`, and the DSL on `rayon` with 2 threads. Prints
-//! the ratios at the end (DSL seq / hand-written, seq / rayon speed-up).
+//! baseline, the DSL on `seq`, and the DSL on `rayon` and (with
+//! `--features jit`) `jit` with 2 threads each. Prints the ratios at the end.
 //!
 //! `cargo bench --bench airfoil` (set `AIRFOIL_BENCH_MESH=IxJ` to change the
 //! mesh; default 200x300, 180 000 cells).
@@ -40,11 +40,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs")))
     });
 
-    if let Ok(rt) = Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)) {
-        let dsl = AirfoilDsl::new(&mesh, &constants).expect("airfoil carriers");
-        group.bench_function("dsl_rayon_2", |b| {
-            b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs")))
-        });
+    // The threaded backends compiled into this build, 2 threads each.
+    for (name, backend) in [("dsl_rayon_2", Backend::Rayon), ("dsl_jit_2", Backend::Jit)] {
+        if let Ok(rt) = Runtime::with_options(backend, RuntimeOptions::default().threads(2)) {
+            let dsl = AirfoilDsl::new(&mesh, &constants).expect("airfoil carriers");
+            dsl.iteration(&rt).expect("warm-up (compiles jit loops)");
+            group.bench_function(name, |b| b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs"))));
+        }
     }
     group.finish();
 }
@@ -74,12 +76,17 @@ fn main() {
             seq / 1e6,
             seq / hand
         );
-        if let Some(rayon) = mean_ns("dsl_rayon_2") {
-            println!(
-                "airfoil {i}x{j}: dsl_rayon_2 {:.3} ms, speed-up dsl_seq/dsl_rayon_2 = {:.2}",
-                rayon / 1e6,
-                seq / rayon
-            );
+        for name in ["dsl_rayon_2", "dsl_jit_2"] {
+            if let Some(t) = mean_ns(name) {
+                println!(
+                    "airfoil {i}x{j}: {name} {:.3} ms, speed-up dsl_seq/{name} = {:.2}",
+                    t / 1e6,
+                    seq / t
+                );
+            }
+        }
+        if let (Some(r), Some(jt)) = (mean_ns("dsl_rayon_2"), mean_ns("dsl_jit_2")) {
+            println!("airfoil {i}x{j}: ratio dsl_jit_2/dsl_rayon_2 = {:.3}", jt / r);
         }
     }
 }
