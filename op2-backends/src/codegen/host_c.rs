@@ -21,9 +21,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
     let _ = writeln!(s, "/* op2 generated: loop `{}` */", kernel.name);
     s.push_str("#include <math.h>\n#include <stdint.h>\n");
     s.push_str(C_PRELUDE);
-    s.push_str("\nstatic inline ");
-    s.push_str(kernel.c_source);
-    s.push('\n');
+    s.push_str(&kernel_definition(kernel, "static inline "));
     s.push_str(
         "void op2_loop(const uint32_t *units, long nunits, long block_size, long set_size,\n\
          \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads)\n{\n",
@@ -143,4 +141,20 @@ fn scatter(s: &mut String, k: usize, a: &super::ArgShape) {
     if let Some(l) = line {
         let _ = writeln!(s, "{ind}{l}");
     }
+}
+
+/// The translated kernel with `qualifier` in front, preceded by the
+/// `OP2_DIM_<param>` macros it uses for dims written as named constants.
+pub fn kernel_definition(kernel: &KernelInfo, qualifier: &str) -> String {
+    let mut s = String::from("\n");
+    for p in kernel.params {
+        let name = format!("OP2_DIM_{}", p.name);
+        if kernel.c_source.contains(&name) {
+            let _ = writeln!(s, "#define {name} {}", p.dim);
+        }
+    }
+    s.push_str(qualifier);
+    s.push_str(kernel.c_source);
+    s.push('\n');
+    s
 }

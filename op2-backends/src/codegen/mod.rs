@@ -6,7 +6,7 @@ mod host_c;
 mod prelude;
 mod shape;
 
-pub use host_c::host_source;
+pub use host_c::{host_source, kernel_definition};
 pub use prelude::C_PRELUDE;
 pub use shape::{ArgKind, ArgShape, LoopShape};
 

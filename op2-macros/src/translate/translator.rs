@@ -77,11 +77,19 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
                 ETy::Array(ty, 1),
                 Kind::ParamArray,
             ),
-            Shape::Table(d, _) => (
-                format!("{constness}{} (*{c})[{}]", ty.c_name(), const_expr_text(d)),
-                ETy::Array(ty, 2),
-                Kind::ParamArray,
-            ),
+            Shape::Table(d, _) => {
+                // A literal dim stays; a named one becomes a macro that the
+                // code generator defines from the parameter's recorded dim.
+                let dim = match d {
+                    Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_digits().to_string(),
+                    _ => format!("OP2_DIM_{}", p.name),
+                };
+                (
+                    format!("{constness}{} (*{c})[{dim}]", ty.c_name()),
+                    ETy::Array(ty, 2),
+                    Kind::ParamArray,
+                )
+            }
         };
         c_params.push(decl);
         t.bind(&p.name.to_string(), c, ety, kind);
@@ -1095,6 +1103,20 @@ mod tests {
         assert!(
             c.contains("int f = ((*a) > 0);") && c.contains("if ((!f))") && c.contains("(*r) = (~(*a));"),
             "{c}"
+        );
+    }
+
+    #[test]
+    fn named_dims() {
+        let c = c_of(
+            "fn k(v: &[[f64; NDIM]; 3], r: &mut f64) { const N: usize = 2; let a = [0.0; N]; *r = v[0][1] + a[1]; }",
+        );
+        assert!(c.contains("const double (*v)[OP2_DIM_v]"), "{c}");
+        assert!(c.contains("double a[N];"), "{c}");
+        let e = errors_of("fn k(r: &mut f64) { let a = [0.0; OUTSIDE]; *r = a[0]; }");
+        assert!(
+            e[0].contains("`OUTSIDE` must be a literal or a `const` declared inside the kernel"),
+            "{e:?}"
         );
     }
 
