@@ -388,6 +388,13 @@ impl Translator {
                     );
                     return;
                 }
+                if let Some(bad) = dims.iter().find(|d| {
+                    !d.chars().all(|c| c.is_ascii_digit()) && !self.lookup(d).is_some_and(|v| v.kind == Kind::Const)
+                }) {
+                    let msg = format!("array length `{bad}` must be a literal or a `const` declared inside the kernel");
+                    self.err(ident.span(), msg);
+                    return;
+                }
                 let cname = self.declare_name(&name);
                 let dims_text: String = dims.iter().map(|d| format!("[{d}]")).collect();
                 match init {
