@@ -135,6 +135,9 @@ impl Runtime {
     ) -> Result<()> {
         validate_loop(kernel, set, args)?;
         let _borrows = LoopBorrows::take(kernel, args)?;
+        if !self.executor.is_device() {
+            op2_core::sync_args_to_host(kernel, args)?;
+        }
         let lp = ParLoop {
             kernel,
             set,

@@ -1,4 +1,4 @@
-use crate::{Access, BorrowFlag, Map, ScalarType, Set};
+use crate::{Access, BorrowFlag, DeviceCell, Map, ScalarType, Set};
 
 /// What a loop argument refers to, type-erased: the runtime validates, borrows,
 /// plans and times loops through these handles.
@@ -56,6 +56,22 @@ impl ArgData<'_> {
         match self {
             ArgData::Dat(d) => d.host_bytes(),
             ArgData::Global(g) => g.host_bytes(),
+        }
+    }
+
+    /// Size of the host values in bytes.
+    pub fn byte_len(&self) -> usize {
+        match self {
+            ArgData::Dat(d) => d.byte_len(),
+            ArgData::Global(g) => g.byte_len(),
+        }
+    }
+
+    /// The device side.
+    pub fn device(&self) -> &DeviceCell {
+        match self {
+            ArgData::Dat(d) => d.device(),
+            ArgData::Global(g) => g.device(),
         }
     }
 }
@@ -118,6 +134,10 @@ pub trait DatHandle: Send + Sync {
     fn borrow_flag(&self) -> &BorrowFlag;
     /// Pointer to the host values; dereferencing it needs this Dat's borrow.
     fn host_bytes(&self) -> *mut u8;
+    /// Size of the host values in bytes.
+    fn byte_len(&self) -> usize;
+    /// The device side.
+    fn device(&self) -> &DeviceCell;
 }
 
 /// A Global seen without its element type, with what reductions need.
@@ -139,4 +159,8 @@ pub trait GlobalHandle: Send + Sync {
     fn combine_partial(&self, access: Access, slot: &[u64]);
     /// Pointer to the host values; dereferencing it needs this Global's borrow.
     fn host_bytes(&self) -> *mut u8;
+    /// Size of the host values in bytes.
+    fn byte_len(&self) -> usize;
+    /// The device side.
+    fn device(&self) -> &DeviceCell;
 }

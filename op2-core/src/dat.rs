@@ -123,6 +123,11 @@ impl<T: Scalar> Dat<T> {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// How often this data has moved between host and device.
+    pub fn transfer_stats(&self) -> crate::TransferStats {
+        self.0.host.device().stats()
+    }
+
     /// Raw pointer to the host values, for the views generated code builds.
     /// Dereferencing it is only sound while a loop holds this Dat's borrow.
     #[doc(hidden)]
@@ -152,6 +157,12 @@ impl<T: Scalar> DatHandle for Dat<T> {
     }
     fn host_bytes(&self) -> *mut u8 {
         self.0.host.ptr() as *mut u8
+    }
+    fn byte_len(&self) -> usize {
+        self.0.host.byte_len()
+    }
+    fn device(&self) -> &crate::DeviceCell {
+        self.0.host.device()
     }
 }
 

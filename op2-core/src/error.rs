@@ -300,6 +300,60 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// Copying data between host and device failed.
+    #[error("`{name}`: transfer between host and device failed: {reason}")]
+    Transfer {
+        /// The Dat or Global.
+        name: String,
+        /// What the device layer said.
+        reason: String,
+    },
+    /// A device backend's runtime, platform or device is missing.
+    #[error("{backend}: {reason}")]
+    DeviceUnavailable {
+        /// The backend.
+        backend: &'static str,
+        /// What is missing (the library, a platform, a matching device: with what exists).
+        reason: String,
+    },
+    /// A device API call failed.
+    #[error("{backend}: {call} failed on {device}: {reason}")]
+    Device {
+        /// The backend.
+        backend: &'static str,
+        /// The device.
+        device: String,
+        /// The API call or step.
+        call: String,
+        /// The error the API returned.
+        reason: String,
+    },
+    /// Device memory ran out.
+    #[error("{backend}: out of device memory on {device} allocating {bytes} bytes for `{name}`")]
+    DeviceOutOfMemory {
+        /// The backend.
+        backend: &'static str,
+        /// The device.
+        device: String,
+        /// The Dat, Global or Map.
+        name: String,
+        /// The allocation's size.
+        bytes: usize,
+    },
+    /// A generated device program failed to build.
+    #[error("loop `{loop_name}`: the {backend} program failed to build on {device}:\n{log}\n--- generated source ---\n{source_text}")]
+    DeviceBuild {
+        /// The backend.
+        backend: &'static str,
+        /// The loop.
+        loop_name: String,
+        /// The device.
+        device: String,
+        /// The build log.
+        log: String,
+        /// The generated source.
+        source_text: String,
+    },
     /// A runtime option with an unusable value.
     #[error("invalid runtime option `{option}`: {reason}")]
     InvalidOption {

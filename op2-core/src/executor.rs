@@ -47,6 +47,12 @@ pub trait Executor: Send + Sync {
     /// Runs one loop.
     fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()>;
 
+    /// Whether loops run on a device with its own memory (the runtime then
+    /// leaves transfers to the executor instead of bringing data to the host).
+    fn is_device(&self) -> bool {
+        false
+    }
+
     /// Counters of the backend's generated-code caches (zero for backends
     /// that generate no code).
     fn code_cache_stats(&self) -> CodeCacheStats {

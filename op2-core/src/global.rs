@@ -142,6 +142,12 @@ impl<T: Scalar> GlobalHandle for Global<T> {
     fn host_bytes(&self) -> *mut u8 {
         self.0.host.ptr() as *mut u8
     }
+    fn byte_len(&self) -> usize {
+        self.0.host.byte_len()
+    }
+    fn device(&self) -> &crate::DeviceCell {
+        self.0.host.device()
+    }
 
     fn combine_partial(&self, access: Access, slot: &[u64]) {
         let part = slot.as_ptr() as *const T;

@@ -10,6 +10,7 @@ pub struct Map(Arc<MapInner>);
 
 struct MapInner {
     id: u64,
+    device: crate::DeviceCell,
     name: String,
     from: Set,
     to: Set,
@@ -49,6 +50,7 @@ impl Map {
         }
         Ok(Map(Arc::new(MapInner {
             id: crate::id::next_id(),
+            device: crate::DeviceCell::default(),
             name,
             from: from.clone(),
             to: to.clone(),
@@ -80,6 +82,11 @@ impl Map {
     /// The flat table, element-major.
     pub fn values(&self) -> &[i32] {
         &self.0.values
+    }
+
+    /// The device copy of the table (maps are uploaded once and kept).
+    pub fn device(&self) -> &crate::DeviceCell {
+        &self.0.device
     }
 
     /// Whether two handles are the same map.

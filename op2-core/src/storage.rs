@@ -2,7 +2,8 @@ use std::cell::UnsafeCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use crate::{BorrowFlag, Error, Result};
+use crate::device::DeviceCell;
+use crate::{host_read, host_write, BorrowFlag, Error, Result};
 
 /// Host memory of a Dat or Global: a fixed-length buffer plus a borrow flag.
 ///
@@ -11,6 +12,7 @@ use crate::{BorrowFlag, Error, Result};
 pub(crate) struct HostStorage<T> {
     data: Box<[UnsafeCell<T>]>,
     flag: BorrowFlag,
+    device: DeviceCell,
 }
 
 // SAFETY: every access to `data` goes through the borrow flag (guards and loops).
@@ -22,6 +24,7 @@ impl<T> HostStorage<T> {
         HostStorage {
             data: values.into_iter().map(UnsafeCell::new).collect(),
             flag: BorrowFlag::default(),
+            device: DeviceCell::default(),
         }
     }
 
@@ -31,6 +34,40 @@ impl<T> HostStorage<T> {
 
     pub(crate) fn flag(&self) -> &BorrowFlag {
         &self.flag
+    }
+
+    pub(crate) fn device(&self) -> &DeviceCell {
+        &self.device
+    }
+
+    /// Size of the host data in bytes.
+    pub(crate) fn byte_len(&self) -> usize {
+        std::mem::size_of_val(&*self.data)
+    }
+
+    /// Brings the host copy up to date for a reader (`write == false`) or a
+    /// writer, downloading from the device if it holds newer data. The caller
+    /// holds the borrow; the device lock keeps two accessors from downloading
+    /// at once.
+    fn sync_host(&self, name: &str, write: bool) -> Result<()> {
+        let mut slot = self.device.lock();
+        let t = if write {
+            host_write(slot.state)
+        } else {
+            host_read(slot.state)
+        };
+        if t.download {
+            // SAFETY: state Device means no host reference to the data exists
+            // (a writing loop held the exclusive borrow, and accessors wait on
+            // the device lock before using the data).
+            let host = unsafe { std::slice::from_raw_parts_mut(self.ptr() as *mut u8, self.byte_len()) };
+            slot.download(host).map_err(|e| Error::Transfer {
+                name: name.to_string(),
+                reason: e.to_string(),
+            })?;
+        }
+        slot.state = t.after;
+        Ok(())
     }
 
     /// Pointer to the first value. Dereferencing it needs a borrow of the flag.
@@ -43,7 +80,9 @@ impl<T> HostStorage<T> {
             name: name.to_string(),
             how,
         })?;
-        Ok(HostRef { storage: self })
+        let guard = HostRef { storage: self };
+        self.sync_host(name, false)?;
+        Ok(guard)
     }
 
     pub(crate) fn try_write<'a>(&'a self, name: &str) -> Result<HostMut<'a, T>> {
@@ -51,7 +90,9 @@ impl<T> HostStorage<T> {
             name: name.to_string(),
             how,
         })?;
-        Ok(HostMut { storage: self })
+        let guard = HostMut { storage: self };
+        self.sync_host(name, true)?;
+        Ok(guard)
     }
 }
 

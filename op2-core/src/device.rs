@@ -1,0 +1,114 @@
+//! Device memory as op2's carriers see it: a backend-owned buffer behind a
+//! small trait, the Dat's state, and transfer counters. OpenCL and CUDA share
+//! this; the transitions are in `device_state.rs`.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::{DeviceState, Result};
+
+/// A buffer in some device's memory, owned by the backend that made it.
+pub trait DeviceBuffer: Send + Sync {
+    /// The backend's own type, for downcasting when it launches kernels.
+    fn as_any(&self) -> &dyn Any;
+    /// Which device context made it (a backend compares this with its own).
+    fn context_id(&self) -> u64;
+    /// Copies `src` (the whole buffer) to the device.
+    fn upload(&self, src: &[u8]) -> Result<()>;
+    /// Copies the whole buffer to `dst`.
+    fn download(&self, dst: &mut [u8]) -> Result<()>;
+}
+
+/// Counts of one Dat's (or Global's, or Map's) transfers.
+#[derive(Debug, Default)]
+pub struct TransferCounter {
+    uploads: AtomicU64,
+    downloads: AtomicU64,
+    bytes_up: AtomicU64,
+    bytes_down: AtomicU64,
+}
+
+/// A snapshot of a [`TransferCounter`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TransferStats {
+    /// Host-to-device copies.
+    pub uploads: u64,
+    /// Device-to-host copies.
+    pub downloads: u64,
+    /// Bytes copied to the device.
+    pub bytes_up: u64,
+    /// Bytes copied to the host.
+    pub bytes_down: u64,
+}
+
+impl TransferCounter {
+    /// Counts one upload of `bytes`.
+    pub fn count_upload(&self, bytes: usize) {
+        self.uploads.fetch_add(1, Ordering::Relaxed);
+        self.bytes_up.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Counts one download of `bytes`.
+    pub fn count_download(&self, bytes: usize) {
+        self.downloads.fetch_add(1, Ordering::Relaxed);
+        self.bytes_down.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> TransferStats {
+        TransferStats {
+            uploads: self.uploads.load(Ordering::Relaxed),
+            downloads: self.downloads.load(Ordering::Relaxed),
+            bytes_up: self.bytes_up.load(Ordering::Relaxed),
+            bytes_down: self.bytes_down.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A carrier's device side: its state, its buffer (if any) and its counters.
+#[derive(Default)]
+pub struct DeviceSlot {
+    /// Where the valid data is.
+    pub state: DeviceState,
+    /// The device buffer, once allocated.
+    pub buffer: Option<Box<dyn DeviceBuffer>>,
+    /// Transfer counts (shared with runtimes that report them).
+    pub counter: Arc<TransferCounter>,
+}
+
+impl DeviceSlot {
+    /// Uploads `host` into the buffer and counts it.
+    pub fn upload(&self, host: &[u8]) -> Result<()> {
+        if let Some(b) = &self.buffer {
+            b.upload(host)?;
+            self.counter.count_upload(host.len());
+        }
+        Ok(())
+    }
+
+    /// Downloads the buffer into `host` and counts it.
+    pub fn download(&self, host: &mut [u8]) -> Result<()> {
+        if let Some(b) = &self.buffer {
+            b.download(host)?;
+            self.counter.count_download(host.len());
+        }
+        Ok(())
+    }
+}
+
+/// The device slot of a carrier, behind a lock that serialises transfers.
+#[derive(Default)]
+pub struct DeviceCell(Mutex<DeviceSlot>);
+
+impl DeviceCell {
+    /// Locks the slot.
+    pub fn lock(&self) -> MutexGuard<'_, DeviceSlot> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The transfer counts so far.
+    pub fn stats(&self) -> TransferStats {
+        self.lock().counter.stats()
+    }
+}
