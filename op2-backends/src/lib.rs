@@ -9,6 +9,8 @@ mod backend;
 pub mod codegen;
 #[cfg(feature = "jit")]
 pub mod jit;
+#[cfg(feature = "opencl")]
+pub mod opencl;
 #[cfg(feature = "rayon")]
 mod rayon;
 mod runtime;
@@ -17,6 +19,8 @@ mod seq;
 pub use backend::Backend;
 #[cfg(feature = "jit")]
 pub use jit::JitExecutor;
+#[cfg(feature = "opencl")]
+pub use opencl::OpenClExecutor;
 #[cfg(feature = "rayon")]
 pub use rayon::RayonExecutor;
 pub use runtime::{Runtime, RuntimeOptions};

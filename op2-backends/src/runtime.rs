@@ -24,6 +24,9 @@ pub struct RuntimeOptions {
     /// Directory of compiled loops; `None` uses `OP2_CACHE_DIR`, else the
     /// user's cache directory (`~/.cache/op2`).
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Device for device backends: an index or a name substring; `None` uses
+    /// `OP2_OPENCL_DEVICE`, else the first GPU, else the first device.
+    pub device: Option<String>,
 }
 
 impl RuntimeOptions {
@@ -48,6 +51,12 @@ impl RuntimeOptions {
     /// Options with these C compiler flags.
     pub fn cflags(mut self, cflags: impl Into<String>) -> Self {
         self.cflags = Some(cflags.into());
+        self
+    }
+
+    /// Options choosing the device (an index or a name substring).
+    pub fn device(mut self, device: impl Into<String>) -> Self {
+        self.device = Some(device.into());
         self
     }
 
@@ -97,6 +106,8 @@ impl Runtime {
             Backend::Rayon => Box::new(crate::RayonExecutor::new(&options)?),
             #[cfg(feature = "jit")]
             Backend::Jit => Box::new(crate::JitExecutor::new(&options)?),
+            #[cfg(feature = "opencl")]
+            Backend::OpenCl => Box::new(crate::OpenClExecutor::new(&options)?),
             other => unreachable!("backend {other} reported available without an executor"),
         };
         Ok(Runtime {

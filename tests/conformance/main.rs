@@ -76,3 +76,9 @@ backend_suite!(
         .block_size(7)
         .cache_dir(super::JIT_CACHE)
 );
+
+#[cfg(feature = "opencl")]
+backend_suite!(opencl, Backend::OpenCl, RuntimeOptions::default());
+// Small blocks: many work-items and colours on the suite's small meshes.
+#[cfg(feature = "opencl")]
+backend_suite!(opencl_block_7, Backend::OpenCl, RuntimeOptions::default().block_size(7));

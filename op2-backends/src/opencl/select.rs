@@ -1,0 +1,98 @@
+//! Choosing an OpenCL device: `OP2_OPENCL_DEVICE` (or the runtime option) as
+//! an index into the list of all devices or a substring of a device's name;
+//! by default the first GPU, else the first device.
+
+use op2_core::{Error, Result};
+use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
+use opencl3::error_codes::{ClError, CL_PLATFORM_NOT_FOUND_KHR, DLOPEN_RUNTIME_LOAD_FAILED};
+use opencl3::platform::get_platforms;
+
+fn unavailable(reason: impl Into<String>) -> Error {
+    Error::DeviceUnavailable {
+        backend: "opencl",
+        reason: reason.into(),
+    }
+}
+
+/// Maps the errors of the first OpenCL calls to what is missing.
+fn platform_error(e: ClError) -> Error {
+    match e.0 {
+        DLOPEN_RUNTIME_LOAD_FAILED => unavailable(
+            "no OpenCL runtime: libOpenCL.so could not be loaded; install an ICD loader and a driver \
+             (e.g. the Debian packages ocl-icd-libopencl1 and pocl-opencl-icd)",
+        ),
+        CL_PLATFORM_NOT_FOUND_KHR => {
+            unavailable("no OpenCL platform found: no driver (ICD) is registered under /etc/OpenCL/vendors")
+        }
+        _ => unavailable(format!("listing OpenCL platforms failed: {e}")),
+    }
+}
+
+/// Serialises device discovery and context creation: some OpenCL
+/// implementations (PoCL among them) are not thread-safe while they start.
+pub static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Every device of every platform: (device, "name (platform)", is a GPU).
+fn all_devices() -> Result<Vec<(Device, String, bool)>> {
+    let platforms = get_platforms().map_err(platform_error)?;
+    if platforms.is_empty() {
+        return Err(unavailable("no OpenCL platform found"));
+    }
+    let mut out = Vec::new();
+    for p in platforms {
+        let pname = p.name().unwrap_or_default();
+        let ids = p
+            .get_devices(CL_DEVICE_TYPE_ALL)
+            .map_err(|e| unavailable(format!("listing the devices of platform `{pname}` failed: {e}")))?;
+        for id in ids {
+            let d = Device::new(id);
+            let name = d.name().unwrap_or_else(|_| "unnamed device".into());
+            let gpu = d.dev_type().map(|t| t & CL_DEVICE_TYPE_GPU != 0).unwrap_or(false);
+            out.push((d, format!("{name} ({pname})"), gpu));
+        }
+    }
+    if out.is_empty() {
+        return Err(unavailable("the OpenCL platforms have no devices"));
+    }
+    Ok(out)
+}
+
+/// The device `wanted` names, or the default; an error lists what exists.
+pub fn select_device(wanted: Option<&str>) -> Result<(Device, String)> {
+    let devices = all_devices()?;
+    let listing = || {
+        devices
+            .iter()
+            .enumerate()
+            .map(|(i, (_, n, _))| format!("{i}: {n}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let pick = match wanted.map(str::trim).filter(|w| !w.is_empty()) {
+        None => devices.iter().position(|d| d.2).unwrap_or(0),
+        Some(w) => match w.parse::<usize>() {
+            Ok(i) if i < devices.len() => i,
+            Ok(i) => {
+                return Err(unavailable(format!(
+                    "OP2_OPENCL_DEVICE={i}: there are only {} devices ({})",
+                    devices.len(),
+                    listing()
+                )))
+            }
+            Err(_) => {
+                let lw = w.to_lowercase();
+                match devices.iter().position(|d| d.1.to_lowercase().contains(&lw)) {
+                    Some(i) => i,
+                    None => {
+                        return Err(unavailable(format!(
+                            "no OpenCL device matches `{w}`; devices: {}",
+                            listing()
+                        )))
+                    }
+                }
+            }
+        },
+    };
+    let (d, n, _) = &devices[pick];
+    Ok((Device::new(d.id()), n.clone()))
+}
