@@ -33,6 +33,10 @@ pub const DEFAULT_BLOCK_SIZE: usize = 256;
 /// the host (double precision always is).
 const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt";
 
+/// A plan's block lists on the device (the plan is kept alive so that its
+/// address, the key, stays unique).
+type PlanUnits = (Arc<Plan>, Arc<ClBuffer>);
+
 struct ClLoop {
     _program: Program,
     kernel: Mutex<Kernel>,
@@ -46,7 +50,7 @@ pub struct OpenClExecutor {
     queue: Arc<CommandQueue>,
     block_size: usize,
     programs: Mutex<HashMap<LoopShape, Arc<ClLoop>>>,
-    units: Mutex<HashMap<usize, (Arc<Plan>, Arc<ClBuffer>)>>,
+    units: Mutex<HashMap<usize, PlanUnits>>,
     built: AtomicUsize,
     reused: AtomicUsize,
 }
@@ -179,7 +183,7 @@ impl OpenClExecutor {
     /// A map's table on this device (uploaded once, kept).
     fn prepare_map(&self, map: &op2_core::Map) -> Result<cl_mem> {
         let mut slot = map.device().lock();
-        if !slot.buffer.as_ref().is_some_and(|b| b.context_id() == self.id) {
+        if slot.buffer.as_ref().is_none_or(|b| b.context_id() != self.id) {
             let bytes: &[u8] = bytemuck_i32(map.values());
             slot.buffer = Some(Box::new(self.new_buffer(map.name(), bytes.len())?));
             slot.upload(bytes)?;
