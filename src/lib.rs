@@ -36,7 +36,7 @@ pub mod guide;
 pub use op2_backends::{Backend, Runtime, RuntimeOptions};
 pub use op2_core::{
     Access, ArgRef, CodeCacheStats, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map,
-    ParamForm, ParamInfo, Result, Scalar, ScalarType, Set, SetRegions, TimingSummary,
+    ParamForm, ParamInfo, Result, Scalar, ScalarType, Set, SetRegions, TimingSummary, TransferStats,
 };
 pub use op2_macros::{kernel, par_loop};
 

@@ -76,6 +76,8 @@ pub struct Runtime {
     executor: Box<dyn Executor>,
     timings: Timings,
     plans: PlanCache,
+    /// Transfer counters of the carriers device loops used, for the summary.
+    transfers: std::sync::Mutex<Vec<(String, std::sync::Arc<op2_core::TransferCounter>)>>,
 }
 
 impl Runtime {
@@ -115,6 +117,7 @@ impl Runtime {
             executor,
             timings: Timings::default(),
             plans: PlanCache::default(),
+            transfers: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -146,7 +149,9 @@ impl Runtime {
     ) -> Result<()> {
         validate_loop(kernel, set, args)?;
         let _borrows = LoopBorrows::take(kernel, args)?;
-        if !self.executor.is_device() {
+        if self.executor.is_device() {
+            self.register_transfers(args);
+        } else {
             op2_core::sync_args_to_host(kernel, args)?;
         }
         let lp = ParLoop {
@@ -162,6 +167,22 @@ impl Runtime {
         Ok(())
     }
 
+    /// Remembers the transfer counters of a device loop's carriers.
+    fn register_transfers(&self, args: &[ArgSpec<'_>]) {
+        let mut seen = self.transfers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut note = |name: &str, counter: std::sync::Arc<op2_core::TransferCounter>| {
+            if !seen.iter().any(|(_, c)| std::sync::Arc::ptr_eq(c, &counter)) {
+                seen.push((name.to_string(), counter));
+            }
+        };
+        for a in args {
+            note(a.data.name(), a.data.device().lock().counter.clone());
+            if let Some(m) = a.map {
+                note(m.map.name(), m.map.device().lock().counter.clone());
+            }
+        }
+    }
+
     /// Per-loop timings so far, in first-call order.
     pub fn timings(&self) -> Vec<LoopTiming> {
         self.timings.rows()
@@ -169,7 +190,10 @@ impl Runtime {
 
     /// The timings as a printable table (calls, seconds, ms/call, MB/call, GB/s).
     pub fn timing_summary(&self) -> TimingSummary {
-        self.timings.summary()
+        let mut summary = self.timings.summary();
+        let seen = self.transfers.lock().unwrap_or_else(|p| p.into_inner());
+        summary.transfers = seen.iter().map(|(n, c)| (n.clone(), c.stats())).collect();
+        summary
     }
 
     /// How many colouring plans this runtime has built (a repeated loop reuses

@@ -99,6 +99,12 @@ impl<T: Scalar> Global<T> {
         self.data_mut().fill(value);
     }
 
+    /// How often this Global has moved between host and device (a reduction
+    /// counts its partials).
+    pub fn transfer_stats(&self) -> crate::TransferStats {
+        self.0.host.device().stats()
+    }
+
     /// Raw pointer to the values, for the views generated code builds.
     #[doc(hidden)]
     pub fn host_ptr(&self) -> *mut T {

@@ -73,14 +73,23 @@ impl Timings {
 
     /// The rows as a printable table.
     pub fn summary(&self) -> TimingSummary {
-        TimingSummary(self.rows())
+        TimingSummary {
+            loops: self.rows(),
+            transfers: Vec::new(),
+        }
     }
 }
 
 /// A printable timing table: one row per loop with calls, total seconds,
-/// milliseconds per call, bytes moved per call and GB/s.
+/// milliseconds per call, bytes moved per call and GB/s; then, for device
+/// backends, host-device transfers per Dat, Global and Map.
 #[derive(Clone, Debug)]
-pub struct TimingSummary(pub Vec<LoopTiming>);
+pub struct TimingSummary {
+    /// One row per loop.
+    pub loops: Vec<LoopTiming>,
+    /// Transfers per carrier (by name) that loops of the runtime used.
+    pub transfers: Vec<(String, crate::TransferStats)>,
+}
 
 impl fmt::Display for TimingSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -90,7 +99,7 @@ impl fmt::Display for TimingSummary {
             "loop", "calls", "total s", "ms/call", "MB/call", "GB/s"
         )?;
         let mut total = 0.0;
-        for r in &self.0 {
+        for r in &self.loops {
             total += r.seconds;
             writeln!(
                 f,
@@ -103,7 +112,27 @@ impl fmt::Display for TimingSummary {
                 r.gbytes_per_s()
             )?;
         }
-        write!(f, "{:<16} {:>8} {:>10.4}", "total", "", total)
+        write!(f, "{:<16} {:>8} {:>10.4}", "total", "", total)?;
+        if !self.transfers.is_empty() {
+            writeln!(f, "\n")?;
+            write!(
+                f,
+                "{:<16} {:>8} {:>10} {:>10} {:>10}",
+                "transfers", "uploads", "MB up", "downloads", "MB down"
+            )?;
+            for (name, t) in &self.transfers {
+                write!(
+                    f,
+                    "\n{:<16} {:>8} {:>10.3} {:>10} {:>10.3}",
+                    name,
+                    t.uploads,
+                    t.bytes_up as f64 / 1e6,
+                    t.downloads,
+                    t.bytes_down as f64 / 1e6
+                )?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -96,3 +96,18 @@ pub fn select_device(wanted: Option<&str>) -> Result<(Device, String)> {
     let (d, n, _) = &devices[pick];
     Ok((Device::new(d.id()), n.clone()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_runtime_names_the_library_and_packages() {
+        let e = platform_error(ClError(DLOPEN_RUNTIME_LOAD_FAILED));
+        assert!(matches!(e, Error::DeviceUnavailable { backend: "opencl", .. }));
+        let msg = e.to_string();
+        assert!(msg.contains("libOpenCL.so") && msg.contains("pocl-opencl-icd"), "{msg}");
+        let e = platform_error(ClError(CL_PLATFORM_NOT_FOUND_KHR));
+        assert!(e.to_string().contains("no OpenCL platform"), "{e}");
+    }
+}
