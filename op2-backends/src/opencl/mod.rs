@@ -370,3 +370,25 @@ fn b_download_u64(b: &ClBuffer, v: &mut [u64]) -> Result<()> {
     let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) };
     b.download(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_impossible_allocation_is_out_of_device_memory() {
+        let Ok(exec) = OpenClExecutor::new(&RuntimeOptions::default()) else {
+            eprintln!("skipped: no OpenCL device");
+            return;
+        };
+        let e = exec
+            .new_buffer("huge", 1 << 60)
+            .err()
+            .expect("2^60 bytes cannot be allocated");
+        assert!(
+            matches!(e, Error::DeviceOutOfMemory { bytes, .. } if bytes == 1 << 60),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("huge"), "{e}");
+    }
+}

@@ -1,0 +1,30 @@
+//! The global mesh as distribution sees it: set sizes and map tables.
+
+/// A map between two sets of a [`MeshDesc`], by set index.
+#[derive(Clone, Copy, Debug)]
+pub struct MapDesc<'a> {
+    /// Source set.
+    pub from: usize,
+    /// Target set.
+    pub to: usize,
+    /// Entries per source element.
+    pub arity: usize,
+    /// The global table (`size(from) * arity` entries).
+    pub values: &'a [i32],
+}
+
+impl MapDesc<'_> {
+    /// The targets of source element `e`.
+    pub fn row(&self, e: usize) -> &[i32] {
+        &self.values[e * self.arity..(e + 1) * self.arity]
+    }
+}
+
+/// Every set's global size and every map, identical on all ranks.
+#[derive(Clone, Debug, Default)]
+pub struct MeshDesc<'a> {
+    /// Global size of each set.
+    pub set_sizes: Vec<usize>,
+    /// The maps.
+    pub maps: Vec<MapDesc<'a>>,
+}
