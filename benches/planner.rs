@@ -29,14 +29,14 @@ fn main() {
         .configure_from_args();
     let mut group = c.benchmark_group("plan_res_calc_720k");
     for block_size in [256usize, 1024, 4096] {
-        let plan = Plan::build(a.edges.size(), block_size, &conflicts);
+        let plan = Plan::build(0..a.edges.size(), block_size, &conflicts);
         println!(
             "block size {block_size}: {} blocks, {} colours",
             plan.nblocks(),
             plan.ncolours()
         );
         group.bench_with_input(BenchmarkId::from_parameter(block_size), &block_size, |b, &bs| {
-            b.iter(|| black_box(Plan::build(a.edges.size(), bs, &conflicts)))
+            b.iter(|| black_box(Plan::build(0..a.edges.size(), bs, &conflicts)))
         });
     }
     group.finish();

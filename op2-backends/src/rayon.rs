@@ -75,14 +75,14 @@ impl RayonExecutor {
                         });
                 }
             };
-        let n = lp.set.size();
+        let (base, n) = (lp.range.start, lp.range.len());
         let bs = self.block_size;
         let mut partials;
         match lp.plan(bs) {
             None => {
                 let chunks: Vec<usize> = (0..n.div_ceil(bs)).collect();
                 partials = vec![0u64; chunks.len() * words];
-                run_units(&chunks, &mut partials, &|c| c * bs..((c + 1) * bs).min(n));
+                run_units(&chunks, &mut partials, &|c| base + c * bs..base + ((c + 1) * bs).min(n));
             }
             Some(plan) => {
                 partials = vec![0u64; plan.nblocks() * words];

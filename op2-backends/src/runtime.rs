@@ -157,6 +157,7 @@ impl Runtime {
         let lp = ParLoop {
             kernel,
             set,
+            range: 0..set.size(),
             args,
             plans: &self.plans,
         };

@@ -14,7 +14,7 @@ impl Executor for SeqExecutor {
         let layout = ReductionLayout::new(lp.args);
         let mut partials = vec![0u64; layout.words_per_chunk()];
         layout.init(lp.args, &mut partials);
-        body(0..lp.set.size(), &mut layout.partials(&mut partials));
+        body(lp.range.clone(), &mut layout.partials(&mut partials));
         layout.combine(lp.args, &partials);
         Ok(())
     }

@@ -10,12 +10,15 @@ use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, Set};
 pub type LoopBody<'a> = dyn Fn(Range<usize>, &mut Partials<'_>) + Sync + 'a;
 
 /// One parallel loop, validated and with its data borrowed, as backends see it.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct ParLoop<'a> {
     /// The kernel.
     pub kernel: &'static KernelInfo,
     /// The iteration set.
     pub set: &'a Set,
+    /// The elements to run (all owned ones on one process; a region of them
+    /// when a distributed runtime overlaps a halo exchange).
+    pub range: std::ops::Range<usize>,
     /// The arguments, in kernel-parameter order.
     pub args: &'a [ArgSpec<'a>],
     /// The runtime's plan cache.
@@ -31,7 +34,7 @@ impl ParLoop<'_> {
     /// The colouring plan for this loop (cached), or `None` when no argument
     /// writes through a map and elements can run in any order.
     pub fn plan(&self, block_size: usize) -> Option<Arc<Plan>> {
-        self.plans.plan(self.set, self.args, block_size)
+        self.plans.plan(self.set, self.range.clone(), self.args, block_size)
     }
 }
 

@@ -49,6 +49,7 @@ pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
 /// coloured inside each block.
 #[derive(Debug)]
 pub struct Plan {
+    start: usize,
     set_size: usize,
     block_size: usize,
     /// Block ids grouped by colour; colour `c` is `colour_blocks[colour_offsets[c]..colour_offsets[c + 1]]`.
@@ -69,6 +70,7 @@ struct ElementColours {
 impl Clone for Plan {
     fn clone(&self) -> Self {
         Plan {
+            start: self.start,
             set_size: self.set_size,
             block_size: self.block_size,
             colour_blocks: self.colour_blocks.clone(),
@@ -90,7 +92,8 @@ struct Targets {
 }
 
 impl Targets {
-    fn new(set_size: usize, conflicts: &[(Map, MapIndex, usize)]) -> Targets {
+    fn new(elements: Range<usize>, conflicts: &[(Map, MapIndex, usize)]) -> Targets {
+        let set_size = elements.len();
         let ngroups = conflicts.iter().map(|c| c.2 + 1).max().unwrap_or(0);
         let mut group_base = vec![0usize; ngroups + 1];
         for (map, _, g) in conflicts {
@@ -111,7 +114,7 @@ impl Targets {
         for (map, index, g) in conflicts {
             let base = group_base[*g] as u32;
             let arity = map.arity();
-            let rows = map.values()[..set_size * arity].chunks_exact(arity);
+            let rows = map.values()[elements.start * arity..elements.end * arity].chunks_exact(arity);
             let out = targets.chunks_exact_mut(per_element.max(1));
             match *index {
                 MapIndex::Entry(i) => {
@@ -186,18 +189,19 @@ fn colour<'t>(
 }
 
 impl Plan {
-    /// Builds the plan for a set of `set_size` elements (the elements a loop
+    /// Builds the plan for the elements `range` of a set (the elements a loop
     /// visits) with the given conflicting arguments.
     ///
     /// # Panics
     /// If `block_size` is 0.
-    pub fn build(set_size: usize, block_size: usize, conflicts: &[Conflict<'_>]) -> Plan {
+    pub fn build(range: Range<usize>, block_size: usize, conflicts: &[Conflict<'_>]) -> Plan {
+        let (start, set_size) = (range.start, range.len());
         assert!(block_size > 0, "block size must be at least 1");
         let conflicts: Vec<(Map, MapIndex, usize)> =
             conflicts.iter().map(|c| (c.map.clone(), c.index, c.group)).collect();
         let nblocks = set_size.div_ceil(block_size);
         let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
-        let targets = Targets::new(set_size, &conflicts);
+        let targets = Targets::new(range, &conflicts);
         let mut masks = vec![0u32; targets.space];
         let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b| targets.of(block_range(b)));
 
@@ -215,6 +219,7 @@ impl Plan {
             fill[c as usize] += 1;
         }
         Plan {
+            start,
             set_size,
             block_size,
             colour_blocks,
@@ -227,26 +232,32 @@ impl Plan {
 
     fn element_colouring(&self) -> &ElementColours {
         self.elements.get_or_init(|| {
-            let targets = Targets::new(self.set_size, &self.conflicts);
+            let targets = Targets::new(self.start..self.start + self.set_size, &self.conflicts);
             let mut masks = vec![0u32; targets.space];
             let mut touched = Vec::new();
             let mut colours = vec![0u32; self.set_size];
             let mut per_block = vec![0u32; self.nblocks()];
             for (b, count) in per_block.iter_mut().enumerate() {
                 let r = self.block_range(b);
+                let rel = r.start - self.start..r.end - self.start;
                 let (c, n) = colour(&mut masks, &mut touched, r.len(), |i| {
-                    targets.of(r.start + i..r.start + i + 1)
+                    targets.of(rel.start + i..rel.start + i + 1)
                 });
-                colours[r].copy_from_slice(&c);
+                colours[rel].copy_from_slice(&c);
                 *count = n;
             }
             ElementColours { colours, per_block }
         })
     }
 
-    /// Elements the plan covers.
+    /// Number of elements the plan covers.
     pub fn set_size(&self) -> usize {
         self.set_size
+    }
+
+    /// The elements the plan covers.
+    pub fn range(&self) -> Range<usize> {
+        self.start..self.start + self.set_size
     }
 
     /// Elements per block (the last block may be shorter).
@@ -271,7 +282,7 @@ impl Plan {
 
     /// The elements of block `b`.
     pub fn block_range(&self, b: usize) -> Range<usize> {
-        b * self.block_size..((b + 1) * self.block_size).min(self.set_size)
+        self.start + b * self.block_size..self.start + ((b + 1) * self.block_size).min(self.set_size)
     }
 
     /// The colour of block `b`.
@@ -279,8 +290,8 @@ impl Plan {
         self.block_colours[b]
     }
 
-    /// Each element's colour inside its block (thread colouring for device
-    /// backends; computed on first use).
+    /// Each element's colour inside its block, indexed from the plan's first
+    /// element (thread colouring for device backends; computed on first use).
     pub fn element_colours(&self) -> &[u32] {
         &self.element_colouring().colours
     }
@@ -315,14 +326,14 @@ mod tests {
 
     pub(super) fn check_plan(plan: &Plan, conflicts: &[Conflict<'_>]) {
         // Every element in exactly one block, blocks consecutive.
-        let mut next = 0;
+        let mut next = plan.range().start;
         for b in 0..plan.nblocks() {
             let r = plan.block_range(b);
             assert_eq!(r.start, next);
             assert!(!r.is_empty() && r.len() <= plan.block_size());
             next = r.end;
         }
-        assert_eq!(next, plan.set_size());
+        assert_eq!(next, plan.range().end);
         // Every block in exactly one colour list, matching its colour.
         let mut seen = vec![false; plan.nblocks()];
         for c in 0..plan.ncolours() {
@@ -352,7 +363,7 @@ mod tests {
             let r = plan.block_range(b);
             let mut owner = std::collections::HashMap::new();
             for e in r.clone() {
-                let col = plan.element_colours()[e];
+                let col = plan.element_colours()[e - plan.range().start];
                 assert!(col < plan.block_element_colours(b));
                 let mut mine = targets_of(plan, conflicts, e..e + 1);
                 mine.sort_unstable();
@@ -385,7 +396,7 @@ mod tests {
                 group: 0,
             },
         ];
-        let plan = Plan::build(100, 8, &conflicts);
+        let plan = Plan::build(0..100, 8, &conflicts);
         assert_eq!(plan.nblocks(), 13);
         assert_eq!(plan.ncolours(), 2);
         assert_eq!(plan.blocks_of_colour(0), &[0, 2, 4, 6, 8, 10, 12]);
@@ -404,7 +415,7 @@ mod tests {
             index: MapIndex::Entry(0),
             group: 0,
         }];
-        let plan = Plan::build(10, 3, &conflicts);
+        let plan = Plan::build(0..10, 3, &conflicts);
         assert_eq!(plan.ncolours(), 1);
         assert_eq!(plan.nblocks(), 4);
         assert_eq!(plan.block_range(3), 9..10);
@@ -423,11 +434,11 @@ mod tests {
             index: MapIndex::All,
             group: 0,
         }];
-        let plan = Plan::build(40, 1, &conflicts);
+        let plan = Plan::build(0..40, 1, &conflicts);
         assert_eq!(plan.ncolours(), 40);
         check_plan(&plan, &conflicts);
         // And inside one block of 40, 40 element colours.
-        let plan = Plan::build(40, 64, &conflicts);
+        let plan = Plan::build(0..40, 64, &conflicts);
         assert_eq!(plan.ncolours(), 1);
         assert_eq!(plan.block_element_colours(0), 40);
         check_plan(&plan, &conflicts);
@@ -452,7 +463,7 @@ mod tests {
                 group: 1,
             },
         ];
-        assert_eq!(Plan::build(2, 1, &separate).ncolours(), 1);
+        assert_eq!(Plan::build(0..2, 1, &separate).ncolours(), 1);
         // The same two maps into one Dat do conflict.
         let same = [
             Conflict {
@@ -466,10 +477,10 @@ mod tests {
                 group: 0,
             },
         ];
-        let plan = Plan::build(2, 1, &same);
+        let plan = Plan::build(0..2, 1, &same);
         assert_eq!(plan.ncolours(), 2);
         check_plan(&plan, &same);
-        assert_eq!(Plan::build(2, 1, &[]).ncolours(), 1);
+        assert_eq!(Plan::build(0..2, 1, &[]).ncolours(), 1);
     }
 
     #[test]
@@ -482,7 +493,7 @@ mod tests {
             index: MapIndex::All,
             group: 0,
         }];
-        let good = Plan::build(10, 2, &conflicts);
+        let good = Plan::build(0..10, 2, &conflicts);
         check_plan(&good, &conflicts);
         // Claim that all blocks can run together: neighbours share a node.
         let mut bad = good.clone();
@@ -500,7 +511,7 @@ mod tests {
 
     #[test]
     fn empty_set_has_no_blocks() {
-        let plan = Plan::build(0, 16, &[]);
+        let plan = Plan::build(0..0, 16, &[]);
         assert_eq!(plan.nblocks(), 0);
         assert_eq!(plan.ncolours(), 0);
     }
@@ -563,7 +574,7 @@ mod tests {
                         Conflict { map, index, group }
                     })
                     .collect();
-                let plan = Plan::build(n, block, &conflicts);
+                let plan = Plan::build(0..n, block, &conflicts);
                 check_plan(&plan, &conflicts);
             }
         }

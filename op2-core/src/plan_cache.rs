@@ -1,4 +1,5 @@
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -10,6 +11,7 @@ use crate::{conflicts, ArgSpec, MapIndex, Plan, Set};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct PlanKey {
     set: u64,
+    range: (usize, usize),
     block_size: usize,
     conflicts: Vec<(u64, MapIndex, usize)>,
 }
@@ -22,22 +24,23 @@ pub struct PlanCache {
 }
 
 impl PlanCache {
-    /// The plan for a loop over `set` with these arguments, built on first use;
+    /// The plan for a loop over elements `range` of `set` with these arguments, built on first use;
     /// `None` when no argument conflicts (the loop needs no colouring).
-    pub fn plan(&self, set: &Set, args: &[ArgSpec<'_>], block_size: usize) -> Option<Arc<Plan>> {
+    pub fn plan(&self, set: &Set, range: Range<usize>, args: &[ArgSpec<'_>], block_size: usize) -> Option<Arc<Plan>> {
         let conflicts = conflicts(args);
         if conflicts.is_empty() {
             return None;
         }
         let key = PlanKey {
             set: set.id(),
+            range: (range.start, range.end),
             block_size,
             conflicts: conflicts.iter().map(|c| (c.map.id(), c.index, c.group)).collect(),
         };
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         let plan = plans.entry(key).or_insert_with(|| {
             self.built.fetch_add(1, Ordering::Relaxed);
-            Arc::new(Plan::build(set.size(), block_size, &conflicts))
+            Arc::new(Plan::build(range, block_size, &conflicts))
         });
         Some(plan.clone())
     }
@@ -76,16 +79,16 @@ mod tests {
             arg(Access::Inc, MapIndex::Entry(1)),
         ];
         let cache = PlanCache::default();
-        let p1 = cache.plan(&edges, &inc, 4).unwrap();
-        let p2 = cache.plan(&edges, &inc, 4).unwrap();
+        let p1 = cache.plan(&edges, 0..9, &inc, 4).unwrap();
+        let p2 = cache.plan(&edges, 0..9, &inc, 4).unwrap();
         assert!(Arc::ptr_eq(&p1, &p2));
         assert_eq!(cache.built(), 1);
         // Another block size is another plan.
-        cache.plan(&edges, &inc, 2).unwrap();
+        cache.plan(&edges, 0..9, &inc, 2).unwrap();
         assert_eq!(cache.built(), 2);
         // Reading through the map needs no plan.
         let read = [direct, arg(Access::Read, MapIndex::Entry(0))];
-        assert!(cache.plan(&edges, &read, 4).is_none());
+        assert!(cache.plan(&edges, 0..9, &read, 4).is_none());
         assert_eq!(cache.built(), 2);
     }
 }

@@ -147,7 +147,7 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
         if let Some(m) = arg.map {
             if !maps_seen.contains(&m.map.id()) {
                 maps_seen.push(m.map.id());
-                bytes += (lp.set.size() * m.map.arity() * 4) as u64;
+                bytes += (lp.range.len() * m.map.arity() * 4) as u64;
             }
         }
         if lp.args[..index].iter().any(|a| a.data.id() == arg.data.id()) {
@@ -159,15 +159,15 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
                 let mut reached = 0;
                 for a in lp.args.iter().filter(|a| a.data.id() == arg.data.id()) {
                     reached += match a.map {
-                        None => lp.set.size(),
+                        None => lp.range.len(),
                         Some(MapArg {
                             index: MapIndex::Entry(_),
                             ..
-                        }) => lp.set.size(),
+                        }) => lp.range.len(),
                         Some(MapArg {
                             map,
                             index: MapIndex::All,
-                        }) => lp.set.size() * map.arity(),
+                        }) => lp.range.len() * map.arity(),
                     };
                 }
                 reached.min(d.set().size())

@@ -9,13 +9,13 @@ use super::{c_type, ArgKind, LoopShape, C_PRELUDE};
 /// the translated kernel, and
 ///
 /// ```c
-/// void op2_loop(const uint32_t *units, long nunits, long block_size, long set_size,
+/// void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
 ///               void *const *data, const int *const *maps, uint64_t *partials, int nthreads);
 /// ```
 ///
 /// which runs units (blocks of one colour, or chunks of a direct loop) in
 /// parallel under OpenMP; unit `u` covers elements
-/// `units[u] * block_size .. min(+block_size, set_size)` and owns partials
+/// `base + units[u] * block_size .. min(+block_size, limit)` and owns partials
 /// `partials[u * partial_words ..]`, which the caller initialises and combines.
 pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
     let mut s = String::new();
@@ -24,7 +24,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
     s.push_str(C_PRELUDE);
     s.push_str(&kernel_definition(kernel, "static inline "));
     s.push_str(
-        "void op2_loop(const uint32_t *units, long nunits, long block_size, long set_size,\n\
+        "void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,\n\
          \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads)\n{\n",
     );
     s.push_str("    (void)maps;\n    (void)partials;\n");
@@ -33,8 +33,8 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
         "    #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())"
     );
     s.push_str("    for (long u = 0; u < nunits; ++u) {\n");
-    s.push_str("        const long start = (long)units[u] * block_size;\n");
-    s.push_str("        const long end = start + block_size < set_size ? start + block_size : set_size;\n");
+    s.push_str("        const long start = base + (long)units[u] * block_size;\n");
+    s.push_str("        const long end = start + block_size < limit ? start + block_size : limit;\n");
     let _ = writeln!(
         s,
         "        uint64_t *part = partials + u * {};\n        (void)part;",

@@ -33,13 +33,13 @@ const OPENCL_PRELUDE: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 ///
 /// ```c
 /// __kernel void op2_loop(__global const uint *units, long unit_offset, long nunits,
-///                        long block_size, long set_size,
+///                        long base, long block_size, long limit,
 ///                        __global ulong *partials, long partial_offset,
 ///                        __global T0 *arg0, [__global const int *map0,] ...);
 /// ```
 ///
 /// Work-item `u` runs unit `units[unit_offset + u]` (or `u` when `units` is
-/// null: a loop that needs no plan), elements `unit * block_size ..`, with its
+/// null: a loop that needs no plan), elements `base + unit * block_size ..` (up to `limit`), with its
 /// reduction partials at `partials[(partial_offset + u) * partial_words ..]`.
 /// One launch runs the blocks of one colour.
 pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
@@ -52,8 +52,9 @@ pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
         "__global const uint *units".to_string(),
         "long unit_offset".into(),
         "long nunits".into(),
+        "long base".into(),
         "long block_size".into(),
-        "long set_size".into(),
+        "long limit".into(),
         "__global ulong *partials".into(),
         "long partial_offset".into(),
     ];
@@ -70,8 +71,8 @@ pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
     );
     s.push_str("    const long u = get_global_id(0);\n    if (u >= nunits) return;\n");
     s.push_str("    const long b = units ? (long)units[unit_offset + u] : u;\n");
-    s.push_str("    const long start = b * block_size;\n");
-    s.push_str("    const long end = start + block_size < set_size ? start + block_size : set_size;\n");
+    s.push_str("    const long start = base + b * block_size;\n");
+    s.push_str("    const long end = start + block_size < limit ? start + block_size : limit;\n");
     let _ = writeln!(
         s,
         "    __global ulong *part = partials + (partial_offset + u) * {};\n    (void)part;",

@@ -30,8 +30,9 @@ pub const DEFAULT_BLOCK_SIZE: usize = 4096;
 type LoopFn = unsafe extern "C" fn(
     units: *const u32,
     nunits: c_long,
+    base: c_long,
     block_size: c_long,
-    set_size: c_long,
+    limit: c_long,
     data: *const *mut c_void,
     maps: *const *const c_int,
     partials: *mut u64,
@@ -187,7 +188,7 @@ impl Executor for JitExecutor {
             .map(|a| a.map.map_or(std::ptr::null(), |m| m.map.values().as_ptr()))
             .collect();
         let words = layout.words_per_chunk();
-        let (n, bs) = (lp.set.size(), self.block_size);
+        let (base, n, bs) = (lp.range.start, lp.range.len(), self.block_size);
         let run = |units: &[u32], partials: &mut [u64]| {
             // SAFETY: the runtime validated the loop (dims, maps, sets) and holds
             // its borrows; the generated code touches element ranges of `units`
@@ -197,8 +198,9 @@ impl Executor for JitExecutor {
                 (compiled.func)(
                     units.as_ptr(),
                     units.len() as c_long,
+                    base as c_long,
                     bs as c_long,
-                    n as c_long,
+                    lp.range.end as c_long,
                     data.as_ptr(),
                     maps.as_ptr(),
                     partials.as_mut_ptr(),

@@ -226,7 +226,7 @@ impl Executor for OpenClExecutor {
     }
 
     fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {
-        let n = lp.set.size();
+        let n = lp.range.len();
         if n == 0 {
             return Ok(());
         }
@@ -322,8 +322,9 @@ impl Executor for OpenClExecutor {
                     exec.set_arg(&units_mem)
                         .set_arg(&(offset as cl_long))
                         .set_arg(&(count as cl_long))
+                        .set_arg(&(lp.range.start as cl_long))
                         .set_arg(&(self.block_size as cl_long))
-                        .set_arg(&(n as cl_long))
+                        .set_arg(&(lp.range.end as cl_long))
                         .set_arg(&partials_mem)
                         .set_arg(&(offset as cl_long));
                     for (mem, map) in data_mems.iter().zip(&map_mems) {

@@ -29,15 +29,15 @@ static inline void op2_kernel_int_ops(int *x, int *count, int *biggest) {
     (*biggest) = op2_max_i32((*biggest), (*x));
 }
 
-void op2_loop(const uint32_t *units, long nunits, long block_size, long set_size,
+void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
 {
     (void)maps;
     (void)partials;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = (long)units[u] * block_size;
-        const long end = start + block_size < set_size ? start + block_size : set_size;
+        const long start = base + (long)units[u] * block_size;
+        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 2;
         (void)part;
         int *arg0 = (int *)data[0];

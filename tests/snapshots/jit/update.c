@@ -35,15 +35,15 @@ static inline void op2_kernel_update(const double *qold, double *q, double *res,
     (*rms) += rmsl;
 }
 
-void op2_loop(const uint32_t *units, long nunits, long block_size, long set_size,
+void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
 {
     (void)maps;
     (void)partials;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = (long)units[u] * block_size;
-        const long end = start + block_size < set_size ? start + block_size : set_size;
+        const long start = base + (long)units[u] * block_size;
+        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 1;
         (void)part;
         double *arg0 = (double *)data[0];
