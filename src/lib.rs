@@ -33,6 +33,12 @@ extern crate self as op2;
 
 pub mod guide;
 
+/// Distributed runs under `mpirun` (feature `mpi`).
+#[cfg(feature = "mpi")]
+pub mod mpi {
+    pub use op2_mpi::{Distributed, Mpi};
+}
+
 pub use op2_backends::{Backend, Runtime, RuntimeOptions};
 pub use op2_core::{
     Access, ArgRef, CodeCacheStats, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map,

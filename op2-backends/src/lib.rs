@@ -7,6 +7,7 @@
 
 mod backend;
 pub mod codegen;
+mod distributed;
 #[cfg(feature = "jit")]
 pub mod jit;
 #[cfg(feature = "opencl")]

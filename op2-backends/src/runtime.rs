@@ -27,6 +27,10 @@ pub struct RuntimeOptions {
     /// Device for device backends: an index or a name substring; `None` uses
     /// `OP2_OPENCL_DEVICE`, else the first GPU, else the first device.
     pub device: Option<String>,
+    /// For distributed sets: compute the core elements while halo exchanges
+    /// are in flight (the default; `Some(false)` waits first, to measure what
+    /// overlapping saves).
+    pub overlap: Option<bool>,
 }
 
 impl RuntimeOptions {
@@ -60,6 +64,12 @@ impl RuntimeOptions {
         self
     }
 
+    /// Options that overlap halo exchanges with computation (or not).
+    pub fn overlap(mut self, overlap: bool) -> Self {
+        self.overlap = Some(overlap);
+        self
+    }
+
     /// Options with this code cache directory.
     pub fn cache_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.cache_dir = Some(dir.into());
@@ -74,6 +84,7 @@ impl RuntimeOptions {
 pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
+    overlap: bool,
     timings: Timings,
     plans: PlanCache,
     /// Transfer counters of the carriers device loops used, for the summary.
@@ -115,6 +126,7 @@ impl Runtime {
         Ok(Runtime {
             backend,
             executor,
+            overlap: options.overlap.unwrap_or(true),
             timings: Timings::default(),
             plans: PlanCache::default(),
             transfers: std::sync::Mutex::new(Vec::new()),
@@ -162,7 +174,19 @@ impl Runtime {
             plans: &self.plans,
         };
         let start = Instant::now();
-        self.executor.execute(&lp, body)?;
+        match set.distribution() {
+            None => self.executor.execute(&lp, body)?,
+            Some(dist) => crate::distributed::run_distributed(
+                &*self.executor,
+                dist,
+                kernel,
+                set,
+                args,
+                &self.plans,
+                body,
+                crate::distributed::Overlap(self.overlap),
+            )?,
+        }
         self.timings
             .record(kernel.name, start.elapsed().as_secs_f64(), estimate_bytes(&lp));
         Ok(())

@@ -138,6 +138,8 @@ pub trait DatHandle: Send + Sync {
     fn byte_len(&self) -> usize;
     /// The device side.
     fn device(&self) -> &DeviceCell;
+    /// The halo's state (distributed runs).
+    fn halo(&self) -> &crate::HaloState;
 }
 
 /// A Global seen without its element type, with what reductions need.
@@ -163,4 +165,17 @@ pub trait GlobalHandle: Send + Sync {
     fn byte_len(&self) -> usize;
     /// The device side.
     fn device(&self) -> &DeviceCell;
+    /// Before a distributed reduction: returns the current value and, for
+    /// INC, sets it to zero so that the loop leaves this rank's sum alone.
+    fn begin_distributed_reduction(&self, access: Access) -> Vec<u8>;
+    /// After it: combines across ranks with `all_reduce` and, for INC, adds
+    /// the value saved by [`GlobalHandle::begin_distributed_reduction`].
+    fn end_distributed_reduction(
+        &self,
+        access: Access,
+        saved: &[u8],
+        all_reduce: &mut dyn FnMut(&mut [u8]) -> crate::Result<()>,
+    ) -> crate::Result<()>;
+    /// Puts back bytes saved earlier (to drop what exec-halo elements added).
+    fn restore(&self, saved: &[u8]);
 }

@@ -14,6 +14,7 @@ struct DatInner<T> {
     set: Set,
     dim: usize,
     host: HostStorage<T>,
+    halo: crate::HaloState,
 }
 
 impl<T: Scalar> Clone for Dat<T> {
@@ -45,6 +46,7 @@ impl<T: Scalar> Dat<T> {
             set: set.clone(),
             dim,
             host: HostStorage::new(values),
+            halo: crate::HaloState::default(),
         })))
     }
 
@@ -123,6 +125,11 @@ impl<T: Scalar> Dat<T> {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// How many halo exchanges this Dat has had (distributed runs).
+    pub fn halo_exchanges(&self) -> u64 {
+        self.0.halo.exchanges()
+    }
+
     /// How often this data has moved between host and device.
     pub fn transfer_stats(&self) -> crate::TransferStats {
         self.0.host.device().stats()
@@ -163,6 +170,9 @@ impl<T: Scalar> DatHandle for Dat<T> {
     }
     fn device(&self) -> &crate::DeviceCell {
         self.0.host.device()
+    }
+    fn halo(&self) -> &crate::HaloState {
+        &self.0.halo
     }
 }
 

@@ -354,6 +354,12 @@ pub enum Error {
         /// The generated source.
         source_text: String,
     },
+    /// A distributed run could not be set up or communicate.
+    #[error("mpi: {reason}")]
+    Mpi {
+        /// What went wrong.
+        reason: String,
+    },
     /// A runtime option with an unusable value.
     #[error("invalid runtime option `{option}`: {reason}")]
     InvalidOption {

@@ -105,6 +105,11 @@ impl<T: Scalar> Global<T> {
         self.0.host.device().stats()
     }
 
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: read while the runtime holds the borrow; T is plain data.
+        unsafe { std::slice::from_raw_parts(self.0.host.ptr() as *const u8, self.0.host.byte_len()) }
+    }
+
     /// Raw pointer to the values, for the views generated code builds.
     #[doc(hidden)]
     pub fn host_ptr(&self) -> *mut T {
@@ -147,6 +152,38 @@ impl<T: Scalar> GlobalHandle for Global<T> {
 
     fn host_bytes(&self) -> *mut u8 {
         self.0.host.ptr() as *mut u8
+    }
+    fn begin_distributed_reduction(&self, access: Access) -> Vec<u8> {
+        let bytes = self.bytes().to_vec();
+        if access == Access::Inc {
+            // SAFETY: the runtime holds this Global's exclusive borrow.
+            unsafe { std::slice::from_raw_parts_mut(self.0.host.ptr(), self.dim()).fill(T::ZERO) };
+        }
+        bytes
+    }
+    fn end_distributed_reduction(
+        &self,
+        access: Access,
+        saved: &[u8],
+        all_reduce: &mut dyn FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        // SAFETY: as above.
+        let values = unsafe { std::slice::from_raw_parts_mut(self.0.host.ptr(), self.dim()) };
+        // SAFETY: T is a plain scalar: any bytes of the right length are valid.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, self.byte_len()) };
+        all_reduce(bytes)?;
+        if access == Access::Inc {
+            let before = saved.as_ptr() as *const T;
+            for (k, v) in values.iter_mut().enumerate() {
+                // SAFETY: `saved` came from `begin_distributed_reduction` (dim values).
+                *v = unsafe { std::ptr::read_unaligned(before.add(k)) } + *v;
+            }
+        }
+        Ok(())
+    }
+    fn restore(&self, saved: &[u8]) {
+        // SAFETY: the runtime holds the exclusive borrow; `saved` has byte_len bytes.
+        unsafe { std::ptr::copy_nonoverlapping(saved.as_ptr(), self.0.host.ptr() as *mut u8, self.byte_len()) }
     }
     fn byte_len(&self) -> usize {
         self.0.host.byte_len()

@@ -500,13 +500,13 @@ mod tests {
         bad.colour_blocks = (0..bad.nblocks() as u32).collect();
         bad.colour_offsets = vec![0, bad.nblocks()];
         bad.block_colours = vec![0; bad.nblocks()];
-        let caught = std::panic::catch_unwind(|| check_plan(&bad, &conflicts));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_plan(&bad, &conflicts)));
         assert!(caught.is_err(), "a conflicting colour must be detected");
         // Same for element colours inside a block.
         let mut bad = good.clone();
         let _ = bad.element_colours();
         bad.elements.get_mut().unwrap().colours = vec![0; 10];
-        assert!(std::panic::catch_unwind(|| check_plan(&bad, &conflicts)).is_err());
+        assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_plan(&bad, &conflicts))).is_err());
     }
 
     #[test]

@@ -1,6 +1,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::Distribution;
+
 use crate::{Error, Result};
 
 /// How a set's local elements split into the four MPI regions (DESIGN.md
@@ -38,6 +40,7 @@ struct SetInner {
     id: u64,
     name: String,
     regions: SetRegions,
+    distribution: Option<Arc<dyn Distribution>>,
 }
 
 /// Largest set op2 supports: map entries are 32-bit.
@@ -81,7 +84,36 @@ impl Set {
             id: crate::id::next_id(),
             name,
             regions,
+            distribution: None,
         })))
+    }
+
+    /// A set of one rank of a distributed run: its local regions and the
+    /// communication that keeps its halo current.
+    pub fn distributed(
+        name: impl Into<String>,
+        regions: SetRegions,
+        distribution: Arc<dyn Distribution>,
+    ) -> Result<Set> {
+        let name = name.into();
+        if regions.total() > MAX_SET_SIZE {
+            return Err(Error::SetTooLarge {
+                set: name,
+                size: regions.total(),
+                max: MAX_SET_SIZE,
+            });
+        }
+        Ok(Set(Arc::new(SetInner {
+            id: crate::id::next_id(),
+            name,
+            regions,
+            distribution: Some(distribution),
+        })))
+    }
+
+    /// The communication of a distributed set (none on one process).
+    pub fn distribution(&self) -> Option<&Arc<dyn Distribution>> {
+        self.0.distribution.as_ref()
     }
 
     /// The set's name.

@@ -50,6 +50,8 @@ pub struct AirfoilDsl {
     pub qinf: Global<f64>,
     /// Reduction: sum of squared updates.
     pub rms: Global<f64>,
+    /// Cells in the whole mesh (all ranks), for the rms.
+    pub global_cells: usize,
 }
 
 impl AirfoilDsl {
@@ -78,10 +80,46 @@ impl AirfoilDsl {
             eps: Global::scalar("eps", c.eps),
             qinf: Global::new("qinf", c.qinf.to_vec())?,
             rms: Global::scalar("rms", 0.0),
+            global_cells: mesh.ncell(),
             nodes,
             edges,
             bedges,
             cells,
+        })
+    }
+
+    /// The local part of this (global, replicated) state on one rank of a
+    /// distributed run.
+    #[cfg(feature = "mpi")]
+    pub fn distribute(&self, mpi: &op2::mpi::Mpi) -> op2::Result<AirfoilDsl> {
+        let d = mpi.distribute(
+            &[&self.nodes, &self.edges, &self.bedges, &self.cells],
+            &[&self.pedge, &self.pecell, &self.pbedge, &self.pbecell, &self.pcell],
+            &self.cells,
+        )?;
+        Ok(AirfoilDsl {
+            nodes: d.set(&self.nodes)?,
+            edges: d.set(&self.edges)?,
+            bedges: d.set(&self.bedges)?,
+            cells: d.set(&self.cells)?,
+            pedge: d.map(&self.pedge)?,
+            pecell: d.map(&self.pecell)?,
+            pbedge: d.map(&self.pbedge)?,
+            pbecell: d.map(&self.pbecell)?,
+            pcell: d.map(&self.pcell)?,
+            bound: d.dat(&self.bound)?,
+            x: d.dat(&self.x)?,
+            q: d.dat(&self.q)?,
+            qold: d.dat(&self.qold)?,
+            adt: d.dat(&self.adt)?,
+            res: d.dat(&self.res)?,
+            gam: self.gam.clone(),
+            gm1: self.gm1.clone(),
+            cfl: self.cfl.clone(),
+            eps: self.eps.clone(),
+            qinf: self.qinf.clone(),
+            rms: self.rms.clone(),
+            global_cells: self.global_cells,
         })
     }
 
@@ -145,6 +183,6 @@ impl AirfoilDsl {
                 self.rms(INC)
             )?;
         }
-        Ok((self.rms.value() / self.cells.size() as f64).sqrt())
+        Ok((self.rms.value() / self.global_cells as f64).sqrt())
     }
 }

@@ -1,0 +1,127 @@
+//! Running one loop on a distributed set (DESIGN.md section 7): start the
+//! halo exchanges it needs, compute the core elements, wait, compute the
+//! other owned elements and, when the loop writes through a map, the exec
+//! halo (whose Global contributions are dropped: other ranks own them);
+//! reduce Globals across ranks; mark the halos of written Dats stale.
+
+use std::sync::Arc;
+
+use op2_core::{
+    Access, ArgData, ArgSpec, Distribution, Error, Executor, KernelInfo, LoopBody, ParLoop, PendingExchange, PlanCache,
+    Result, Set,
+};
+
+/// Whether a distributed loop overlaps halo exchanges with the core elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Overlap(pub bool);
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_distributed(
+    exec: &dyn Executor,
+    dist: &Arc<dyn Distribution>,
+    kernel: &'static KernelInfo,
+    set: &Set,
+    args: &[ArgSpec<'_>],
+    plans: &PlanCache,
+    body: &LoopBody<'_>,
+    overlap: Overlap,
+) -> Result<()> {
+    if exec.is_device() {
+        return Err(Error::BackendUnavailable {
+            name: "opencl",
+            reason: "distributed runs with device backends are not supported yet".into(),
+            available: "seq, rayon, jit".into(),
+        });
+    }
+    let regions = set.regions();
+    let writes_through_maps = args.iter().any(|a| a.map.is_some() && a.access.writes());
+
+    // Exchanges: Dats whose halo values this loop reads (through a map, or
+    // directly on exec-halo elements), if stale. INC starts from zero and
+    // WRITE never reads, so neither needs its halo.
+    let mut pending: Vec<(&dyn op2_core::DatHandle, Box<dyn PendingExchange>)> = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        let ArgData::Dat(d) = a.data else { continue };
+        if args[..k].iter().any(|b| b.data.id() == a.data.id()) {
+            continue;
+        }
+        let reads_halo = args
+            .iter()
+            .filter(|b| b.data.id() == a.data.id())
+            .any(|b| !matches!(b.access, Access::Inc | Access::Write) && (b.map.is_some() || writes_through_maps));
+        if reads_halo && d.halo().is_stale() {
+            if let Some(owner) = d.set().distribution() {
+                let p = owner.start_exchange(d)?;
+                if overlap.0 {
+                    pending.push((d, p));
+                } else {
+                    p.wait()?;
+                    d.halo().mark_fresh();
+                }
+            }
+        }
+    }
+
+    let reductions: Vec<(usize, Vec<u8>)> = args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.is_global() && a.access.is_reduction())
+        .map(|(k, a)| match a.data {
+            ArgData::Global(g) => (k, g.begin_distributed_reduction(a.access)),
+            ArgData::Dat(_) => unreachable!("filtered Globals"),
+        })
+        .collect();
+
+    let run = |range: std::ops::Range<usize>| -> Result<()> {
+        if range.is_empty() {
+            return Ok(());
+        }
+        exec.execute(
+            &ParLoop {
+                kernel,
+                set,
+                range,
+                args,
+                plans,
+            },
+            body,
+        )
+    };
+    run(0..regions.core)?;
+    for (d, p) in pending {
+        p.wait()?;
+        d.halo().mark_fresh();
+    }
+    run(regions.core..regions.owned_size())?;
+    if writes_through_maps && regions.exec_halo > 0 {
+        let globals: Vec<(&dyn op2_core::GlobalHandle, Vec<u8>)> = reductions
+            .iter()
+            .map(|(k, _)| match args[*k].data {
+                ArgData::Global(g) => {
+                    // SAFETY: the runtime holds the Global's borrow.
+                    let bytes = unsafe { std::slice::from_raw_parts(g.host_bytes(), g.byte_len()) }.to_vec();
+                    (g, bytes)
+                }
+                ArgData::Dat(_) => unreachable!(),
+            })
+            .collect();
+        run(regions.owned_size()..regions.owned_size() + regions.exec_halo)?;
+        for (g, bytes) in globals {
+            g.restore(&bytes);
+        }
+    }
+    for (k, saved) in &reductions {
+        let a = &args[*k];
+        if let ArgData::Global(g) = a.data {
+            g.end_distributed_reduction(a.access, saved, &mut |bytes| {
+                dist.all_reduce(bytes, g.scalar(), a.access)
+            })?;
+        }
+    }
+    for a in args.iter().filter(|a| a.access.writes()) {
+        if let ArgData::Dat(d) = a.data {
+            d.halo().mark_stale();
+        }
+    }
+    Ok(())
+}

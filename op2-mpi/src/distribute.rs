@@ -1,0 +1,299 @@
+//! Distributing a mesh built on every rank: partition the primary set with
+//! METIS, derive the other sets' owners, lay out each rank's elements, and
+//! hand out local Sets, Maps and Dats; gather Dats back to rank 0.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mpi::environment::Universe;
+use mpi::traits::*;
+use op2_core::{Dat, Error, Map, Result, Scalar, Set};
+
+use crate::transport::{Comm, SetComm};
+use crate::{derive_owners, dual_graph, local_map, neighbours, rank_layout, MapDesc, MeshDesc, RankLayout};
+
+/// An initialised MPI environment (finalised on drop).
+pub struct Mpi {
+    _universe: Universe,
+    comm: Arc<Comm>,
+}
+
+/// Environment variables through which launchers announce how many processes
+/// they started (MPICH's Hydra, Open MPI, Slurm).
+const LAUNCHER_SIZE_VARS: [&str; 3] = ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"];
+
+impl Mpi {
+    /// Initialises MPI. Fails when MPI was initialised already, and when the
+    /// launcher says it started N processes but MPI sees a different world (an
+    /// `mpirun` of another MPI library than the one op2 was built with).
+    ///
+    /// Also installs a panic hook that, after the usual message, aborts every
+    /// rank: a panic on one rank must end the run, not leave the others
+    /// waiting in a collective forever.
+    pub fn init() -> Result<Mpi> {
+        let universe = mpi::initialize().ok_or_else(|| Error::Mpi {
+            reason: "MPI is already initialised in this process".into(),
+        })?;
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            previous(info);
+            // Straight to stderr: test harnesses capture `eprintln!`, and the
+            // abort below ends the process before they would print it.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "op2-mpi: rank panicked, aborting the whole run: {info}"
+            );
+            // SAFETY: MPI is initialised; MPI_Abort does not return.
+            unsafe {
+                mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 101);
+            }
+        }));
+        let world = universe.world();
+        let size = world.size() as usize;
+        for var in LAUNCHER_SIZE_VARS {
+            if let Some(n) = std::env::var(var).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
+                if n != size {
+                    return Err(Error::Mpi {
+                        reason: format!(
+                            "the launcher started {n} processes ({var}={n}) but MPI reports a world of {size}: \
+                             this mpirun does not belong to the MPI library op2 was built with (MPICH)"
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(Mpi {
+            _universe: universe,
+            comm: Arc::new(Comm(world)),
+        })
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.comm.0.rank() as usize
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> usize {
+        self.comm.0.size() as usize
+    }
+
+    /// Ends every rank of the run with `code` (after an error on one rank, so
+    /// that the others never wait forever).
+    pub fn abort(&self, code: i32) -> ! {
+        self.comm.0.abort(code)
+    }
+
+    /// The maximum of `value` over all ranks.
+    pub fn max_f64(&self, value: f64) -> f64 {
+        let mut bytes = value.to_ne_bytes();
+        crate::transport::all_reduce(&self.comm, &mut bytes, op2_core::ScalarType::F64, op2_core::Access::Max);
+        f64::from_ne_bytes(bytes)
+    }
+
+    /// Distributes a mesh that every rank built identically: `sets` and the
+    /// `maps` between them, partitioned by `primary` (with METIS on more than
+    /// one rank). Fails if a map joins a set not given, or a rank would own no
+    /// element of the primary set.
+    pub fn distribute(&self, sets: &[&Set], maps: &[&Map], primary: &Set) -> Result<Distributed> {
+        let index = |s: &Set, what: &str| {
+            sets.iter().position(|x| x.same(s)).ok_or_else(|| Error::Mpi {
+                reason: format!("{what} `{}` is not among the sets given to distribute", s.name()),
+            })
+        };
+        let p = index(primary, "primary set")?;
+        let mut descs = Vec::with_capacity(maps.len());
+        for m in maps {
+            descs.push(MapDesc {
+                from: index(m.from_set(), &format!("map `{}` starts from set", m.name()))?,
+                to: index(m.to_set(), &format!("map `{}` points into set", m.name()))?,
+                arity: m.arity(),
+                values: m.values(),
+            });
+        }
+        let mesh = MeshDesc {
+            set_sizes: sets.iter().map(|s| s.size()).collect(),
+            maps: descs,
+        };
+        let nranks = self.size() as u32;
+        let part = self.partition(&mesh, p)?;
+        let mut owned = vec![0usize; nranks as usize];
+        for &r in &part {
+            owned[r as usize] += 1;
+        }
+        if let Some(empty) = owned.iter().position(|&n| n == 0) {
+            return Err(Error::Mpi {
+                reason: format!(
+                    "rank {empty} would own no element of `{}` ({} elements over {nranks} ranks); run on fewer ranks",
+                    primary.name(),
+                    primary.size()
+                ),
+            });
+        }
+        let owners = derive_owners(&mesh, p, part, nranks);
+        let layouts: Vec<RankLayout> = (0..nranks).map(|r| rank_layout(&mesh, &owners, r)).collect();
+        let me = self.rank() as u32;
+        let mut local_sets = Vec::with_capacity(sets.len());
+        for (k, s) in sets.iter().enumerate() {
+            let comm = SetComm {
+                comm: self.comm.clone(),
+                neighbours: neighbours(&layouts, k, me),
+                tag: k as i32,
+            };
+            local_sets.push(Set::distributed(
+                s.name(),
+                layouts[me as usize].sets[k].regions,
+                Arc::new(comm),
+            )?);
+        }
+        let g2l: Vec<Vec<i32>> = (0..sets.len())
+            .map(|k| layouts[me as usize].sets[k].global_to_local(mesh.set_sizes[k]))
+            .collect();
+        let mut local_maps = HashMap::new();
+        for (m, d) in maps.iter().zip(&mesh.maps) {
+            let values = local_map(d, &layouts[me as usize].sets[d.from], &g2l[d.to]);
+            let local = Map::new(m.name(), &local_sets[d.from], &local_sets[d.to], d.arity, values)?;
+            local_maps.insert(m.id(), local);
+        }
+        Ok(Distributed {
+            comm: self.comm.clone(),
+            global_sets: sets.iter().map(|s| (*s).clone()).collect(),
+            local_sets,
+            local_maps,
+            layouts,
+            rank: me as usize,
+        })
+    }
+
+    /// The primary set's owner ranks: METIS on rank 0, broadcast to all.
+    fn partition(&self, mesh: &MeshDesc<'_>, primary: usize) -> Result<Vec<u32>> {
+        let n = mesh.set_sizes[primary];
+        let nranks = self.size();
+        if nranks == 1 {
+            return Ok(vec![0; n]);
+        }
+        let mut part = vec![0i32; n];
+        let mut status = [0i32; 1];
+        if self.rank() == 0 {
+            match dual_graph(mesh, primary) {
+                Some((xadj, adjncy)) => {
+                    let result = metis::Graph::new(1, nranks as i32, &xadj, &adjncy)
+                        .map_err(|e| e.to_string())
+                        .and_then(|g| g.part_kway(&mut part).map_err(|e| format!("{e:?}")));
+                    if result.is_err() {
+                        status[0] = 1;
+                    }
+                }
+                None => {
+                    for (e, p) in part.iter_mut().enumerate() {
+                        *p = crate::block_owner(e, n, nranks as u32) as i32;
+                    }
+                }
+            }
+        }
+        let root = self.comm.0.process_at_rank(0);
+        root.broadcast_into(&mut status[..]);
+        if status[0] != 0 {
+            return Err(Error::Mpi {
+                reason: "METIS could not partition the primary set".into(),
+            });
+        }
+        root.broadcast_into(&mut part[..]);
+        Ok(part.into_iter().map(|r| r as u32).collect())
+    }
+}
+
+/// A distributed mesh: the local counterpart of every global carrier.
+pub struct Distributed {
+    comm: Arc<Comm>,
+    global_sets: Vec<Set>,
+    local_sets: Vec<Set>,
+    local_maps: HashMap<u64, Map>,
+    layouts: Vec<RankLayout>,
+    rank: usize,
+}
+
+impl Distributed {
+    fn set_index(&self, global: &Set) -> Result<usize> {
+        self.global_sets
+            .iter()
+            .position(|s| s.same(global))
+            .ok_or_else(|| Error::Mpi {
+                reason: format!("set `{}` was not distributed", global.name()),
+            })
+    }
+
+    /// The local set of a global one.
+    pub fn set(&self, global: &Set) -> Result<Set> {
+        Ok(self.local_sets[self.set_index(global)?].clone())
+    }
+
+    /// The local map of a global one.
+    pub fn map(&self, global: &Map) -> Result<Map> {
+        self.local_maps.get(&global.id()).cloned().ok_or_else(|| Error::Mpi {
+            reason: format!("map `{}` was not distributed", global.name()),
+        })
+    }
+
+    /// The local Dat of a global one (owned and halo values, current).
+    pub fn dat<T: Scalar>(&self, global: &Dat<T>) -> Result<Dat<T>> {
+        let k = self.set_index(global.set())?;
+        let layout = &self.layouts[self.rank].sets[k];
+        let dim = global.dim();
+        let all = global.data_ro();
+        let values: Vec<T> = layout
+            .globals
+            .iter()
+            .flat_map(|&g| all[g as usize * dim..(g as usize + 1) * dim].iter().copied())
+            .collect();
+        Dat::from_vec(global.name(), &self.local_sets[k], dim, values)
+    }
+
+    /// Every rank's owned values of `local` in global order, on rank 0
+    /// (`None` on the others). Collective: every rank must call it.
+    pub fn gather<T: Scalar>(&self, local: &Dat<T>) -> Result<Option<Vec<T>>> {
+        let k = self
+            .local_sets
+            .iter()
+            .position(|s| s.same(local.set()))
+            .ok_or_else(|| Error::Mpi {
+                reason: format!("dat `{}` is not on a distributed set", local.name()),
+            })?;
+        let dim = local.dim();
+        let elem = dim * std::mem::size_of::<T>();
+        let mine = &self.layouts[self.rank].sets[k];
+        let owned_bytes = {
+            let data = local.data_ro();
+            let values = &data[..mine.regions.owned_size() * dim];
+            // SAFETY: T is a plain scalar.
+            unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values)) }.to_vec()
+        };
+        let world = &self.comm.0;
+        if self.rank != 0 {
+            world.process_at_rank(0).send(&owned_bytes[..]);
+            return Ok(None);
+        }
+        let global_size = self.global_sets[k].size();
+        let mut out = vec![T::ZERO; global_size * dim];
+        let mut place = |r: usize, bytes: &[u8]| {
+            let l = &self.layouts[r].sets[k];
+            for (i, &g) in l.globals[..l.regions.owned_size()].iter().enumerate() {
+                // SAFETY: `bytes` holds owned_size * dim values of T from rank r.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr().add(i * elem),
+                        out.as_mut_ptr().add(g as usize * dim) as *mut u8,
+                        elem,
+                    )
+                };
+            }
+        };
+        place(0, &owned_bytes);
+        for r in 1..self.layouts.len() {
+            let (bytes, _status) = world.process_at_rank(r as i32).receive_vec::<u8>();
+            place(r, &bytes);
+        }
+        Ok(Some(out))
+    }
+}

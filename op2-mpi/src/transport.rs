@@ -1,0 +1,199 @@
+//! Halo exchanges and reductions on MPI (MPICH through rsmpi). Non-blocking
+//! sends and receives use the raw MPI calls so that an exchange can stay in
+//! flight while the core elements compute; one message per neighbour carries
+//! all of a Dat's halo segments.
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use mpi::collective::SystemOperation;
+use mpi::ffi;
+use mpi::raw::AsRaw;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use op2_core::{Access, DatHandle, Distribution, Error, PendingExchange, Result, ScalarType};
+
+use crate::Neighbour;
+
+/// A communicator shared by the distributed sets of one run.
+pub struct Comm(pub(crate) SimpleCommunicator);
+
+// SAFETY: op2 calls MPI only from the thread that runs `par_loop` (worker
+// threads never do), which MPI_THREAD_SINGLE/FUNNELED allows.
+unsafe impl Send for Comm {}
+unsafe impl Sync for Comm {}
+
+pub(crate) fn mpi_error(what: &str, code: c_int) -> Error {
+    Error::Mpi {
+        reason: format!("{what} failed with MPI error code {code}"),
+    }
+}
+
+/// One distributed set's communication: its neighbours' send and receive
+/// lists. The set's index is the message tag, so exchanges of different sets
+/// never match each other's messages.
+pub struct SetComm {
+    pub(crate) comm: Arc<Comm>,
+    pub(crate) neighbours: Vec<Neighbour>,
+    pub(crate) tag: c_int,
+}
+
+struct PendingMpi {
+    requests: Vec<ffi::MPI_Request>,
+    _sends: Vec<Vec<u8>>,
+    receives: Vec<(Vec<u8>, Neighbour)>,
+    base: usize,
+    elem: usize,
+    done: bool,
+}
+
+impl PendingMpi {
+    fn wait_all(&mut self) -> Result<()> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        // SAFETY: the requests are live and their buffers are owned by self.
+        let rc = unsafe {
+            ffi::MPI_Waitall(
+                self.requests.len() as c_int,
+                self.requests.as_mut_ptr(),
+                ffi::RSMPI_STATUSES_IGNORE,
+            )
+        };
+        if rc != 0 {
+            return Err(mpi_error("MPI_Waitall", rc));
+        }
+        Ok(())
+    }
+}
+
+impl PendingExchange for PendingMpi {
+    fn wait(mut self: Box<Self>) -> Result<()> {
+        self.wait_all()?;
+        for (buf, nb) in &self.receives {
+            let (exec, nonexec) = &nb.import;
+            let split = exec.len() * self.elem;
+            // SAFETY: the loop holds the Dat's borrow; the import ranges are
+            // halo elements of it and the buffer holds exactly their bytes.
+            unsafe {
+                let dst = self.base as *mut u8;
+                std::ptr::copy_nonoverlapping(buf.as_ptr(), dst.add(exec.start * self.elem), split);
+                std::ptr::copy_nonoverlapping(
+                    buf.as_ptr().add(split),
+                    dst.add(nonexec.start * self.elem),
+                    nonexec.len() * self.elem,
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for PendingMpi {
+    fn drop(&mut self) {
+        // Never free buffers MPI may still write: wait for unfinished requests.
+        let _ = self.wait_all();
+    }
+}
+
+impl Distribution for SetComm {
+    fn start_exchange(&self, dat: &dyn DatHandle) -> Result<Box<dyn PendingExchange>> {
+        let elem = dat.dim() * dat.scalar().size();
+        let base = dat.host_bytes() as usize;
+        let raw = self.comm.0.as_raw();
+        let mut pending = PendingMpi {
+            requests: Vec::new(),
+            _sends: Vec::new(),
+            receives: Vec::new(),
+            base,
+            elem,
+            done: false,
+        };
+        for nb in &self.neighbours {
+            let incoming = (nb.import.0.len() + nb.import.1.len()) * elem;
+            if incoming > 0 {
+                let mut buf = vec![0u8; incoming];
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: `buf` lives in `pending` until the request completes.
+                let rc = unsafe {
+                    ffi::MPI_Irecv(
+                        buf.as_mut_ptr() as *mut c_void,
+                        incoming as c_int,
+                        ffi::RSMPI_UINT8_T,
+                        nb.rank as c_int,
+                        self.tag,
+                        raw,
+                        &mut req,
+                    )
+                };
+                if rc != 0 {
+                    return Err(mpi_error("MPI_Irecv", rc));
+                }
+                pending.requests.push(req);
+                pending.receives.push((buf, nb.clone()));
+            }
+            if !nb.export.is_empty() {
+                let mut buf = Vec::with_capacity(nb.export.len() * elem);
+                for &l in &nb.export {
+                    // SAFETY: exports are owned elements of the borrowed Dat.
+                    let src = unsafe { std::slice::from_raw_parts((base as *const u8).add(l as usize * elem), elem) };
+                    buf.extend_from_slice(src);
+                }
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: `buf` moves into `pending` (its heap storage stays put).
+                let rc = unsafe {
+                    ffi::MPI_Isend(
+                        buf.as_ptr() as *const c_void,
+                        buf.len() as c_int,
+                        ffi::RSMPI_UINT8_T,
+                        nb.rank as c_int,
+                        self.tag,
+                        raw,
+                        &mut req,
+                    )
+                };
+                if rc != 0 {
+                    return Err(mpi_error("MPI_Isend", rc));
+                }
+                pending.requests.push(req);
+                pending._sends.push(buf);
+            }
+        }
+        Ok(Box::new(pending))
+    }
+
+    fn all_reduce(&self, values: &mut [u8], scalar: ScalarType, op: Access) -> Result<()> {
+        all_reduce(&self.comm, values, scalar, op);
+        Ok(())
+    }
+
+    fn rank_and_size(&self) -> (usize, usize) {
+        (self.comm.0.rank() as usize, self.comm.0.size() as usize)
+    }
+}
+
+/// Combines `values` across ranks in place (sum, min or max).
+pub(crate) fn all_reduce(comm: &Comm, values: &mut [u8], scalar: ScalarType, op: Access) {
+    macro_rules! typed {
+        ($t:ty) => {{
+            // SAFETY: the bytes are `values.len() / size_of::<$t>()` values of $t.
+            let v = unsafe {
+                std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut $t, values.len() / std::mem::size_of::<$t>())
+            };
+            let send = v.to_vec();
+            match op {
+                Access::Min => comm.0.all_reduce_into(&send[..], v, SystemOperation::min()),
+                Access::Max => comm.0.all_reduce_into(&send[..], v, SystemOperation::max()),
+                _ => comm.0.all_reduce_into(&send[..], v, SystemOperation::sum()),
+            }
+        }};
+    }
+    match scalar {
+        ScalarType::F64 => typed!(f64),
+        ScalarType::F32 => typed!(f32),
+        ScalarType::I32 => typed!(i32),
+        ScalarType::I64 => typed!(i64),
+        ScalarType::U32 => typed!(u32),
+    }
+}

@@ -1,0 +1,208 @@
+//! Distributed runs: run under `mpirun -n P` (CI uses P = 1, 2, 3, 4 with
+//! `OP2_EXPECTED_RANKS=P`); plain `cargo test` runs it on one rank. MPI
+//! starts once per process, so this is one test that checks, in the same order
+//! on every rank: the world size, the suite's indirect loops against a
+//! single-process `seq` run, halo exchange counts, and Airfoil against one rank.
+#![cfg(feature = "mpi")]
+
+use op2::mpi::Mpi;
+use op2::prelude::*;
+use op2_airfoil::{generate, AirfoilDsl, Constants};
+
+#[op2::kernel]
+fn spread(w: &f64, a: &mut f64, b: &mut f64) {
+    *a += *w;
+    *b -= 0.5 * *w;
+}
+
+#[op2::kernel]
+fn node_stats(x: &f64, lo: &mut f64, hi: &mut f64, total: &mut f64) {
+    *lo = lo.min(*x);
+    *hi = hi.max(*x);
+    *total += *x;
+}
+
+#[op2::kernel]
+fn edge_mean(out: &mut f64, a: &f64, b: &f64) {
+    *out = 0.5 * (*a + *b);
+}
+
+#[op2::kernel]
+fn relax(v: &mut f64, e: &[f64; 1]) {
+    *v = 0.5 * *v + e[0];
+}
+
+/// A ring of nodes with chords, edges between them.
+struct Mesh {
+    nodes: Set,
+    edges: Set,
+    e2n: Map,
+    x: Dat<f64>,
+    w: Dat<f64>,
+}
+
+fn mesh() -> Mesh {
+    let n = 997;
+    let nodes = Set::new("nodes", n);
+    let mut table = Vec::new();
+    for i in 0..n as i32 {
+        table.extend([i, (i + 1) % n as i32]);
+        table.extend([i, (i * 31 + 7) % n as i32]);
+    }
+    let edges = Set::new("edges", table.len() / 2);
+    let e2n = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+    let x = Dat::from_vec("x", &nodes, 1, (0..n).map(|i| ((i * 17) % 101) as f64 - 50.0).collect()).unwrap();
+    let w = Dat::from_vec(
+        "w",
+        &edges,
+        1,
+        (0..edges.size()).map(|e| (e % 13) as f64 * 0.25).collect(),
+    )
+    .unwrap();
+    Mesh {
+        nodes,
+        edges,
+        e2n,
+        x,
+        w,
+    }
+}
+
+/// The loops under test, on whichever carriers (global or local) are given.
+fn run_loops(rt: &Runtime, m: &Mesh, acc: &Dat<f64>, mean: &Dat<f64>) -> (f64, f64, f64) {
+    par_loop!(rt, spread, m.edges, m.w(READ), acc(INC, m.e2n[0]), acc(INC, m.e2n[1])).unwrap();
+    par_loop!(
+        rt,
+        edge_mean,
+        m.edges,
+        mean(WRITE),
+        m.x(READ, m.e2n[0]),
+        m.x(READ, m.e2n[1])
+    )
+    .unwrap();
+    // Reads through the map what the first loop incremented: needs a fresh halo.
+    let from_acc = Dat::<f64>::zeros("from_acc", &m.edges, 1);
+    par_loop!(
+        rt,
+        edge_mean,
+        m.edges,
+        from_acc(WRITE),
+        acc(READ, m.e2n[0]),
+        acc(READ, m.e2n[1])
+    )
+    .unwrap();
+    par_loop!(rt, relax, m.edges, mean(RW), from_acc(READ)).unwrap();
+    let lo = Global::scalar("lo", f64::INFINITY);
+    let hi = Global::scalar("hi", f64::NEG_INFINITY);
+    let total = Global::scalar("total", 1.0);
+    par_loop!(rt, node_stats, m.nodes, acc(READ), lo(MIN), hi(MAX), total(INC)).unwrap();
+    par_loop!(rt, relax, m.edges, m.w(RW), mean(READ)).unwrap();
+    (lo.value(), hi.value(), total.value())
+}
+
+fn close(a: &[f64], b: &[f64], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!((x - y).abs() <= 1e-12 * y.abs().max(1.0), "{what}[{i}]: {x} vs {y}");
+    }
+}
+
+#[test]
+fn distributed_runs_match_one_process() {
+    let mpi = Mpi::init().expect("MPI starts");
+    if let Some(expected) = std::env::var("OP2_EXPECTED_RANKS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        assert_eq!(
+            mpi.size(),
+            expected,
+            "mpirun was asked for {expected} ranks, MPI sees {}",
+            mpi.size()
+        );
+    }
+    let seq = Runtime::new(Backend::Seq).unwrap();
+
+    // Reference: one process, global carriers.
+    let g = mesh();
+    let g_acc = Dat::<f64>::zeros("acc", &g.nodes, 1);
+    let g_mean = Dat::<f64>::zeros("mean", &g.edges, 1);
+    let want = run_loops(&seq, &g, &g_acc, &g_mean);
+
+    // Distributed: the same loops on local carriers.
+    let fresh = mesh();
+    let d = mpi
+        .distribute(&[&fresh.nodes, &fresh.edges], &[&fresh.e2n], &fresh.nodes)
+        .unwrap();
+    let l = Mesh {
+        nodes: d.set(&fresh.nodes).unwrap(),
+        edges: d.set(&fresh.edges).unwrap(),
+        e2n: d.map(&fresh.e2n).unwrap(),
+        x: d.dat(&fresh.x).unwrap(),
+        w: d.dat(&fresh.w).unwrap(),
+    };
+    let acc = Dat::<f64>::zeros("acc", &l.nodes, 1);
+    let mean = Dat::<f64>::zeros("mean", &l.edges, 1);
+    for backend in [Backend::Seq, Backend::Rayon] {
+        let rt = Runtime::new(backend).unwrap();
+        if backend == Backend::Rayon {
+            // Second round: start again from the initial values.
+            acc.data_mut().fill(0.0);
+            let w0 = d.dat(&fresh.w).unwrap();
+            l.w.data_mut().copy_from_slice(&w0.data_ro());
+        }
+        let got = run_loops(&rt, &l, &acc, &mean);
+        assert_eq!((got.0, got.1), (want.0, want.1), "MIN/MAX on {backend}");
+        assert!(
+            (got.2 - want.2).abs() <= 1e-12 * want.2.abs(),
+            "INC {} vs {} on {backend}",
+            got.2,
+            want.2
+        );
+        let acc_all = d.gather(&acc).unwrap();
+        let mean_all = d.gather(&mean).unwrap();
+        let w_all = d.gather(&l.w).unwrap();
+        if let (Some(a), Some(m), Some(w)) = (acc_all, mean_all, w_all) {
+            close(&a, &g_acc.to_vec(), "acc");
+            close(&m, &g_mean.to_vec(), "mean");
+            close(&w, &g.w.to_vec(), "w");
+        }
+    }
+
+    // A Dat read twice with no write in between is exchanged once.
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let y = d.dat(&fresh.x).unwrap();
+    let before = y.halo_exchanges();
+    par_loop!(rt, relax, l.edges, l.w(RW), mean(READ)).unwrap();
+    let out = Dat::<f64>::zeros("out", &l.edges, 1);
+    par_loop!(rt, edge_mean, l.edges, out(WRITE), y(READ, l.e2n[0]), y(READ, l.e2n[1])).unwrap();
+    par_loop!(rt, edge_mean, l.edges, out(WRITE), y(READ, l.e2n[0]), y(READ, l.e2n[1])).unwrap();
+    assert_eq!(
+        y.halo_exchanges(),
+        before,
+        "a freshly distributed Dat's halo is current"
+    );
+    let z = d.dat(&fresh.x).unwrap();
+    par_loop!(rt, spread, l.edges, l.w(READ), z(INC, l.e2n[0]), z(INC, l.e2n[1])).unwrap();
+    par_loop!(rt, edge_mean, l.edges, out(WRITE), z(READ, l.e2n[0]), z(READ, l.e2n[1])).unwrap();
+    par_loop!(rt, edge_mean, l.edges, out(WRITE), z(READ, l.e2n[0]), z(READ, l.e2n[1])).unwrap();
+    let exchanged = z.halo_exchanges();
+    assert_eq!(exchanged, 1, "written once, then read twice: one exchange");
+    assert_eq!(mpi.max_f64(exchanged as f64), 1.0, "on every rank");
+
+    // Airfoil on a small mesh: distributed against one process.
+    let mesh = generate(30, 20);
+    let c = Constants::default();
+    let one = AirfoilDsl::new(&mesh, &c).unwrap();
+    let global = AirfoilDsl::new(&mesh, &c).unwrap();
+    let local = global.distribute(&mpi).unwrap();
+    let rt_local = Runtime::new(Backend::Rayon).unwrap();
+    for iter in 0..20 {
+        let want = one.iteration(&seq).unwrap();
+        let got = local.iteration(&rt_local).unwrap();
+        assert!(
+            ((got - want) / want).abs() <= 1e-12,
+            "iteration {iter}: rms {got:e} vs one rank {want:e}"
+        );
+    }
+}
