@@ -8,6 +8,10 @@
 //! Prints `  <iter>  <rms>` every 100 iterations; on the 720 000-cell mesh
 //! after 1000 iterations, PASSED or FAILED against the reference; then the
 //! per-loop timing table.
+//!
+//! Built with `--features mpi` and started with `mpirun -n P`, the mesh is
+//! partitioned over the ranks (rank 0 prints; loop times are the maximum over
+//! ranks), and an error on any rank ends the whole run.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -18,7 +22,7 @@ use op2::{Backend, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, REFERENCE_RMS_1000};
 
 const USAGE: &str = "usage: airfoil [--mesh IxJ | --grid FILE] [--write-grid FILE] [--iterations N] [--backend NAME]
-               [--threads N] [--block-size N]";
+               [--threads N] [--block-size N] [--overlap on|off]";
 
 struct Options {
     mesh: (usize, usize),
@@ -67,6 +71,14 @@ fn parse_options() -> Result<Options, String> {
                     .map_err(|_| format!("--threads expects a number, got `{value}`"))?;
                 o.runtime = o.runtime.threads(n);
             }
+            "--overlap" => {
+                let on = match value.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("--overlap expects on or off, got `{value}`")),
+                };
+                o.runtime = o.runtime.overlap(on);
+            }
             "--block-size" => {
                 let n = value
                     .parse()
@@ -79,7 +91,63 @@ fn parse_options() -> Result<Options, String> {
     Ok(o)
 }
 
-fn run(o: &Options) -> Result<bool, AirfoilError> {
+/// This process's place in the run: rank 0 of 1 without MPI.
+struct Ranks {
+    #[cfg(feature = "mpi")]
+    mpi: op2::mpi::Mpi,
+}
+
+impl Ranks {
+    fn init() -> Result<Ranks, AirfoilError> {
+        Ok(Ranks {
+            #[cfg(feature = "mpi")]
+            mpi: op2::mpi::Mpi::init()?,
+        })
+    }
+
+    fn rank(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return self.mpi.rank();
+        #[cfg(not(feature = "mpi"))]
+        0
+    }
+
+    fn size(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return self.mpi.size();
+        #[cfg(not(feature = "mpi"))]
+        1
+    }
+
+    /// The slowest rank's value.
+    fn max(&self, v: f64) -> f64 {
+        #[cfg(feature = "mpi")]
+        return self.mpi.max_f64(v);
+        #[cfg(not(feature = "mpi"))]
+        v
+    }
+
+    /// The local part of the state on this rank (the whole on one rank).
+    fn local(&self, airfoil: AirfoilDsl) -> Result<AirfoilDsl, AirfoilError> {
+        #[cfg(feature = "mpi")]
+        if self.size() > 1 {
+            return Ok(airfoil.distribute(&self.mpi)?);
+        }
+        Ok(airfoil)
+    }
+
+    /// Ends the run after an error on this rank.
+    fn fail(&self) -> ExitCode {
+        #[cfg(feature = "mpi")]
+        if self.size() > 1 {
+            self.mpi.abort(1);
+        }
+        ExitCode::FAILURE
+    }
+}
+
+fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
+    let root = ranks.rank() == 0;
     let backend = match &o.backend {
         Some(name) => name.parse()?,
         None => Backend::from_env()?,
@@ -93,22 +161,25 @@ fn run(o: &Options) -> Result<bool, AirfoilError> {
     if let Some(path) = &o.write_grid {
         grid_file::write(path, &mesh)?;
     }
-    println!(
-        "airfoil: backend {}, {} nodes, {} cells, {} edges, {} boundary edges (mesh ready in {:.2} s)",
-        rt.backend(),
-        mesh.nnode(),
-        mesh.ncell(),
-        mesh.nedge(),
-        mesh.nbedge(),
-        start.elapsed().as_secs_f64()
-    );
-    let airfoil = AirfoilDsl::new(&mesh, &Constants::default())?;
-    let progress = std::io::stderr().is_terminal();
+    if root {
+        println!(
+            "airfoil: backend {}, {} rank(s), {} nodes, {} cells, {} edges, {} boundary edges (mesh ready in {:.2} s)",
+            rt.backend(),
+            ranks.size(),
+            mesh.nnode(),
+            mesh.ncell(),
+            mesh.nedge(),
+            mesh.nbedge(),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    let airfoil = ranks.local(AirfoilDsl::new(&mesh, &Constants::default())?)?;
+    let progress = root && std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut rms_1000 = None;
     for iter in 1..=o.iterations {
         let rms = airfoil.iteration(&rt)?;
-        if iter % 100 == 0 {
+        if iter % 100 == 0 && root {
             if progress {
                 eprint!("\r\x1b[K");
             }
@@ -123,7 +194,14 @@ fn run(o: &Options) -> Result<bool, AirfoilError> {
     if progress {
         eprint!("\r\x1b[K");
     }
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = ranks.max(start.elapsed().as_secs_f64());
+    let mut summary = rt.timing_summary();
+    for row in &mut summary.loops {
+        row.seconds = ranks.max(row.seconds);
+    }
+    if !root {
+        return Ok(true);
+    }
     let mut passed = true;
     if mesh.ncell() == 720_000 {
         match rms_1000 {
@@ -142,7 +220,31 @@ fn run(o: &Options) -> Result<bool, AirfoilError> {
         seconds,
         1e3 * seconds / o.iterations.max(1) as f64
     );
-    println!("{}", rt.timing_summary());
+    println!("{summary}");
+    if ranks.size() > 1 {
+        let halo = |s: &op2::Set| {
+            let r = s.regions();
+            format!(
+                "{} core, {} owned, {} exec halo, {} non-exec halo",
+                r.core, r.owned, r.exec_halo, r.nonexec_halo
+            )
+        };
+        println!(
+            "\nrank 0 of {}: cells {}; nodes {}; edges {}",
+            ranks.size(),
+            halo(&airfoil.cells),
+            halo(&airfoil.nodes),
+            halo(&airfoil.edges)
+        );
+        println!(
+            "rank 0 halo exchanges in {} iterations: q {}, adt {}, x {}, res {}",
+            o.iterations,
+            airfoil.q.halo_exchanges(),
+            airfoil.adt.halo_exchanges(),
+            airfoil.x.halo_exchanges(),
+            airfoil.res.halo_exchanges()
+        );
+    }
     Ok(passed)
 }
 
@@ -154,12 +256,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(&options) {
+    let ranks = match Ranks::init() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("airfoil: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(&options, &ranks) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("airfoil: error: {e}");
-            ExitCode::FAILURE
+            eprintln!("airfoil: error on rank {}: {e}", ranks.rank());
+            ranks.fail()
         }
     }
 }
