@@ -198,6 +198,8 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     let mut summary = rt.timing_summary();
     for row in &mut summary.loops {
         row.seconds = ranks.max(row.seconds);
+        row.exchange_seconds = ranks.max(row.exchange_seconds);
+        row.halo_bytes = ranks.max(row.halo_bytes as f64) as u64;
     }
     if !root {
         return Ok(true);

@@ -143,9 +143,14 @@ fn distributed_runs_match_one_process() {
     };
     let acc = Dat::<f64>::zeros("acc", &l.nodes, 1);
     let mean = Dat::<f64>::zeros("mean", &l.edges, 1);
-    for backend in [Backend::Seq, Backend::Rayon] {
+    // Every host backend in this build (the jit's ranks compile into one cache at once).
+    let backends: Vec<Backend> = [Backend::Seq, Backend::Rayon, Backend::Jit]
+        .into_iter()
+        .filter(|b| Runtime::new(*b).is_ok())
+        .collect();
+    for (round, &backend) in backends.iter().enumerate() {
         let rt = Runtime::new(backend).unwrap();
-        if backend == Backend::Rayon {
+        if round > 0 {
             // Second round: start again from the initial values.
             acc.data_mut().fill(0.0);
             let w0 = d.dat(&fresh.w).unwrap();
@@ -189,6 +194,16 @@ fn distributed_runs_match_one_process() {
     let exchanged = z.halo_exchanges();
     assert_eq!(exchanged, 1, "written once, then read twice: one exchange");
     assert_eq!(mpi.max_f64(exchanged as f64), 1.0, "on every rank");
+
+    // Fewer primary elements than ranks: a clear error on every rank.
+    if mpi.size() > 1 {
+        let tiny = Set::new("tiny", 1);
+        let e = mpi
+            .distribute(&[&tiny], &[], &tiny)
+            .err()
+            .expect("an empty rank is an error");
+        assert!(e.to_string().contains("would own no element of `tiny`"), "{e}");
+    }
 
     // Airfoil on a small mesh: distributed against one process.
     let mesh = generate(30, 20);

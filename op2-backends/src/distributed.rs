@@ -25,7 +25,8 @@ pub(crate) fn run_distributed(
     plans: &PlanCache,
     body: &LoopBody<'_>,
     overlap: Overlap,
-) -> Result<()> {
+) -> Result<op2_core::HaloTraffic> {
+    let mut traffic = op2_core::HaloTraffic::default();
     if exec.is_device() {
         return Err(Error::BackendUnavailable {
             name: "opencl",
@@ -51,11 +52,17 @@ pub(crate) fn run_distributed(
             .any(|b| !matches!(b.access, Access::Inc | Access::Write) && (b.map.is_some() || writes_through_maps));
         if reads_halo && d.halo().is_stale() {
             if let Some(owner) = d.set().distribution() {
+                let r = d.set().regions();
+                traffic.bytes += ((r.exec_halo + r.nonexec_halo) * d.dim() * d.scalar().size()) as u64;
+                let t = std::time::Instant::now();
                 let p = owner.start_exchange(d)?;
+                traffic.seconds += t.elapsed().as_secs_f64();
                 if overlap.0 {
                     pending.push((d, p));
                 } else {
+                    let t = std::time::Instant::now();
                     p.wait()?;
+                    traffic.seconds += t.elapsed().as_secs_f64();
                     d.halo().mark_fresh();
                 }
             }
@@ -88,10 +95,12 @@ pub(crate) fn run_distributed(
         )
     };
     run(0..regions.core)?;
+    let t = std::time::Instant::now();
     for (d, p) in pending {
         p.wait()?;
         d.halo().mark_fresh();
     }
+    traffic.seconds += t.elapsed().as_secs_f64();
     run(regions.core..regions.owned_size())?;
     if writes_through_maps && regions.exec_halo > 0 {
         let globals: Vec<(&dyn op2_core::GlobalHandle, Vec<u8>)> = reductions
@@ -123,5 +132,5 @@ pub(crate) fn run_distributed(
             d.halo().mark_stale();
         }
     }
-    Ok(())
+    Ok(traffic)
 }

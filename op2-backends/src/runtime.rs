@@ -174,8 +174,11 @@ impl Runtime {
             plans: &self.plans,
         };
         let start = Instant::now();
-        match set.distribution() {
-            None => self.executor.execute(&lp, body)?,
+        let halo = match set.distribution() {
+            None => {
+                self.executor.execute(&lp, body)?;
+                op2_core::HaloTraffic::default()
+            }
             Some(dist) => crate::distributed::run_distributed(
                 &*self.executor,
                 dist,
@@ -186,9 +189,9 @@ impl Runtime {
                 body,
                 crate::distributed::Overlap(self.overlap),
             )?,
-        }
+        };
         self.timings
-            .record(kernel.name, start.elapsed().as_secs_f64(), estimate_bytes(&lp));
+            .record_with_halo(kernel.name, start.elapsed().as_secs_f64(), estimate_bytes(&lp), halo);
         Ok(())
     }
 

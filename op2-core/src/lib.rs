@@ -50,5 +50,5 @@ pub use plan_cache::PlanCache;
 pub use scalar::{Scalar, ScalarType};
 pub use set::{Set, SetRegions};
 pub use stage::Stage;
-pub use timing::{estimate_bytes, LoopTiming, TimingSummary, Timings};
+pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};

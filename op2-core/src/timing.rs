@@ -14,6 +14,10 @@ pub struct LoopTiming {
     pub seconds: f64,
     /// Estimated bytes moved per call (see [`estimate_bytes`]).
     pub bytes_per_call: u64,
+    /// Halo bytes received over all calls (distributed runs).
+    pub halo_bytes: u64,
+    /// Seconds spent starting and waiting for halo exchanges (distributed runs).
+    pub exchange_seconds: f64,
 }
 
 impl LoopTiming {
@@ -45,18 +49,27 @@ pub struct Timings {
 impl Timings {
     /// Adds one call of the loop `name`.
     pub fn record(&self, name: &str, seconds: f64, bytes: u64) {
+        self.record_with_halo(name, seconds, bytes, HaloTraffic::default());
+    }
+
+    /// Adds one call of the loop `name` of a distributed run.
+    pub fn record_with_halo(&self, name: &str, seconds: f64, bytes: u64, halo: HaloTraffic) {
         let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         match rows.iter_mut().find(|r| r.name == name) {
             Some(r) => {
                 r.calls += 1;
                 r.seconds += seconds;
                 r.bytes_per_call = bytes;
+                r.halo_bytes += halo.bytes;
+                r.exchange_seconds += halo.seconds;
             }
             None => rows.push(LoopTiming {
                 name: name.to_string(),
                 calls: 1,
                 seconds,
                 bytes_per_call: bytes,
+                halo_bytes: halo.bytes,
+                exchange_seconds: halo.seconds,
             }),
         }
     }
@@ -78,6 +91,15 @@ impl Timings {
             transfers: Vec::new(),
         }
     }
+}
+
+/// Halo traffic of one call of a distributed loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HaloTraffic {
+    /// Bytes received into halos.
+    pub bytes: u64,
+    /// Seconds spent starting exchanges and waiting for them.
+    pub seconds: f64,
 }
 
 /// A printable timing table: one row per loop with calls, total seconds,
@@ -113,6 +135,22 @@ impl fmt::Display for TimingSummary {
             )?;
         }
         write!(f, "{:<16} {:>8} {:>10.4}", "total", "", total)?;
+        if self.loops.iter().any(|r| r.halo_bytes > 0 || r.exchange_seconds > 0.0) {
+            write!(
+                f,
+                "\n\n{:<16} {:>14} {:>16}",
+                "halo exchanges", "MB received", "exchange s"
+            )?;
+            for r in &self.loops {
+                write!(
+                    f,
+                    "\n{:<16} {:>14.3} {:>16.4}",
+                    r.name,
+                    r.halo_bytes as f64 / 1e6,
+                    r.exchange_seconds
+                )?;
+            }
+        }
         if !self.transfers.is_empty() {
             writeln!(f, "\n")?;
             write!(

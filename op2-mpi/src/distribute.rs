@@ -117,19 +117,23 @@ impl Mpi {
             maps: descs,
         };
         let nranks = self.size() as u32;
+        let empty_rank = |rank: usize| Error::Mpi {
+            reason: format!(
+                "rank {rank} would own no element of `{}` ({} elements over {nranks} ranks); run on fewer ranks",
+                primary.name(),
+                primary.size()
+            ),
+        };
+        if primary.size() < nranks as usize {
+            return Err(empty_rank(primary.size()));
+        }
         let part = self.partition(&mesh, p)?;
         let mut owned = vec![0usize; nranks as usize];
         for &r in &part {
             owned[r as usize] += 1;
         }
         if let Some(empty) = owned.iter().position(|&n| n == 0) {
-            return Err(Error::Mpi {
-                reason: format!(
-                    "rank {empty} would own no element of `{}` ({} elements over {nranks} ranks); run on fewer ranks",
-                    primary.name(),
-                    primary.size()
-                ),
-            });
+            return Err(empty_rank(empty));
         }
         let owners = derive_owners(&mesh, p, part, nranks);
         let layouts: Vec<RankLayout> = (0..nranks).map(|r| rank_layout(&mesh, &owners, r)).collect();
