@@ -144,7 +144,7 @@ fn distributed_runs_match_one_process() {
     let acc = Dat::<f64>::zeros("acc", &l.nodes, 1);
     let mean = Dat::<f64>::zeros("mean", &l.edges, 1);
     // Every host backend in this build (the jit's ranks compile into one cache at once).
-    let backends: Vec<Backend> = [Backend::Seq, Backend::Rayon, Backend::Jit]
+    let backends: Vec<Backend> = [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl]
         .into_iter()
         .filter(|b| Runtime::new(*b).is_ok())
         .collect();

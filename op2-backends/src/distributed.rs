@@ -3,11 +3,16 @@
 //! other owned elements and, when the loop writes through a map, the exec
 //! halo (whose Global contributions are dropped: other ranks own them);
 //! reduce Globals across ranks; mark the halos of written Dats stale.
+//!
+//! Exchanges go through host memory. With a device backend, a Dat to exchange
+//! is first brought to the host (downloaded if the device holds newer data)
+//! and its device copy marked stale once the halo has arrived, so the next
+//! device loop uploads it: correct, though it moves whole Dats.
 
 use std::sync::Arc;
 
 use op2_core::{
-    Access, ArgData, ArgSpec, Distribution, Error, Executor, KernelInfo, LoopBody, ParLoop, PendingExchange, PlanCache,
+    Access, ArgData, ArgSpec, Distribution, Executor, KernelInfo, LoopBody, ParLoop, PendingExchange, PlanCache,
     Result, Set,
 };
 
@@ -27,13 +32,6 @@ pub(crate) fn run_distributed(
     overlap: Overlap,
 ) -> Result<op2_core::HaloTraffic> {
     let mut traffic = op2_core::HaloTraffic::default();
-    if exec.is_device() {
-        return Err(Error::BackendUnavailable {
-            name: "opencl",
-            reason: "distributed runs with device backends are not supported yet".into(),
-            available: "seq, rayon, jit".into(),
-        });
-    }
     let regions = set.regions();
     let writes_through_maps = args.iter().any(|a| a.map.is_some() && a.access.writes());
 
@@ -55,6 +53,9 @@ pub(crate) fn run_distributed(
                 let r = d.set().regions();
                 traffic.bytes += ((r.exec_halo + r.nonexec_halo) * d.dim() * d.scalar().size()) as u64;
                 let t = std::time::Instant::now();
+                if exec.is_device() {
+                    op2_core::sync_to_host(ArgData::Dat(d), false)?;
+                }
                 let p = owner.start_exchange(d)?;
                 traffic.seconds += t.elapsed().as_secs_f64();
                 if overlap.0 {
@@ -64,6 +65,9 @@ pub(crate) fn run_distributed(
                     p.wait()?;
                     traffic.seconds += t.elapsed().as_secs_f64();
                     d.halo().mark_fresh();
+                    if exec.is_device() {
+                        op2_core::sync_to_host(ArgData::Dat(d), true)?;
+                    }
                 }
             }
         }
@@ -99,6 +103,10 @@ pub(crate) fn run_distributed(
     for (d, p) in pending {
         p.wait()?;
         d.halo().mark_fresh();
+        if exec.is_device() {
+            // The halo arrived on the host: the device copy is now stale.
+            op2_core::sync_to_host(ArgData::Dat(d), true)?;
+        }
     }
     traffic.seconds += t.elapsed().as_secs_f64();
     run(regions.core..regions.owned_size())?;

@@ -41,7 +41,7 @@ pub use distribution::{Distribution, HaloState, PendingExchange};
 pub use error::{ArgRef, Error, Result};
 pub use executor::{CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
-pub use host_sync::sync_args_to_host;
+pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};
 pub use map::Map;
 pub use partials::{Partials, ReductionLayout};

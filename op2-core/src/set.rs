@@ -72,20 +72,7 @@ impl Set {
 
     /// A set with explicit MPI regions.
     pub fn with_regions(name: impl Into<String>, regions: SetRegions) -> Result<Set> {
-        let name = name.into();
-        if regions.total() > MAX_SET_SIZE {
-            return Err(Error::SetTooLarge {
-                set: name,
-                size: regions.total(),
-                max: MAX_SET_SIZE,
-            });
-        }
-        Ok(Set(Arc::new(SetInner {
-            id: crate::id::next_id(),
-            name,
-            regions,
-            distribution: None,
-        })))
+        Set::build(name.into(), regions, None)
     }
 
     /// A set of one rank of a distributed run: its local regions and the
@@ -95,7 +82,10 @@ impl Set {
         regions: SetRegions,
         distribution: Arc<dyn Distribution>,
     ) -> Result<Set> {
-        let name = name.into();
+        Set::build(name.into(), regions, Some(distribution))
+    }
+
+    fn build(name: String, regions: SetRegions, distribution: Option<Arc<dyn Distribution>>) -> Result<Set> {
         if regions.total() > MAX_SET_SIZE {
             return Err(Error::SetTooLarge {
                 set: name,
@@ -107,7 +97,7 @@ impl Set {
             id: crate::id::next_id(),
             name,
             regions,
-            distribution: Some(distribution),
+            distribution,
         })))
     }
 
