@@ -72,7 +72,7 @@ impl Backend {
         if !feature.1 {
             return Some(format!("op2 was built without the `{}` feature", feature.0));
         }
-        if matches!(self, Backend::Rayon | Backend::Jit | Backend::OpenCl) {
+        if matches!(self, Backend::Rayon | Backend::Jit | Backend::OpenCl | Backend::Cuda) {
             return None;
         }
         // Feature declared, implementation still to come (issues 3-7).

@@ -7,6 +7,8 @@
 
 mod backend;
 pub mod codegen;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 mod distributed;
 #[cfg(feature = "jit")]
 pub mod jit;

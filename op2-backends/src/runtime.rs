@@ -31,6 +31,9 @@ pub struct RuntimeOptions {
     /// are in flight (the default; `Some(false)` waits first, to measure what
     /// overlapping saves).
     pub overlap: Option<bool>,
+    /// Remember the shape of every distinct loop run (see
+    /// [`Runtime::recorded_loops`]): to generate or check code ahead of time.
+    pub record_loops: bool,
 }
 
 impl RuntimeOptions {
@@ -64,6 +67,12 @@ impl RuntimeOptions {
         self
     }
 
+    /// Options that record the shape of every distinct loop run.
+    pub fn record_loops(mut self, record: bool) -> Self {
+        self.record_loops = record;
+        self
+    }
+
     /// Options that overlap halo exchanges with computation (or not).
     pub fn overlap(mut self, overlap: bool) -> Self {
         self.overlap = Some(overlap);
@@ -85,6 +94,7 @@ pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
     overlap: bool,
+    recorded: Option<std::sync::Mutex<Vec<(&'static KernelInfo, crate::codegen::LoopShape)>>>,
     timings: Timings,
     plans: PlanCache,
     /// Transfer counters of the carriers device loops used, for the summary.
@@ -121,12 +131,17 @@ impl Runtime {
             Backend::Jit => Box::new(crate::JitExecutor::new(&options)?),
             #[cfg(feature = "opencl")]
             Backend::OpenCl => Box::new(crate::OpenClExecutor::new(&options)?),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => crate::cuda::executor()?,
+            // Reached only in builds without some backend's feature.
+            #[allow(unreachable_patterns)]
             other => unreachable!("backend {other} reported available without an executor"),
         };
         Ok(Runtime {
             backend,
             executor,
             overlap: options.overlap.unwrap_or(true),
+            recorded: options.record_loops.then(|| std::sync::Mutex::new(Vec::new())),
             timings: Timings::default(),
             plans: PlanCache::default(),
             transfers: std::sync::Mutex::new(Vec::new()),
@@ -173,6 +188,13 @@ impl Runtime {
             args,
             plans: &self.plans,
         };
+        if let Some(rec) = &self.recorded {
+            let shape = crate::codegen::LoopShape::of(&lp, &op2_core::ReductionLayout::new(args));
+            let mut rec = rec.lock().unwrap_or_else(|p| p.into_inner());
+            if !rec.iter().any(|(_, s)| *s == shape) {
+                rec.push((kernel, shape));
+            }
+        }
         let start = Instant::now();
         let halo = match set.distribution() {
             None => {
@@ -209,6 +231,15 @@ impl Runtime {
                 note(m.map.name(), m.map.device().lock().counter.clone());
             }
         }
+    }
+
+    /// The kernel and shape of every distinct loop run so far, when the
+    /// runtime was made with [`RuntimeOptions::record_loops`] (else empty).
+    pub fn recorded_loops(&self) -> Vec<(&'static KernelInfo, crate::codegen::LoopShape)> {
+        self.recorded
+            .as_ref()
+            .map(|r| r.lock().unwrap_or_else(|p| p.into_inner()).clone())
+            .unwrap_or_default()
     }
 
     /// Per-loop timings so far, in first-call order.
@@ -260,7 +291,13 @@ mod tests {
     #[test]
     fn unavailable_backend_is_an_error_naming_alternatives() {
         let e = Runtime::new(Backend::Cuda).unwrap_err();
-        assert!(matches!(e, Error::BackendUnavailable { name: "cuda", .. }));
+        assert!(
+            matches!(
+                e,
+                Error::BackendUnavailable { name: "cuda", .. } | Error::DeviceUnavailable { backend: "cuda", .. }
+            ),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("seq"), "{e}");
     }
 

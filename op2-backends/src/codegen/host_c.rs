@@ -20,7 +20,7 @@ use super::{c_type, ArgKind, LoopShape, C_PRELUDE};
 pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/* op2 generated: loop `{}` */", kernel.name);
-    s.push_str("#include <math.h>\n#include <stdint.h>\n");
+    s.push_str("#include <math.h>\n#include <stdint.h>\n#define OP2_FN static inline\n");
     s.push_str(C_PRELUDE);
     s.push_str(&kernel_definition(kernel, "static inline "));
     s.push_str(

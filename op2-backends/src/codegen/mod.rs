@@ -2,12 +2,14 @@
 //! backends: the loop's shape ([`LoopShape`], which also keys the code
 //! caches), the C prelude, and the host C wrapper the `jit` backend compiles.
 
+mod cuda_c;
 mod element;
 mod host_c;
 mod opencl_c;
 mod prelude;
 mod shape;
 
+pub use cuda_c::cuda_source;
 pub use host_c::{host_source, kernel_definition};
 pub use opencl_c::opencl_source;
 pub use prelude::C_PRELUDE;

@@ -46,6 +46,7 @@ pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/* op2 generated (OpenCL): loop `{}` */", kernel.name);
     s.push_str(OPENCL_PRELUDE);
+    s.push_str("#define OP2_FN inline\n");
     s.push_str(C_PRELUDE);
     s.push_str(&kernel_definition(kernel, "inline "));
     let mut params = vec![

@@ -6,22 +6,23 @@ static inline int omp_get_max_threads(void) { return 1; }
 /* op2 generated: loop `save_soln` */
 #include <math.h>
 #include <stdint.h>
+#define OP2_FN static inline
 #define OP2_HELPERS(T, S) \
-    static inline T op2_min_##S(T a, T b) { return a < b ? a : b; } \
-    static inline T op2_max_##S(T a, T b) { return a > b ? a : b; }
+    OP2_FN T op2_min_##S(T a, T b) { return a < b ? a : b; } \
+    OP2_FN T op2_max_##S(T a, T b) { return a > b ? a : b; }
 OP2_HELPERS(int, i32)
 OP2_HELPERS(long, i64)
 OP2_HELPERS(unsigned int, u32)
 OP2_HELPERS(unsigned long, u64)
 #undef OP2_HELPERS
-static inline int op2_abs_i32(int a) { return a < 0 ? -a : a; }
-static inline long op2_abs_i64(long a) { return a < 0 ? -a : a; }
-static inline unsigned int op2_abs_u32(unsigned int a) { return a; }
-static inline unsigned long op2_abs_u64(unsigned long a) { return a; }
-static inline double op2_min_f64(double a, double b) { return fmin(a, b); }
-static inline double op2_max_f64(double a, double b) { return fmax(a, b); }
-static inline float op2_min_f32(float a, float b) { return fminf(a, b); }
-static inline float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_abs_i32(int a) { return a < 0 ? -a : a; }
+OP2_FN long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+OP2_FN unsigned int op2_abs_u32(unsigned int a) { return a; }
+OP2_FN unsigned long op2_abs_u64(unsigned long a) { return a; }
+OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
+OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
+OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
+OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
 
 static inline void op2_kernel_save_soln(const double *q, double *qold) {
     for (int n = 0, n_end = 4; n < n_end; ++n) {
