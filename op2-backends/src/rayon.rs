@@ -95,11 +95,7 @@ impl RayonExecutor {
                 }
             }
         }
-        if words > 0 {
-            for slot in partials.chunks(words) {
-                layout.combine(lp.args, slot);
-            }
-        }
+        layout.combine_all(lp.args, &partials);
     }
 }
 

@@ -12,10 +12,9 @@ impl Executor for SeqExecutor {
 
     fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
         let layout = ReductionLayout::new(lp.args);
-        let mut partials = vec![0u64; layout.words_per_chunk()];
-        layout.init(lp.args, &mut partials);
+        let mut partials = layout.new_partials(lp.args, 1);
         body(lp.range.clone(), &mut layout.partials(&mut partials));
-        layout.combine(lp.args, &partials);
+        layout.combine_all(lp.args, &partials);
         Ok(())
     }
 }

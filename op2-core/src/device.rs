@@ -6,7 +6,7 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::{DeviceState, Result};
+use crate::{host_read, host_write, DeviceState, Result};
 
 /// A buffer in some device's memory, owned by the backend that made it.
 pub trait DeviceBuffer: Send + Sync {
@@ -84,6 +84,22 @@ impl DeviceSlot {
             b.upload(host)?;
             self.counter.count_upload(host.len());
         }
+        Ok(())
+    }
+
+    /// Brings `host` (this carrier's host copy) up to date before the host
+    /// reads it, or before it writes it (`write`), after which the device copy
+    /// is stale: downloads only when the device holds newer data.
+    pub fn sync_host(&mut self, host: &mut [u8], write: bool) -> Result<()> {
+        let t = if write {
+            host_write(self.state)
+        } else {
+            host_read(self.state)
+        };
+        if t.download {
+            self.download(host)?;
+        }
+        self.state = t.after;
         Ok(())
     }
 

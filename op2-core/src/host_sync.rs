@@ -1,23 +1,13 @@
-use crate::{host_read, host_write, ArgData, ArgRef, ArgSpec, Error, KernelInfo, Result};
+use crate::{ArgData, ArgRef, ArgSpec, Error, KernelInfo, Result};
 
 /// Brings one Dat's or Global's host copy up to date (downloading what a
 /// device left newer) before the host reads it, or before it writes it
 /// (`write`), after which the device copy is stale. The caller holds the
 /// data's borrow; the device lock serialises downloads.
 pub fn sync_to_host(data: ArgData<'_>, write: bool) -> Result<()> {
-    let mut slot = data.device().lock();
-    let t = if write {
-        host_write(slot.state)
-    } else {
-        host_read(slot.state)
-    };
-    if t.download {
-        // SAFETY: the caller holds the data's borrow (exclusive when writing).
-        let host = unsafe { std::slice::from_raw_parts_mut(data.host_bytes(), data.byte_len()) };
-        slot.download(host)?;
-    }
-    slot.state = t.after;
-    Ok(())
+    // SAFETY: the caller holds the data's borrow (exclusive when writing).
+    let host = unsafe { std::slice::from_raw_parts_mut(data.host_bytes(), data.byte_len()) };
+    data.device().lock().sync_host(host, write)
 }
 
 /// Before a loop runs on the host (`seq`, `rayon`, `jit`): brings every

@@ -54,6 +54,23 @@ impl ReductionLayout {
         self.for_each_slot(args, |g, access, range| g.combine_partial(access, &chunk[range]));
     }
 
+    /// Partials for `units` chunks, each initialised (zero for INC, the
+    /// Global's value for MIN/MAX), one after the other.
+    pub fn new_partials(&self, args: &[ArgSpec<'_>], units: usize) -> Vec<u64> {
+        let mut buf = vec![0u64; units * self.words];
+        if self.words > 0 {
+            buf.chunks_mut(self.words).for_each(|chunk| self.init(args, chunk));
+        }
+        buf
+    }
+
+    /// Folds every chunk's partials into the Globals, in chunk order.
+    pub fn combine_all(&self, args: &[ArgSpec<'_>], buf: &[u64]) {
+        if self.words > 0 {
+            buf.chunks(self.words).for_each(|chunk| self.combine(args, chunk));
+        }
+    }
+
     /// A view of one chunk's scratch buffer for the loop body.
     pub fn partials<'a>(&'a self, chunk: &'a mut [u64]) -> Partials<'a> {
         Partials {

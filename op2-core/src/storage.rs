@@ -3,7 +3,7 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 
 use crate::device::DeviceCell;
-use crate::{host_read, host_write, BorrowFlag, Error, Result};
+use crate::{BorrowFlag, Error, Result};
 
 /// Host memory of a Dat or Global: a fixed-length buffer plus a borrow flag.
 ///
@@ -50,24 +50,14 @@ impl<T> HostStorage<T> {
     /// holds the borrow; the device lock keeps two accessors from downloading
     /// at once.
     fn sync_host(&self, name: &str, write: bool) -> Result<()> {
-        let mut slot = self.device.lock();
-        let t = if write {
-            host_write(slot.state)
-        } else {
-            host_read(slot.state)
-        };
-        if t.download {
-            // SAFETY: state Device means no host reference to the data exists
-            // (a writing loop held the exclusive borrow, and accessors wait on
-            // the device lock before using the data).
-            let host = unsafe { std::slice::from_raw_parts_mut(self.ptr() as *mut u8, self.byte_len()) };
-            slot.download(host).map_err(|e| Error::Transfer {
-                name: name.to_string(),
-                reason: e.to_string(),
-            })?;
-        }
-        slot.state = t.after;
-        Ok(())
+        // SAFETY: while the device holds newer data no host reference to it
+        // exists (a writing loop held the exclusive borrow, and accessors wait
+        // on the device lock before using the data).
+        let host = unsafe { std::slice::from_raw_parts_mut(self.ptr() as *mut u8, self.byte_len()) };
+        self.device.lock().sync_host(host, write).map_err(|e| Error::Transfer {
+            name: name.to_string(),
+            reason: e.to_string(),
+        })
     }
 
     /// Pointer to the first value. Dereferencing it needs a borrow of the flag.

@@ -212,17 +212,11 @@ impl Executor for JitExecutor {
         match lp.plan(bs) {
             None => {
                 let units: Vec<u32> = (0..n.div_ceil(bs) as u32).collect();
-                partials = vec![0u64; units.len() * words];
-                if words > 0 {
-                    partials.chunks_mut(words).for_each(|p| layout.init(lp.args, p));
-                }
+                partials = layout.new_partials(lp.args, units.len());
                 run(&units, &mut partials);
             }
             Some(plan) => {
-                partials = vec![0u64; plan.nblocks() * words];
-                if words > 0 {
-                    partials.chunks_mut(words).for_each(|p| layout.init(lp.args, p));
-                }
+                partials = layout.new_partials(lp.args, plan.nblocks());
                 let mut done = 0;
                 for c in 0..plan.ncolours() {
                     let blocks = plan.blocks_of_colour(c);
@@ -231,9 +225,7 @@ impl Executor for JitExecutor {
                 }
             }
         }
-        if words > 0 {
-            partials.chunks(words).for_each(|p| layout.combine(lp.args, p));
-        }
+        layout.combine_all(lp.args, &partials);
         Ok(())
     }
 

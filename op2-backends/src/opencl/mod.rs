@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use buffer::{null_mem, ClBuffer};
 use op2_core::{
-    before_loop, host_write, ArgData, CodeCacheStats, DeviceBuffer, DeviceCell, DeviceSlot, Error, Executor, LoopBody,
-    LoopUse, ParLoop, Plan, ReductionLayout, Result,
+    before_loop, ArgData, CodeCacheStats, DeviceBuffer, DeviceCell, DeviceSlot, Error, Executor, LoopBody, LoopUse,
+    ParLoop, Plan, ReductionLayout, Result,
 };
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
@@ -149,10 +149,7 @@ impl OpenClExecutor {
             return Ok(());
         }
         if slot.buffer.is_some() {
-            let t = host_write(slot.state);
-            if t.download {
-                slot.download(host)?;
-            }
+            slot.sync_host(host, true)?;
             slot.buffer = None;
             slot.state = op2_core::DeviceState::DeviceUnallocated;
         }
@@ -247,12 +244,7 @@ impl Executor for OpenClExecutor {
                 (None, ArgData::Global(g)) if arg.access.is_reduction() => {
                     // Reductions combine on the host: its copy must be current
                     // and the device copy becomes stale.
-                    let mut slot = g.device().lock();
-                    let t = host_write(slot.state);
-                    if t.download {
-                        slot.download(host)?;
-                    }
-                    slot.state = t.after;
+                    g.device().lock().sync_host(host, true)?;
                     null_mem()
                 }
                 (None, _) => {
@@ -297,9 +289,8 @@ impl Executor for OpenClExecutor {
         };
         let total_units: usize = launches.iter().map(|l| l.1).sum();
         let words = layout.words_per_chunk();
-        let mut partials = vec![0u64; total_units * words];
+        let mut partials = layout.new_partials(lp.args, total_units);
         let partials_buf = if words > 0 {
-            partials.chunks_mut(words).for_each(|p| layout.init(lp.args, p));
             let b = self.new_buffer("reduction partials", partials.len() * 8)?;
             b.upload(bytemuck_u64(&partials))?;
             Some(b)
@@ -342,7 +333,7 @@ impl Executor for OpenClExecutor {
         self.queue.finish().map_err(|e| self.fail("clFinish", e))?;
         if let Some(b) = partials_buf {
             b_download_u64(&b, &mut partials)?;
-            partials.chunks(words).for_each(|p| layout.combine(lp.args, p));
+            layout.combine_all(lp.args, &partials);
             for a in lp.args.iter().filter(|a| a.is_global() && a.access.is_reduction()) {
                 let c = a.data.device().lock().counter.clone();
                 c.count_upload(total_units * words * 8);
