@@ -195,6 +195,32 @@ fn distributed_runs_match_one_process() {
     assert_eq!(exchanged, 1, "written once, then read twice: one exchange");
     assert_eq!(mpi.max_f64(exchanged as f64), 1.0, "on every rank");
 
+    // Errors found before any communication, the same on every rank.
+    let stray = Set::new("stray", 3);
+    let into_stray = Map::new("into_stray", &fresh.nodes, &stray, 1, vec![0; fresh.nodes.size()]).unwrap();
+    let e = mpi
+        .distribute(&[&fresh.nodes], &[&into_stray], &fresh.nodes)
+        .err()
+        .expect("a map into a set not given");
+    assert!(
+        e.to_string()
+            .contains("map `into_stray` points into set `stray` is not among"),
+        "{e}"
+    );
+    let e = d.set(&stray).expect_err("a set that was not distributed");
+    assert!(e.to_string().contains("set `stray` was not distributed"), "{e}");
+    let e = d.map(&into_stray).expect_err("a map that was not distributed");
+    assert!(e.to_string().contains("map `into_stray` was not distributed"), "{e}");
+    let on_stray = Dat::<f64>::zeros("on_stray", &stray, 1);
+    assert!(d.dat(&on_stray).is_err(), "a Dat on a set that was not distributed");
+    let e = d
+        .gather(&on_stray)
+        .expect_err("gathering a Dat that is not distributed");
+    assert!(
+        e.to_string().contains("dat `on_stray` is not on a distributed set"),
+        "{e}"
+    );
+
     // Fewer primary elements than ranks: a clear error on every rank.
     if mpi.size() > 1 {
         let tiny = Set::new("tiny", 1);
