@@ -1,5 +1,6 @@
 //! Every generated CUDA source compiles: the CUDA for every Airfoil loop and a
-//! loop per access mode, form and element type goes through NVRTC to PTX for
+//! loop per access mode, form and element type, in both treatments of
+//! indirect writes (colouring and atomics), goes through NVRTC to PTX for
 //! sm_80 and sm_90 and is assembled with ptxas. Without NVRTC the test skips
 //! with a reason, unless `OP2_REQUIRE_NVRTC=1` (CI) makes that a failure.
 #![cfg(feature = "cuda")]
@@ -13,8 +14,9 @@ mod kernels;
 use std::process::Command;
 
 use op2::prelude::*;
-use op2::RuntimeOptions;
+use op2::{Increments, RuntimeOptions};
 use op2_backends::codegen::cuda_source;
+use op2_backends::IndirectWrites;
 
 /// Runs the catalogue on `seq`, recording the loops' shapes.
 fn recorded_runtime() -> Runtime {
@@ -46,9 +48,17 @@ fn every_generated_cuda_source_compiles_to_ptx() {
     let rt = recorded_runtime();
     let loops = rt.recorded_loops();
     assert_eq!(loops.len(), 13, "one shape per catalogue loop");
+    let mut atomic_loops = 0;
     for (info, shape) in &loops {
-        let source = cuda_source(info, shape);
-        for arch in ["sm_80", "sm_90"] {
+        let colouring = IndirectWrites::of(shape, Increments::Colouring);
+        let atomics = IndirectWrites::of(shape, Increments::Atomics);
+        let mut variants = vec![colouring];
+        if atomics != colouring {
+            variants.push(atomics);
+            atomic_loops += 1;
+        }
+        for (writes, arch) in variants.into_iter().flat_map(|w| [(w, "sm_80"), (w, "sm_90")]) {
+            let source = cuda_source(info, shape, writes);
             let ptx = op2_backends::cuda::compile_to_ptx(info.name, &source, arch)
                 .unwrap_or_else(|e| panic!("{}: NVRTC failed for {arch}: {e}", info.name));
             assert!(
@@ -57,7 +67,12 @@ fn every_generated_cuda_source_compiles_to_ptx() {
                 info.name
             );
             if have_ptxas {
-                let file = dir.join(format!("{}-{arch}.ptx", info.name));
+                let tag = match writes {
+                    IndirectWrites::None => "direct",
+                    IndirectWrites::Coloured { .. } => "coloured",
+                    IndirectWrites::Atomic => "atomic",
+                };
+                let file = dir.join(format!("{}-{tag}-{arch}.ptx", info.name));
                 std::fs::write(&file, &ptx).unwrap();
                 let out = Command::new(&ptxas)
                     .args(["-arch", arch, "-o", "/dev/null"])
@@ -66,13 +81,15 @@ fn every_generated_cuda_source_compiles_to_ptx() {
                     .unwrap();
                 assert!(
                     out.status.success(),
-                    "{}: ptxas failed for {arch}:\n{}",
+                    "{}: ptxas failed for {arch} ({writes:?}):\n{}",
                     info.name,
                     String::from_utf8_lossy(&out.stderr)
                 );
             }
         }
     }
+    // res_calc, bres_calc and the catalogue's INC/MIN/MAX-through-map loops.
+    assert!(atomic_loops >= 4, "only {atomic_loops} loops have an atomic variant");
 }
 
 #[test]
@@ -93,6 +110,10 @@ fn a_broken_cuda_source_returns_the_log_and_the_source() {
 
 #[test]
 fn runtime_new_cuda_is_an_error_not_a_panic() {
+    if op2_backends::cuda::driver_available() {
+        eprintln!("skipped: this machine has the NVIDIA driver");
+        return;
+    }
     let e = Runtime::new(Backend::Cuda).unwrap_err();
     assert!(
         matches!(e, op2::Error::DeviceUnavailable { backend: "cuda", .. }),

@@ -6,10 +6,15 @@
 #![deny(missing_docs)]
 
 mod backend;
+#[cfg(any(feature = "jit", feature = "cuda"))]
+mod code_cache;
 pub mod codegen;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+#[cfg(any(feature = "opencl", feature = "cuda"))]
+mod device;
 mod distributed;
+mod increments;
 #[cfg(feature = "jit")]
 pub mod jit;
 #[cfg(feature = "opencl")]
@@ -20,6 +25,7 @@ mod runtime;
 mod seq;
 
 pub use backend::Backend;
+pub use increments::{Increments, IndirectWrites};
 #[cfg(feature = "jit")]
 pub use jit::JitExecutor;
 #[cfg(feature = "opencl")]

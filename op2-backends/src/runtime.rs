@@ -31,6 +31,9 @@ pub struct RuntimeOptions {
     /// are in flight (the default; `Some(false)` waits first, to measure what
     /// overlapping saves).
     pub overlap: Option<bool>,
+    /// How device backends keep indirect increments race-free; `None` uses
+    /// `OP2_INCREMENTS`, else [`Increments::Colouring`].
+    pub increments: Option<crate::Increments>,
     /// Remember the shape of every distinct loop run (see
     /// [`Runtime::recorded_loops`]): to generate or check code ahead of time.
     pub record_loops: bool,
@@ -67,6 +70,12 @@ impl RuntimeOptions {
         self
     }
 
+    /// Options with this treatment of indirect increments on device backends.
+    pub fn increments(mut self, increments: crate::Increments) -> Self {
+        self.increments = Some(increments);
+        self
+    }
+
     /// Options that record the shape of every distinct loop run.
     pub fn record_loops(mut self, record: bool) -> Self {
         self.record_loops = record;
@@ -93,6 +102,7 @@ impl RuntimeOptions {
 pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
+    deterministic: bool,
     overlap: bool,
     recorded: Option<std::sync::Mutex<Vec<(&'static KernelInfo, crate::codegen::LoopShape)>>>,
     timings: Timings,
@@ -123,6 +133,12 @@ impl Runtime {
                 reason: "must be at least 1".to_string(),
             });
         }
+        let increments = match options.increments {
+            Some(i) => i,
+            None => crate::Increments::from_env()?,
+        };
+        let deterministic =
+            !(matches!(backend, Backend::OpenCl | Backend::Cuda) && increments == crate::Increments::Atomics);
         let executor: Box<dyn Executor> = match backend {
             Backend::Seq => Box::new(SeqExecutor),
             #[cfg(feature = "rayon")]
@@ -132,7 +148,7 @@ impl Runtime {
             #[cfg(feature = "opencl")]
             Backend::OpenCl => Box::new(crate::OpenClExecutor::new(&options)?),
             #[cfg(feature = "cuda")]
-            Backend::Cuda => crate::cuda::executor()?,
+            Backend::Cuda => Box::new(crate::cuda::CudaExecutor::new(&options)?),
             // Reached only in builds without some backend's feature.
             #[allow(unreachable_patterns)]
             other => unreachable!("backend {other} reported available without an executor"),
@@ -140,6 +156,7 @@ impl Runtime {
         Ok(Runtime {
             backend,
             executor,
+            deterministic,
             overlap: options.overlap.unwrap_or(true),
             recorded: options.record_loops.then(|| std::sync::Mutex::new(Vec::new())),
             timings: Timings::default(),
@@ -162,6 +179,13 @@ impl Runtime {
     /// The backend loops run on.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Whether running the same loops again gives the same bits. True except
+    /// on device backends with [`Increments::Atomics`](crate::Increments),
+    /// where the order of floating-point additions varies between runs.
+    pub fn is_deterministic(&self) -> bool {
+        self.deterministic
     }
 
     /// Validates a loop, borrows its data, runs it on the backend and records

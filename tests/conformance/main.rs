@@ -4,14 +4,39 @@
 mod kernels;
 mod suite;
 
+/// A device backend whose hardware may be missing (CUDA without a GPU): its
+/// tests print why they skip, unless `OP2_REQUIRE_GPU=1` makes that a failure.
+#[allow(dead_code)]
+fn device_missing(made: op2::Result<op2::Runtime>) -> bool {
+    match made {
+        Ok(_) => false,
+        Err(e) => {
+            assert!(
+                std::env::var_os("OP2_REQUIRE_GPU").is_none(),
+                "OP2_REQUIRE_GPU is set: {e}"
+            );
+            eprintln!("skipped: {e}");
+            true
+        }
+    }
+}
+
 macro_rules! backend_suite {
     ($module:ident, $backend:expr, $options:expr) => {
+        backend_suite!($module, $backend, $options, |_| false);
+    };
+    ($module:ident, $backend:expr, $options:expr, $skip:expr) => {
         mod $module {
             #[allow(unused_imports)]
-            use op2::{Backend, Runtime, RuntimeOptions};
+            use op2::{Backend, Increments, Runtime, RuntimeOptions};
 
             fn rt() -> Runtime {
                 Runtime::with_options($backend, $options).expect("backend is available in this build")
+            }
+
+            #[allow(clippy::redundant_closure_call)]
+            fn skip() -> bool {
+                ($skip)(Runtime::with_options($backend, $options))
             }
 
             backend_suite!(@tests
@@ -29,6 +54,9 @@ macro_rules! backend_suite {
         $(
             #[test]
             fn $test() {
+                if skip() {
+                    return;
+                }
                 super::suite::$test(&rt);
             }
         )*
@@ -82,3 +110,33 @@ backend_suite!(opencl, Backend::OpenCl, RuntimeOptions::default());
 // Small blocks: many work-items and colours on the suite's small meshes.
 #[cfg(feature = "opencl")]
 backend_suite!(opencl_block_7, Backend::OpenCl, RuntimeOptions::default().block_size(7));
+#[cfg(feature = "opencl")]
+backend_suite!(
+    opencl_atomics,
+    Backend::OpenCl,
+    RuntimeOptions::default().increments(Increments::Atomics)
+);
+#[cfg(feature = "opencl")]
+backend_suite!(
+    opencl_atomics_block_7,
+    Backend::OpenCl,
+    RuntimeOptions::default().block_size(7).increments(Increments::Atomics)
+);
+
+// On a GPU only: without one (or without the driver) every test prints why it skips.
+#[cfg(feature = "cuda")]
+backend_suite!(cuda, Backend::Cuda, RuntimeOptions::default(), super::device_missing);
+#[cfg(feature = "cuda")]
+backend_suite!(
+    cuda_block_7,
+    Backend::Cuda,
+    RuntimeOptions::default().block_size(7),
+    super::device_missing
+);
+#[cfg(feature = "cuda")]
+backend_suite!(
+    cuda_atomics,
+    Backend::Cuda,
+    RuntimeOptions::default().increments(Increments::Atomics),
+    super::device_missing
+);

@@ -10,73 +10,123 @@ use op2_core::Access;
 
 use super::{c_type, helper_suffix, ArgKind, ArgShape, LoopShape};
 
-/// Writes the body of the element loop.
-pub fn element_body(s: &mut String, kernel_name: &str, shape: &LoopShape) {
-    let mut call = Vec::new();
-    for (k, a) in shape.args.iter().enumerate() {
-        gather(s, k, a);
-        call.push(format!("s{k}"));
-    }
-    let _ = writeln!(s, "            op2_kernel_{kernel_name}({});", call.join(", "));
-    for (k, a) in shape.args.iter().enumerate() {
-        scatter(s, k, a);
+/// One argument's code, split so that device wrappers can place the parts
+/// apart (declarations outside a thread's `if`, scatters under a colour guard).
+pub struct ArgCode {
+    /// Declares the staging value `s{k}` (and the target index `t{k}`).
+    pub decl: String,
+    /// Fills the staging value for element `e`.
+    pub fill: String,
+    /// Writes the staging value back; `None` for READ.
+    pub scatter: Option<String>,
+}
+
+/// Whether argument `a` goes through a map.
+pub fn is_indirect(a: &ArgShape) -> bool {
+    matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. })
+}
+
+/// The code of argument `k`; `atomic` makes its scatter use the
+/// `op2_atomic_<op>_<type>` helpers (for INC, MIN and MAX through maps).
+pub fn arg_code(k: usize, a: &ArgShape, atomic: bool) -> ArgCode {
+    let (decl, fill) = gather(k, a);
+    ArgCode {
+        decl,
+        fill,
+        scatter: scatter(k, a, atomic && is_indirect(a)),
     }
 }
 
-/// Declares and fills staging value `s{k}`.
-fn gather(s: &mut String, k: usize, a: &ArgShape) {
+/// The kernel call on the staging values.
+pub fn kernel_call(kernel_name: &str, nargs: usize) -> String {
+    let call: Vec<String> = (0..nargs).map(|k| format!("s{k}")).collect();
+    format!("op2_kernel_{kernel_name}({});\n", call.join(", "))
+}
+
+/// Writes `code` with every line indented by `ind`.
+pub fn push_indented(s: &mut String, ind: &str, code: &str) {
+    for line in code.lines() {
+        let _ = writeln!(s, "{ind}{line}");
+    }
+}
+
+/// Writes the body of the host element loop: each argument's gather, the
+/// call, and each argument's scatter.
+pub fn element_body(s: &mut String, kernel_name: &str, shape: &LoopShape) {
+    let ind = "            ";
+    let codes: Vec<ArgCode> = shape
+        .args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| arg_code(k, a, false))
+        .collect();
+    for c in &codes {
+        push_indented(s, ind, &c.decl);
+        push_indented(s, ind, &c.fill);
+    }
+    push_indented(s, ind, &kernel_call(kernel_name, shape.args.len()));
+    for c in &codes {
+        if let Some(sc) = &c.scatter {
+            push_indented(s, ind, sc);
+        }
+    }
+}
+
+/// Declares (first string) and fills (second) staging value `s{k}`.
+fn gather(k: usize, a: &ArgShape) -> (String, String) {
     let t = c_type(a.scalar);
     let d = a.dim;
-    let ind = "            ";
     let zero = matches!(a.access, Access::Write | Access::Inc);
+    let (mut decl, mut fill) = (String::new(), String::new());
     match a.kind {
         ArgKind::MapAll { arity } => {
-            let _ = writeln!(s, "{ind}{t} s{k}[{arity}][{d}];");
-            let _ = writeln!(s, "{ind}for (int i = 0; i < {arity}; ++i) {{");
+            let _ = writeln!(decl, "{t} s{k}[{arity}][{d}];");
+            let _ = writeln!(fill, "for (int i = 0; i < {arity}; ++i) {{");
             if !zero {
-                let _ = writeln!(s, "{ind}    const long t = map{k}[e * {arity} + i];");
+                let _ = writeln!(fill, "    const long t = map{k}[e * {arity} + i];");
             }
             let src = if zero {
                 "0".to_string()
             } else {
                 format!("arg{k}[t * {d} + c]")
             };
-            let _ = writeln!(s, "{ind}    for (int c = 0; c < {d}; ++c) s{k}[i][c] = {src};");
-            let _ = writeln!(s, "{ind}}}");
+            let _ = writeln!(fill, "    for (int c = 0; c < {d}; ++c) s{k}[i][c] = {src};");
+            let _ = writeln!(fill, "}}");
         }
         kind => {
-            let _ = writeln!(s, "{ind}{t} s{k}[{d}];");
+            let _ = writeln!(decl, "{t} s{k}[{d}];");
+            if let ArgKind::MapEntry { arity, index } = kind {
+                let _ = writeln!(decl, "long t{k};");
+                let _ = writeln!(fill, "t{k} = map{k}[e * {arity} + {index}];");
+            }
             let src = match (kind, zero) {
                 (_, true) if !matches!(kind, ArgKind::Global { .. }) || a.access == Access::Inc => "0".to_string(),
                 (ArgKind::Direct, _) => format!("arg{k}[e * {d} + c]"),
-                (ArgKind::MapEntry { arity, index }, _) => {
-                    let _ = writeln!(s, "{ind}const long t{k} = map{k}[e * {arity} + {index}];");
-                    format!("arg{k}[t{k} * {d} + c]")
-                }
+                (ArgKind::MapEntry { .. }, _) => format!("arg{k}[t{k} * {d} + c]"),
                 (ArgKind::Global { slot: Some(_) }, _) => format!("red{k}[c]"),
                 (ArgKind::Global { slot: None }, _) => format!("arg{k}[c]"),
                 (ArgKind::MapAll { .. }, _) => unreachable!(),
             };
-            let _ = writeln!(s, "{ind}for (int c = 0; c < {d}; ++c) s{k}[c] = {src};");
+            let _ = writeln!(fill, "for (int c = 0; c < {d}; ++c) s{k}[c] = {src};");
         }
     }
-    if let (ArgKind::MapEntry { arity, index }, true) = (a.kind, zero) {
-        let _ = writeln!(s, "{ind}const long t{k} = map{k}[e * {arity} + {index}];");
-    }
+    (decl, fill)
 }
 
 /// Writes staging value `s{k}` back according to its access mode.
-fn scatter(s: &mut String, k: usize, a: &ArgShape) {
+fn scatter(k: usize, a: &ArgShape, atomic: bool) -> Option<String> {
     let d = a.dim;
-    let ind = "            ";
     let sfx = helper_suffix(a.scalar);
     let combine = |dst: &str, src: &str| -> Option<String> {
-        Some(match a.access {
-            Access::Read => return None,
-            Access::Write | Access::Rw => format!("{dst} = {src};"),
-            Access::Inc => format!("{dst} += {src};"),
-            Access::Min => format!("{dst} = op2_min_{sfx}({dst}, {src});"),
-            Access::Max => format!("{dst} = op2_max_{sfx}({dst}, {src});"),
+        Some(match (a.access, atomic) {
+            (Access::Read, _) => return None,
+            (Access::Write | Access::Rw, _) => format!("{dst} = {src};"),
+            (Access::Inc, false) => format!("{dst} += {src};"),
+            (Access::Min, false) => format!("{dst} = op2_min_{sfx}({dst}, {src});"),
+            (Access::Max, false) => format!("{dst} = op2_max_{sfx}({dst}, {src});"),
+            (Access::Inc, true) => format!("op2_atomic_add_{sfx}(&{dst}, {src});"),
+            (Access::Min, true) => format!("op2_atomic_min_{sfx}(&{dst}, {src});"),
+            (Access::Max, true) => format!("op2_atomic_max_{sfx}(&{dst}, {src});"),
         })
     };
     let line = match a.kind {
@@ -94,7 +144,5 @@ fn scatter(s: &mut String, k: usize, a: &ArgShape) {
         }
         ArgKind::Global { slot: None } => None,
     };
-    if let Some(l) = line {
-        let _ = writeln!(s, "{ind}{l}");
-    }
+    line.map(|l| l + "\n")
 }

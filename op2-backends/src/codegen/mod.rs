@@ -3,6 +3,7 @@
 //! caches), the C prelude, and the host C wrapper the `jit` backend compiles.
 
 mod cuda_c;
+mod device_c;
 mod element;
 mod host_c;
 mod opencl_c;

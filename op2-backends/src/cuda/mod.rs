@@ -1,8 +1,21 @@
-//! The CUDA backend's first part: the checks that CUDA's libraries are
-//! present (cudarc panics when they are not, so op2 asks first) and NVRTC
-//! compilation of generated CUDA sources to PTX. Running loops on a GPU is
-//! not implemented yet: `Runtime::new(Backend::Cuda)` says so after the
-//! library checks.
+//! The CUDA backend (DESIGN.md section 6): the translated kernel as a
+//! `__device__` function inside a generated `extern "C" __global__` entry
+//! point per loop shape, compiled by NVRTC for the GPU's architecture, cached
+//! per context and on disk as PTX, and launched through the driver API. It
+//! shares the generator (one thread per element, colours or atomics, block
+//! reductions) and the device layer (lazy transfers, plans on the device)
+//! with the OpenCL backend.
+//!
+//! cudarc loads `libcuda` and `libnvrtc` at run time and panics when they are
+//! missing, so op2 checks that they load before calling into them: without
+//! them, creating the backend is an error that names the missing library.
+
+mod buffer;
+mod executor;
+mod ptx;
+
+pub use executor::{CudaExecutor, DEFAULT_BLOCK_SIZE};
+pub use ptx::{compile_to_ptx, nvrtc_version};
 
 use op2_core::{Error, Result};
 
@@ -39,40 +52,4 @@ pub fn check_libraries() -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Compiles a generated CUDA source to PTX for `arch` (e.g. `sm_80`).
-pub fn compile_to_ptx(loop_name: &str, source: &str, arch: &'static str) -> Result<String> {
-    if !nvrtc_available() {
-        return Err(unavailable("NVRTC (libnvrtc.so) could not be loaded"));
-    }
-    let options = cudarc::nvrtc::CompileOptions {
-        arch: Some(arch),
-        ..Default::default()
-    };
-    cudarc::nvrtc::compile_ptx_with_opts(source, options)
-        .map(|ptx| ptx.to_src())
-        .map_err(|e| {
-            let log = match &e {
-                cudarc::nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-                other => format!("{other:?}"),
-            };
-            Error::DeviceBuild {
-                backend: "cuda",
-                loop_name: loop_name.to_string(),
-                device: format!("NVRTC, {arch}"),
-                log,
-                source_text: source.to_string(),
-            }
-        })
-}
-
-/// The `cuda` backend: after checking the libraries, reports that running
-/// loops on a GPU is not implemented in this version.
-pub fn executor() -> Result<Box<dyn op2_core::Executor>> {
-    check_libraries()?;
-    Err(unavailable(
-        "CUDA libraries found, but running loops on a GPU is not implemented in this version of op2 \
-         (generated CUDA is compiled to PTX and checked in tests)",
-    ))
 }

@@ -6,8 +6,6 @@
 //! the source, the compiler's identity and flags, and op2's version).
 
 mod compiler;
-mod disk_cache;
-mod hash;
 
 use std::collections::HashMap;
 use std::ffi::{c_int, c_long, c_void};
@@ -15,10 +13,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use crate::code_cache::default_dir as default_cache_dir;
+use crate::code_cache::{fnv1a, DiskCache};
 pub use compiler::{Compiler, DEFAULT_CFLAGS};
-pub use disk_cache::default_dir as default_cache_dir;
-use disk_cache::DiskCache;
-use hash::fnv1a;
 use op2_core::{CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
 
 use crate::codegen::{host_source, LoopShape};

@@ -1,8 +1,10 @@
 //! The OpenCL backend (DESIGN.md section 6): the translated kernel inside a
 //! generated OpenCL program per loop shape, built once per context; data
-//! moves lazily by the device state machine of `op2-core`; indirect loops run
-//! one launch per block colour, one work-item per block; Global reductions use
-//! per-block partials combined on the host in a fixed order.
+//! moves lazily by the device state machine of `op2-core`; one work-item per
+//! element and one work-group per plan block; indirect writes by element
+//! colours (one launch per block colour) or atomics (see [`Increments`]);
+//! Global reductions by a tree per work-group and a fixed-order combine of
+//! the groups' partials on the host.
 
 mod buffer;
 mod select;
@@ -12,10 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use buffer::{null_mem, ClBuffer};
-use op2_core::{
-    before_loop, ArgData, CodeCacheStats, DeviceBuffer, DeviceCell, DeviceSlot, Error, Executor, LoopBody, LoopUse,
-    ParLoop, Plan, ReductionLayout, Result,
-};
+use op2_core::{CodeCacheStats, DeviceBuffer, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::kernel::{ExecuteKernel, Kernel};
@@ -24,18 +23,15 @@ use opencl3::types::{cl_long, cl_mem};
 use select::select_device;
 
 use crate::codegen::{opencl_source, LoopShape};
-use crate::RuntimeOptions;
+use crate::device::{launches, prepare_args, DeviceApi, DevicePartials, PlanBuffersCache};
+use crate::{Increments, IndirectWrites, RuntimeOptions};
 
-/// Elements per block (one work-item each) when the options do not say.
+/// Elements per work-group when the options do not say.
 pub const DEFAULT_BLOCK_SIZE: usize = 256;
 
 /// Build options: single precision divide and sqrt correctly rounded, as on
 /// the host (double precision always is).
 const BUILD_OPTIONS: &str = "-cl-fp32-correctly-rounded-divide-sqrt";
-
-/// A plan's block lists on the device (the plan is kept alive so that its
-/// address, the key, stays unique).
-type PlanUnits = (Arc<Plan>, Arc<ClBuffer>);
 
 struct ClLoop {
     _program: Program,
@@ -49,8 +45,10 @@ pub struct OpenClExecutor {
     context: Context,
     queue: Arc<CommandQueue>,
     block_size: usize,
-    programs: Mutex<HashMap<LoopShape, Arc<ClLoop>>>,
-    units: Mutex<HashMap<usize, PlanUnits>>,
+    increments: Increments,
+    int64_atomics: bool,
+    programs: Mutex<HashMap<(LoopShape, IndirectWrites), Arc<ClLoop>>>,
+    plans: PlanBuffersCache,
     built: AtomicUsize,
     reused: AtomicUsize,
 }
@@ -73,6 +71,10 @@ impl OpenClExecutor {
             .device
             .clone()
             .or_else(|| std::env::var("OP2_OPENCL_DEVICE").ok());
+        let increments = match options.increments {
+            Some(i) => i,
+            None => Increments::from_env()?,
+        };
         let _init = select::INIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         let (device, name) = select_device(wanted.as_deref())?;
         let fail = |call: &str, e: opencl3::error_codes::ClError| Error::Device {
@@ -81,6 +83,22 @@ impl OpenClExecutor {
             call: call.to_string(),
             reason: e.to_string(),
         };
+        let block_size = options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
+        let max_group = device
+            .max_work_group_size()
+            .map_err(|e| fail("clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", e))?;
+        if block_size > max_group {
+            return Err(Error::InvalidOption {
+                option: "block_size",
+                reason: format!(
+                    "{block_size} elements per block is more than the {max_group} work-items a work-group \
+                     of `{name}` can have"
+                ),
+            });
+        }
+        let int64_atomics = device
+            .extensions()
+            .is_ok_and(|x| x.contains("cl_khr_int64_base_atomics"));
         let context = Context::from_device(&device).map_err(|e| fail("clCreateContext", e))?;
         let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
             .map_err(|e| fail("clCreateCommandQueue", e))?;
@@ -89,9 +107,11 @@ impl OpenClExecutor {
             device: name,
             context,
             queue: Arc::new(queue),
-            block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+            block_size,
+            increments,
+            int64_atomics,
             programs: Mutex::new(HashMap::new()),
-            units: Mutex::new(HashMap::new()),
+            plans: PlanBuffersCache::default(),
             built: AtomicUsize::new(0),
             reused: AtomicUsize::new(0),
         })
@@ -111,17 +131,32 @@ impl OpenClExecutor {
         }
     }
 
-    fn new_buffer(&self, name: &str, bytes: usize) -> Result<ClBuffer> {
+    fn new_cl_buffer(&self, name: &str, bytes: usize) -> Result<ClBuffer> {
         ClBuffer::new(&self.context, &self.queue, self.id, &self.device, name, bytes)
     }
 
-    fn program(&self, lp: &ParLoop<'_>, shape: LoopShape) -> Result<Arc<ClLoop>> {
+    /// How this loop's indirect writes are made safe on this device: atomics
+    /// on 64-bit values need `cl_khr_int64_base_atomics`, else colouring.
+    fn indirect_writes(&self, shape: &LoopShape) -> IndirectWrites {
+        let w = IndirectWrites::of(shape, self.increments);
+        let wide = shape
+            .args
+            .iter()
+            .any(|a| a.scalar.size() == 8 && a.access != op2_core::Access::Read);
+        if w == IndirectWrites::Atomic && wide && !self.int64_atomics {
+            return IndirectWrites::of(shape, Increments::Colouring);
+        }
+        w
+    }
+
+    fn program(&self, lp: &ParLoop<'_>, shape: LoopShape, writes: IndirectWrites) -> Result<Arc<ClLoop>> {
         let mut programs = self.programs.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(p) = programs.get(&shape) {
+        let key = (shape, writes);
+        if let Some(p) = programs.get(&key) {
             self.reused.fetch_add(1, Ordering::Relaxed);
             return Ok(p.clone());
         }
-        let source = opencl_source(lp.kernel, &shape);
+        let source = opencl_source(lp.kernel, &key.0, writes);
         let program = Program::create_and_build_from_source(&self.context, &source, BUILD_OPTIONS).map_err(|log| {
             Error::DeviceBuild {
                 backend: "opencl",
@@ -136,81 +171,33 @@ impl OpenClExecutor {
             _program: program,
             kernel: Mutex::new(kernel),
         });
-        programs.insert(shape, l.clone());
+        programs.insert(key, l.clone());
         self.built.fetch_add(1, Ordering::Relaxed);
         Ok(l)
     }
+}
 
-    /// Makes sure `slot` has a buffer in this context: one from another
-    /// context is retired (its newer data brought to the host first).
-    fn adopt(&self, slot: &mut DeviceSlot, name: &str, host: &mut [u8]) -> Result<()> {
-        let ours = slot.buffer.as_ref().is_some_and(|b| b.context_id() == self.id);
-        if ours {
-            return Ok(());
-        }
-        if slot.buffer.is_some() {
-            slot.sync_host(host, true)?;
-            slot.buffer = None;
-            slot.state = op2_core::DeviceState::DeviceUnallocated;
-        }
-        slot.buffer = Some(Box::new(self.new_buffer(name, host.len())?));
-        Ok(())
+impl DeviceApi for OpenClExecutor {
+    type Mem = cl_mem;
+
+    fn context_id(&self) -> u64 {
+        self.id
     }
 
-    /// The `cl_mem` of a slot's buffer (which `adopt` made ours).
-    fn mem_of(slot: &DeviceSlot) -> cl_mem {
-        slot.buffer
-            .as_ref()
-            .and_then(|b| b.as_any().downcast_ref::<ClBuffer>())
+    fn new_buffer(&self, name: &str, bytes: usize) -> Result<Box<dyn DeviceBuffer>> {
+        Ok(Box::new(self.new_cl_buffer(name, bytes)?))
+    }
+
+    fn mem_of(&self, buffer: &dyn DeviceBuffer) -> cl_mem {
+        buffer
+            .as_any()
+            .downcast_ref::<ClBuffer>()
             .map_or_else(null_mem, ClBuffer::mem)
     }
 
-    /// Applies the state machine to one data argument; returns its buffer.
-    fn prepare_data(&self, cell: &DeviceCell, name: &str, host: &mut [u8], use_: LoopUse) -> Result<cl_mem> {
-        let mut slot = cell.lock();
-        self.adopt(&mut slot, name, host)?;
-        let t = before_loop(slot.state, use_);
-        if t.upload {
-            slot.upload(host)?;
-        }
-        slot.state = t.after;
-        Ok(Self::mem_of(&slot))
+    fn null_mem(&self) -> cl_mem {
+        null_mem()
     }
-
-    /// A map's table on this device (uploaded once, kept).
-    fn prepare_map(&self, map: &op2_core::Map) -> Result<cl_mem> {
-        let mut slot = map.device().lock();
-        if slot.buffer.as_ref().is_none_or(|b| b.context_id() != self.id) {
-            let bytes: &[u8] = bytemuck_i32(map.values());
-            slot.buffer = Some(Box::new(self.new_buffer(map.name(), bytes.len())?));
-            slot.upload(bytes)?;
-            slot.state = op2_core::DeviceState::Both;
-        }
-        Ok(Self::mem_of(&slot))
-    }
-
-    /// The plan's block lists (all colours, in order) on this device.
-    fn units_buffer(&self, plan: &Arc<Plan>) -> Result<Arc<ClBuffer>> {
-        let key = Arc::as_ptr(plan) as usize;
-        let mut units = self.units.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, b)) = units.get(&key) {
-            return Ok(b.clone());
-        }
-        let all: Vec<u32> = (0..plan.ncolours())
-            .flat_map(|c| plan.blocks_of_colour(c).iter().copied())
-            .collect();
-        let bytes: Vec<u8> = all.iter().flat_map(|u| u.to_ne_bytes()).collect();
-        let b = Arc::new(self.new_buffer("plan blocks", bytes.len())?);
-        b.upload(&bytes)?;
-        units.insert(key, (plan.clone(), b.clone()));
-        Ok(b)
-    }
-}
-
-/// A map table as bytes.
-fn bytemuck_i32(v: &[i32]) -> &[u8] {
-    // SAFETY: i32 has no padding and every byte pattern is a valid u8.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
 impl Executor for OpenClExecutor {
@@ -229,118 +216,60 @@ impl Executor for OpenClExecutor {
         }
         let layout = ReductionLayout::new(lp.args);
         let shape = LoopShape::of(lp, &layout);
-        let cl_loop = self.program(lp, shape.clone())?;
+        let writes = self.indirect_writes(&shape);
+        let cl_loop = self.program(lp, shape, writes)?;
+        let args = prepare_args(self, lp)?;
 
-        // Data and maps on the device, by the state machine.
-        let mut data_mems: Vec<cl_mem> = Vec::with_capacity(lp.args.len());
-        let mut map_mems: Vec<Option<cl_mem>> = Vec::with_capacity(lp.args.len());
-        for (k, arg) in lp.args.iter().enumerate() {
-            let same = |a: &&op2_core::ArgSpec<'_>| a.data.id() == arg.data.id();
-            let first = lp.args[..k].iter().position(|a| a.data.id() == arg.data.id());
-            // SAFETY: the runtime holds this argument's borrow.
-            let host = unsafe { std::slice::from_raw_parts_mut(arg.data.host_bytes(), arg.data.byte_len()) };
-            let mem = match (first, arg.data) {
-                (Some(j), _) => data_mems[j],
-                (None, ArgData::Global(g)) if arg.access.is_reduction() => {
-                    // Reductions combine on the host: its copy must be current
-                    // and the device copy becomes stale.
-                    g.device().lock().sync_host(host, true)?;
-                    null_mem()
-                }
-                (None, _) => {
-                    let use_ = lp.args.iter().filter(same).fold(
-                        LoopUse {
-                            needs_data: false,
-                            writes: false,
-                        },
-                        |u, a| {
-                            let v = LoopUse::of(a.access, a.map.is_some());
-                            LoopUse {
-                                needs_data: u.needs_data || v.needs_data,
-                                writes: u.writes || v.writes,
-                            }
-                        },
-                    );
-                    self.prepare_data(arg.data.device(), arg.data.name(), host, use_)?
-                }
-            };
-            data_mems.push(mem);
-            map_mems.push(match arg.map {
-                Some(m) => Some(self.prepare_map(m.map)?),
-                None => None,
-            });
-        }
-
-        // Launch: one per colour (or one for a loop without a plan).
-        let plan = lp.plan(self.block_size);
-        let (units_buf, launches): (Option<Arc<ClBuffer>>, Vec<(usize, usize)>) = match &plan {
-            None => (None, vec![(0, n.div_ceil(self.block_size))]),
-            Some(p) => {
-                let mut offset = 0;
-                let launches = (0..p.ncolours())
-                    .map(|c| {
-                        let len = p.blocks_of_colour(c).len();
-                        offset += len;
-                        (offset - len, len)
-                    })
-                    .collect();
-                (Some(self.units_buffer(p)?), launches)
-            }
-        };
-        let total_units: usize = launches.iter().map(|l| l.1).sum();
-        let words = layout.words_per_chunk();
-        let mut partials = layout.new_partials(lp.args, total_units);
-        let partials_buf = if words > 0 {
-            let b = self.new_buffer("reduction partials", partials.len() * 8)?;
-            b.upload(bytemuck_u64(&partials))?;
-            Some(b)
+        let plan = if writes.needs_plan() {
+            lp.plan(self.block_size)
         } else {
             None
         };
-        let units_mem = units_buf.as_ref().map_or_else(null_mem, |b| b.mem());
-        let partials_mem = partials_buf.as_ref().map_or_else(null_mem, |b| b.mem());
+        let plan_buffers = plan.as_ref().map(|p| self.plans.get(self, p)).transpose()?;
+        let launches = launches(plan.as_deref(), n, self.block_size);
+        let total_units: usize = launches.iter().map(|l| l.count).sum();
+        let partials = DevicePartials::new(self, &layout, lp.args, total_units)?;
+        let partials_mem = partials.mem(self);
+        let mem = |b: Option<&dyn DeviceBuffer>| b.map_or_else(null_mem, |b| self.mem_of(b));
+        let pb = plan_buffers.as_deref();
+        let (units, colours, ncolours) = (
+            mem(pb.map(|p| &*p.units)),
+            mem(pb.map(|p| &*p.colours)),
+            mem(pb.map(|p| &*p.ncolours)),
+        );
         {
             let kernel = cl_loop.kernel.lock().unwrap_or_else(|p| p.into_inner());
-            for &(offset, count) in &launches {
-                if count == 0 {
-                    continue;
-                }
+            for l in launches.iter().filter(|l| l.count > 0) {
                 let mut exec = ExecuteKernel::new(&kernel);
                 // SAFETY: the arguments match `op2_loop`'s parameters as
                 // `opencl_source` generates them, and every buffer is large
                 // enough for the elements the validated loop touches.
                 unsafe {
-                    exec.set_arg(&units_mem)
-                        .set_arg(&(offset as cl_long))
-                        .set_arg(&(count as cl_long))
+                    exec.set_arg(&units)
+                        .set_arg(&(l.offset as cl_long))
                         .set_arg(&(lp.range.start as cl_long))
                         .set_arg(&(self.block_size as cl_long))
                         .set_arg(&(lp.range.end as cl_long))
+                        .set_arg(&colours)
+                        .set_arg(&ncolours)
                         .set_arg(&partials_mem)
-                        .set_arg(&(offset as cl_long));
-                    for (mem, map) in data_mems.iter().zip(&map_mems) {
-                        exec.set_arg(mem);
-                        if let Some(m) = map {
-                            exec.set_arg(m);
+                        .set_arg(&(l.offset as cl_long))
+                        .set_arg_local_buffer(self.block_size * std::mem::size_of::<u64>());
+                    for (m, map) in args.data.iter().zip(&args.maps) {
+                        exec.set_arg(m);
+                        if let Some(map) = map {
+                            exec.set_arg(map);
                         }
                     }
-                    exec.set_global_work_size(count)
+                    exec.set_global_work_size(l.count * self.block_size)
+                        .set_local_work_size(self.block_size)
                         .enqueue_nd_range(&self.queue)
                         .map_err(|e| self.fail("clEnqueueNDRangeKernel", e))?;
                 }
             }
         }
         self.queue.finish().map_err(|e| self.fail("clFinish", e))?;
-        if let Some(b) = partials_buf {
-            b_download_u64(&b, &mut partials)?;
-            layout.combine_all(lp.args, &partials);
-            for a in lp.args.iter().filter(|a| a.is_global() && a.access.is_reduction()) {
-                let c = a.data.device().lock().counter.clone();
-                c.count_upload(total_units * words * 8);
-                c.count_download(total_units * words * 8);
-            }
-        }
-        Ok(())
+        partials.combine(&layout, lp.args)
     }
 
     fn code_cache_stats(&self) -> CodeCacheStats {
@@ -350,17 +279,6 @@ impl Executor for OpenClExecutor {
             ..CodeCacheStats::default()
         }
     }
-}
-
-fn bytemuck_u64(v: &[u64]) -> &[u8] {
-    // SAFETY: u64 has no padding.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
-fn b_download_u64(b: &ClBuffer, v: &mut [u64]) -> Result<()> {
-    // SAFETY: u64 has no padding and every byte pattern is valid.
-    let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) };
-    b.download(bytes)
 }
 
 #[cfg(test)]
@@ -374,7 +292,7 @@ mod tests {
             return;
         };
         let e = exec
-            .new_buffer("huge", 1 << 60)
+            .new_cl_buffer("huge", 1 << 60)
             .err()
             .expect("2^60 bytes cannot be allocated");
         assert!(

@@ -70,16 +70,20 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg8 = (double *)data[8];
         for (long e = start; e < end; ++e) {
             double s0[2];
-            const long t0 = map0[e * 4 + 0];
+            long t0;
+            t0 = map0[e * 4 + 0];
             for (int c = 0; c < 2; ++c) s0[c] = arg0[t0 * 2 + c];
             double s1[2];
-            const long t1 = map1[e * 4 + 1];
+            long t1;
+            t1 = map1[e * 4 + 1];
             for (int c = 0; c < 2; ++c) s1[c] = arg1[t1 * 2 + c];
             double s2[2];
-            const long t2 = map2[e * 4 + 2];
+            long t2;
+            t2 = map2[e * 4 + 2];
             for (int c = 0; c < 2; ++c) s2[c] = arg2[t2 * 2 + c];
             double s3[2];
-            const long t3 = map3[e * 4 + 3];
+            long t3;
+            t3 = map3[e * 4 + 3];
             for (int c = 0; c < 2; ++c) s3[c] = arg3[t3 * 2 + c];
             double s4[4];
             for (int c = 0; c < 4; ++c) s4[c] = arg4[e * 4 + c];

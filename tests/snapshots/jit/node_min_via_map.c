@@ -46,7 +46,8 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
             double s0[1];
             for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
             double s1[1];
-            const long t1 = map1[e * 2 + 1];
+            long t1;
+            t1 = map1[e * 2 + 1];
             for (int c = 0; c < 1; ++c) s1[c] = arg1[t1 * 1 + c];
             op2_kernel_node_min_via_map(s0, s1);
             for (int c = 0; c < 1; ++c) arg1[t1 * 1 + c] = op2_min_f64(arg1[t1 * 1 + c], s1[c]);

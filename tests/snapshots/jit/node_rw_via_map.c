@@ -44,7 +44,8 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         const int *map0 = maps[0];
         for (long e = start; e < end; ++e) {
             double s0[2];
-            const long t0 = map0[e * 2 + 0];
+            long t0;
+            t0 = map0[e * 2 + 0];
             for (int c = 0; c < 2; ++c) s0[c] = arg0[t0 * 2 + c];
             op2_kernel_node_rw_via_map(s0);
             for (int c = 0; c < 2; ++c) arg0[t0 * 2 + c] = s0[c];

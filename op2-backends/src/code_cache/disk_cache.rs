@@ -71,6 +71,30 @@ impl DiskCache {
         Some(ok)
     }
 
+    /// The body of the sealed file at `path` (without its trailer), or `None`
+    /// when it is missing or damaged.
+    pub fn read_sealed(path: &Path) -> Option<Vec<u8>> {
+        let mut bytes = fs::read(path).ok()?;
+        if bytes.len() < 16 {
+            return None;
+        }
+        let body_len = bytes.len() - 16;
+        let (body, trailer) = bytes.split_at(body_len);
+        let ok = &trailer[..8] == TRAILER_MAGIC && trailer[8..] == fnv1a(&[body]).to_le_bytes();
+        ok.then(|| {
+            bytes.truncate(body_len);
+            bytes
+        })
+    }
+
+    /// Writes `body` and its trailer to `path` atomically.
+    pub fn write_sealed(path: &Path, body: &[u8]) -> std::io::Result<()> {
+        let mut contents = body.to_vec();
+        contents.extend_from_slice(TRAILER_MAGIC);
+        contents.extend_from_slice(&fnv1a(&[body]).to_le_bytes());
+        Self::write_atomically(path, &contents)
+    }
+
     /// Writes `contents` to `path` through a temporary file and a rename, so
     /// that readers never see half a file.
     pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {

@@ -1,0 +1,392 @@
+//! The one generator behind the OpenCL and CUDA wrappers: one thread per
+//! element, one thread block (work-group) per plan block; indirect writes
+//! made safe by element colours or atomics ([`IndirectWrites`]); Global
+//! reductions by a tree in shared (local) memory per block, whose result
+//! lands in that block's partials for the host's fixed-order combine. The
+//! dialects differ only in spelling ([`Dialect`]), so the OpenCL backend,
+//! tested on PoCL, also exercises the logic the CUDA backend runs.
+
+use std::fmt::Write as _;
+
+use op2_core::{Access, KernelInfo, ScalarType};
+
+use super::element::{arg_code, is_indirect, kernel_call, push_indented, ArgCode};
+use super::{c_type, helper_suffix, kernel_definition, ArgKind, LoopShape, C_PRELUDE};
+use crate::increments::IndirectWrites;
+
+/// The spellings of one device language.
+pub(crate) struct Dialect {
+    /// Name in the header comment.
+    name: &'static str,
+    /// Definitions before the common prelude (including `OP2_FN`).
+    prelude: &'static str,
+    /// Qualifier of the translated kernel function.
+    kernel_qualifier: &'static str,
+    /// The entry point's qualifiers and return type.
+    entry: &'static str,
+    /// Address-space qualifier of global pointers (with a trailing space).
+    global: &'static str,
+    /// Address-space qualifier of the reduction scratch.
+    local: &'static str,
+    /// The reduction scratch as a parameter (OpenCL) ...
+    scratch_param: Option<&'static str>,
+    /// ... or as a declaration in the body (CUDA).
+    scratch_decl: Option<&'static str>,
+    group_id: &'static str,
+    thread_id: &'static str,
+    barrier: &'static str,
+    uint: &'static str,
+    ulong: &'static str,
+    atomic_helper: fn(Access, ScalarType) -> String,
+}
+
+/// OpenCL C spellings for what translated kernels and the prelude use:
+/// OpenCL has no `long double` math, and its builtins are overloaded instead
+/// of `f`-suffixed.
+const OPENCL_PRELUDE: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define sqrtf sqrt
+#define fabsf fabs
+#define powf pow
+#define expf exp
+#define logf log
+#define log10f log10
+#define sinf sin
+#define cosf cos
+#define tanf tan
+#define atan2f atan2
+#define floorf floor
+#define ceilf ceil
+#define fminf fmin
+#define fmaxf fmax
+#define fmaf fma
+#define hypotf hypot
+#define tanhf tanh
+#define OP2_FN inline
+";
+
+/// What NVRTC lacks without the C headers, and the helpers' qualifier.
+const CUDA_PRELUDE: &str = "#define OP2_FN static __device__ inline
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+";
+
+/// OpenCL C (1.2, with `cl_khr_fp64`).
+pub(crate) const OPENCL: Dialect = Dialect {
+    name: "OpenCL",
+    prelude: OPENCL_PRELUDE,
+    kernel_qualifier: "inline ",
+    entry: "__kernel void",
+    global: "__global ",
+    local: "__local ",
+    scratch_param: Some("__local ulong *op2_scratch"),
+    scratch_decl: None,
+    group_id: "get_group_id(0)",
+    thread_id: "get_local_id(0)",
+    barrier: "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+    uint: "uint",
+    ulong: "ulong",
+    atomic_helper: opencl_atomic,
+};
+
+/// CUDA C++ for NVRTC.
+pub(crate) const CUDA: Dialect = Dialect {
+    name: "CUDA",
+    prelude: CUDA_PRELUDE,
+    kernel_qualifier: "static __device__ inline ",
+    entry: "extern \"C\" __global__ void",
+    global: "",
+    local: "",
+    scratch_param: None,
+    scratch_decl: Some("extern __shared__ unsigned long long op2_scratch[];"),
+    group_id: "(long)blockIdx.x",
+    thread_id: "(long)threadIdx.x",
+    barrier: "__syncthreads();",
+    uint: "unsigned int",
+    ulong: "unsigned long long",
+    atomic_helper: cuda_atomic,
+};
+
+fn op_name(op: Access) -> &'static str {
+    match op {
+        Access::Inc => "add",
+        Access::Min => "min",
+        Access::Max => "max",
+        other => unreachable!("no atomic for {other:?}"),
+    }
+}
+
+/// `op(a, b)` in C for a combining access mode.
+fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> String {
+    match op {
+        Access::Inc => format!("{a} + {b}"),
+        Access::Min => format!("op2_min_{}({a}, {b})", helper_suffix(t)),
+        Access::Max => format!("op2_max_{}({a}, {b})", helper_suffix(t)),
+        other => unreachable!("no combine for {other:?}"),
+    }
+}
+
+/// OpenCL: every atomic as a compare-and-swap loop on the value's bits
+/// (OpenCL 1.2 has no floating-point atomics; 64-bit ones need
+/// `cl_khr_int64_base_atomics`).
+fn opencl_atomic(op: Access, t: ScalarType) -> String {
+    let ct = c_type(t);
+    let (bits, cas) = if t.size() == 8 {
+        ("ulong", "atom_cmpxchg")
+    } else {
+        ("uint", "atomic_cmpxchg")
+    };
+    let new = combine_expr(op, t, "o.t", "v");
+    format!(
+        "OP2_FN void op2_atomic_{op}_{sfx}(volatile __global {ct} *p, {ct} v) {{\n\
+         \x20   union {{ {ct} t; {bits} u; }} o, n;\n\
+         \x20   do {{ o.t = *p; n.t = {new}; }} while ({cas}((volatile __global {bits} *)p, o.u, n.u) != o.u);\n}}\n",
+        op = op_name(op),
+        sfx = helper_suffix(t),
+    )
+}
+
+/// CUDA: native atomics where the hardware has them (sm_60 and later add
+/// doubles), compare-and-swap loops for floating-point MIN and MAX.
+fn cuda_atomic(op: Access, t: ScalarType) -> String {
+    let ct = c_type(t);
+    let body = match (op, t) {
+        (Access::Inc, ScalarType::I64) => "atomicAdd((unsigned long long *)p, (unsigned long long)v);".to_string(),
+        (Access::Inc, _) => "atomicAdd(p, v);".to_string(),
+        (_, ScalarType::I64) => format!("atomic{}((long long *)p, (long long)v);", cap(op)),
+        (_, ScalarType::I32 | ScalarType::U32) => format!("atomic{}(p, v);", cap(op)),
+        (_, ScalarType::F64) => format!(
+            "unsigned long long *q = (unsigned long long *)p;\n\
+             \x20   unsigned long long old = *q, assumed;\n\
+             \x20   do {{\n\
+             \x20       assumed = old;\n\
+             \x20       old = atomicCAS(q, assumed, (unsigned long long)__double_as_longlong({}));\n\
+             \x20   }} while (assumed != old);",
+            combine_expr(op, t, "__longlong_as_double((long long)assumed)", "v")
+        ),
+        (_, ScalarType::F32) => format!(
+            "unsigned int *q = (unsigned int *)p;\n\
+             \x20   unsigned int old = *q, assumed;\n\
+             \x20   do {{\n\
+             \x20       assumed = old;\n\
+             \x20       old = atomicCAS(q, assumed, __float_as_uint({}));\n\
+             \x20   }} while (assumed != old);",
+            combine_expr(op, t, "__uint_as_float(assumed)", "v")
+        ),
+    };
+    format!(
+        "OP2_FN void op2_atomic_{}_{}({ct} *p, {ct} v) {{\n    {body}\n}}\n",
+        op_name(op),
+        helper_suffix(t)
+    )
+}
+
+fn cap(op: Access) -> &'static str {
+    match op {
+        Access::Min => "Min",
+        _ => "Max",
+    }
+}
+
+/// The device program for one loop shape: the prelude, the atomic helpers
+/// the loop uses, the translated kernel, and
+///
+/// ```c
+/// ENTRY op2_loop(const uint *units, long unit_offset, long base, long block_size, long limit,
+///                const uint *colours, const uint *ncolours,
+///                ulong *partials, long partial_offset, [__local ulong *op2_scratch,]
+///                T0 *arg0, [const int *map0,] ...);
+/// ```
+///
+/// launched with `block_size` threads per block (and `block_size * 8` bytes
+/// of shared scratch). Block `g` runs plan block `units[unit_offset + g]` (or
+/// `g` when `units` is null: loops without a plan), elements
+/// `base + b * block_size + thread` below `limit`. Coloured loops read each
+/// element's colour in `colours[e - base]` and the block's colour count in
+/// `ncolours[b]`. Block `g`'s reduction results go to the partials of unit
+/// `partial_offset + g`.
+pub(crate) fn device_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites, d: &Dialect) -> String {
+    let g = d.global;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "/* op2 generated ({}): loop `{}`, indirect writes: {writes:?} */",
+        d.name, kernel.name
+    );
+    s.push_str(d.prelude);
+    s.push_str(C_PRELUDE);
+    atomic_helpers(&mut s, shape, writes, d);
+    s.push_str(&kernel_definition(kernel, d.kernel_qualifier));
+
+    let mut params = vec![
+        format!("{g}const {} *units", d.uint),
+        "long unit_offset".into(),
+        "long base".into(),
+        "long block_size".into(),
+        "long limit".into(),
+        format!("{g}const {} *colours", d.uint),
+        format!("{g}const {} *ncolours", d.uint),
+        format!("{g}{} *partials", d.ulong),
+        "long partial_offset".into(),
+    ];
+    params.extend(d.scratch_param.map(String::from));
+    for (k, a) in shape.args.iter().enumerate() {
+        params.push(format!("{g}{} *arg{k}", c_type(a.scalar)));
+        if is_indirect(a) {
+            params.push(format!("{g}const int *map{k}"));
+        }
+    }
+    let _ = writeln!(s, "\n{} op2_loop({})\n{{", d.entry, params.join(",\n        "));
+    let reductions: Vec<(usize, usize)> = shape
+        .args
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| match a.kind {
+            ArgKind::Global { slot: Some(off) } => Some((k, off)),
+            _ => None,
+        })
+        .collect();
+    if let (Some(decl), false) = (d.scratch_decl, reductions.is_empty()) {
+        let _ = writeln!(s, "    {decl}");
+    }
+    let _ = writeln!(
+        s,
+        "    const long g = {};\n    const long tid = {};",
+        d.group_id, d.thread_id
+    );
+    s.push_str("    const long b = units ? (long)units[unit_offset + g] : g;\n");
+    s.push_str("    const long start = base + b * block_size;\n");
+    s.push_str("    const long e = start + tid;\n");
+    s.push_str("    const int active = e < limit;\n");
+    if !reductions.is_empty() {
+        let _ = writeln!(
+            s,
+            "    {g}{} *part = partials + (partial_offset + g) * {};",
+            d.ulong, shape.partial_words
+        );
+    }
+    // Each thread reduces into its own copy; the block combines them below.
+    for &(k, off) in &reductions {
+        let a = &shape.args[k];
+        let t = c_type(a.scalar);
+        let init = if a.access == Access::Inc {
+            "0".to_string()
+        } else {
+            format!("(({g}{t} *)(part + {off}))[c]")
+        };
+        let _ = writeln!(s, "    {t} red{k}[{}];", a.dim);
+        let _ = writeln!(s, "    for (int c = 0; c < {}; ++c) red{k}[c] = {init};", a.dim);
+    }
+
+    let atomic = writes == IndirectWrites::Atomic;
+    let codes: Vec<ArgCode> = shape
+        .args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| arg_code(k, a, atomic))
+        .collect();
+    for c in &codes {
+        push_indented(&mut s, "    ", &c.decl);
+    }
+    let call = kernel_call(kernel.name, shape.args.len());
+    let body = |s: &mut String, ind: &str, scatter_indirect: bool| {
+        for c in &codes {
+            push_indented(s, ind, &c.fill);
+        }
+        push_indented(s, ind, &call);
+        for (c, a) in codes.iter().zip(&shape.args) {
+            if let (Some(sc), true) = (&c.scatter, scatter_indirect || !is_indirect(a)) {
+                push_indented(s, ind, sc);
+            }
+        }
+    };
+    match writes {
+        IndirectWrites::None | IndirectWrites::Atomic => {
+            s.push_str("    if (active) {\n");
+            body(&mut s, "        ", true);
+            s.push_str("    }\n");
+        }
+        IndirectWrites::Coloured { whole_body } => {
+            if !whole_body {
+                s.push_str("    if (active) {\n");
+                body(&mut s, "        ", false);
+                s.push_str("    }\n");
+            }
+            let _ = writeln!(
+                s,
+                "    const {} my_colour = active ? colours[e - base] : 0xffffffffu;",
+                d.uint
+            );
+            let _ = writeln!(
+                s,
+                "    const {u} nc = ncolours[b];\n    for ({u} col = 0; col < nc; ++col) {{",
+                u = d.uint
+            );
+            s.push_str("        if (my_colour == col) {\n");
+            if whole_body {
+                body(&mut s, "            ", true);
+            } else {
+                for (c, a) in codes.iter().zip(&shape.args) {
+                    if let (Some(sc), true) = (&c.scatter, is_indirect(a)) {
+                        push_indented(&mut s, "            ", sc);
+                    }
+                }
+            }
+            let _ = writeln!(s, "        }}\n        {}\n    }}", d.barrier);
+        }
+    }
+    if !reductions.is_empty() {
+        block_reduction(&mut s, shape, &reductions, d);
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The atomic helpers an atomic loop's scatters call.
+fn atomic_helpers(s: &mut String, shape: &LoopShape, writes: IndirectWrites, d: &Dialect) {
+    if writes != IndirectWrites::Atomic {
+        return;
+    }
+    let mut needed: Vec<(Access, ScalarType)> = Vec::new();
+    for a in shape.args.iter().filter(|a| is_indirect(a) && a.access != Access::Read) {
+        if !needed.contains(&(a.access, a.scalar)) {
+            needed.push((a.access, a.scalar));
+        }
+    }
+    if d.name == "OpenCL" && needed.iter().any(|(_, t)| t.size() == 8) {
+        s.push_str("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n");
+    }
+    for (op, t) in needed {
+        s.push_str(&(d.atomic_helper)(op, t));
+    }
+}
+
+/// Tree reduction of each thread's `red{k}` over the block's active
+/// threads, in a fixed order; thread 0 folds the result into the partials.
+fn block_reduction(s: &mut String, shape: &LoopShape, reductions: &[(usize, usize)], d: &Dialect) {
+    let (g, l) = (d.global, d.local);
+    s.push_str("    const long n = limit - start < block_size ? limit - start : block_size;\n");
+    s.push_str("    long top = 1;\n    while (top < n) top <<= 1;\n    top >>= 1;\n");
+    for &(k, off) in reductions {
+        let a = &shape.args[k];
+        let t = c_type(a.scalar);
+        let op = |x: &str, y: &str| combine_expr(a.access, a.scalar, x, y);
+        let _ = writeln!(s, "    {{\n        {l}{t} *x = ({l}{t} *)op2_scratch;");
+        let _ = writeln!(s, "        {g}{t} *out = ({g}{t} *)(part + {off});");
+        let _ = writeln!(s, "        for (int c = 0; c < {}; ++c) {{", a.dim);
+        let bar = d.barrier;
+        let _ = writeln!(
+            s,
+            "            {bar}\n            x[tid] = red{k}[c];\n            {bar}"
+        );
+        let _ = writeln!(s, "            for (long h = top; h > 0; h >>= 1) {{");
+        let _ = writeln!(
+            s,
+            "                if (tid < h && tid + h < n) x[tid] = {};",
+            op("x[tid]", "x[tid + h]")
+        );
+        let _ = writeln!(s, "                {bar}\n            }}");
+        let _ = writeln!(s, "            if (tid == 0) out[c] = {};", op("out[c]", "x[0]"));
+        s.push_str("        }\n    }\n");
+    }
+}

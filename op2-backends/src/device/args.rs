@@ -1,0 +1,96 @@
+use op2_core::{before_loop, ArgData, DeviceSlot, DeviceState, LoopUse, Map, ParLoop, Result};
+
+use super::{as_bytes, DeviceApi};
+
+/// Each argument's data buffer and map buffer (if any), as kernel arguments.
+pub struct DeviceArgs<M> {
+    /// Data, in argument order (arguments on one Dat share its buffer).
+    pub data: Vec<M>,
+    /// Map tables, for the arguments that go through a map.
+    pub maps: Vec<Option<M>>,
+}
+
+/// Each argument's data (and map) on the device, in argument order: Dats by
+/// the state machine (uploaded only when the device copy is stale), Maps
+/// uploaded once and kept, READ Globals like Dats. Reduction Globals get the
+/// null buffer: they work on partials, and their host copy is made current
+/// because the host combines into it.
+pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArgs<A::Mem>> {
+    let mut data: Vec<A::Mem> = Vec::with_capacity(lp.args.len());
+    let mut maps = Vec::with_capacity(lp.args.len());
+    for (k, arg) in lp.args.iter().enumerate() {
+        let first = lp.args[..k].iter().position(|a| a.data.id() == arg.data.id());
+        // SAFETY: the runtime holds this argument's borrow for the loop.
+        let host = unsafe { std::slice::from_raw_parts_mut(arg.data.host_bytes(), arg.data.byte_len()) };
+        let mem = match (first, arg.data) {
+            (Some(j), _) => data[j],
+            (None, ArgData::Global(g)) if arg.access.is_reduction() => {
+                g.device().lock().sync_host(host, true)?;
+                api.null_mem()
+            }
+            (None, _) => {
+                // Every argument on this Dat together decides its transition.
+                let use_ = lp
+                    .args
+                    .iter()
+                    .filter(|a| a.data.id() == arg.data.id())
+                    .map(|a| LoopUse::of(a.access, a.map.is_some()))
+                    .fold(
+                        LoopUse {
+                            needs_data: false,
+                            writes: false,
+                        },
+                        |u, v| LoopUse {
+                            needs_data: u.needs_data || v.needs_data,
+                            writes: u.writes || v.writes,
+                        },
+                    );
+                let mut slot = arg.data.device().lock();
+                adopt(api, &mut slot, arg.data.name(), host)?;
+                let t = before_loop(slot.state, use_);
+                if t.upload {
+                    slot.upload(host)?;
+                }
+                slot.state = t.after;
+                mem_of(api, &slot)
+            }
+        };
+        data.push(mem);
+        maps.push(match arg.map {
+            Some(m) => Some(prepare_map(api, m.map)?),
+            None => None,
+        });
+    }
+    Ok(DeviceArgs { data, maps })
+}
+
+/// Makes sure `slot` has a buffer in this context: one from another context
+/// is retired (its newer data brought to the host first).
+fn adopt<A: DeviceApi>(api: &A, slot: &mut DeviceSlot, name: &str, host: &mut [u8]) -> Result<()> {
+    if slot.buffer.as_ref().is_some_and(|b| b.context_id() == api.context_id()) {
+        return Ok(());
+    }
+    if slot.buffer.is_some() {
+        slot.sync_host(host, true)?;
+        slot.buffer = None;
+        slot.state = DeviceState::DeviceUnallocated;
+    }
+    slot.buffer = Some(api.new_buffer(name, host.len())?);
+    Ok(())
+}
+
+fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
+    slot.buffer.as_deref().map_or_else(|| api.null_mem(), |b| api.mem_of(b))
+}
+
+/// A map's table on this device (uploaded once, kept: maps never change).
+fn prepare_map<A: DeviceApi>(api: &A, map: &Map) -> Result<A::Mem> {
+    let mut slot = map.device().lock();
+    if slot.buffer.as_ref().is_none_or(|b| b.context_id() != api.context_id()) {
+        let bytes = as_bytes(map.values());
+        slot.buffer = Some(api.new_buffer(map.name(), bytes.len())?);
+        slot.upload(bytes)?;
+        slot.state = DeviceState::Both;
+    }
+    Ok(mem_of(api, &slot))
+}

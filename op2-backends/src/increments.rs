@@ -1,0 +1,125 @@
+//! How device backends keep indirect writes race-free (DESIGN.md section 5):
+//! colour the elements of each block and apply their writes one colour at a
+//! time, or apply increments (and MIN/MAX) with atomic operations and need no
+//! plan at all.
+
+use std::fmt;
+use std::str::FromStr;
+
+use op2_core::{Access, Error};
+
+use crate::codegen::{ArgKind, LoopShape};
+
+/// The user's choice for device loops with increments through maps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Increments {
+    /// Blocks coloured so that no two blocks of one colour share a target,
+    /// and elements coloured inside each block; one thread per element, the
+    /// writes of each element colour applied in turn. Deterministic: the same
+    /// bits on every run.
+    #[default]
+    Colouring,
+    /// Atomic adds (and atomic MIN/MAX) into the target Dat; no plan, one
+    /// launch. The order of additions varies between runs, so floating-point
+    /// sums may differ in the last bits. Loops that WRITE or RW through a map
+    /// are coloured anyway.
+    Atomics,
+}
+
+impl Increments {
+    /// The name used by `--increments` and `OP2_INCREMENTS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Increments::Colouring => "colouring",
+            Increments::Atomics => "atomics",
+        }
+    }
+
+    /// The choice from `OP2_INCREMENTS`, or the default when it is unset.
+    pub fn from_env() -> Result<Increments, Error> {
+        match std::env::var("OP2_INCREMENTS") {
+            Ok(v) if !v.is_empty() => v.parse(),
+            _ => Ok(Increments::default()),
+        }
+    }
+}
+
+impl fmt::Display for Increments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Increments {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Increments, Error> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "colouring" | "coloring" => Ok(Increments::Colouring),
+            "atomics" | "atomic" => Ok(Increments::Atomics),
+            other => Err(Error::InvalidOption {
+                option: "increments",
+                reason: format!("`{other}` is not one of: colouring, atomics"),
+            }),
+        }
+    }
+}
+
+/// What one loop's generated device code does about indirect writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndirectWrites {
+    /// The loop writes nothing through a map: no plan, no colours.
+    None,
+    /// Coloured blocks, and inside each block the writes of one element
+    /// colour at a time. `whole_body` runs the whole element (gather, kernel,
+    /// scatter) under the colour guard: needed for RW through a map, where an
+    /// element must see the values an earlier element of its block wrote.
+    Coloured {
+        /// Gather and kernel under the colour guard too.
+        whole_body: bool,
+    },
+    /// Atomic updates, no plan.
+    Atomic,
+}
+
+impl IndirectWrites {
+    /// The treatment of a loop of this shape under the user's choice.
+    pub fn of(shape: &LoopShape, choice: Increments) -> IndirectWrites {
+        let indirect_writes = shape
+            .args
+            .iter()
+            .filter(|a| matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. }))
+            .filter(|a| a.access != Access::Read);
+        let (mut any, mut rw, mut not_atomic) = (false, false, false);
+        for a in indirect_writes {
+            any = true;
+            rw |= a.access == Access::Rw;
+            not_atomic |= matches!(a.access, Access::Rw | Access::Write);
+        }
+        match (any, choice) {
+            (false, _) => IndirectWrites::None,
+            (true, Increments::Atomics) if !not_atomic => IndirectWrites::Atomic,
+            (true, _) => IndirectWrites::Coloured { whole_body: rw },
+        }
+    }
+
+    /// Whether the loop runs over a plan's coloured blocks.
+    pub fn needs_plan(self) -> bool {
+        matches!(self, IndirectWrites::Coloured { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_and_bad_names_are_errors() {
+        for i in [Increments::Colouring, Increments::Atomics] {
+            assert_eq!(i.name().parse::<Increments>().unwrap(), i);
+        }
+        assert_eq!("Coloring".parse::<Increments>().unwrap(), Increments::Colouring);
+        let e = "locks".parse::<Increments>().unwrap_err();
+        assert!(e.to_string().contains("locks"), "{e}");
+    }
+}
