@@ -22,7 +22,7 @@ use op2::{Backend, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, REFERENCE_RMS_1000};
 
 const USAGE: &str = "usage: airfoil [--mesh IxJ | --grid FILE] [--write-grid FILE] [--iterations N] [--backend NAME]
-               [--threads N] [--block-size N] [--overlap on|off]";
+               [--threads N] [--block-size N] [--overlap on|off] [--increments colouring|atomics]";
 
 struct Options {
     mesh: (usize, usize),
@@ -84,6 +84,10 @@ fn parse_options() -> Result<Options, String> {
                     .parse()
                     .map_err(|_| format!("--block-size expects a number, got `{value}`"))?;
                 o.runtime = o.runtime.block_size(n);
+            }
+            "--increments" => {
+                let i: op2::Increments = value.parse().map_err(|e| format!("--increments: {e}"))?;
+                o.runtime = o.runtime.increments(i);
             }
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }

@@ -1,3 +1,5 @@
+// The jit uses all of it; a build with cuda alone uses a part.
+#![cfg_attr(not(feature = "jit"), allow(dead_code))]
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
