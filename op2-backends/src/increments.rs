@@ -113,6 +113,56 @@ impl IndirectWrites {
 mod tests {
     use super::*;
 
+    use crate::codegen::ArgShape;
+    use op2_core::ScalarType;
+
+    fn shape(args: &[(ArgKind, Access)]) -> LoopShape {
+        LoopShape {
+            kernel: "k",
+            source_id: 0,
+            args: args
+                .iter()
+                .map(|&(kind, access)| ArgShape {
+                    kind,
+                    access,
+                    scalar: ScalarType::F64,
+                    dim: 1,
+                })
+                .collect(),
+            partial_words: 0,
+        }
+    }
+
+    #[test]
+    fn the_treatment_follows_the_indirect_writes() {
+        let entry = ArgKind::MapEntry { arity: 2, index: 0 };
+        let all = ArgKind::MapAll { arity: 2 };
+        let of = |args: &[(ArgKind, Access)], i| IndirectWrites::of(&shape(args), i);
+        // Direct writes and indirect reads need nothing.
+        let reads = [(ArgKind::Direct, Access::Write), (entry, Access::Read)];
+        assert_eq!(of(&reads, Increments::Atomics), IndirectWrites::None);
+        assert_eq!(of(&reads, Increments::Colouring), IndirectWrites::None);
+        // Increments and MIN/MAX: as chosen.
+        let incs = [(entry, Access::Inc), (all, Access::Max)];
+        assert_eq!(of(&incs, Increments::Atomics), IndirectWrites::Atomic);
+        assert_eq!(
+            of(&incs, Increments::Colouring),
+            IndirectWrites::Coloured { whole_body: false }
+        );
+        // WRITE through a map has no atomic form; RW also needs the whole body coloured.
+        let write = [(entry, Access::Inc), (all, Access::Write)];
+        assert_eq!(
+            of(&write, Increments::Atomics),
+            IndirectWrites::Coloured { whole_body: false }
+        );
+        let rw = [(entry, Access::Rw)];
+        assert_eq!(
+            of(&rw, Increments::Atomics),
+            IndirectWrites::Coloured { whole_body: true }
+        );
+        assert!(!IndirectWrites::Atomic.needs_plan() && IndirectWrites::Coloured { whole_body: true }.needs_plan());
+    }
+
     #[test]
     fn names_parse_back_and_bad_names_are_errors() {
         for i in [Increments::Colouring, Increments::Atomics] {

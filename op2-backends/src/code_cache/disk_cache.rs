@@ -127,3 +127,26 @@ impl DiskCache {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sealed_files_read_back_and_damaged_ones_do_not() {
+        let dir = std::env::temp_dir().join(format!("op2-sealed-{}", std::process::id()));
+        let cache = DiskCache::new(dir.clone()).unwrap();
+        let path = cache.dir().join("loop.ptx");
+        DiskCache::write_sealed(&path, b"// ptx text").unwrap();
+        assert_eq!(DiskCache::read_sealed(&path).unwrap(), b"// ptx text");
+        // One flipped byte, or a truncated file, is rejected.
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[3] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!(DiskCache::read_sealed(&path), None);
+        fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        assert_eq!(DiskCache::read_sealed(&path), None);
+        assert_eq!(DiskCache::read_sealed(&dir.join("missing.ptx")), None);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
