@@ -14,7 +14,7 @@ use super::ptx::{compile_to_ptx, nvrtc_version, NVRTC_OPTIONS};
 use super::{check_libraries, unavailable};
 use crate::code_cache::{default_dir, fnv1a, DiskCache};
 use crate::codegen::{cuda_source, LoopShape};
-use crate::device::{launches, prepare_args, DeviceApi, DevicePartials, PlanBuffersCache};
+use crate::device::{launches, prepare_args, DeviceApi, DevicePartials, PartialsPool, PlanBuffersCache};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
 /// Threads (elements) per block when the options do not say.
@@ -52,6 +52,7 @@ pub struct CudaExecutor {
     cache: Option<DiskCache>,
     loops: Mutex<HashMap<(LoopShape, IndirectWrites), Arc<CudaLoop>>>,
     plans: PlanBuffersCache,
+    partials: PartialsPool,
     compiled: AtomicUsize,
     disk_hits: AtomicUsize,
     memory_hits: AtomicUsize,
@@ -121,6 +122,7 @@ impl CudaExecutor {
             cache: DiskCache::new(dir).ok(),
             loops: Mutex::new(HashMap::new()),
             plans: PlanBuffersCache::default(),
+            partials: PartialsPool::default(),
             compiled: AtomicUsize::new(0),
             disk_hits: AtomicUsize::new(0),
             memory_hits: AtomicUsize::new(0),
@@ -295,7 +297,7 @@ impl Executor for CudaExecutor {
         let plan_buffers = plan.as_ref().map(|p| self.plans.get(self, p)).transpose()?;
         let launches = launches(plan.as_deref(), n, self.block_size);
         let total_units: usize = launches.iter().map(|l| l.count).sum();
-        let partials = DevicePartials::new(self, &layout, lp.args, total_units)?;
+        let partials = DevicePartials::new(self, &self.partials, &layout, lp.args, total_units)?;
         let pb = plan_buffers.as_deref();
         let ptr = |b: Option<&dyn DeviceBuffer>| b.map_or(0, |b| self.mem_of(b));
 

@@ -11,7 +11,7 @@ mod plan_buffers;
 
 pub use args::prepare_args;
 pub use launches::launches;
-pub use partials::DevicePartials;
+pub use partials::{DevicePartials, PartialsPool};
 pub use plan_buffers::PlanBuffersCache;
 
 use op2_core::{DeviceBuffer, Result};

@@ -1,32 +1,70 @@
+use std::sync::Mutex;
+
 use op2_core::{ArgSpec, DeviceBuffer, ReductionLayout, Result};
 
 use super::{as_bytes, DeviceApi};
 
+/// A buffer with its capacity in bytes.
+type Pooled = (usize, Box<dyn DeviceBuffer>);
+
+/// One executor's partials buffer, kept between loops: reductions run every
+/// iteration, and a device allocation per loop would cost more than the copy.
+#[derive(Default)]
+pub struct PartialsPool {
+    free: Mutex<Option<Pooled>>,
+}
+
+impl PartialsPool {
+    fn take<A: DeviceApi>(&self, api: &A, bytes: usize) -> Result<Pooled> {
+        let kept = self.free.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match kept {
+            Some((cap, b)) if cap >= bytes => Ok((cap, b)),
+            _ => {
+                let cap = bytes.next_power_of_two();
+                Ok((cap, api.new_buffer("reduction partials", cap)?))
+            }
+        }
+    }
+
+    fn give(&self, buffer: Pooled) {
+        *self.free.lock().unwrap_or_else(|p| p.into_inner()) = Some(buffer);
+    }
+}
+
 /// A loop's reduction partials on the device: one slot per unit (thread
 /// block), initialised on the host, combined on the host in unit order so
 /// that results do not depend on scheduling.
-pub struct DevicePartials {
+pub struct DevicePartials<'p> {
     host: Vec<u64>,
-    buffer: Option<Box<dyn DeviceBuffer>>,
+    buffer: Option<Pooled>,
+    pool: &'p PartialsPool,
 }
 
-impl DevicePartials {
+impl<'p> DevicePartials<'p> {
     /// Partials for `units` units (no buffer when the loop has no reduction).
-    pub fn new<A: DeviceApi>(api: &A, layout: &ReductionLayout, args: &[ArgSpec<'_>], units: usize) -> Result<Self> {
+    pub fn new<A: DeviceApi>(
+        api: &A,
+        pool: &'p PartialsPool,
+        layout: &ReductionLayout,
+        args: &[ArgSpec<'_>],
+        units: usize,
+    ) -> Result<Self> {
         let host = layout.new_partials(args, units);
         let buffer = if layout.words_per_chunk() > 0 {
-            let b = api.new_buffer("reduction partials", host.len() * 8)?;
-            b.upload(as_bytes(&host))?;
+            let b = pool.take(api, host.len() * 8)?;
+            b.1.upload(as_bytes(&host))?;
             Some(b)
         } else {
             None
         };
-        Ok(DevicePartials { host, buffer })
+        Ok(DevicePartials { host, buffer, pool })
     }
 
     /// The kernel argument for the partials.
     pub fn mem<A: DeviceApi>(&self, api: &A) -> A::Mem {
-        self.buffer.as_deref().map_or_else(|| api.null_mem(), |b| api.mem_of(b))
+        self.buffer
+            .as_ref()
+            .map_or_else(|| api.null_mem(), |b| api.mem_of(&*b.1))
     }
 
     /// After the launches: brings the partials back and folds them into the
@@ -39,7 +77,8 @@ impl DevicePartials {
         let bytes = unsafe {
             std::slice::from_raw_parts_mut(self.host.as_mut_ptr() as *mut u8, std::mem::size_of_val(&self.host[..]))
         };
-        b.download(bytes)?;
+        b.1.download(bytes)?;
+        self.pool.give(b);
         layout.combine_all(args, &self.host);
         let n = bytes.len();
         for a in args.iter().filter(|a| a.is_global() && a.access.is_reduction()) {

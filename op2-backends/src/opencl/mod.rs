@@ -23,7 +23,7 @@ use opencl3::types::{cl_long, cl_mem};
 use select::select_device;
 
 use crate::codegen::{opencl_source, LoopShape};
-use crate::device::{launches, prepare_args, DeviceApi, DevicePartials, PlanBuffersCache};
+use crate::device::{launches, prepare_args, DeviceApi, DevicePartials, PartialsPool, PlanBuffersCache};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
 /// Elements per work-group when the options do not say.
@@ -49,6 +49,7 @@ pub struct OpenClExecutor {
     int64_atomics: bool,
     programs: Mutex<HashMap<(LoopShape, IndirectWrites), Arc<ClLoop>>>,
     plans: PlanBuffersCache,
+    partials: PartialsPool,
     built: AtomicUsize,
     reused: AtomicUsize,
 }
@@ -112,6 +113,7 @@ impl OpenClExecutor {
             int64_atomics,
             programs: Mutex::new(HashMap::new()),
             plans: PlanBuffersCache::default(),
+            partials: PartialsPool::default(),
             built: AtomicUsize::new(0),
             reused: AtomicUsize::new(0),
         })
@@ -228,7 +230,7 @@ impl Executor for OpenClExecutor {
         let plan_buffers = plan.as_ref().map(|p| self.plans.get(self, p)).transpose()?;
         let launches = launches(plan.as_deref(), n, self.block_size);
         let total_units: usize = launches.iter().map(|l| l.count).sum();
-        let partials = DevicePartials::new(self, &layout, lp.args, total_units)?;
+        let partials = DevicePartials::new(self, &self.partials, &layout, lp.args, total_units)?;
         let partials_mem = partials.mem(self);
         let mem = |b: Option<&dyn DeviceBuffer>| b.map_or_else(null_mem, |b| self.mem_of(b));
         let pb = plan_buffers.as_deref();
