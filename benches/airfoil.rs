@@ -5,27 +5,18 @@
 //! `cargo bench --bench airfoil` (set `AIRFOIL_BENCH_MESH=IxJ` to change the
 //! mesh; default 200x300, 180 000 cells).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{black_box, Criterion};
 use op2::{Backend, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, AirfoilDsl, Constants, Handwritten};
 
+mod support;
+
 const GROUP: &str = "airfoil_iteration";
 
-fn mesh_size() -> (usize, usize) {
-    std::env::var("AIRFOIL_BENCH_MESH")
-        .ok()
-        .and_then(|v| {
-            let (i, j) = v.split_once('x')?;
-            Some((i.parse().ok()?, j.parse().ok()?))
-        })
-        .unwrap_or((200, 300))
-}
-
 fn bench(c: &mut Criterion) {
-    let (i, j) = mesh_size();
+    let (i, j) = support::mesh_size((200, 300));
     let mesh = generate(i, j);
     let constants = Constants::default();
     let mut group = c.benchmark_group(GROUP);
@@ -51,24 +42,15 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// Mean time of one benchmark from criterion's saved estimates, in ns.
-fn mean_ns(name: &str) -> Option<f64> {
-    let dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let text = std::fs::read_to_string(dir.join("criterion").join(GROUP).join(name).join("new/estimates.json")).ok()?;
-    let mean = &text[text.find("\"mean\"")?..];
-    let at = mean.find("\"point_estimate\":")? + "\"point_estimate\":".len();
-    let rest = &mean[at..];
-    rest[..rest.find([',', '}'])?].trim().parse().ok()
-}
-
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c);
     c.final_summary();
-    let (i, j) = mesh_size();
-    if let (Some(hand), Some(seq)) = (mean_ns("handwritten"), mean_ns("dsl_seq")) {
+    let (i, j) = support::mesh_size((200, 300));
+    if let (Some(hand), Some(seq)) = (
+        support::mean_ns(GROUP, "handwritten"),
+        support::mean_ns(GROUP, "dsl_seq"),
+    ) {
         println!(
             "\nairfoil {i}x{j} ({} cells): handwritten {:.3} ms, dsl_seq {:.3} ms, ratio dsl_seq/handwritten = {:.3}",
             3 * i * j,
@@ -77,7 +59,7 @@ fn main() {
             seq / hand
         );
         for name in ["dsl_rayon_2", "dsl_jit_2"] {
-            if let Some(t) = mean_ns(name) {
+            if let Some(t) = support::mean_ns(GROUP, name) {
                 println!(
                     "airfoil {i}x{j}: {name} {:.3} ms, speed-up dsl_seq/{name} = {:.2}",
                     t / 1e6,
@@ -85,7 +67,10 @@ fn main() {
                 );
             }
         }
-        if let (Some(r), Some(jt)) = (mean_ns("dsl_rayon_2"), mean_ns("dsl_jit_2")) {
+        if let (Some(r), Some(jt)) = (
+            support::mean_ns(GROUP, "dsl_rayon_2"),
+            support::mean_ns(GROUP, "dsl_jit_2"),
+        ) {
             println!("airfoil {i}x{j}: ratio dsl_jit_2/dsl_rayon_2 = {:.3}", jt / r);
         }
     }
