@@ -1,7 +1,8 @@
 //! Every generated CUDA source compiles: the CUDA for every Airfoil loop and a
 //! loop per access mode, form and element type, in both treatments of
 //! indirect writes (colouring and atomics), goes through NVRTC to PTX for
-//! sm_80 and sm_90 and is assembled with ptxas. Without NVRTC the test skips
+//! sm_80 and sm_90 and is assembled with ptxas, and to the cubins the backend
+//! loads. Without NVRTC the test skips
 //! with a reason, unless `OP2_REQUIRE_NVRTC=1` (CI) makes that a failure.
 #![cfg(feature = "cuda")]
 
@@ -64,6 +65,14 @@ fn every_generated_cuda_source_compiles_to_ptx() {
             assert!(
                 ptx.contains(".entry op2_loop"),
                 "{}: no entry point in the PTX",
+                info.name
+            );
+            // What the backend loads: machine code for the GPU's architecture.
+            let cubin = op2_backends::cuda::compile_to_cubin(info.name, &source, arch)
+                .unwrap_or_else(|e| panic!("{}: NVRTC cubin failed for {arch}: {e}", info.name));
+            assert!(
+                cubin.starts_with(b"\x7fELF"),
+                "{}: the cubin is not an ELF image",
                 info.name
             );
             if have_ptxas {

@@ -135,7 +135,7 @@ fn scatter(k: usize, a: &ArgShape, atomic: bool) -> Option<String> {
         ArgKind::MapEntry { .. } => combine(&format!("arg{k}[t{k} * {d} + c]"), &format!("s{k}[c]"))
             .map(|c| format!("for (int c = 0; c < {d}; ++c) {c}")),
         ArgKind::MapAll { arity } => combine(
-            &format!("arg{k}[map{k}[e * {arity} + i] * {d} + c]"),
+            &format!("arg{k}[(long)map{k}[e * {arity} + i] * {d} + c]"),
             &format!("s{k}[i][c]"),
         )
         .map(|c| format!("for (int i = 0; i < {arity}; ++i) for (int c = 0; c < {d}; ++c) {c}")),

@@ -49,6 +49,13 @@ impl CudaBuffer {
         self.ptr
     }
 
+    fn too_large(&self, what: &str, len: usize) -> Error {
+        Error::Transfer {
+            name: "device buffer".into(),
+            reason: format!("{what} of {len} bytes into a buffer of {} bytes", self.bytes),
+        }
+    }
+
     fn fail(&self, call: &str, e: DriverError) -> Error {
         Error::Device {
             backend: "cuda",
@@ -72,7 +79,9 @@ impl DeviceBuffer for CudaBuffer {
         if src.is_empty() {
             return Ok(());
         }
-        assert!(src.len() <= self.bytes, "upload larger than the buffer");
+        if src.len() > self.bytes {
+            return Err(self.too_large("upload", src.len()));
+        }
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
         // SAFETY: `ptr` holds at least `src.len()` bytes; the copy is
         // synchronous and ordered after earlier launches on the legacy stream.
@@ -83,7 +92,9 @@ impl DeviceBuffer for CudaBuffer {
         if dst.is_empty() {
             return Ok(());
         }
-        assert!(dst.len() <= self.bytes, "download larger than the buffer");
+        if dst.len() > self.bytes {
+            return Err(self.too_large("download", dst.len()));
+        }
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
         // SAFETY: as for upload; the copy waits for the kernels that wrote the buffer.
         unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.map_err(|e| self.fail("cuMemcpyDtoH", e))

@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::result::{self, DriverError};
-use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUfunction, CUmodule, CUresult};
+use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr, CUfunction, CUfunction_attribute, CUmodule};
 use cudarc::driver::CudaContext;
 use op2_core::{CodeCacheStats, DeviceBuffer, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
 
 use super::buffer::CudaBuffer;
-use super::ptx::{compile_to_ptx, nvrtc_version, NVRTC_OPTIONS};
+use super::ptx::{compile_to_cubin, nvrtc_version, NVRTC_OPTIONS};
 use super::{check_libraries, unavailable};
 use crate::code_cache::{default_dir, fnv1a, DiskCache};
 use crate::codegen::{cuda_source, LoopShape};
@@ -47,6 +47,8 @@ pub struct CudaExecutor {
     ctx: Arc<CudaContext>,
     device: String,
     arch: String,
+    /// NVRTC's version, for cache keys.
+    nvrtc: String,
     block_size: usize,
     increments: Increments,
     cache: Option<DiskCache>,
@@ -100,10 +102,12 @@ impl CudaExecutor {
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
             .map_err(|e| fail("cuDeviceGetAttribute", e))?;
         let block_size = options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
-        if block_size > max_threads as usize {
+        if block_size == 0 || block_size > max_threads as usize {
             return Err(Error::InvalidOption {
                 option: "block_size",
-                reason: format!("{block_size} elements per block is more than the {max_threads} threads a block of `{device}` can have"),
+                reason: format!(
+                    "{block_size} elements per block: a block of `{device}` has 1 to {max_threads} threads"
+                ),
             });
         }
         let increments = match options.increments {
@@ -116,6 +120,7 @@ impl CudaExecutor {
             ctx,
             device,
             arch: format!("sm_{major}{minor}"),
+            nvrtc: format!("{:?}", nvrtc_version()),
             block_size,
             increments,
             // Without a writable cache directory loops are compiled every run.
@@ -153,30 +158,27 @@ impl CudaExecutor {
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))
     }
 
-    /// The PTX of a source: from the disk cache (keyed by the source, the
-    /// architecture, NVRTC's version and options, and op2's version), else
-    /// compiled and stored.
-    fn ptx(&self, loop_name: &str, source: &str) -> Result<String> {
-        let version = format!("{:?}", nvrtc_version());
+    /// The machine code of a source: from the disk cache (keyed by the
+    /// source, the architecture, NVRTC's version and options, and op2's
+    /// version), else compiled and stored.
+    fn cubin(&self, loop_name: &str, source: &str) -> Result<Vec<u8>> {
         let key = fnv1a(&[
             source.as_bytes(),
             self.arch.as_bytes(),
-            version.as_bytes(),
+            self.nvrtc.as_bytes(),
             NVRTC_OPTIONS.join(" ").as_bytes(),
+            b"cubin",
             env!("CARGO_PKG_VERSION").as_bytes(),
         ]);
         let path = self
             .cache
             .as_ref()
-            .map(|c| c.dir().join(format!("op2_{loop_name}_{key:016x}.ptx")));
+            .map(|c| c.dir().join(format!("op2_{loop_name}_{key:016x}.cubin")));
         if let Some(p) = &path {
-            match DiskCache::read_sealed(p).map(String::from_utf8) {
-                Some(Ok(ptx)) => {
+            match DiskCache::read_sealed(p) {
+                Some(cubin) => {
                     self.disk_hits.fetch_add(1, Ordering::Relaxed);
-                    return Ok(ptx);
-                }
-                Some(Err(_)) => {
-                    self.rebuilt.fetch_add(1, Ordering::Relaxed);
+                    return Ok(cubin);
                 }
                 None if p.exists() => {
                     self.rebuilt.fetch_add(1, Ordering::Relaxed);
@@ -184,13 +186,14 @@ impl CudaExecutor {
                 None => {}
             }
         }
-        let ptx = compile_to_ptx(loop_name, source, &self.arch)?;
+        let cubin = compile_to_cubin(loop_name, source, &self.arch)?;
         self.compiled.fetch_add(1, Ordering::Relaxed);
         if let Some(p) = &path {
             // A cache that cannot be written costs a recompile next run, nothing else.
-            let _ = DiskCache::write_sealed(p, ptx.as_bytes());
+            let _ = DiskCache::write_sealed(p, &cubin);
+            let _ = DiskCache::write_atomically(&p.with_extension("cu"), source.as_bytes());
         }
-        Ok(ptx)
+        Ok(cubin)
     }
 
     fn function(&self, lp: &ParLoop<'_>, shape: LoopShape, writes: IndirectWrites) -> Result<Arc<CudaLoop>> {
@@ -200,40 +203,48 @@ impl CudaExecutor {
             self.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(l.clone());
         }
+        let name = lp.kernel.name;
         let source = cuda_source(lp.kernel, &key.0, writes);
-        let ptx = self.ptx(lp.kernel.name, &source)?;
-        let image = CString::new(ptx).map_err(|_| Error::DeviceBuild {
-            backend: "cuda",
-            loop_name: lp.kernel.name.to_string(),
-            device: self.device.clone(),
-            log: "the PTX contains a NUL byte".into(),
-            source_text: source.clone(),
-        })?;
+        let cubin = self.cubin(name, &source)?;
         self.bind()?;
-        // SAFETY: a NUL-terminated PTX image; the context is current.
-        let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }.map_err(|e| {
-            let hint = if e.0 == CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
-                format!(
-                    " (NVRTC {:?} writes PTX newer than this driver reads: update the driver or use an older NVRTC)",
-                    nvrtc_version()
-                )
-            } else {
-                String::new()
-            };
-            Error::Device {
+        // SAFETY: a whole cubin image; the context is current.
+        let module =
+            unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| Error::Device {
                 backend: "cuda",
                 device: self.device.clone(),
-                call: format!("cuModuleLoadData for loop `{}`", lp.kernel.name),
-                reason: format!("{e}{hint}"),
-            }
-        })?;
-        // SAFETY: the module was just loaded; `op2_loop` is its entry point.
-        let function = unsafe { result::module::get_function(module, CString::from(c"op2_loop")) };
-        let l = Arc::new(CudaLoop {
+                call: format!("cuModuleLoadData for loop `{name}`"),
+                reason: e.to_string(),
+            })?;
+        // Owned from here: dropped (unloaded) on any error below.
+        let mut l = CudaLoop {
             module,
-            function: function.map_err(|e| self.fail("cuModuleGetFunction(op2_loop)", e))?,
+            function: std::ptr::null_mut(),
             ctx: self.ctx.clone(),
-        });
+        };
+        // SAFETY: the module is loaded; `op2_loop` is its entry point.
+        l.function = unsafe { result::module::get_function(module, CString::from(c"op2_loop")) }
+            .map_err(|e| self.fail(&format!("cuModuleGetFunction(op2_loop) for loop `{name}`"), e))?;
+        // A kernel that needs many registers may not launch with as many
+        // threads per block as the device allows.
+        // SAFETY: a live function handle.
+        let max = unsafe {
+            result::function::get_function_attribute(
+                l.function,
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            )
+        }
+        .map_err(|e| self.fail("cuFuncGetAttribute", e))?;
+        if self.block_size > max as usize {
+            return Err(Error::InvalidOption {
+                option: "block_size",
+                reason: format!(
+                    "loop `{name}` can run at most {max} threads per block on `{}` (it needs many registers); \
+                     {} elements per block were asked for",
+                    self.device, self.block_size
+                ),
+            });
+        }
+        let l = Arc::new(l);
         loops.insert(key, l.clone());
         Ok(l)
     }
@@ -322,6 +333,16 @@ impl Executor for CudaExecutor {
         } else {
             0
         };
+        let grid_limit = i32::MAX as usize; // gridDim.x on every GPU since sm_30
+        if let Some(l) = launches.iter().find(|l| l.count > grid_limit) {
+            return Err(Error::InvalidOption {
+                option: "block_size",
+                reason: format!(
+                    "loop `{}` would need {} blocks of {} elements in one launch, more than the {grid_limit} a grid can have",
+                    lp.kernel.name, l.count, self.block_size
+                ),
+            });
+        }
         self.bind()?;
         for l in launches.iter().filter(|l| l.count > 0) {
             params[1] = l.offset as u64;
@@ -341,7 +362,11 @@ impl Executor for CudaExecutor {
                     &mut ptrs,
                 )
             }
-            .map_err(|e| self.fail(&format!("cuLaunchKernel for loop `{}`", lp.kernel.name), e))?;
+            .map_err(|e| {
+                // Earlier colours may still run: let them finish before the error returns.
+                let _ = result::ctx::synchronize();
+                self.fail(&format!("cuLaunchKernel for loop `{}`", lp.kernel.name), e)
+            })?;
         }
         result::ctx::synchronize().map_err(|e| self.fail(&format!("running loop `{}`", lp.kernel.name), e))?;
         partials.combine(&layout, lp.args)

@@ -1,7 +1,9 @@
 //! The CUDA backend (DESIGN.md section 6): the translated kernel as a
 //! `__device__` function inside a generated `extern "C" __global__` entry
-//! point per loop shape, compiled by NVRTC for the GPU's architecture, cached
-//! per context and on disk as PTX, and launched through the driver API. It
+//! point per loop shape, compiled by NVRTC to machine code for the GPU's
+//! architecture (a cubin, which loads on drivers older than the NVRTC, where
+//! PTX would not), cached per context and on disk, and launched through the
+//! driver API. It
 //! shares the generator (one thread per element, colours or atomics, block
 //! reductions) and the device layer (lazy transfers, plans on the device)
 //! with the OpenCL backend.
@@ -15,7 +17,7 @@ mod executor;
 mod ptx;
 
 pub use executor::{CudaExecutor, DEFAULT_BLOCK_SIZE};
-pub use ptx::{compile_to_ptx, nvrtc_version};
+pub use ptx::{compile_to_cubin, compile_to_ptx, nvrtc_version};
 
 use op2_core::{Error, Result};
 

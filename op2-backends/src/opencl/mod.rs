@@ -88,12 +88,11 @@ impl OpenClExecutor {
         let max_group = device
             .max_work_group_size()
             .map_err(|e| fail("clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", e))?;
-        if block_size > max_group {
+        if block_size == 0 || block_size > max_group {
             return Err(Error::InvalidOption {
                 option: "block_size",
                 reason: format!(
-                    "{block_size} elements per block is more than the {max_group} work-items a work-group \
-                     of `{name}` can have"
+                    "{block_size} elements per block: a work-group of `{name}` has 1 to {max_group} work-items"
                 ),
             });
         }

@@ -93,7 +93,7 @@ impl Ty {
     }
 }
 
-/// Identifiers that are keywords or built-in names in C, OpenCL C or CUDA (or
+/// Identifiers that are keywords or built-in names in C, OpenCL C, C++ or CUDA (or
 /// names the generated code uses), and so are renamed when a kernel uses them.
 pub const RESERVED: &[&str] = &[
     // C
@@ -152,6 +152,52 @@ pub const RESERVED: &[&str] = &[
     "get_local_id",
     "barrier",
     "vec_step",
+    // C++ (NVRTC compiles CUDA C++)
+    "new",
+    "delete",
+    "this",
+    "class",
+    "template",
+    "typename",
+    "namespace",
+    "operator",
+    "public",
+    "protected",
+    "friend",
+    "virtual",
+    "explicit",
+    "mutable",
+    "using",
+    "throw",
+    "try",
+    "catch",
+    "nullptr",
+    "decltype",
+    "constexpr",
+    "noexcept",
+    "alignof",
+    "alignas",
+    "thread_local",
+    "export",
+    "wchar_t",
+    "char16_t",
+    "char32_t",
+    "and",
+    "and_eq",
+    "or",
+    "or_eq",
+    "not",
+    "not_eq",
+    "xor",
+    "xor_eq",
+    "bitand",
+    "bitor",
+    "compl",
+    "static_cast",
+    "const_cast",
+    "dynamic_cast",
+    "reinterpret_cast",
+    "typeid",
     // CUDA
     "threadIdx",
     "blockIdx",

@@ -1102,6 +1102,13 @@ mod tests {
             "{c}"
         );
         assert!(c.contains("(*r) = x_1;"), "{c}");
+        // C++ keywords too: NVRTC compiles CUDA C++.
+        let c = c_of("fn k(new: &f64, r: &mut f64) { let this = *new; let class = this * 2.0; *r = class; }");
+        assert!(
+            c.contains("const double *op2_new") && c.contains("double op2_this = (*op2_new);"),
+            "{c}"
+        );
+        assert!(c.contains("double op2_class = "), "{c}");
     }
 
     #[test]

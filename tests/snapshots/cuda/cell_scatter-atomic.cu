@@ -58,6 +58,6 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
             for (int c = 0; c < 2; ++c) s1[i][c] = 0;
         }
         op2_kernel_cell_scatter(s0, s1);
-        for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) op2_atomic_add_f64(&arg1[map1[e * 3 + i] * 2 + c], s1[i][c]);
+        for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) op2_atomic_add_f64(&arg1[(long)map1[e * 3 + i] * 2 + c], s1[i][c]);
     }
 }

@@ -60,7 +60,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
     const unsigned int nc = ncolours[b];
     for (unsigned int col = 0; col < nc; ++col) {
         if (my_colour == col) {
-            for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) arg1[map1[e * 3 + i] * 2 + c] += s1[i][c];
+            for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) arg1[(long)map1[e * 3 + i] * 2 + c] += s1[i][c];
         }
         __syncthreads();
     }

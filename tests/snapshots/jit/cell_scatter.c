@@ -53,7 +53,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
                 for (int c = 0; c < 2; ++c) s1[i][c] = 0;
             }
             op2_kernel_cell_scatter(s0, s1);
-            for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) arg1[map1[e * 3 + i] * 2 + c] += s1[i][c];
+            for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) arg1[(long)map1[e * 3 + i] * 2 + c] += s1[i][c];
         }
     }
 }
