@@ -6,6 +6,9 @@ use cudarc::driver::sys::{CUdeviceptr, CUresult};
 use cudarc::driver::CudaContext;
 use op2_core::{DeviceBuffer, Error, Result};
 
+use super::driver_error;
+use crate::device::check_copy;
+
 /// Memory on one GPU, owned by one executor's context, as a core `DeviceBuffer`.
 pub struct CudaBuffer {
     ptr: CUdeviceptr,
@@ -25,12 +28,7 @@ impl CudaBuffer {
                 name: name.to_string(),
                 bytes,
             },
-            _ => Error::Device {
-                backend: "cuda",
-                device: device.to_string(),
-                call: format!("cuMemAlloc of {bytes} bytes for `{name}`"),
-                reason: e.to_string(),
-            },
+            _ => driver_error(device, &format!("cuMemAlloc of {bytes} bytes for `{name}`"), e),
         };
         ctx.bind_to_thread().map_err(fail)?;
         // SAFETY: the context is current; the size is checked by the driver.
@@ -49,20 +47,8 @@ impl CudaBuffer {
         self.ptr
     }
 
-    fn too_large(&self, what: &str, len: usize) -> Error {
-        Error::Transfer {
-            name: "device buffer".into(),
-            reason: format!("{what} of {len} bytes into a buffer of {} bytes", self.bytes),
-        }
-    }
-
     fn fail(&self, call: &str, e: DriverError) -> Error {
-        Error::Device {
-            backend: "cuda",
-            device: self.device.clone(),
-            call: call.to_string(),
-            reason: e.to_string(),
-        }
+        driver_error(&self.device, call, e)
     }
 }
 
@@ -79,9 +65,7 @@ impl DeviceBuffer for CudaBuffer {
         if src.is_empty() {
             return Ok(());
         }
-        if src.len() > self.bytes {
-            return Err(self.too_large("upload", src.len()));
-        }
+        check_copy("cuda", "upload", src.len(), self.bytes)?;
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
         // SAFETY: `ptr` holds at least `src.len()` bytes; the copy is
         // synchronous and ordered after earlier launches on the legacy stream.
@@ -92,9 +76,7 @@ impl DeviceBuffer for CudaBuffer {
         if dst.is_empty() {
             return Ok(());
         }
-        if dst.len() > self.bytes {
-            return Err(self.too_large("download", dst.len()));
-        }
+        check_copy("cuda", "download", dst.len(), self.bytes)?;
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
         // SAFETY: as for upload; the copy waits for the kernels that wrote the buffer.
         unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.map_err(|e| self.fail("cuMemcpyDtoH", e))

@@ -11,10 +11,10 @@ use op2_core::{CodeCacheStats, DeviceBuffer, Error, Executor, LoopBody, ParLoop,
 
 use super::buffer::CudaBuffer;
 use super::ptx::{compile_to_cubin, nvrtc_version, NVRTC_OPTIONS};
-use super::{check_libraries, unavailable};
+use super::{check_libraries, driver_error, unavailable};
 use crate::code_cache::{default_dir, fnv1a, DiskCache};
 use crate::codegen::{cuda_source, LoopShape};
-use crate::device::{launches, prepare_args, DeviceApi, DevicePartials, PartialsPool, PlanBuffersCache};
+use crate::device::{prepare_loop, DeviceApi, PartialsPool, PlanBuffersCache};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
 /// Threads (elements) per block when the options do not say.
@@ -91,12 +91,7 @@ impl CudaExecutor {
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| unavailable(format!("cannot open GPU {ordinal}: {e}")))?;
         let device = ctx.name().unwrap_or_else(|_| format!("GPU {ordinal}"));
-        let fail = |call: &str, e: DriverError| Error::Device {
-            backend: "cuda",
-            device: device.clone(),
-            call: call.to_string(),
-            reason: e.to_string(),
-        };
+        let fail = |call: &str, e: DriverError| driver_error(&device, call, e);
         let (major, minor) = ctx.compute_capability().map_err(|e| fail("cuDeviceGetAttribute", e))?;
         let max_threads = ctx
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
@@ -146,12 +141,7 @@ impl CudaExecutor {
     }
 
     fn fail(&self, call: &str, e: DriverError) -> Error {
-        Error::Device {
-            backend: "cuda",
-            device: self.device.clone(),
-            call: call.to_string(),
-            reason: e.to_string(),
-        }
+        driver_error(&self.device, call, e)
     }
 
     fn bind(&self) -> Result<()> {
@@ -299,32 +289,21 @@ impl Executor for CudaExecutor {
         let shape = LoopShape::of(lp, &layout);
         let writes = self.indirect_writes(&shape);
         let cuda_loop = self.function(lp, shape, writes)?;
-        let args = prepare_args(self, lp)?;
-        let plan = if writes.needs_plan() {
-            lp.plan(self.block_size)
-        } else {
-            None
-        };
-        let plan_buffers = plan.as_ref().map(|p| self.plans.get(self, p)).transpose()?;
-        let launches = launches(plan.as_deref(), n, self.block_size);
-        let total_units: usize = launches.iter().map(|l| l.count).sum();
-        let partials = DevicePartials::new(self, &self.partials, &layout, lp.args, total_units)?;
-        let pb = plan_buffers.as_deref();
-        let ptr = |b: Option<&dyn DeviceBuffer>| b.map_or(0, |b| self.mem_of(b));
+        let p = prepare_loop(self, lp, &layout, writes, self.block_size, &self.plans, &self.partials)?;
 
         // Every parameter of `op2_loop` is 8 bytes: a device address or a long.
         let mut params: Vec<u64> = vec![
-            ptr(pb.map(|p| &*p.units)),
+            p.units,
             0, // unit_offset, per launch
             lp.range.start as u64,
             self.block_size as u64,
             lp.range.end as u64,
-            ptr(pb.map(|p| &*p.colours)),
-            ptr(pb.map(|p| &*p.ncolours)),
-            partials.mem(self),
+            p.colours,
+            p.ncolours,
+            p.partials.mem(self),
             0, // partial_offset, per launch
         ];
-        for (d, m) in args.data.iter().zip(&args.maps) {
+        for (d, m) in p.args.data.iter().zip(&p.args.maps) {
             params.push(*d);
             params.extend(m.iter().copied());
         }
@@ -334,7 +313,7 @@ impl Executor for CudaExecutor {
             0
         };
         let grid_limit = i32::MAX as usize; // gridDim.x on every GPU since sm_30
-        if let Some(l) = launches.iter().find(|l| l.count > grid_limit) {
+        if let Some(l) = p.launches.iter().find(|l| l.count > grid_limit) {
             return Err(Error::InvalidOption {
                 option: "block_size",
                 reason: format!(
@@ -344,7 +323,7 @@ impl Executor for CudaExecutor {
             });
         }
         self.bind()?;
-        for l in launches.iter().filter(|l| l.count > 0) {
+        for l in p.launches.iter().filter(|l| l.count > 0) {
             params[1] = l.offset as u64;
             params[8] = l.offset as u64;
             let mut ptrs: Vec<*mut c_void> = params.iter_mut().map(|p| p as *mut u64 as *mut c_void).collect();
@@ -369,7 +348,7 @@ impl Executor for CudaExecutor {
             })?;
         }
         result::ctx::synchronize().map_err(|e| self.fail(&format!("running loop `{}`", lp.kernel.name), e))?;
-        partials.combine(&layout, lp.args)
+        p.partials.combine(&layout, lp.args)
     }
 
     fn code_cache_stats(&self) -> CodeCacheStats {

@@ -28,6 +28,16 @@ fn unavailable(reason: impl Into<String>) -> Error {
     }
 }
 
+/// A failed driver call on `device`.
+fn driver_error(device: &str, call: &str, e: cudarc::driver::result::DriverError) -> Error {
+    Error::Device {
+        backend: "cuda",
+        device: device.to_string(),
+        call: call.to_string(),
+        reason: e.to_string(),
+    }
+}
+
 /// Whether NVRTC (`libnvrtc.so`) can be loaded.
 pub fn nvrtc_available() -> bool {
     // SAFETY: only tries to load the library.

@@ -8,13 +8,13 @@ mod args;
 mod launches;
 mod partials;
 mod plan_buffers;
+mod prepared;
 
-pub use args::prepare_args;
-pub use launches::launches;
-pub use partials::{DevicePartials, PartialsPool};
+pub use partials::PartialsPool;
 pub use plan_buffers::PlanBuffersCache;
+pub use prepared::prepare_loop;
 
-use op2_core::{DeviceBuffer, Result};
+use op2_core::{DeviceBuffer, Error, Result};
 
 /// A device backend's buffers, as the shared code needs them.
 pub trait DeviceApi {
@@ -34,4 +34,15 @@ pub trait DeviceApi {
 pub fn as_bytes<T: Copy>(v: &[T]) -> &[u8] {
     // SAFETY: used for u32, i32 and u64 only: no padding, any byte is valid to read.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// The error for a copy of `len` bytes to or from a buffer of `capacity`.
+pub fn check_copy(backend: &'static str, what: &str, len: usize, capacity: usize) -> Result<()> {
+    if len <= capacity {
+        return Ok(());
+    }
+    Err(Error::Transfer {
+        name: format!("{backend} device buffer"),
+        reason: format!("{what} of {len} bytes into a buffer of {capacity} bytes"),
+    })
 }

@@ -9,6 +9,8 @@ use opencl3::error_codes::{CL_INVALID_BUFFER_SIZE, CL_MEM_OBJECT_ALLOCATION_FAIL
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_mem, CL_BLOCKING};
 
+use crate::device::check_copy;
+
 /// An OpenCL buffer owned by one executor's context, as a core `DeviceBuffer`.
 pub struct ClBuffer {
     buffer: Mutex<Buffer<u8>>,
@@ -90,7 +92,7 @@ impl DeviceBuffer for ClBuffer {
         if src.is_empty() {
             return Ok(());
         }
-        assert!(src.len() <= self.bytes, "upload larger than the buffer");
+        check_copy("opencl", "upload", src.len(), self.bytes)?;
         let mut b = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: blocking write of `src` into a buffer at least as large.
         unsafe { self.queue.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, src, &[]) }
@@ -102,7 +104,7 @@ impl DeviceBuffer for ClBuffer {
         if dst.is_empty() {
             return Ok(());
         }
-        assert!(dst.len() <= self.bytes, "download larger than the buffer");
+        check_copy("opencl", "download", dst.len(), self.bytes)?;
         let b = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: blocking read into `dst`; the in-order queue has finished
         // the kernels that wrote the buffer before the read starts.

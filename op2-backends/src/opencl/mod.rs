@@ -23,7 +23,7 @@ use opencl3::types::{cl_long, cl_mem};
 use select::select_device;
 
 use crate::codegen::{opencl_source, LoopShape};
-use crate::device::{launches, prepare_args, DeviceApi, DevicePartials, PartialsPool, PlanBuffersCache};
+use crate::device::{prepare_loop, DeviceApi, PartialsPool, PlanBuffersCache};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
 /// Elements per work-group when the options do not say.
@@ -219,44 +219,27 @@ impl Executor for OpenClExecutor {
         let shape = LoopShape::of(lp, &layout);
         let writes = self.indirect_writes(&shape);
         let cl_loop = self.program(lp, shape, writes)?;
-        let args = prepare_args(self, lp)?;
-
-        let plan = if writes.needs_plan() {
-            lp.plan(self.block_size)
-        } else {
-            None
-        };
-        let plan_buffers = plan.as_ref().map(|p| self.plans.get(self, p)).transpose()?;
-        let launches = launches(plan.as_deref(), n, self.block_size);
-        let total_units: usize = launches.iter().map(|l| l.count).sum();
-        let partials = DevicePartials::new(self, &self.partials, &layout, lp.args, total_units)?;
-        let partials_mem = partials.mem(self);
-        let mem = |b: Option<&dyn DeviceBuffer>| b.map_or_else(null_mem, |b| self.mem_of(b));
-        let pb = plan_buffers.as_deref();
-        let (units, colours, ncolours) = (
-            mem(pb.map(|p| &*p.units)),
-            mem(pb.map(|p| &*p.colours)),
-            mem(pb.map(|p| &*p.ncolours)),
-        );
+        let p = prepare_loop(self, lp, &layout, writes, self.block_size, &self.plans, &self.partials)?;
+        let partials_mem = p.partials.mem(self);
         {
             let kernel = cl_loop.kernel.lock().unwrap_or_else(|p| p.into_inner());
-            for l in launches.iter().filter(|l| l.count > 0) {
+            for l in p.launches.iter().filter(|l| l.count > 0) {
                 let mut exec = ExecuteKernel::new(&kernel);
                 // SAFETY: the arguments match `op2_loop`'s parameters as
                 // `opencl_source` generates them, and every buffer is large
                 // enough for the elements the validated loop touches.
                 unsafe {
-                    exec.set_arg(&units)
+                    exec.set_arg(&p.units)
                         .set_arg(&(l.offset as cl_long))
                         .set_arg(&(lp.range.start as cl_long))
                         .set_arg(&(self.block_size as cl_long))
                         .set_arg(&(lp.range.end as cl_long))
-                        .set_arg(&colours)
-                        .set_arg(&ncolours)
+                        .set_arg(&p.colours)
+                        .set_arg(&p.ncolours)
                         .set_arg(&partials_mem)
                         .set_arg(&(l.offset as cl_long))
                         .set_arg_local_buffer(self.block_size * std::mem::size_of::<u64>());
-                    for (m, map) in args.data.iter().zip(&args.maps) {
+                    for (m, map) in p.args.data.iter().zip(&p.args.maps) {
                         exec.set_arg(m);
                         if let Some(map) = map {
                             exec.set_arg(map);
@@ -270,7 +253,7 @@ impl Executor for OpenClExecutor {
             }
         }
         self.queue.finish().map_err(|e| self.fail("clFinish", e))?;
-        partials.combine(&layout, lp.args)
+        p.partials.combine(&layout, lp.args)
     }
 
     fn code_cache_stats(&self) -> CodeCacheStats {
@@ -301,5 +284,22 @@ mod tests {
             "{e:?}"
         );
         assert!(e.to_string().contains("huge"), "{e}");
+    }
+
+    #[test]
+    fn a_copy_larger_than_the_buffer_is_an_error() {
+        let Ok(exec) = OpenClExecutor::new(&RuntimeOptions::default()) else {
+            eprintln!("skipped: no OpenCL device");
+            return;
+        };
+        let b = exec.new_cl_buffer("small", 8).unwrap();
+        let e = b.upload(&[0u8; 16]).unwrap_err();
+        assert!(
+            matches!(e, Error::Transfer { .. }) && e.to_string().contains("16 bytes"),
+            "{e}"
+        );
+        let e = b.download(&mut [0u8; 9]).unwrap_err();
+        assert!(e.to_string().contains("9 bytes"), "{e}");
+        b.upload(&[1u8; 8]).unwrap();
     }
 }

@@ -1,0 +1,62 @@
+use std::sync::Arc;
+
+use op2_core::{ParLoop, ReductionLayout, Result};
+
+use super::args::prepare_args;
+use super::args::DeviceArgs;
+use super::launches::{launches, Launch};
+use super::partials::{DevicePartials, PartialsPool};
+use super::plan_buffers::{PlanBuffers, PlanBuffersCache};
+use super::DeviceApi;
+use crate::IndirectWrites;
+
+/// Everything a device backend launches one loop with, except its code.
+pub struct PreparedLoop<'p, M> {
+    /// Data and map buffers, in argument order.
+    pub args: DeviceArgs<M>,
+    /// One launch per block colour (one in all without a plan).
+    pub launches: Vec<Launch>,
+    /// The reduction partials of every launched block.
+    pub partials: DevicePartials<'p>,
+    /// The plan's block lists (null without a plan).
+    pub units: M,
+    /// The plan's element colours (null without a plan).
+    pub colours: M,
+    /// The plan's colour count per block (null without a plan).
+    pub ncolours: M,
+    /// Keeps the plan's buffers alive while the launches use them.
+    _plan: Option<Arc<PlanBuffers>>,
+}
+
+/// Brings a loop's data to the device, and its plan when `writes` needs one,
+/// and sets up its launches and partials.
+pub fn prepare_loop<'p, A: DeviceApi>(
+    api: &A,
+    lp: &ParLoop<'_>,
+    layout: &ReductionLayout,
+    writes: IndirectWrites,
+    block_size: usize,
+    plans: &PlanBuffersCache,
+    pool: &'p PartialsPool,
+) -> Result<PreparedLoop<'p, A::Mem>> {
+    let args = prepare_args(api, lp)?;
+    let plan = if writes.needs_plan() { lp.plan(block_size) } else { None };
+    let plan_buffers = plan.as_ref().map(|p| plans.get(api, p)).transpose()?;
+    let launches = launches(plan.as_deref(), lp.range.len(), block_size);
+    let total_units: usize = launches.iter().map(|l| l.count).sum();
+    let partials = DevicePartials::new(api, pool, layout, lp.args, total_units)?;
+    let mem = |pick: fn(&PlanBuffers) -> &dyn op2_core::DeviceBuffer| {
+        plan_buffers
+            .as_deref()
+            .map_or_else(|| api.null_mem(), |p| api.mem_of(pick(p)))
+    };
+    Ok(PreparedLoop {
+        units: mem(|p| &*p.units),
+        colours: mem(|p| &*p.colours),
+        ncolours: mem(|p| &*p.ncolours),
+        args,
+        launches,
+        partials,
+        _plan: plan_buffers,
+    })
+}
