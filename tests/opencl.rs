@@ -94,9 +94,3 @@ fn a_block_larger_than_a_work_group_is_an_error() {
         "{e}"
     );
 }
-
-#[test]
-fn an_unknown_increments_choice_is_an_error() {
-    let e = "locking".parse::<op2::Increments>().unwrap_err();
-    assert!(e.to_string().contains("colouring, atomics"), "{e}");
-}

@@ -65,6 +65,15 @@ impl FromStr for Increments {
     }
 }
 
+/// The arguments that write through a map.
+fn indirect_writes(shape: &LoopShape) -> impl Iterator<Item = &crate::codegen::ArgShape> {
+    shape
+        .args
+        .iter()
+        .filter(|a| matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. }))
+        .filter(|a| a.access != Access::Read)
+}
+
 /// What one loop's generated device code does about indirect writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IndirectWrites {
@@ -85,13 +94,8 @@ pub enum IndirectWrites {
 impl IndirectWrites {
     /// The treatment of a loop of this shape under the user's choice.
     pub fn of(shape: &LoopShape, choice: Increments) -> IndirectWrites {
-        let indirect_writes = shape
-            .args
-            .iter()
-            .filter(|a| matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. }))
-            .filter(|a| a.access != Access::Read);
         let (mut any, mut rw, mut not_atomic) = (false, false, false);
-        for a in indirect_writes {
+        for a in indirect_writes(shape) {
             any = true;
             rw |= a.access == Access::Rw;
             not_atomic |= matches!(a.access, Access::Rw | Access::Write);
@@ -101,6 +105,12 @@ impl IndirectWrites {
             (true, Increments::Atomics) if !not_atomic => IndirectWrites::Atomic,
             (true, _) => IndirectWrites::Coloured { whole_body: rw },
         }
+    }
+
+    /// Whether the atomic form of a loop of this shape updates 64-bit values
+    /// (which OpenCL devices support only with an extension).
+    pub fn needs_64_bit_atomics(shape: &LoopShape) -> bool {
+        indirect_writes(shape).any(|a| a.scalar.size() == 8)
     }
 
     /// Whether the loop runs over a plan's coloured blocks.
@@ -161,6 +171,11 @@ mod tests {
             IndirectWrites::Coloured { whole_body: true }
         );
         assert!(!IndirectWrites::Atomic.needs_plan() && IndirectWrites::Coloured { whole_body: true }.needs_plan());
+        // Only what goes through maps decides whether atomics are 64-bit.
+        assert!(IndirectWrites::needs_64_bit_atomics(&shape(&incs)));
+        let mut narrow = shape(&[(ArgKind::Direct, Access::Inc), (entry, Access::Inc)]);
+        narrow.args[1].scalar = ScalarType::I32;
+        assert!(!IndirectWrites::needs_64_bit_atomics(&narrow));
     }
 
     #[test]
@@ -171,5 +186,7 @@ mod tests {
         assert_eq!("Coloring".parse::<Increments>().unwrap(), Increments::Colouring);
         let e = "locks".parse::<Increments>().unwrap_err();
         assert!(e.to_string().contains("locks"), "{e}");
+        let e = "locking".parse::<Increments>().unwrap_err();
+        assert!(e.to_string().contains("colouring, atomics"), "{e}");
     }
 }

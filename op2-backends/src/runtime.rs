@@ -76,6 +76,15 @@ impl RuntimeOptions {
         self
     }
 
+    /// The choice of [`increments`](Self::increments), else `OP2_INCREMENTS`,
+    /// else the default.
+    pub fn resolved_increments(&self) -> Result<crate::Increments> {
+        match self.increments {
+            Some(i) => Ok(i),
+            None => crate::Increments::from_env(),
+        }
+    }
+
     /// Options that record the shape of every distinct loop run.
     pub fn record_loops(mut self, record: bool) -> Self {
         self.record_loops = record;
@@ -133,10 +142,7 @@ impl Runtime {
                 reason: "must be at least 1".to_string(),
             });
         }
-        let increments = match options.increments {
-            Some(i) => i,
-            None => crate::Increments::from_env()?,
-        };
+        let increments = options.resolved_increments()?;
         let deterministic =
             !(matches!(backend, Backend::OpenCl | Backend::Cuda) && increments == crate::Increments::Atomics);
         let executor: Box<dyn Executor> = match backend {

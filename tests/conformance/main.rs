@@ -34,9 +34,11 @@ macro_rules! backend_suite {
                 Runtime::with_options($backend, $options).expect("backend is available in this build")
             }
 
+            /// Decided once per backend instance (a device context is not free).
             #[allow(clippy::redundant_closure_call)]
             fn skip() -> bool {
-                ($skip)(Runtime::with_options($backend, $options))
+                static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+                *SKIP.get_or_init(|| ($skip)(Runtime::with_options($backend, $options)))
             }
 
             backend_suite!(@tests

@@ -40,6 +40,8 @@ pub(crate) struct Dialect {
     /// The no-alias qualifier: READ data and maps are `const T *restrict`,
     /// which lets GPUs load them through the read-only data cache.
     restrict: &'static str,
+    /// What a source using 64-bit atomics must declare first.
+    int64_atomics: &'static str,
     atomic_helper: fn(Access, ScalarType) -> String,
 }
 
@@ -90,6 +92,7 @@ pub(crate) const OPENCL: Dialect = Dialect {
     uint: "uint",
     ulong: "ulong",
     restrict: "restrict",
+    int64_atomics: "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n",
     atomic_helper: opencl_atomic,
 };
 
@@ -109,6 +112,7 @@ pub(crate) const CUDA: Dialect = Dialect {
     uint: "unsigned int",
     ulong: "unsigned long long",
     restrict: "__restrict__",
+    int64_atomics: "",
     atomic_helper: cuda_atomic,
 };
 
@@ -371,8 +375,8 @@ fn atomic_helpers(s: &mut String, shape: &LoopShape, writes: IndirectWrites, d: 
             needed.push((a.access, a.scalar));
         }
     }
-    if d.name == "OpenCL" && needed.iter().any(|(_, t)| t.size() == 8) {
-        s.push_str("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n");
+    if needed.iter().any(|(_, t)| t.size() == 8) {
+        s.push_str(d.int64_atomics);
     }
     for (op, t) in needed {
         s.push_str(&(d.atomic_helper)(op, t));

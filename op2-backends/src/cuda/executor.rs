@@ -105,10 +105,7 @@ impl CudaExecutor {
                 ),
             });
         }
-        let increments = match options.increments {
-            Some(i) => i,
-            None => Increments::from_env()?,
-        };
+        let increments = options.resolved_increments()?;
         let dir: PathBuf = options.cache_dir.clone().unwrap_or_else(default_dir).join("cuda");
         Ok(CudaExecutor {
             id: next_context_id(),
@@ -198,13 +195,8 @@ impl CudaExecutor {
         let cubin = self.cubin(name, &source)?;
         self.bind()?;
         // SAFETY: a whole cubin image; the context is current.
-        let module =
-            unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(|e| Error::Device {
-                backend: "cuda",
-                device: self.device.clone(),
-                call: format!("cuModuleLoadData for loop `{name}`"),
-                reason: e.to_string(),
-            })?;
+        let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
+            .map_err(|e| self.fail(&format!("cuModuleLoadData for loop `{name}`"), e))?;
         // Owned from here: dropped (unloaded) on any error below.
         let mut l = CudaLoop {
             module,

@@ -2,8 +2,7 @@ use std::sync::Arc;
 
 use op2_core::{ParLoop, ReductionLayout, Result};
 
-use super::args::prepare_args;
-use super::args::DeviceArgs;
+use super::args::{prepare_args, DeviceArgs};
 use super::launches::{launches, Launch};
 use super::partials::{DevicePartials, PartialsPool};
 use super::plan_buffers::{PlanBuffers, PlanBuffersCache};

@@ -72,10 +72,7 @@ impl OpenClExecutor {
             .device
             .clone()
             .or_else(|| std::env::var("OP2_OPENCL_DEVICE").ok());
-        let increments = match options.increments {
-            Some(i) => i,
-            None => Increments::from_env()?,
-        };
+        let increments = options.resolved_increments()?;
         let _init = select::INIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         let (device, name) = select_device(wanted.as_deref())?;
         let fail = |call: &str, e: opencl3::error_codes::ClError| Error::Device {
@@ -140,11 +137,7 @@ impl OpenClExecutor {
     /// on 64-bit values need `cl_khr_int64_base_atomics`, else colouring.
     fn indirect_writes(&self, shape: &LoopShape) -> IndirectWrites {
         let w = IndirectWrites::of(shape, self.increments);
-        let wide = shape
-            .args
-            .iter()
-            .any(|a| a.scalar.size() == 8 && a.access != op2_core::Access::Read);
-        if w == IndirectWrites::Atomic && wide && !self.int64_atomics {
+        if w == IndirectWrites::Atomic && IndirectWrites::needs_64_bit_atomics(shape) && !self.int64_atomics {
             return IndirectWrites::of(shape, Increments::Colouring);
         }
         w
