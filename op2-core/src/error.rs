@@ -85,6 +85,42 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
+    /// A size computed from a constructor's arguments (entries of a Map,
+    /// values or bytes of a Dat, elements of a set) does not fit in `usize`.
+    #[error("{kind} `{name}`: the {quantity} ({expression}) overflows usize")]
+    SizeOverflow {
+        /// What was being built: `map`, `dat`, `global` or `set`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// The quantity computed (`number of entries`, `size in bytes`, ...).
+        quantity: &'static str,
+        /// The computation, with the values given.
+        expression: String,
+    },
+    /// A Map's arity or a Dat's or Global's dim beyond what op2 supports
+    /// (generated code indexes entries and components with 32-bit integers).
+    #[error("{kind} `{name}`: {quantity} {value} is larger than the supported maximum {max}")]
+    ShapeTooLarge {
+        /// `map`, `dat` or `global`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// `arity` or `dim`.
+        quantity: &'static str,
+        /// The value given.
+        value: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Host memory for a Dat, Global or Map could not be allocated.
+    #[error("`{name}`: cannot allocate {bytes} bytes of host memory")]
+    HostOutOfMemory {
+        /// The Dat, Global or Map.
+        name: String,
+        /// The allocation's size.
+        bytes: usize,
+    },
     /// Initial data for a Dat does not have `set size * dim` values.
     #[error("dat `{dat}`: expected {expected} values (set `{set}` of {set_size} elements x dim {dim}), got {found}")]
     DatLength {
@@ -217,6 +253,24 @@ pub enum Error {
         first_index: usize,
         /// The earlier argument's access mode.
         first_access: Access,
+    },
+    /// One Dat given both directly and through a map in a loop that writes
+    /// it: the planner colours map targets only, so the direct writes of one
+    /// block could race with the indirect writes of another.
+    #[error("{at}: writes `{name}` ({access}) {how}, but argument {first_index} writes it {first_how}; a loop may write a Dat directly or through maps, not both (pass the direct one through `Map::identity` so the planner sees it, or split the loop)")]
+    DirectAndIndirectWrite {
+        /// The later argument.
+        at: ArgRef,
+        /// The Dat.
+        name: String,
+        /// The access mode both arguments use.
+        access: Access,
+        /// How the later argument reaches the Dat ("directly" or "through map `m`").
+        how: String,
+        /// The earlier argument's position.
+        first_index: usize,
+        /// How the earlier argument reaches it.
+        first_how: String,
     },
     /// A Global given with an access mode Globals do not support (WRITE, RW).
     #[error("{at}: a Global can be READ, INC, MIN or MAX, not {access}")]

@@ -115,8 +115,30 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 first_access: first.access,
             });
         }
+        // Same mode from here on: a write reached both directly and through a
+        // map is the one combination the planner cannot make race-free.
+        if let Some((first_index, first)) = args[..index].iter().enumerate().find(|(_, a)| {
+            a.data.id() == arg.data.id() && arg.access.writes() && a.is_indirect() != arg.is_indirect()
+        }) {
+            return Err(Error::DirectAndIndirectWrite {
+                at: at(),
+                name: arg.data.name().to_string(),
+                access: arg.access,
+                how: reach(arg),
+                first_index,
+                first_how: reach(first),
+            });
+        }
     }
     Ok(())
+}
+
+/// "directly" or "through map `m`", for errors.
+fn reach(arg: &ArgSpec<'_>) -> String {
+    match arg.map {
+        None => "directly".to_string(),
+        Some(m) => format!("through map `{}`", m.map.name()),
+    }
 }
 
 fn check_access(at: &dyn Fn() -> ArgRef, param: &str, mutable: bool, access: Access) -> Result<()> {

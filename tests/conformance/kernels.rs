@@ -114,3 +114,9 @@ pub fn f32_ops(x: &mut [f32; 2], total: &mut f32) {
 pub fn u32_i64_ops(a: &u32, b: &mut i64) {
     *b += (*a as i64) * 1000000000000;
 }
+
+#[op2::kernel]
+pub fn self_and_next(own: &mut f64, next: &mut f64) {
+    *own += 1.0;
+    *next += 10.0;
+}

@@ -1,0 +1,529 @@
+//! Differential fuzzer: proptest draws random loops (random sets, maps of
+//! arity 1-4 with repeated entries, every access mode, direct and indirect
+//! arguments on one Dat, two maps into one Dat, Globals, i32/f32/f64) and runs
+//! each on every backend compiled in, with small blocks so that even small sets
+//! get many blocks and colours. Every backend must give what `seq` gives, or
+//! the same error.
+//!
+//! Values stay small integers and kernels only add, take minima and maxima or
+//! store constants, so every result is exact in every type whatever order the
+//! backends combine contributions in: outcomes are compared exactly, floats
+//! too. A race shows up as a lost or doubled contribution.
+//!
+//! `OP2_FUZZ_CASES` sets the number of cases (default 64).
+
+use op2::prelude::*;
+use op2::RuntimeOptions;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+/// Kernels of the "mix" shape: one direct argument, two map entries (through
+/// two maps) and a READ through the first map, all on Dats of dim 1, plus an
+/// INC, a MIN and a MAX Global; one kernel per access mode.
+macro_rules! mix_kernels {
+    ($ty:ident, $one:literal, $five:literal; $inc:ident, $rw:ident, $write:ident, $min:ident, $max:ident) => {
+        #[op2::kernel]
+        fn $inc(a: &mut $ty, b: &mut $ty, c: &mut $ty, r: &$ty, s: &mut $ty, lo: &mut $ty, hi: &mut $ty) {
+            *a += *r + $one;
+            *b += *r;
+            *c += $one;
+            *s += *r;
+            *lo = (*lo).min(*r);
+            *hi = (*hi).max(*r);
+        }
+
+        #[op2::kernel]
+        fn $rw(a: &mut $ty, b: &mut $ty, c: &mut $ty, r: &$ty, s: &mut $ty, lo: &mut $ty, hi: &mut $ty) {
+            *a = *a + *r + $one;
+            *b = *b + *r;
+            *c = *c + $one;
+            // What an RW argument holds on entry depends on which elements
+            // sharing its target ran before: Globals take only READ data.
+            *s += *r;
+            *lo = (*lo).min(*r);
+            *hi = (*hi).max(*r);
+        }
+
+        // Writers through maps store one constant: which element writes last
+        // is the schedule's choice, so only an order-free value is comparable.
+        #[op2::kernel]
+        fn $write(a: &mut $ty, b: &mut $ty, c: &mut $ty, r: &$ty, s: &mut $ty, lo: &mut $ty, hi: &mut $ty) {
+            *a = $five;
+            *b = $five;
+            *c = $five;
+            *s += $one;
+            *lo = (*lo).min(*r);
+            *hi = (*hi).max(*r);
+        }
+
+        #[op2::kernel]
+        fn $min(a: &mut $ty, b: &mut $ty, c: &mut $ty, r: &$ty, s: &mut $ty, lo: &mut $ty, hi: &mut $ty) {
+            *a = (*a).min(*r);
+            *b = (*b).min(*r + $one);
+            *c = (*c).min(*r);
+            *s += *r;
+            *lo = (*lo).min(*r);
+            *hi = (*hi).max(*r);
+        }
+
+        #[op2::kernel]
+        fn $max(a: &mut $ty, b: &mut $ty, c: &mut $ty, r: &$ty, s: &mut $ty, lo: &mut $ty, hi: &mut $ty) {
+            *a = (*a).max(*r);
+            *b = (*b).max(*r + $one);
+            *c = (*c).max(*r);
+            *s += *r;
+            *lo = (*lo).min(*r);
+            *hi = (*hi).max(*r);
+        }
+    };
+}
+
+mix_kernels!(f64, 1.0, 5.0; mix_inc_f64, mix_rw_f64, mix_write_f64, mix_min_f64, mix_max_f64);
+mix_kernels!(f32, 1.0f32, 5.0f32; mix_inc_f32, mix_rw_f32, mix_write_f32, mix_min_f32, mix_max_f32);
+mix_kernels!(i32, 1, 5; mix_inc_i32, mix_rw_i32, mix_write_i32, mix_min_i32, mix_max_i32);
+
+/// Kernels of the "whole" shape: a direct Dat of dim 2 and every entry of a
+/// map of arity `$a` (both INC or both RW), a direct READ, an INC Global.
+macro_rules! whole_kernels {
+    ($ty:ident, $one:literal, $a:literal; $inc:ident, $rw:ident) => {
+        #[op2::kernel]
+        fn $inc(a: &mut [$ty; 2], v: &mut [[$ty; 2]; $a], r: &[$ty; 2], s: &mut $ty) {
+            a[0] += r[0];
+            a[1] += $one;
+            for k in 0..$a {
+                v[k][0] += r[1];
+                v[k][1] += r[0] + $one;
+            }
+            *s += r[1];
+        }
+
+        #[op2::kernel]
+        fn $rw(a: &mut [$ty; 2], v: &mut [[$ty; 2]; $a], r: &[$ty; 2], s: &mut $ty) {
+            a[0] = a[0] + r[0];
+            a[1] = a[1] + $one;
+            for k in 0..$a {
+                v[k][0] = v[k][0] + r[1];
+                v[k][1] = v[k][1] + $one;
+            }
+            *s += r[0];
+        }
+    };
+}
+
+whole_kernels!(f64, 1.0, 1; whole_inc_f64_1, whole_rw_f64_1);
+whole_kernels!(f64, 1.0, 2; whole_inc_f64_2, whole_rw_f64_2);
+whole_kernels!(f64, 1.0, 3; whole_inc_f64_3, whole_rw_f64_3);
+whole_kernels!(f64, 1.0, 4; whole_inc_f64_4, whole_rw_f64_4);
+whole_kernels!(i32, 1, 1; whole_inc_i32_1, whole_rw_i32_1);
+whole_kernels!(i32, 1, 2; whole_inc_i32_2, whole_rw_i32_2);
+whole_kernels!(i32, 1, 3; whole_inc_i32_3, whole_rw_i32_3);
+whole_kernels!(i32, 1, 4; whole_inc_i32_4, whole_rw_i32_4);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    I32,
+    F32,
+    F64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Acc {
+    Inc,
+    Rw,
+    Write,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// `a(ACC), b(ACC, m[i]), c(ACC, m2[j]), r(READ, m[k])` and three Globals.
+    Mix,
+    /// `a(ACC), v(ACC, m), r(READ), s(INC)` with dim 2 (INC and RW only).
+    Whole,
+}
+
+/// One random loop. Tables and values come from `seed`, so a printed case
+/// stays short however large its sets are.
+#[derive(Clone, Debug)]
+struct Case {
+    shape: Shape,
+    ty: Ty,
+    acc: Acc,
+    /// Size of the iteration set.
+    n: usize,
+    /// Size of the maps' target set; `None`: the maps go into the iteration
+    /// set itself (so one Dat can be given directly and through a map).
+    target: Option<usize>,
+    arity: usize,
+    arity2: usize,
+    /// Entry used by `m[i]`, `m2[j]`, `m[k]` (taken modulo the arity).
+    entries: [usize; 3],
+    /// Which Dat of its pool each Dat argument gets (equal picks alias).
+    picks: [usize; 4],
+    /// Times the loop runs (on the same data).
+    reps: usize,
+    /// Pass the "direct" Dat through `Map::identity` instead (what a loop
+    /// must do to write one Dat directly and through a map).
+    via_identity: bool,
+    seed: u64,
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl Case {
+    fn target_size(&self) -> usize {
+        self.target.unwrap_or(self.n)
+    }
+
+    /// A map table: random targets, and with some probability runs of one
+    /// target repeated (repeated entries within and across elements).
+    fn table(&self, salt: u64, arity: usize) -> Vec<i32> {
+        let t = self.target_size() as u64;
+        (0..self.n * arity)
+            .map(|i| {
+                let h = splitmix(self.seed ^ salt.wrapping_mul(0x1000_0001) ^ i as u64);
+                let target = if h % 5 == 0 { (i / arity) as u64 % t } else { (h >> 8) % t };
+                target as i32
+            })
+            .collect()
+    }
+
+    /// Initial value `i` of Dat `which`: a small integer.
+    fn value(&self, which: u64, i: usize) -> i16 {
+        (splitmix(self.seed ^ (which << 40) ^ i as u64) % 41) as i16 - 20
+    }
+}
+
+fn case_strategy() -> impl Strategy<Value = Case> {
+    let shape = prop_oneof![Just(Shape::Mix), Just(Shape::Whole)];
+    let ty = prop_oneof![Just(Ty::I32), Just(Ty::F32), Just(Ty::F64)];
+    let acc = prop_oneof![
+        Just(Acc::Inc),
+        Just(Acc::Rw),
+        Just(Acc::Write),
+        Just(Acc::Min),
+        Just(Acc::Max)
+    ];
+    // Mostly small sets; sometimes large ones, where threads really overlap.
+    let n = prop_oneof![3 => 1usize..64, 1 => 2000usize..12000];
+    let target = prop_oneof![Just(None), (1usize..48).prop_map(Some)];
+    (
+        shape,
+        ty,
+        acc,
+        n,
+        target,
+        1usize..=4,
+        1usize..=4,
+        [0usize..4, 0usize..4, 0usize..4],
+        [0usize..2, 0usize..3, 0usize..3, 0usize..3],
+        (1usize..=3, any::<bool>()),
+        any::<u64>(),
+    )
+        .prop_map(
+            |(shape, ty, acc, n, target, arity, arity2, entries, picks, (reps, via_identity), seed)| {
+                // The whole-map kernels exist for INC and RW, in f64 and i32.
+                let (acc, ty) = match shape {
+                    Shape::Mix => (acc, ty),
+                    Shape::Whole => (
+                        if acc == Acc::Inc { Acc::Inc } else { Acc::Rw },
+                        if ty == Ty::F32 { Ty::F64 } else { ty },
+                    ),
+                };
+                Case {
+                    shape,
+                    ty,
+                    acc,
+                    n,
+                    target,
+                    arity,
+                    arity2,
+                    entries,
+                    picks,
+                    reps,
+                    via_identity,
+                    seed,
+                }
+            },
+        )
+}
+
+/// What a loop left behind: every Dat and Global of the case (exact values as
+/// f64, which holds every i32 and f32 exactly), or the error it returned.
+type Outcome = Result<Vec<Vec<f64>>, String>;
+
+trait Value: op2::Scalar + From<i16> {
+    fn exact(self) -> f64;
+}
+impl Value for i32 {
+    fn exact(self) -> f64 {
+        self as f64
+    }
+}
+impl Value for f32 {
+    fn exact(self) -> f64 {
+        self as f64
+    }
+}
+impl Value for f64 {
+    fn exact(self) -> f64 {
+        self
+    }
+}
+
+/// The carriers of one case, built fresh for every backend.
+struct World<T: Value> {
+    iter: Set,
+    m: Map,
+    m2: Map,
+    /// Dats on the iteration set.
+    direct: Vec<Dat<T>>,
+    /// Dats on the target set (the same handles as `direct`, plus one, when
+    /// the maps go into the iteration set).
+    targets: Vec<Dat<T>>,
+    globals: Vec<Global<T>>,
+}
+
+impl<T: Value> World<T> {
+    fn new(case: &Case, dim: usize) -> World<T> {
+        let iter = Set::new("iter", case.n);
+        let to = match case.target {
+            None => iter.clone(),
+            Some(t) => Set::new("to", t),
+        };
+        let m = Map::new("m", &iter, &to, case.arity, case.table(1, case.arity)).unwrap();
+        let m2 = Map::new("m2", &iter, &to, case.arity2, case.table(2, case.arity2)).unwrap();
+        let dat = |name: &str, set: &Set, which: u64| {
+            let values = (0..set.size() * dim).map(|i| T::from(case.value(which, i))).collect();
+            Dat::from_vec(name, set, dim, values).unwrap()
+        };
+        let direct: Vec<Dat<T>> = (0..2).map(|k| dat(&format!("d{k}"), &iter, k)).collect();
+        let targets = match case.target {
+            None => direct.iter().cloned().chain([dat("d2", &iter, 2)]).collect(),
+            Some(_) => (0..3).map(|k| dat(&format!("t{k}"), &to, 10 + k)).collect(),
+        };
+        let globals = vec![
+            Global::scalar("s", T::from(0)),
+            Global::scalar("lo", T::from(1000)),
+            Global::scalar("hi", T::from(-1000)),
+        ];
+        World {
+            iter,
+            m,
+            m2,
+            direct,
+            targets,
+            globals,
+        }
+    }
+
+    fn outcome(&self) -> Vec<Vec<f64>> {
+        let dats = self.direct.iter().chain(&self.targets);
+        let mut out: Vec<Vec<f64>> = dats.map(|d| d.to_vec().into_iter().map(T::exact).collect()).collect();
+        out.extend(self.globals.iter().map(|g| vec![g.value().exact()]));
+        out
+    }
+}
+
+macro_rules! run_mix {
+    ($rt:expr, $case:expr, $ty:ident, $kernel:ident, $acc:ident) => {{
+        let case: &Case = $case;
+        let w = World::<$ty>::new(case, 1);
+        let [pa, pb, pc, pr] = case.picks;
+        let (a, b, c, r) = (&w.direct[pa], &w.targets[pb], &w.targets[pc], &w.targets[pr]);
+        let (i, j, k) = (
+            case.entries[0] % case.arity,
+            case.entries[1] % case.arity2,
+            case.entries[2] % case.arity,
+        );
+        let (s, lo, hi) = (&w.globals[0], &w.globals[1], &w.globals[2]);
+        let (m, m2) = (&w.m, &w.m2);
+        let id = Map::identity("id", &w.iter);
+        for _ in 0..case.reps {
+            if case.via_identity {
+                par_loop!(
+                    $rt,
+                    $kernel,
+                    w.iter,
+                    a($acc, id[0]),
+                    b($acc, m[i]),
+                    c($acc, m2[j]),
+                    r(READ, m[k]),
+                    s(INC),
+                    lo(MIN),
+                    hi(MAX)
+                )
+            } else {
+                par_loop!(
+                    $rt,
+                    $kernel,
+                    w.iter,
+                    a($acc),
+                    b($acc, m[i]),
+                    c($acc, m2[j]),
+                    r(READ, m[k]),
+                    s(INC),
+                    lo(MIN),
+                    hi(MAX)
+                )
+            }
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(w.outcome())
+    }};
+}
+
+macro_rules! run_whole {
+    ($rt:expr, $case:expr, $ty:ident, $kernel:ident, $acc:ident) => {{
+        let case: &Case = $case;
+        let w = World::<$ty>::new(case, 2);
+        let [pa, pv, pr, _] = case.picks;
+        let (a, v, r) = (&w.direct[pa], &w.targets[pv], &w.direct[pr % 2]);
+        let (s, m) = (&w.globals[0], &w.m);
+        let id = Map::identity("id", &w.iter);
+        for _ in 0..case.reps {
+            if case.via_identity {
+                par_loop!($rt, $kernel, w.iter, a($acc, id[0]), v($acc, m), r(READ), s(INC))
+            } else {
+                par_loop!($rt, $kernel, w.iter, a($acc), v($acc, m), r(READ), s(INC))
+            }
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(w.outcome())
+    }};
+}
+
+fn run(rt: &Runtime, case: &Case) -> Outcome {
+    use Acc::*;
+    match (case.shape, case.ty, case.acc, case.arity) {
+        (Shape::Mix, Ty::F64, Inc, _) => run_mix!(rt, case, f64, mix_inc_f64, INC),
+        (Shape::Mix, Ty::F64, Rw, _) => run_mix!(rt, case, f64, mix_rw_f64, RW),
+        (Shape::Mix, Ty::F64, Write, _) => run_mix!(rt, case, f64, mix_write_f64, WRITE),
+        (Shape::Mix, Ty::F64, Min, _) => run_mix!(rt, case, f64, mix_min_f64, MIN),
+        (Shape::Mix, Ty::F64, Max, _) => run_mix!(rt, case, f64, mix_max_f64, MAX),
+        (Shape::Mix, Ty::F32, Inc, _) => run_mix!(rt, case, f32, mix_inc_f32, INC),
+        (Shape::Mix, Ty::F32, Rw, _) => run_mix!(rt, case, f32, mix_rw_f32, RW),
+        (Shape::Mix, Ty::F32, Write, _) => run_mix!(rt, case, f32, mix_write_f32, WRITE),
+        (Shape::Mix, Ty::F32, Min, _) => run_mix!(rt, case, f32, mix_min_f32, MIN),
+        (Shape::Mix, Ty::F32, Max, _) => run_mix!(rt, case, f32, mix_max_f32, MAX),
+        (Shape::Mix, Ty::I32, Inc, _) => run_mix!(rt, case, i32, mix_inc_i32, INC),
+        (Shape::Mix, Ty::I32, Rw, _) => run_mix!(rt, case, i32, mix_rw_i32, RW),
+        (Shape::Mix, Ty::I32, Write, _) => run_mix!(rt, case, i32, mix_write_i32, WRITE),
+        (Shape::Mix, Ty::I32, Min, _) => run_mix!(rt, case, i32, mix_min_i32, MIN),
+        (Shape::Mix, Ty::I32, Max, _) => run_mix!(rt, case, i32, mix_max_i32, MAX),
+        (Shape::Whole, Ty::F64, Inc, 1) => run_whole!(rt, case, f64, whole_inc_f64_1, INC),
+        (Shape::Whole, Ty::F64, Inc, 2) => run_whole!(rt, case, f64, whole_inc_f64_2, INC),
+        (Shape::Whole, Ty::F64, Inc, 3) => run_whole!(rt, case, f64, whole_inc_f64_3, INC),
+        (Shape::Whole, Ty::F64, Inc, _) => run_whole!(rt, case, f64, whole_inc_f64_4, INC),
+        (Shape::Whole, Ty::F64, _, 1) => run_whole!(rt, case, f64, whole_rw_f64_1, RW),
+        (Shape::Whole, Ty::F64, _, 2) => run_whole!(rt, case, f64, whole_rw_f64_2, RW),
+        (Shape::Whole, Ty::F64, _, 3) => run_whole!(rt, case, f64, whole_rw_f64_3, RW),
+        (Shape::Whole, Ty::F64, _, _) => run_whole!(rt, case, f64, whole_rw_f64_4, RW),
+        (Shape::Whole, _, Inc, 1) => run_whole!(rt, case, i32, whole_inc_i32_1, INC),
+        (Shape::Whole, _, Inc, 2) => run_whole!(rt, case, i32, whole_inc_i32_2, INC),
+        (Shape::Whole, _, Inc, 3) => run_whole!(rt, case, i32, whole_inc_i32_3, INC),
+        (Shape::Whole, _, Inc, _) => run_whole!(rt, case, i32, whole_inc_i32_4, INC),
+        (Shape::Whole, _, _, 1) => run_whole!(rt, case, i32, whole_rw_i32_1, RW),
+        (Shape::Whole, _, _, 2) => run_whole!(rt, case, i32, whole_rw_i32_2, RW),
+        (Shape::Whole, _, _, 3) => run_whole!(rt, case, i32, whole_rw_i32_3, RW),
+        (Shape::Whole, _, _, _) => run_whole!(rt, case, i32, whole_rw_i32_4, RW),
+    }
+}
+
+/// Every backend compiled in (with its hardware present), small blocks.
+fn backends() -> Vec<(&'static str, Runtime)> {
+    let small = || RuntimeOptions::default().block_size(4);
+    #[allow(unused_mut)]
+    let mut out = Vec::new();
+    #[cfg(feature = "rayon")]
+    out.push((
+        "rayon",
+        Runtime::with_options(Backend::Rayon, small().threads(2)).unwrap(),
+    ));
+    #[cfg(feature = "jit")]
+    out.push((
+        "jit",
+        Runtime::with_options(
+            Backend::Jit,
+            small()
+                .threads(2)
+                .cache_dir(concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache")),
+        )
+        .unwrap(),
+    ));
+    #[cfg(feature = "opencl")]
+    {
+        out.push(("opencl", Runtime::with_options(Backend::OpenCl, small()).unwrap()));
+        let atomics = small().increments(op2::Increments::Atomics);
+        out.push(("opencl atomics", Runtime::with_options(Backend::OpenCl, atomics).unwrap()));
+    }
+    #[cfg(feature = "cuda")]
+    for (name, options) in [
+        ("cuda", small()),
+        ("cuda atomics", small().increments(op2::Increments::Atomics)),
+    ] {
+        match Runtime::with_options(Backend::Cuda, options) {
+            Ok(rt) => out.push((name, rt)),
+            Err(e) => {
+                assert!(std::env::var_os("OP2_REQUIRE_GPU").is_none(), "OP2_REQUIRE_GPU is set: {e}");
+                eprintln!("differential fuzzer: {name} skipped: {e}");
+            }
+        }
+    }
+    out
+}
+
+fn first_difference(want: &[Vec<f64>], got: &[Vec<f64>]) -> String {
+    for (k, (w, g)) in want.iter().zip(got).enumerate() {
+        if let Some(i) = (0..w.len()).find(|&i| w[i] != g[i]) {
+            return format!("carrier {k}, entry {i}: seq {} vs {}", w[i], g[i]);
+        }
+    }
+    "carrier count differs".to_string()
+}
+
+#[test]
+fn every_backend_matches_seq_on_random_loops() {
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let backends = backends();
+    let cases = std::env::var("OP2_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64);
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let result = runner.run(&case_strategy(), |case| {
+        let want = run(&seq, &case);
+        for (name, rt) in &backends {
+            let got = run(rt, &case);
+            match (&want, &got) {
+                (Ok(w), Ok(g)) if w == g => {}
+                (Err(w), Err(g)) if w == g => {}
+                (Ok(w), Ok(g)) => {
+                    return Err(TestCaseError::fail(format!(
+                        "{name} differs from seq: {}",
+                        first_difference(w, g)
+                    )))
+                }
+                _ => {
+                    return Err(TestCaseError::fail(format!(
+                        "{name} and seq disagree on success: seq {:?}, {name} {:?}",
+                        want.as_ref().err(),
+                        got.as_ref().err()
+                    )))
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
