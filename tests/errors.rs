@@ -3,7 +3,7 @@
 //! kernel or touch data.
 
 use op2::prelude::*;
-use op2::Error;
+use op2::{Error, SetRegions};
 
 #[op2::kernel]
 fn set_pair(out: &mut [f64; 2], v: &[f64; 2]) {
@@ -232,4 +232,99 @@ fn failed_loops_leave_borrows_free() {
     let x = Dat::<f64>::zeros("x", &f.nodes, 1);
     let _ = par_loop!(f.rt, read_and_bump, f.nodes, x(READ), x(INC)).unwrap_err();
     assert!(x.try_data_mut().is_ok());
+}
+
+#[op2::kernel]
+fn first_entry(out: &mut f64, v: &f64) {
+    *out = *v;
+}
+
+/// Builds a map of `arity` from `table` (4 edges into 4 nodes) and a Dat of
+/// `dim` on the nodes, then runs a loop through them; returns what it wrote.
+fn build_and_run(arity: usize, table: Vec<i32>, dim: usize, values: Vec<f64>) -> op2::Result<Vec<f64>> {
+    let rt = Runtime::new(Backend::Seq)?;
+    let nodes = Set::new("nodes", 4);
+    let edges = Set::new("edges", 4);
+    let m = Map::new("wide", &edges, &nodes, arity, table)?;
+    let x = Dat::from_vec("x", &nodes, dim, values)?;
+    let out = Dat::<f64>::filled("out", &edges, 1, -1.0);
+    par_loop!(rt, first_entry, edges, out(WRITE), x(READ, m[0]))?;
+    Ok(out.to_vec())
+}
+
+#[test]
+fn wrapping_sizes_are_errors_before_any_loop() {
+    // The valid case runs the loop.
+    assert_eq!(
+        build_and_run(1, vec![3, 2, 1, 0], 1, vec![0.0, 1.0, 2.0, 3.0]).unwrap(),
+        vec![3.0, 2.0, 1.0, 0.0]
+    );
+    // 4 edges x arity 2^63 (or 2^62) wrapped to 0 entries: the empty table
+    // passed, and the loop read far out of bounds.
+    for arity in [usize::MAX / 2 + 1, usize::MAX / 4 + 1, usize::MAX] {
+        let e = build_and_run(arity, vec![], 1, vec![0.0; 4]).unwrap_err();
+        assert!(matches!(e, Error::SizeOverflow { .. }), "arity {arity}: {e:?}");
+        contains_all(&e, &["map `wide`", "edges", "overflows", &arity.to_string()]);
+    }
+    // 4 nodes x dim 2^62 wrapped to 0 values, and 4 x 2^61 x 8 bytes to 0 bytes.
+    for dim in [1usize << 62, 1 << 61, usize::MAX] {
+        let e = build_and_run(1, vec![0, 1, 2, 3], dim, vec![]).unwrap_err();
+        assert!(matches!(e, Error::ShapeTooLarge { .. }), "dim {dim}: {e:?}");
+        contains_all(&e, &["dat `x`", "dim", &dim.to_string()]);
+    }
+    let f = fixture();
+    let e = Dat::<f64>::try_zeros("big", &f.nodes, usize::MAX / 2 + 1).unwrap_err();
+    contains_all(&e, &["`big`", "dim"]);
+    let e = Global::<f64>::try_zeros("g", usize::MAX).unwrap_err();
+    contains_all(&e, &["`g`", "dim"]);
+    let e = Set::with_regions(
+        "halo",
+        SetRegions {
+            core: usize::MAX,
+            owned: 0,
+            exec_halo: 2,
+            nonexec_halo: 0,
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::SizeOverflow { .. }), "{e:?}");
+    contains_all(&e, &["set `halo`", "overflows"]);
+}
+
+#[op2::kernel]
+fn add_both(res: &mut f64, next: &mut f64, w: &f64) {
+    *res += *w;
+    *next += 2.0 * *w;
+}
+
+#[test]
+fn identity_map_passes_a_dat_directly_next_to_another_map() {
+    let n = 5000;
+    let cells = Set::new("cells", n);
+    let next = Map::new(
+        "next",
+        &cells,
+        &cells,
+        1,
+        (0..n as i32).map(|i| (i + 1) % n as i32).collect(),
+    )
+    .unwrap();
+    let same = Map::identity("same", &cells);
+    let w = Dat::from_vec("w", &cells, 1, (0..n).map(|i| (i % 7) as f64).collect()).unwrap();
+    let mut results = Vec::new();
+    for backend in [Backend::Seq, Backend::Rayon] {
+        let rt = Runtime::new(backend).unwrap();
+        let res = Dat::<f64>::zeros("res", &cells, 1);
+        // Directly and through `next`: the direct writes are not coloured.
+        let e = par_loop!(rt, add_both, cells, res(INC), res(INC, next[0]), w(READ)).unwrap_err();
+        assert!(matches!(e, Error::DirectAndIndirectWrite { .. }), "{e:?}");
+        contains_all(&e, &["add_both", "`res`", "Map::identity"]);
+        par_loop!(rt, add_both, cells, res(INC, same[0]), res(INC, next[0]), w(READ)).unwrap();
+        results.push(res.to_vec());
+    }
+    let want: Vec<f64> = (0..n)
+        .map(|i| (i % 7) as f64 + 2.0 * ((i + n - 1) % n % 7) as f64)
+        .collect();
+    assert_eq!(results[0], want);
+    assert_eq!(results[1], want, "coloured through the identity map");
 }

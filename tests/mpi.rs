@@ -195,6 +195,83 @@ fn distributed_runs_match_one_process() {
     assert_eq!(exchanged, 1, "written once, then read twice: one exchange");
     assert_eq!(mpi.max_f64(exchanged as f64), 1.0, "on every rank");
 
+    // Host writes make the halo stale, as a writing loop does; host reads do
+    // not. Each rank changes its owned values of `h` on the host (leaving, or
+    // spoiling, its halo copies); a loop reading `h` through the map must see
+    // the owners' new values, as one process does.
+    let changed = |x: f64, g: usize| 3.0 * x + (g % 11) as f64;
+    let n = fresh.nodes.size();
+    let g_ids = Dat::from_vec("gid", &fresh.nodes, 1, (0..n).map(|g| g as f64).collect()).unwrap();
+    let one_h = Dat::from_vec("h", &fresh.nodes, 1, fresh.x.to_vec()).unwrap();
+    for (g, v) in one_h.data_mut().iter_mut().enumerate() {
+        *v = changed(*v, g);
+    }
+    let one_out = Dat::<f64>::zeros("h_mean", &fresh.edges, 1);
+    par_loop!(
+        seq,
+        edge_mean,
+        fresh.edges,
+        one_out(WRITE),
+        one_h(READ, fresh.e2n[0]),
+        one_h(READ, fresh.e2n[1])
+    )
+    .unwrap();
+    let ids = d.dat(&g_ids).unwrap();
+    let h = d.dat(&fresh.x).unwrap();
+    let h_out = Dat::<f64>::zeros("h_mean", &l.edges, 1);
+    let owned = l.nodes.size();
+    let x0 = fresh.x.to_vec();
+    for backend in [Backend::Seq, Backend::Rayon] {
+        let rt = Runtime::new(backend).unwrap();
+        let exchanges = h.halo_exchanges();
+        {
+            let ids = ids.data_ro();
+            let mut values = h.data_mut();
+            let (mine, halo) = values.split_at_mut(owned);
+            for (v, &g) in mine.iter_mut().zip(ids.iter()) {
+                *v = changed(x0[g as usize], g as usize);
+            }
+            // Halo copies written on the host are replaced by the owners' values.
+            halo.fill(1.0e300);
+        }
+        par_loop!(
+            rt,
+            edge_mean,
+            l.edges,
+            h_out(WRITE),
+            h(READ, l.e2n[0]),
+            h(READ, l.e2n[1])
+        )
+        .unwrap();
+        let after_write = h.halo_exchanges();
+        // Only reads now: through the guard, a copy, and a loop.
+        assert!(h.data_ro().iter().all(|v| *v < 1.0e300), "on {backend}: halo refreshed");
+        let _ = h.to_vec();
+        par_loop!(
+            rt,
+            edge_mean,
+            l.edges,
+            h_out(WRITE),
+            h(READ, l.e2n[0]),
+            h(READ, l.e2n[1])
+        )
+        .unwrap();
+        let exchanged = h.halo_exchanges() - exchanges;
+        let after_reads = h.halo_exchanges() - after_write;
+        assert_eq!(
+            exchanged, 1,
+            "on {backend}: a host write, then loops read: one exchange"
+        );
+        assert_eq!(after_reads, 0, "on {backend}: host reads leave the halo current");
+        if let Some(all) = d.gather(&h_out).unwrap() {
+            close(
+                &all,
+                &one_out.to_vec(),
+                &format!("h_mean after a host write on {backend}"),
+            );
+        }
+    }
+
     // Errors found before any communication, the same on every rank.
     let stray = Set::new("stray", 3);
     let into_stray = Map::new("into_stray", &fresh.nodes, &stray, 1, vec![0; fresh.nodes.size()]).unwrap();

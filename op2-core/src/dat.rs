@@ -24,13 +24,17 @@ impl<T: Scalar> Clone for Dat<T> {
 }
 
 impl<T: Scalar> Dat<T> {
+    /// Largest dim op2 supports: generated code indexes components with
+    /// 32-bit integers.
+    pub const MAX_DIM: usize = i32::MAX as usize;
+
     /// A Dat from initial values: `set.total_size() * dim` of them.
+    ///
+    /// Fails if `dim` is 0 or above [`Dat::MAX_DIM`], if the number of values
+    /// or their size in bytes overflows, or if `values` has another length.
     pub fn from_vec(name: impl Into<String>, set: &Set, dim: usize, values: Vec<T>) -> Result<Dat<T>> {
         let name = name.into();
-        if dim == 0 {
-            return Err(Error::ZeroDim { name });
-        }
-        let expected = set.total_size() * dim;
+        let expected = Self::checked_len(&name, set, dim)?;
         if values.len() != expected {
             return Err(Error::DatLength {
                 dat: name,
@@ -41,35 +45,99 @@ impl<T: Scalar> Dat<T> {
                 found: values.len(),
             });
         }
-        Ok(Dat(Arc::new(DatInner {
-            name,
-            set: set.clone(),
-            dim,
-            host: HostStorage::new(values),
-            halo: crate::HaloState::default(),
-        })))
+        Ok(Self::build(name, set, dim, values))
     }
 
     /// A Dat with every value `value`.
     ///
     /// # Panics
-    /// If `dim` is 0.
+    /// If `dim` is 0, too large, or the values do not fit in memory;
+    /// [`Dat::try_filled`] returns an error instead.
     pub fn filled(name: impl Into<String>, set: &Set, dim: usize, value: T) -> Dat<T> {
+        Dat::try_filled(name, set, dim, value).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A Dat with every value `value`, or an error if `dim` is 0 or above
+    /// [`Dat::MAX_DIM`], if `set.total_size() * dim` values (or their bytes)
+    /// overflow `usize`, or if host memory for them cannot be allocated.
+    pub fn try_filled(name: impl Into<String>, set: &Set, dim: usize, value: T) -> Result<Dat<T>> {
         let name = name.into();
-        assert!(dim > 0, "dat `{name}`: dim must be at least 1");
-        let values = vec![value; set.total_size() * dim];
-        match Dat::from_vec(name, set, dim, values) {
-            Ok(d) => d,
-            Err(e) => unreachable!("{e}"),
+        let len = Self::checked_len(&name, set, dim)?;
+        let mut values = Vec::new();
+        if values.try_reserve_exact(len).is_err() {
+            return Err(Error::HostOutOfMemory {
+                name,
+                bytes: len * std::mem::size_of::<T>(),
+            });
         }
+        values.resize(len, value);
+        Ok(Self::build(name, set, dim, values))
     }
 
     /// A Dat of zeros.
     ///
     /// # Panics
-    /// If `dim` is 0.
+    /// As [`Dat::filled`]; [`Dat::try_zeros`] returns an error instead.
     pub fn zeros(name: impl Into<String>, set: &Set, dim: usize) -> Dat<T> {
         Dat::filled(name, set, dim, T::ZERO)
+    }
+
+    /// A Dat of zeros, or an error as from [`Dat::try_filled`].
+    pub fn try_zeros(name: impl Into<String>, set: &Set, dim: usize) -> Result<Dat<T>> {
+        Dat::try_filled(name, set, dim, T::ZERO)
+    }
+
+    /// The number of values of a Dat of `dim` on `set`, checked: `dim` in
+    /// `1..=MAX_DIM`, and the count and its size in bytes within `isize::MAX`
+    /// (the most one allocation can hold).
+    fn checked_len(name: &str, set: &Set, dim: usize) -> Result<usize> {
+        if dim == 0 {
+            return Err(Error::ZeroDim { name: name.to_string() });
+        }
+        if dim > Self::MAX_DIM {
+            return Err(Error::ShapeTooLarge {
+                kind: "dat",
+                name: name.to_string(),
+                quantity: "dim",
+                value: dim,
+                max: Self::MAX_DIM,
+            });
+        }
+        let n = set.total_size();
+        let overflow = |quantity, expression| Error::SizeOverflow {
+            kind: "dat",
+            name: name.to_string(),
+            quantity,
+            expression,
+        };
+        let len = n.checked_mul(dim).ok_or_else(|| {
+            overflow(
+                "number of values",
+                format!("{n} elements of set `{}` x dim {dim}", set.name()),
+            )
+        })?;
+        let size = std::mem::size_of::<T>();
+        match len.checked_mul(size) {
+            Some(bytes) if bytes <= isize::MAX as usize => Ok(len),
+            _ => Err(overflow(
+                "size in bytes",
+                format!(
+                    "{n} elements of set `{}` x dim {dim} x {size} bytes of {}, limit isize::MAX",
+                    set.name(),
+                    T::TYPE.rust_name()
+                ),
+            )),
+        }
+    }
+
+    fn build(name: String, set: &Set, dim: usize, values: Vec<T>) -> Dat<T> {
+        Dat(Arc::new(DatInner {
+            name,
+            set: set.clone(),
+            dim,
+            host: HostStorage::new(values),
+            halo: crate::HaloState::default(),
+        }))
     }
 
     /// The Dat's name.
@@ -87,7 +155,8 @@ impl<T: Scalar> Dat<T> {
         self.0.dim
     }
 
-    /// Read access to the host values.
+    /// Read access to the host values. Leaves the halo of a distributed Dat
+    /// as it is.
     ///
     /// # Panics
     /// If a `data_mut()` guard of this Dat is alive (as `RefCell::borrow` does);
@@ -103,6 +172,11 @@ impl<T: Scalar> Dat<T> {
 
     /// Write access to the host values.
     ///
+    /// On a distributed set this marks the Dat's halo stale, as a loop that
+    /// writes the Dat does: the next loop that reads halo values exchanges them
+    /// first, so owned values changed here reach the ranks that hold copies
+    /// (and halo values written here are overwritten by their owners' values).
+    ///
     /// # Panics
     /// If any other guard of this Dat is alive; [`Dat::try_data_mut`] returns an
     /// error instead.
@@ -110,9 +184,14 @@ impl<T: Scalar> Dat<T> {
         self.try_data_mut().unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Write access, or an error if the data is borrowed.
+    /// Write access, or an error if the data is borrowed. Marks the halo
+    /// stale as [`Dat::data_mut`] does (only when access is granted).
     pub fn try_data_mut(&self) -> Result<HostMut<'_, T>> {
-        self.0.host.try_write(&self.0.name)
+        let guard = self.0.host.try_write(&self.0.name)?;
+        // No loop can exchange the halo while the guard holds the exclusive
+        // borrow, so marking it now covers every write made through the guard.
+        self.0.halo.mark_stale();
+        Ok(guard)
     }
 
     /// A copy of the host values.
@@ -220,6 +299,88 @@ mod tests {
         let e = Dat::<i32>::from_vec("bad", &s, 0, vec![]).unwrap_err();
         assert!(matches!(e, Error::ZeroDim { .. }));
         assert!(e.to_string().contains("bad"));
+    }
+
+    #[test]
+    fn overflowing_sizes_are_errors_naming_the_dat() {
+        let s = Set::new("nodes", 2);
+        // Unchecked, 2 * (usize::MAX / 2 + 1) wrapped to 0 and took an empty
+        // table; now a dim above MAX_DIM is refused before any product.
+        let huge = usize::MAX / 2 + 1;
+        for dim in [huge, usize::MAX, Dat::<f64>::MAX_DIM + 1] {
+            let e = Dat::<f64>::from_vec("big", &s, dim, vec![]).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::ShapeTooLarge {
+                        kind: "dat",
+                        quantity: "dim",
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("`big`"), "{e}");
+            assert!(Dat::<f64>::try_zeros("big", &s, dim).is_err());
+        }
+        // A dim within bounds on a set so large that the values overflow.
+        let wide = Set::new("wide", crate::set::MAX_SET_SIZE);
+        let e = Dat::<f64>::from_vec("q", &wide, Dat::<f64>::MAX_DIM, vec![]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::SizeOverflow {
+                    kind: "dat",
+                    quantity: "size in bytes",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`q`") && msg.contains("wide") && msg.contains("overflows"),
+            "{msg}"
+        );
+        let e = Dat::<f64>::try_filled("q", &wide, Dat::<f64>::MAX_DIM, 1.0).unwrap_err();
+        assert!(matches!(e, Error::SizeOverflow { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn allocation_failure_is_an_error() {
+        let wide = Set::new("wide", crate::set::MAX_SET_SIZE);
+        // 2^31 elements x 2^24 x 8 bytes: 2^58 bytes, representable, never allocatable.
+        let e = Dat::<f64>::try_zeros("vast", &wide, 1 << 24).unwrap_err();
+        assert!(matches!(e, Error::HostOutOfMemory { .. }), "{e:?}");
+        assert!(e.to_string().contains("`vast`"), "{e}");
+    }
+
+    #[test]
+    fn filled_panics_with_the_error() {
+        let s = Set::new("nodes", 3);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Dat::<i32>::zeros("z", &s, 0)));
+        let msg = r.unwrap_err().downcast::<String>().unwrap();
+        assert!(msg.contains("`z`") && msg.contains("dim must be at least 1"), "{msg}");
+    }
+
+    #[test]
+    fn host_writes_mark_the_halo_stale_reads_do_not() {
+        let s = Set::new("nodes", 3);
+        let d = Dat::<f64>::zeros("h", &s, 1);
+        assert!(!d.halo().is_stale());
+        drop(d.data_ro());
+        let _ = d.to_vec();
+        assert!(!d.halo().is_stale(), "reads leave the halo current");
+        {
+            let _r = d.data_ro();
+            assert!(d.try_data_mut().is_err());
+            assert!(!d.halo().is_stale(), "a refused write marks nothing");
+        }
+        d.data_mut()[0] = 1.0;
+        assert!(d.halo().is_stale(), "a host write makes the halo stale");
+        d.halo().mark_fresh();
+        assert!(d.try_data_mut().is_ok());
+        assert!(d.halo().is_stale());
     }
 
     #[test]

@@ -20,36 +20,67 @@ impl<T: Scalar> Clone for Global<T> {
 }
 
 impl<T: Scalar> Global<T> {
-    /// A Global holding `values` (its dim is their number, at least 1).
+    /// Largest dim op2 supports: generated code indexes components with
+    /// 32-bit integers.
+    pub const MAX_DIM: usize = i32::MAX as usize;
+
+    /// A Global holding `values` (its dim is their number, 1 to [`Global::MAX_DIM`]).
     pub fn new(name: impl Into<String>, values: Vec<T>) -> Result<Global<T>> {
         let name = name.into();
-        if values.is_empty() {
-            return Err(Error::ZeroDim { name });
-        }
-        Ok(Global(Arc::new(GlobalInner {
-            name,
-            host: HostStorage::new(values),
-        })))
+        Self::check_dim(&name, values.len())?;
+        Ok(Self::build(name, values))
     }
 
     /// A Global of dim 1.
     pub fn scalar(name: impl Into<String>, value: T) -> Global<T> {
-        Global(Arc::new(GlobalInner {
-            name: name.into(),
-            host: HostStorage::new(vec![value]),
-        }))
+        Self::build(name.into(), vec![value])
     }
 
     /// A Global of `dim` zeros.
     ///
     /// # Panics
-    /// If `dim` is 0.
+    /// If `dim` is 0, above [`Global::MAX_DIM`], or its values do not fit in
+    /// memory; [`Global::try_zeros`] returns an error instead.
     pub fn zeros(name: impl Into<String>, dim: usize) -> Global<T> {
+        Global::try_zeros(name, dim).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A Global of `dim` zeros, or an error if `dim` is 0 or above
+    /// [`Global::MAX_DIM`] or host memory for it cannot be allocated.
+    pub fn try_zeros(name: impl Into<String>, dim: usize) -> Result<Global<T>> {
         let name = name.into();
-        assert!(dim > 0, "global `{name}`: dim must be at least 1");
+        Self::check_dim(&name, dim)?;
+        let mut values = Vec::new();
+        if values.try_reserve_exact(dim).is_err() {
+            return Err(Error::HostOutOfMemory {
+                name,
+                bytes: dim.saturating_mul(std::mem::size_of::<T>()),
+            });
+        }
+        values.resize(dim, T::ZERO);
+        Ok(Self::build(name, values))
+    }
+
+    fn check_dim(name: &str, dim: usize) -> Result<()> {
+        if dim == 0 {
+            return Err(Error::ZeroDim { name: name.to_string() });
+        }
+        if dim > Self::MAX_DIM {
+            return Err(Error::ShapeTooLarge {
+                kind: "global",
+                name: name.to_string(),
+                quantity: "dim",
+                value: dim,
+                max: Self::MAX_DIM,
+            });
+        }
+        Ok(())
+    }
+
+    fn build(name: String, values: Vec<T>) -> Global<T> {
         Global(Arc::new(GlobalInner {
             name,
-            host: HostStorage::new(vec![T::ZERO; dim]),
+            host: HostStorage::new(values),
         }))
     }
 
@@ -237,6 +268,30 @@ mod tests {
         let e = Global::<f64>::new("empty", vec![]).unwrap_err();
         assert!(matches!(e, Error::ZeroDim { .. }));
         assert!(e.to_string().contains("empty"));
+    }
+
+    #[test]
+    fn huge_dims_are_errors() {
+        for dim in [Global::<f64>::MAX_DIM + 1, usize::MAX / 2 + 1, usize::MAX] {
+            let e = Global::<f64>::try_zeros("g", dim).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::ShapeTooLarge {
+                        kind: "global",
+                        quantity: "dim",
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("`g`"), "{e}");
+        }
+        assert!(matches!(Global::<f64>::try_zeros("g", 0), Err(Error::ZeroDim { .. })));
+        assert_eq!(Global::<u32>::try_zeros("g", 3).unwrap().dim(), 3);
+        let r = std::panic::catch_unwind(|| Global::<f64>::zeros("z", usize::MAX));
+        let msg = r.unwrap_err().downcast::<String>().unwrap();
+        assert!(msg.contains("`z`") && msg.contains("maximum"), "{msg}");
     }
 
     #[test]

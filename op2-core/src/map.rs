@@ -19,18 +19,43 @@ struct MapInner {
 }
 
 impl Map {
+    /// Largest arity op2 supports: generated code indexes a map's entries with
+    /// 32-bit integers.
+    pub const MAX_ARITY: usize = i32::MAX as usize;
+
     /// Builds a map from a flat, element-major table of `from.total_size() * arity`
     /// entries, each inside `to`.
+    ///
+    /// Fails if `arity` is 0 or above [`Map::MAX_ARITY`], if the number of
+    /// entries overflows `usize`, if the table has another length, or if an
+    /// entry lies outside `to`.
     pub fn new(name: impl Into<String>, from: &Set, to: &Set, arity: usize, values: Vec<i32>) -> Result<Map> {
         let name = name.into();
         if arity == 0 {
             return Err(Error::ZeroArity { map: name });
         }
-        let expected = from.total_size() * arity;
+        let from_size = from.total_size();
+        let Some(expected) = from_size.checked_mul(arity) else {
+            return Err(Error::SizeOverflow {
+                kind: "map",
+                name,
+                quantity: "number of entries",
+                expression: format!("{from_size} elements of set `{}` x arity {arity}", from.name()),
+            });
+        };
+        if arity > Self::MAX_ARITY {
+            return Err(Error::ShapeTooLarge {
+                kind: "map",
+                name,
+                quantity: "arity",
+                value: arity,
+                max: Self::MAX_ARITY,
+            });
+        }
         if values.len() != expected {
             return Err(Error::MapLength {
                 map: name,
-                from_size: from.total_size(),
+                from_size,
                 arity,
                 expected,
                 found: values.len(),
@@ -57,6 +82,37 @@ impl Map {
             arity,
             values,
         })))
+    }
+
+    /// The arity-1 map from `set` to itself: element `i` maps to `i`, halo
+    /// elements of a distributed set included.
+    ///
+    /// Use it to pass a Dat "directly" to a loop that also reaches the same
+    /// Dat through another map. The planner colours only the targets of maps:
+    /// in a loop over `cells` that increments `res` through a neighbour map
+    /// `c2c` and also directly, the direct write of element `i` to `res[i]`
+    /// would be invisible to the colouring and could race with element `j`
+    /// writing `res[i]` through `c2c` on another thread. Such a loop is
+    /// refused ([`Error::DirectAndIndirectWrite`]); through
+    /// `same = Map::identity("same", &cells)` both writes are map targets and
+    /// the planner keeps them apart:
+    ///
+    /// ```text
+    /// par_loop!(rt, k, cells, res(INC), res(INC, c2c[0]))          // refused
+    /// par_loop!(rt, k, cells, res(INC, same[0]), res(INC, c2c[0])) // coloured
+    /// ```
+    pub fn identity(name: impl Into<String>, set: &Set) -> Map {
+        // Set sizes are at most i32::MAX, so every index fits an entry.
+        let values = (0..set.total_size()).map(|i| i as i32).collect();
+        Map(Arc::new(MapInner {
+            id: crate::id::next_id(),
+            device: crate::DeviceCell::default(),
+            name: name.into(),
+            from: set.clone(),
+            to: set.clone(),
+            arity: 1,
+            values,
+        }))
     }
 
     /// The map's name.
@@ -189,6 +245,103 @@ mod tests {
             ),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn wrapping_entry_count_is_an_error() {
+        let (c, v) = sets();
+        // 2 * (usize::MAX / 2 + 1) wraps to 0: the empty table used to pass.
+        let huge = usize::MAX / 2 + 1;
+        let e = Map::new("wide", &c, &v, huge, vec![]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::SizeOverflow {
+                    kind: "map",
+                    quantity: "number of entries",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`wide`") && msg.contains("cells") && msg.contains(&huge.to_string()),
+            "{msg}"
+        );
+        let e = Map::new("wide", &c, &v, usize::MAX, vec![]).unwrap_err();
+        assert!(matches!(e, Error::SizeOverflow { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn arity_above_the_limit_is_an_error_even_from_an_empty_set() {
+        let (_, v) = sets();
+        let none = Set::new("none", 0);
+        for arity in [Map::MAX_ARITY + 1, usize::MAX / 2 + 1, usize::MAX] {
+            let e = Map::new("m", &none, &v, arity, vec![]).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::ShapeTooLarge {
+                        kind: "map",
+                        quantity: "arity",
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("`m`"), "{e}");
+        }
+        assert!(Map::new("m", &none, &v, 4, vec![]).is_ok());
+    }
+
+    #[test]
+    fn identity_maps_each_element_to_itself() {
+        let s = Set::with_regions(
+            "cells",
+            crate::SetRegions {
+                core: 3,
+                owned: 1,
+                exec_halo: 1,
+                nonexec_halo: 1,
+            },
+        )
+        .unwrap();
+        let m = Map::identity("same", &s);
+        assert_eq!(m.name(), "same");
+        assert_eq!(m.arity(), 1);
+        assert_eq!(m.values(), &[0, 1, 2, 3, 4, 5]);
+        assert!(m.from_set().same(&s) && m.to_set().same(&s));
+        let empty = Set::new("empty", 0);
+        assert!(Map::identity("e", &empty).values().is_empty());
+    }
+
+    #[test]
+    fn identity_makes_a_direct_write_a_coloured_target() {
+        use crate::{Access, ArgData, ArgSpec, Dat, MapArg, MapIndex};
+        let cells = Set::new("cells", 4);
+        let ring = Map::new("ring", &cells, &cells, 1, vec![1, 2, 3, 0]).unwrap();
+        let same = Map::identity("same", &cells);
+        let res = Dat::<f64>::zeros("res", &cells, 1);
+        let through = |map| ArgSpec {
+            data: ArgData::Dat(&res),
+            access: Access::Inc,
+            map: Some(MapArg {
+                map,
+                index: MapIndex::Entry(0),
+            }),
+        };
+        let direct = ArgSpec {
+            data: ArgData::Dat(&res),
+            access: Access::Inc,
+            map: None,
+        };
+        let found = crate::conflicts(&[direct, through(&ring)]);
+        assert_eq!(found.len(), 1, "a direct argument is not a conflict");
+        let found = crate::conflicts(&[through(&same), through(&ring)]);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].group, found[1].group, "both target `res`");
+        assert!(found[0].map.same(&same));
     }
 
     #[test]

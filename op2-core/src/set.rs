@@ -20,14 +20,24 @@ pub struct SetRegions {
 }
 
 impl SetRegions {
-    /// Elements this rank owns (`core + owned`).
+    /// Elements this rank owns (`core + owned`; saturating at `usize::MAX`,
+    /// which no [`Set`] accepts).
     pub fn owned_size(&self) -> usize {
-        self.core + self.owned
+        self.core.saturating_add(self.owned)
     }
 
-    /// Every local element, halos included.
+    /// Every local element, halos included (saturating at `usize::MAX`, which
+    /// no [`Set`] accepts; see [`SetRegions::checked_total`]).
     pub fn total(&self) -> usize {
-        self.core + self.owned + self.exec_halo + self.nonexec_halo
+        self.checked_total().unwrap_or(usize::MAX)
+    }
+
+    /// Every local element, or `None` if the sum overflows `usize`.
+    pub fn checked_total(&self) -> Option<usize> {
+        self.core
+            .checked_add(self.owned)?
+            .checked_add(self.exec_halo)?
+            .checked_add(self.nonexec_halo)
     }
 }
 
@@ -86,10 +96,21 @@ impl Set {
     }
 
     fn build(name: String, regions: SetRegions, distribution: Option<Arc<dyn Distribution>>) -> Result<Set> {
-        if regions.total() > MAX_SET_SIZE {
+        let Some(total) = regions.checked_total() else {
+            return Err(Error::SizeOverflow {
+                kind: "set",
+                name,
+                quantity: "number of elements",
+                expression: format!(
+                    "core {} + owned {} + exec halo {} + non-exec halo {}",
+                    regions.core, regions.owned, regions.exec_halo, regions.nonexec_halo
+                ),
+            });
+        };
+        if total > MAX_SET_SIZE {
             return Err(Error::SetTooLarge {
                 set: name,
-                size: regions.total(),
+                size: total,
                 max: MAX_SET_SIZE,
             });
         }
@@ -176,6 +197,33 @@ mod tests {
         let s = Set::with_regions("s", r).unwrap();
         assert_eq!(s.size(), 6);
         assert_eq!(s.total_size(), 10);
+    }
+
+    #[test]
+    fn overflowing_regions_are_an_error() {
+        let r = SetRegions {
+            core: usize::MAX,
+            owned: 1,
+            exec_halo: 0,
+            nonexec_halo: 0,
+        };
+        assert_eq!(r.checked_total(), None);
+        assert_eq!(r.total(), usize::MAX);
+        let e = Set::with_regions("wrapped", r).unwrap_err();
+        assert!(matches!(e, Error::SizeOverflow { kind: "set", .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains("wrapped") && msg.contains("overflows"), "{msg}");
+        let e = Set::with_regions(
+            "halo",
+            SetRegions {
+                core: 1,
+                owned: 0,
+                exec_halo: MAX_SET_SIZE,
+                nonexec_halo: 0,
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::SetTooLarge { .. }), "{e:?}");
     }
 
     #[test]

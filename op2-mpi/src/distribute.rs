@@ -27,28 +27,15 @@ impl Mpi {
     /// launcher says it started N processes but MPI sees a different world (an
     /// `mpirun` of another MPI library than the one op2 was built with).
     ///
-    /// Also installs a panic hook that, after the usual message, aborts every
-    /// rank: a panic on one rank must end the run, not leave the others
-    /// waiting in a collective forever.
+    /// Also replaces the panic hook with one that prints the panic's report
+    /// (what the default hook prints, backtrace included when `RUST_BACKTRACE`
+    /// asks) as one whole write to stderr, every line prefixed with
+    /// `[rank r/size]`, and then aborts every rank: a panic on one rank must
+    /// end the run, not leave the others waiting in a collective forever.
     pub fn init() -> Result<Mpi> {
         let universe = mpi::initialize().ok_or_else(|| Error::Mpi {
             reason: "MPI is already initialised in this process".into(),
         })?;
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            previous(info);
-            // Straight to stderr: test harnesses capture `eprintln!`, and the
-            // abort below ends the process before they would print it.
-            use std::io::Write as _;
-            let _ = writeln!(
-                std::io::stderr(),
-                "op2-mpi: rank panicked, aborting the whole run: {info}"
-            );
-            // SAFETY: MPI is initialised; MPI_Abort does not return.
-            unsafe {
-                mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 101);
-            }
-        }));
         let world = universe.world();
         let size = world.size() as usize;
         for var in LAUNCHER_SIZE_VARS {
@@ -63,10 +50,46 @@ impl Mpi {
                 }
             }
         }
+        let rank = world.rank() as usize;
+        std::panic::set_hook(Box::new(move |info| {
+            // Straight to stderr, whole: test harnesses capture `eprintln!` (and
+            // the default hook's output), and the abort below ends the process
+            // before they would print it.
+            // After `Mpi` was dropped (MPI finalised) there is no run to abort.
+            let finalized = mpi::environment::is_finalized();
+            let then = if finalized {
+                "op2-mpi: rank panicked after MPI was finalised"
+            } else {
+                "op2-mpi: rank panicked, aborting the whole run"
+            };
+            let _ = crate::write_rank_message(rank, size, &crate::report::panic_report(info, then));
+            if !finalized {
+                // SAFETY: MPI is initialised and not finalised; MPI_Abort does
+                // not return.
+                unsafe {
+                    mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 101);
+                }
+            }
+        }));
         Ok(Mpi {
             _universe: universe,
             comm: Arc::new(Comm(world)),
         })
+    }
+
+    /// Prints `message` to stderr as one whole write, every line prefixed with
+    /// `[rank r/size]` (see [`write_rank_message`](crate::write_rank_message)),
+    /// so that messages of several ranks never interleave mid-line. Use it
+    /// instead of `eprintln!` for a rank's errors and warnings.
+    pub fn eprintln(&self, message: impl std::fmt::Display) {
+        let _ = crate::write_rank_message(self.rank(), self.size(), &message);
+    }
+
+    /// Prints `message` as [`Mpi::eprintln`] does, then ends every rank of the
+    /// run with `code`.
+    pub fn abort_with(&self, code: i32, message: impl std::fmt::Display) -> ! {
+        self.eprintln(message);
+        self.abort(code)
     }
 
     /// This process's rank.

@@ -11,6 +11,10 @@
 //! With the `mpi` feature (MPICH through rsmpi, METIS vendored), [`Mpi`]
 //! initialises MPI and distributes a mesh built on every rank into local
 //! carriers whose sets exchange halos and reduce Globals across ranks.
+//!
+//! Messages for stderr go out whole, every line prefixed with the rank
+//! ([`rank_message`], [`write_rank_message`], `Mpi::eprintln`), so that
+//! several ranks' messages never interleave mid-line.
 #![deny(missing_docs)]
 
 #[cfg(feature = "mpi")]
@@ -19,6 +23,7 @@ mod dual_graph;
 mod layout;
 mod mesh;
 mod ownership;
+mod report;
 #[cfg(feature = "mpi")]
 mod transport;
 
@@ -28,3 +33,4 @@ pub use dual_graph::dual_graph;
 pub use layout::{local_map, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
 pub use mesh::{MapDesc, MeshDesc};
 pub use ownership::{block_owner, derive_owners};
+pub use report::{rank_message, write_rank_message};
