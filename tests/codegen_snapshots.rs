@@ -1,6 +1,7 @@
 //! Snapshots of the generated C (`tests/snapshots/jit/<kernel>.c`), reviewed
 //! like code: the five Airfoil kernels and a kernel per access mode, form and
-//! element type. Each must also compile without warnings under `-Wall`.
+//! element type, unchecked. Each must also compile without warnings under
+//! `-Wall`, unchecked and checked.
 //! `OP2_UPDATE_SNAPSHOTS=1 cargo test --features jit --test codegen_snapshots`
 //! rewrites them.
 #![cfg(feature = "jit")]
@@ -18,13 +19,35 @@ use op2::prelude::*;
 use op2::RuntimeOptions;
 
 /// Runs the catalogue with the jit backend in a fresh cache directory and
-/// returns that directory (it then holds the sources).
-fn generate_sources() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("jit-snapshots");
+/// returns the sources it holds then, sorted.
+fn generate_sources(checked: bool) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("jit-snapshots-checked-{checked}"));
     let _ = std::fs::remove_dir_all(&dir);
-    let rt = Runtime::with_options(Backend::Jit, RuntimeOptions::default().threads(1).cache_dir(&dir)).unwrap();
+    let options = RuntimeOptions::default().threads(1).cache_dir(&dir).checked(checked);
+    let rt = Runtime::with_options(Backend::Jit, options).unwrap();
     catalogue::run_catalogue(&rt);
-    dir
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    sources.sort();
+    sources
+}
+
+/// Compiles `src` with `-Wall -Werror`.
+fn assert_compiles_cleanly(src: &Path) {
+    let out = Command::new(std::env::var("OP2_CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-Wall", "-Werror", "-fopenmp", "-O2", "-c", "-o", "/dev/null"])
+        .arg(src)
+        .output()
+        .expect("a C compiler");
+    assert!(
+        out.status.success(),
+        "{}: warnings or errors under -Wall:\n{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `op2_<kernel>_<hash>.c` -> `<kernel>`.
@@ -36,13 +59,7 @@ fn kernel_of(file: &Path) -> String {
 
 #[test]
 fn generated_c_matches_snapshots_and_compiles_cleanly() {
-    let dir = generate_sources();
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    sources.sort();
+    let sources = generate_sources(false);
     let names: Vec<String> = sources.iter().map(|p| kernel_of(p)).collect();
     for airfoil in ["save_soln", "adt_calc", "res_calc", "bres_calc", "update"] {
         assert!(names.iter().any(|n| n == airfoil), "no source for {airfoil}: {names:?}");
@@ -61,16 +78,13 @@ fn generated_c_matches_snapshots_and_compiles_cleanly() {
         } else if std::fs::read_to_string(&snap).ok().as_deref() != Some(text.as_str()) {
             mismatched.push(name.clone());
         }
-        let out = Command::new(std::env::var("OP2_CC").unwrap_or_else(|_| "cc".into()))
-            .args(["-Wall", "-Werror", "-fopenmp", "-O2", "-c", "-o", "/dev/null"])
-            .arg(src)
-            .output()
-            .expect("a C compiler");
-        assert!(
-            out.status.success(),
-            "{name}: warnings or errors under -Wall:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_compiles_cleanly(src);
+    }
+    let checked = generate_sources(true);
+    assert_eq!(checked.len(), sources.len());
+    for src in &checked {
+        assert!(std::fs::read_to_string(src).unwrap().contains("#define OP2_CHECKED 1"));
+        assert_compiles_cleanly(src);
     }
     assert!(
         mismatched.is_empty(),

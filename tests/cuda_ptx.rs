@@ -16,7 +16,7 @@ use std::process::Command;
 
 use op2::prelude::*;
 use op2::{Increments, RuntimeOptions};
-use op2_backends::codegen::cuda_source;
+use op2_backends::codegen::{cuda_source, Checks};
 use op2_backends::IndirectWrites;
 
 /// Runs the catalogue on `seq`, recording the loops' shapes.
@@ -58,8 +58,12 @@ fn every_generated_cuda_source_compiles_to_ptx() {
             variants.push(atomics);
             atomic_loops += 1;
         }
-        for (writes, arch) in variants.into_iter().flat_map(|w| [(w, "sm_80"), (w, "sm_90")]) {
-            let source = cuda_source(info, shape, writes);
+        // Unchecked for both architectures, checked for one.
+        let builds = variants
+            .into_iter()
+            .flat_map(|w| [(w, "sm_80", Checks::Off), (w, "sm_90", Checks::Off), (w, "sm_90", Checks::On)]);
+        for (writes, arch, checks) in builds {
+            let source = cuda_source(info, shape, writes, checks);
             let ptx = op2_backends::cuda::compile_to_ptx(info.name, &source, arch)
                 .unwrap_or_else(|e| panic!("{}: NVRTC failed for {arch}: {e}", info.name));
             assert!(

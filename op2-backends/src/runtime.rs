@@ -11,8 +11,15 @@ use crate::{Backend, SeqExecutor};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RuntimeOptions {
-    /// Worker threads for threaded backends; `None` uses the backend's usual
-    /// control (`RAYON_NUM_THREADS` and rayon's global pool for `rayon`).
+    /// Worker threads for threaded backends (`rayon`, `jit`); `None` uses the
+    /// backend's usual control (`RAYON_NUM_THREADS` and rayon's global pool
+    /// for `rayon`, `OMP_NUM_THREADS` for `jit`).
+    ///
+    /// One rule for every backend, checked by [`Runtime::with_options`] before
+    /// any executor is built: `Some(n)` needs `1 <= n <= `[`RuntimeOptions::max_threads`]`()`,
+    /// else [`Error::InvalidOption`]. Backends without worker threads (`seq`,
+    /// `opencl`, `cuda`) ignore the count but still refuse an invalid one, so
+    /// that options valid on one backend are valid on all.
     pub threads: Option<usize>,
     /// Elements per block for planned loops; `None` uses the backend's default.
     pub block_size: Option<usize>,
@@ -37,10 +44,71 @@ pub struct RuntimeOptions {
     /// Remember the shape of every distinct loop run (see
     /// [`Runtime::recorded_loops`]): to generate or check code ahead of time.
     pub record_loops: bool,
+    /// Whether translated kernels (`jit`, `opencl`, `cuda`) check array
+    /// indices and integer division, returning
+    /// [`Error::KernelCheck`](op2_core::Error::KernelCheck) where native Rust
+    /// would panic; `None` uses `OP2_CHECKED` (`1`/`0`, `true`/`false`), else
+    /// on in debug builds (`debug_assertions`) and off in release builds.
+    pub checked: Option<bool>,
 }
 
+/// The thread limit on any machine: [`RuntimeOptions::max_threads`] is the
+/// larger of this and 4 threads per core.
+pub const THREAD_LIMIT_FLOOR: usize = 1024;
+
 impl RuntimeOptions {
-    /// Options with `threads` worker threads.
+    /// The largest [`threads`](Self::threads) accepted here: 4 per core (as
+    /// `std::thread::available_parallelism` counts them), at least
+    /// [`THREAD_LIMIT_FLOOR`].
+    ///
+    /// Why a limit: every thread costs a stack (2 MiB reserved by rayon and
+    /// most OpenMP runtimes) and start-up time, and a loop gains nothing from
+    /// more threads than cores. A typo such as 40000 would otherwise spend
+    /// minutes and gigabytes building a pool that only slows the loops down.
+    /// Why this one: 4 per core leaves room for oversubscription experiments
+    /// on any machine, and the floor of 1024 keeps a given count valid on
+    /// small machines too (tests and scripts asking for 64 threads run on a
+    /// 2-core runner) while still catching typos.
+    pub fn max_threads() -> usize {
+        (4 * cores()).max(THREAD_LIMIT_FLOOR)
+    }
+
+    /// [`threads`](Self::threads), checked against the rule documented there.
+    pub fn checked_threads(&self) -> Result<Option<usize>> {
+        let invalid = |reason: String| Error::InvalidOption {
+            option: "threads",
+            reason,
+        };
+        match self.threads {
+            Some(0) => Err(invalid(
+                "must be at least 1, got 0 (leave it unset for the backend's default)".to_string(),
+            )),
+            Some(n) if n > Self::max_threads() => Err(invalid(format!(
+                "{n} is more than the limit of {} threads (4 per core, at least {THREAD_LIMIT_FLOOR}; \
+                 this machine has {})",
+                Self::max_threads(),
+                op2_core::plural(cores(), "core", "cores")
+            ))),
+            n => Ok(n),
+        }
+    }
+
+    /// Checks the options whose validity does not depend on the backend
+    /// ([`threads`](Self::threads) and [`block_size`](Self::block_size)), as
+    /// [`Runtime::with_options`] does before building anything.
+    pub fn validate(&self) -> Result<()> {
+        self.checked_threads()?;
+        if self.block_size == Some(0) {
+            return Err(Error::InvalidOption {
+                option: "block_size",
+                reason: "must be at least 1".to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Options with `threads` worker threads (see [`threads`](Self::threads)
+    /// for the valid counts).
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
@@ -83,6 +151,38 @@ impl RuntimeOptions {
             Some(i) => Ok(i),
             None => crate::Increments::from_env(),
         }
+    }
+
+    /// Options with translated kernels checked (or not): see [`RuntimeOptions::checked`].
+    pub fn checked(mut self, checked: bool) -> Self {
+        self.checked = Some(checked);
+        self
+    }
+
+    /// The choice of [`checked`](Self::checked), else `OP2_CHECKED`, else
+    /// whether this is a debug build.
+    pub fn resolved_checks(&self) -> Result<crate::codegen::Checks> {
+        let on = match self.checked {
+            Some(c) => c,
+            None => match std::env::var("OP2_CHECKED") {
+                Ok(v) if !v.trim().is_empty() => match v.trim().to_ascii_lowercase().as_str() {
+                    "1" | "true" | "yes" | "on" => true,
+                    "0" | "false" | "no" | "off" => false,
+                    other => {
+                        return Err(Error::InvalidOption {
+                            option: "OP2_CHECKED",
+                            reason: format!("`{other}` is not one of: 1, 0, true, false"),
+                        })
+                    }
+                },
+                _ => cfg!(debug_assertions),
+            },
+        };
+        Ok(if on {
+            crate::codegen::Checks::On
+        } else {
+            crate::codegen::Checks::Off
+        })
     }
 
     /// Options that record the shape of every distinct loop run.
@@ -136,13 +236,9 @@ impl Runtime {
                 available: Backend::available_list(),
             });
         }
-        if options.block_size == Some(0) {
-            return Err(Error::InvalidOption {
-                option: "block_size",
-                reason: "must be at least 1".to_string(),
-            });
-        }
+        options.validate()?;
         let increments = options.resolved_increments()?;
+        options.resolved_checks()?; // an invalid OP2_CHECKED is an error on every backend
         let deterministic =
             !(matches!(backend, Backend::OpenCl | Backend::Cuda) && increments == crate::Increments::Atomics);
         let executor: Box<dyn Executor> = match backend {
@@ -302,6 +398,11 @@ impl Runtime {
     }
 }
 
+/// Hardware threads of this machine (1 when it cannot be told).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Runtime({})", self.backend)
@@ -327,6 +428,39 @@ mod tests {
             e @ Error::DeviceUnavailable { backend: "cuda", .. } => assert!(e.to_string().contains("lib"), "{e}"),
             e => panic!("unexpected {e:?}"),
         }
+    }
+
+    #[test]
+    fn every_backend_refuses_the_same_thread_counts_before_building_anything() {
+        let max = RuntimeOptions::max_threads();
+        assert!(max >= THREAD_LIMIT_FLOOR);
+        for (threads, want) in [(0, "at least 1".to_string()), (max + 1, format!("limit of {max}"))] {
+            let mut seen = None;
+            for backend in Backend::available() {
+                let e = Runtime::with_options(backend, RuntimeOptions::default().threads(threads)).unwrap_err();
+                assert!(
+                    matches!(e, Error::InvalidOption { option: "threads", .. }),
+                    "{backend}: {e:?}"
+                );
+                let text = e.to_string();
+                assert!(text.contains(&want), "{backend}: {text}");
+                assert_eq!(seen.get_or_insert_with(|| text.clone()), &text, "{backend}");
+            }
+        }
+        let e = RuntimeOptions::default()
+            .threads(40_000)
+            .checked_threads()
+            .unwrap_err()
+            .to_string();
+        if max < 40_000 {
+            let has = format!("this machine has {}", op2_core::plural(cores(), "core", "cores"));
+            assert!(e.contains("40000 is more than") && e.contains(&has), "{e}");
+        }
+        assert_eq!(
+            RuntimeOptions::default().threads(max).checked_threads().unwrap(),
+            Some(max)
+        );
+        assert_eq!(RuntimeOptions::default().checked_threads().unwrap(), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 use std::fmt;
 
-use crate::Access;
+use crate::{plural, Access};
 
 /// The result type of every fallible op2 operation.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -32,7 +32,7 @@ impl fmt::Display for ArgRef {
 #[non_exhaustive]
 pub enum Error {
     /// A Map's table does not have `size * arity` entries.
-    #[error("map `{map}`: expected {expected} entries ({from_size} elements x arity {arity}), got {found}")]
+    #[error("map `{map}`: expected {} ({} x arity {arity}), got {found}", plural(*.expected, "entry", "entries"), plural(*.from_size, "element", "elements"))]
     MapLength {
         /// The map.
         map: String,
@@ -122,7 +122,7 @@ pub enum Error {
         bytes: usize,
     },
     /// Initial data for a Dat does not have `set size * dim` values.
-    #[error("dat `{dat}`: expected {expected} values (set `{set}` of {set_size} elements x dim {dim}), got {found}")]
+    #[error("dat `{dat}`: expected {} (set `{set}` of {} x dim {dim}), got {found}", plural(*.expected, "value", "values"), plural(*.set_size, "element", "elements"))]
     DatLength {
         /// The Dat.
         dat: String,
@@ -138,7 +138,7 @@ pub enum Error {
         found: usize,
     },
     /// The loop passes a different number of arguments than the kernel takes.
-    #[error("loop `{loop_name}`: the kernel takes {expected} parameters, the loop passes {found} arguments")]
+    #[error("loop `{loop_name}`: the kernel takes {}, the loop passes {}", plural(*.expected, "parameter", "parameters"), plural(*.found, "argument", "arguments"))]
     ArgCount {
         /// The loop.
         loop_name: String,
@@ -172,7 +172,7 @@ pub enum Error {
         found: usize,
     },
     /// A whole-map argument's map arity differs from the kernel parameter's.
-    #[error("{at}: kernel parameter `{param}` expects {expected} map entries, map `{map}` has arity {found}")]
+    #[error("{at}: kernel parameter `{param}` expects {}, map `{map}` has arity {found}", plural(*.expected, "map entry", "map entries"))]
     ArityMismatch {
         /// The argument.
         at: ArgRef,
@@ -271,6 +271,20 @@ pub enum Error {
         first_index: usize,
         /// How the earlier argument reaches it.
         first_how: String,
+    },
+    /// A translated kernel failed a check of checked mode (where native Rust
+    /// would panic): the loop stopped touching memory outside its arrays, and
+    /// the Dats it writes hold unspecified values.
+    #[error("loop `{loop_name}`: the kernel failed a check at element {element} on {backend}: {check} (checked mode; the Dats this loop writes are left unspecified)")]
+    KernelCheck {
+        /// The loop (its kernel's name).
+        loop_name: String,
+        /// The backend that ran it.
+        backend: &'static str,
+        /// The lowest failing element (local index of the iteration set).
+        element: usize,
+        /// What failed, as Rust words it.
+        check: String,
     },
     /// A Global given with an access mode Globals do not support (WRITE, RW).
     #[error("{at}: a Global can be READ, INC, MIN or MAX, not {access}")]
@@ -440,4 +454,27 @@ pub enum Error {
         /// Backends compiled in and usable.
         available: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_of_one_take_the_singular() {
+        let e = Error::ArgCount {
+            loop_name: "l".into(),
+            expected: 1,
+            found: 2,
+        };
+        assert_eq!(e.to_string(), "loop `l`: the kernel takes 1 parameter, the loop passes 2 arguments");
+        let e = Error::MapLength {
+            map: "m".into(),
+            from_size: 1,
+            arity: 1,
+            expected: 1,
+            found: 0,
+        };
+        assert_eq!(e.to_string(), "map `m`: expected 1 entry (1 element x arity 1), got 0");
+    }
 }

@@ -1,12 +1,12 @@
 use op2_core::KernelInfo;
 
 use super::device_c::{device_source, CUDA};
-use super::LoopShape;
+use super::{Checks, LoopShape};
 use crate::increments::IndirectWrites;
 
 /// The CUDA source for one loop shape: the translated kernel as a
 /// `__device__` function and an `extern "C" __global__` entry point
 /// `op2_loop` (see [`device_source`] for its parameters and launch).
-pub fn cuda_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites) -> String {
-    device_source(kernel, shape, writes, &CUDA)
+pub fn cuda_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites, checks: Checks) -> String {
+    device_source(kernel, shape, writes, checks, &CUDA)
 }

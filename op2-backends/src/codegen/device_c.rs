@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 
 use op2_core::{Access, KernelInfo, ScalarType};
 
-use super::element::{arg_code, is_indirect, kernel_call, push_indented, ArgCode};
-use super::{c_type, helper_suffix, kernel_definition, ArgKind, LoopShape, C_PRELUDE};
+use super::element::{arg_code, is_indirect, kernel_call, push_indented, ArgCode, STATUS_DECL};
+use super::{c_type, helper_suffix, kernel_definition, ArgKind, Checks, LoopShape, C_PRELUDE};
 use crate::increments::IndirectWrites;
 
 /// The spellings of one device language.
@@ -43,6 +43,9 @@ pub(crate) struct Dialect {
     /// What a source using 64-bit atomics must declare first.
     int64_atomics: &'static str,
     atomic_helper: fn(Access, ScalarType) -> String,
+    /// Checked mode: what a thread whose kernel failed a check runs (keeps
+    /// the lowest failing element and the union of failure codes).
+    report_failure: &'static str,
 }
 
 /// OpenCL C spellings for what translated kernels and the prelude use:
@@ -94,6 +97,7 @@ pub(crate) const OPENCL: Dialect = Dialect {
     restrict: "restrict",
     int64_atomics: "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n",
     atomic_helper: opencl_atomic,
+    report_failure: "atomic_min(&report[0], (int)e); atomic_or(&report[1], 1 << (int)op2_st[0]);",
 };
 
 /// CUDA C++ for NVRTC.
@@ -114,6 +118,7 @@ pub(crate) const CUDA: Dialect = Dialect {
     restrict: "__restrict__",
     int64_atomics: "",
     atomic_helper: cuda_atomic,
+    report_failure: "atomicMin(&report[0], (int)e); atomicOr(&report[1], 1 << (int)op2_st[0]);",
 };
 
 fn op_name(op: Access) -> &'static str {
@@ -203,8 +208,8 @@ fn cap(op: Access) -> &'static str {
 /// ```c
 /// ENTRY op2_loop(const uint *units, long unit_offset, long base, long block_size, long limit,
 ///                const uint *colours, const uint *ncolours,
-///                ulong *partials, long partial_offset, [__local ulong *op2_scratch,]
-///                T0 *arg0, [const int *map0,] ...);
+///                ulong *partials, long partial_offset, int *report,
+///                [__local ulong *op2_scratch,] T0 *arg0, [const int *map0,] ...);
 /// ```
 ///
 /// launched with `block_size` threads per block (and `block_size * 8` bytes
@@ -213,8 +218,17 @@ fn cap(op: Access) -> &'static str {
 /// `base + b * block_size + thread` below `limit`. Coloured loops read each
 /// element's colour in `colours[e - base]` and the block's colour count in
 /// `ncolours[b]`. Block `g`'s reduction results go to the partials of unit
-/// `partial_offset + g`.
-pub(crate) fn device_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites, d: &Dialect) -> String {
+/// `partial_offset + g`. With [`Checks::On`], a thread whose kernel failed a
+/// check lowers `report[0]` to its element and ors `1 << code` into
+/// `report[1]` (the caller sets them to `INT_MAX` and 0; without checks
+/// `report` may be null).
+pub(crate) fn device_source(
+    kernel: &KernelInfo,
+    shape: &LoopShape,
+    writes: IndirectWrites,
+    checks: Checks,
+    d: &Dialect,
+) -> String {
     let g = d.global;
     let mut s = String::new();
     let _ = writeln!(
@@ -222,6 +236,7 @@ pub(crate) fn device_source(kernel: &KernelInfo, shape: &LoopShape, writes: Indi
         "/* op2 generated ({}): loop `{}`, indirect writes: {writes:?} */",
         d.name, kernel.name
     );
+    s.push_str(checks.define());
     s.push_str(d.prelude);
     s.push_str(C_PRELUDE);
     atomic_helpers(&mut s, shape, writes, d);
@@ -237,6 +252,7 @@ pub(crate) fn device_source(kernel: &KernelInfo, shape: &LoopShape, writes: Indi
         format!("{g}const {} *ncolours", d.uint),
         format!("{g}{} *partials", d.ulong),
         "long partial_offset".into(),
+        format!("{g}int *report"),
     ];
     params.extend(d.scratch_param.map(String::from));
     let r = d.restrict;
@@ -307,10 +323,12 @@ pub(crate) fn device_source(kernel: &KernelInfo, shape: &LoopShape, writes: Indi
         .enumerate()
         .map(|(k, a)| arg_code(k, a, atomic))
         .collect();
+    push_indented(&mut s, "    ", STATUS_DECL);
     for c in &codes {
         push_indented(&mut s, "    ", &c.decl);
     }
-    let call = kernel_call(kernel.name, shape.args.len());
+    let on_failure = (checks == Checks::On).then_some(d.report_failure);
+    let call = kernel_call(kernel.name, shape.args.len(), on_failure);
     let body = |s: &mut String, ind: &str, scatter_indirect: bool| {
         for c in &codes {
             push_indented(s, ind, &c.fill);

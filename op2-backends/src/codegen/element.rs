@@ -37,10 +37,22 @@ pub fn arg_code(k: usize, a: &ArgShape, atomic: bool) -> ArgCode {
     }
 }
 
-/// The kernel call on the staging values.
-pub fn kernel_call(kernel_name: &str, nargs: usize) -> String {
-    let call: Vec<String> = (0..nargs).map(|k| format!("s{k}")).collect();
-    format!("op2_kernel_{kernel_name}({});\n", call.join(", "))
+/// Declares the kernel's failure record `op2_st` (code, index, length; see
+/// [`C_PRELUDE`](super::C_PRELUDE)): one per element.
+pub const STATUS_DECL: &str = "long op2_st[3] = {0, 0, 0};\n";
+
+/// The kernel call on the staging values, then `on_failure` when a check
+/// failed (checked mode; `None` leaves the record unread, and the compiler
+/// drops it).
+pub fn kernel_call(kernel_name: &str, nargs: usize, on_failure: Option<&str>) -> String {
+    let call: Vec<String> = std::iter::once("op2_st".to_string())
+        .chain((0..nargs).map(|k| format!("s{k}")))
+        .collect();
+    let mut s = format!("op2_kernel_{kernel_name}({});\n", call.join(", "));
+    if let Some(f) = on_failure {
+        let _ = writeln!(s, "if (op2_st[0]) {{ {f} }}");
+    }
+    s
 }
 
 /// Writes `code` with every line indented by `ind`.
@@ -51,9 +63,10 @@ pub fn push_indented(s: &mut String, ind: &str, code: &str) {
 }
 
 /// Writes the body of the host element loop: each argument's gather, the
-/// call, and each argument's scatter.
-pub fn element_body(s: &mut String, kernel_name: &str, shape: &LoopShape) {
+/// call (and `on_failure`, see [`kernel_call`]), and each argument's scatter.
+pub fn element_body(s: &mut String, kernel_name: &str, shape: &LoopShape, on_failure: Option<&str>) {
     let ind = "            ";
+    push_indented(s, ind, STATUS_DECL);
     let codes: Vec<ArgCode> = shape
         .args
         .iter()
@@ -64,7 +77,7 @@ pub fn element_body(s: &mut String, kernel_name: &str, shape: &LoopShape) {
         push_indented(s, ind, &c.decl);
         push_indented(s, ind, &c.fill);
     }
-    push_indented(s, ind, &kernel_call(kernel_name, shape.args.len()));
+    push_indented(s, ind, &kernel_call(kernel_name, shape.args.len(), on_failure));
     for c in &codes {
         if let Some(sc) = &c.scatter {
             push_indented(s, ind, sc);

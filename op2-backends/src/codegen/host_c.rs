@@ -3,31 +3,39 @@ use std::fmt::Write as _;
 use op2_core::KernelInfo;
 
 use super::element::element_body;
-use super::{c_type, ArgKind, LoopShape, C_PRELUDE};
+use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 
 /// The C source the `jit` backend compiles for one loop shape: the prelude,
 /// the translated kernel, and
 ///
 /// ```c
 /// void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
-///               void *const *data, const int *const *maps, uint64_t *partials, int nthreads);
+///               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
+///               long *report);
 /// ```
 ///
 /// which runs units (blocks of one colour, or chunks of a direct loop) in
 /// parallel under OpenMP; unit `u` covers elements
 /// `base + units[u] * block_size .. min(+block_size, limit)` and owns partials
 /// `partials[u * partial_words ..]`, which the caller initialises and combines.
-pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
+/// With [`Checks::On`], the lowest element whose kernel failed a check is
+/// recorded in `report` (code, element, index, length; code 0: none).
+pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/* op2 generated: loop `{}` */", kernel.name);
+    s.push_str(checks.define());
     s.push_str("#include <math.h>\n#include <stdint.h>\n#define OP2_FN static inline\n");
     s.push_str(C_PRELUDE);
     s.push_str(&kernel_definition(kernel, "static inline "));
+    if checks == Checks::On {
+        s.push_str(HOST_REPORT);
+    }
     s.push_str(
         "void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,\n\
-         \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads)\n{\n",
+         \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads,\n\
+         \x20             long *report)\n{\n",
     );
-    s.push_str("    (void)maps;\n    (void)partials;\n");
+    s.push_str("    (void)maps;\n    (void)partials;\n    (void)report;\n");
     let _ = writeln!(
         s,
         "    #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())"
@@ -54,20 +62,42 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape) -> String {
         }
     }
     s.push_str("        for (long e = start; e < end; ++e) {\n");
-    element_body(&mut s, kernel.name, shape);
+    let on_failure = (checks == Checks::On).then_some("op2_report(report, e, op2_st);");
+    element_body(&mut s, kernel.name, shape, on_failure);
     s.push_str("        }\n    }\n}\n");
     // omp_get_max_threads without including omp.h when OpenMP is off.
     format!("#ifdef _OPENMP\n#include <omp.h>\n#else\nstatic inline int omp_get_max_threads(void) {{ return 1; }}\n#endif\n{s}")
 }
 
+/// Keeps the lowest failing element's record: threads of one loop may fail
+/// at once, and the lowest element is the same whatever the schedule.
+const HOST_REPORT: &str = "static void op2_report(long *report, long e, const long *st)
+{
+    #pragma omp critical(op2_report)
+    if (!report[0] || e < report[1]) {
+        report[0] = st[0];
+        report[1] = e;
+        report[2] = st[1];
+        report[3] = st[2];
+    }
+}
+";
+
 /// The translated kernel with `qualifier` in front, preceded by the
-/// `OP2_DIM_<param>` macros it uses for dims written as named constants.
+/// `OP2_DIM_<param>` and `OP2_ARITY_<param>` macros it uses for dims and
+/// arities written as named constants.
 pub fn kernel_definition(kernel: &KernelInfo, qualifier: &str) -> String {
     let mut s = String::from("\n");
     for p in kernel.params {
         let name = format!("OP2_DIM_{}", p.name);
         if kernel.c_source.contains(&name) {
             let _ = writeln!(s, "#define {name} {}", p.dim);
+        }
+        if let op2_core::ParamForm::Table { arity } = p.form {
+            let name = format!("OP2_ARITY_{}", p.name);
+            if kernel.c_source.contains(&name) {
+                let _ = writeln!(s, "#define {name} {arity}");
+            }
         }
     }
     s.push_str(qualifier);

@@ -18,6 +18,43 @@ pub use shape::{ArgKind, ArgShape, LoopShape};
 
 use op2_core::ScalarType;
 
+/// Whether generated code checks what Rust checks (indices, integer
+/// division): [`Checks::On`] records the first failure of each element
+/// instead of reading out of bounds or trapping, and the loop returns
+/// [`op2_core::Error::KernelCheck`]; [`Checks::Off`] is plain C, as fast as
+/// unchecked code can be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Checks {
+    /// No checks.
+    Off,
+    /// Index and integer-division checks.
+    On,
+}
+
+impl Checks {
+    /// The line that switches the prelude's checks on (empty when off).
+    pub fn define(self) -> &'static str {
+        match self {
+            Checks::Off => "",
+            Checks::On => "#define OP2_CHECKED 1\n",
+        }
+    }
+}
+
+/// A failed check, decoded from the code generated code records
+/// (1 index, 2 division by zero, 3 division overflow).
+pub fn check_failure(code: i64, index: Option<(i64, i64)>) -> String {
+    match code {
+        1 => match index {
+            Some((i, n)) => format!("index out of bounds: the len is {n} but the index is {i}"),
+            None => "index out of bounds".to_string(),
+        },
+        2 => "integer division or remainder by zero".to_string(),
+        3 => "integer division or remainder overflow (MIN / -1)".to_string(),
+        other => format!("unknown check {other}"),
+    }
+}
+
 /// The C spelling of a scalar type (LP64).
 pub fn c_type(t: ScalarType) -> &'static str {
     match t {

@@ -1,11 +1,11 @@
 use op2_core::KernelInfo;
 
 use super::device_c::{device_source, OPENCL};
-use super::LoopShape;
+use super::{Checks, LoopShape};
 use crate::increments::IndirectWrites;
 
 /// The OpenCL program for one loop shape (see [`device_source`] for the
 /// entry point `op2_loop` and its launch).
-pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites) -> String {
-    device_source(kernel, shape, writes, &OPENCL)
+pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites, checks: Checks) -> String {
+    device_source(kernel, shape, writes, checks, &OPENCL)
 }

@@ -1,6 +1,14 @@
 /// Definitions every generated C, OpenCL and CUDA source starts from: the
-/// helpers translated kernels and scatters call for min, max and abs. The
-/// source defines `OP2_FN` first (`static inline`, or `__device__` ones for CUDA).
+/// helpers translated kernels and scatters call for min, max and abs, Rust's
+/// saturating float-to-integer `as`, and the index and integer-division
+/// helpers of checked mode. The source defines `OP2_FN` first (`static
+/// inline`, or `__device__` ones for CUDA) and `OP2_CHECKED` when the loop is
+/// built checked; otherwise the checks compile to plain C.
+///
+/// A failed check records itself in the kernel's `op2_status` (code, index,
+/// length; the first failure of an element wins) and yields a safe value
+/// (index 0, quotient 0), so the element finishes without touching memory
+/// outside its arrays. Codes: see [`check_failure`](super::check_failure).
 pub const C_PRELUDE: &str = r#"#define OP2_HELPERS(T, S) \
     OP2_FN T op2_min_##S(T a, T b) { return a < b ? a : b; } \
     OP2_FN T op2_max_##S(T a, T b) { return a > b ? a : b; }
@@ -17,4 +25,26 @@ OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
 OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
 OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
 OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
 "#;

@@ -13,7 +13,7 @@ use super::buffer::CudaBuffer;
 use super::ptx::{compile_to_cubin, nvrtc_version, NVRTC_OPTIONS};
 use super::{check_libraries, driver_error, unavailable};
 use crate::code_cache::{default_dir, fnv1a, DiskCache};
-use crate::codegen::{cuda_source, LoopShape};
+use crate::codegen::{cuda_source, Checks, LoopShape};
 use crate::device::{prepare_loop, DeviceApi, PartialsPool, PlanBuffersCache};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
@@ -51,6 +51,7 @@ pub struct CudaExecutor {
     nvrtc: String,
     block_size: usize,
     increments: Increments,
+    checks: Checks,
     cache: Option<DiskCache>,
     loops: Mutex<HashMap<(LoopShape, IndirectWrites), Arc<CudaLoop>>>,
     plans: PlanBuffersCache,
@@ -86,7 +87,8 @@ impl CudaExecutor {
             CudaContext::device_count().map_err(|e| unavailable(format!("the driver found no usable GPU: {e}")))?;
         if ordinal >= count.max(0) as usize {
             return Err(unavailable(format!(
-                "GPU {ordinal} was asked for, but the driver sees {count}"
+                "GPU {ordinal} was asked for, but the driver sees {}",
+                op2_core::plural(count.max(0) as usize, "GPU", "GPUs")
             )));
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| unavailable(format!("cannot open GPU {ordinal}: {e}")))?;
@@ -106,6 +108,7 @@ impl CudaExecutor {
             });
         }
         let increments = options.resolved_increments()?;
+        let checks = options.resolved_checks()?;
         let dir: PathBuf = options.cache_dir.clone().unwrap_or_else(default_dir).join("cuda");
         Ok(CudaExecutor {
             id: next_context_id(),
@@ -115,6 +118,7 @@ impl CudaExecutor {
             nvrtc: format!("{:?}", nvrtc_version()),
             block_size,
             increments,
+            checks,
             // Without a writable cache directory loops are compiled every run.
             cache: DiskCache::new(dir).ok(),
             loops: Mutex::new(HashMap::new()),
@@ -191,7 +195,7 @@ impl CudaExecutor {
             return Ok(l.clone());
         }
         let name = lp.kernel.name;
-        let source = cuda_source(lp.kernel, &key.0, writes);
+        let source = cuda_source(lp.kernel, &key.0, writes, self.checks);
         let cubin = self.cubin(name, &source)?;
         self.bind()?;
         // SAFETY: a whole cubin image; the context is current.
@@ -282,6 +286,7 @@ impl Executor for CudaExecutor {
         let writes = self.indirect_writes(&shape);
         let cuda_loop = self.function(lp, shape, writes)?;
         let p = prepare_loop(self, lp, &layout, writes, self.block_size, &self.plans, &self.partials)?;
+        let report = crate::device::CheckReport::new(self, self.checks)?;
 
         // Every parameter of `op2_loop` is 8 bytes: a device address or a long.
         let mut params: Vec<u64> = vec![
@@ -294,6 +299,7 @@ impl Executor for CudaExecutor {
             p.ncolours,
             p.partials.mem(self),
             0, // partial_offset, per launch
+            report.mem(self),
         ];
         for (d, m) in p.args.data.iter().zip(&p.args.maps) {
             params.push(*d);
@@ -340,6 +346,7 @@ impl Executor for CudaExecutor {
             })?;
         }
         result::ctx::synchronize().map_err(|e| self.fail(&format!("running loop `{}`", lp.kernel.name), e))?;
+        report.result(lp.kernel.name, "cuda")?;
         p.partials.combine(&layout, lp.args)
     }
 

@@ -5,11 +5,13 @@
 //! through [`DeviceApi`].
 
 mod args;
+mod check_report;
 mod launches;
 mod partials;
 mod plan_buffers;
 mod prepared;
 
+pub use check_report::CheckReport;
 pub use partials::PartialsPool;
 pub use plan_buffers::PlanBuffersCache;
 pub use prepared::prepare_loop;
@@ -43,6 +45,10 @@ pub fn check_copy(backend: &'static str, what: &str, len: usize, capacity: usize
     }
     Err(Error::Transfer {
         name: format!("{backend} device buffer"),
-        reason: format!("{what} of {len} bytes into a buffer of {capacity} bytes"),
+        reason: format!(
+            "{what} of {} into a buffer of {}",
+            op2_core::plural(len, "byte", "bytes"),
+            op2_core::plural(capacity, "byte", "bytes")
+        ),
     })
 }

@@ -18,7 +18,7 @@ use crate::code_cache::{fnv1a, DiskCache};
 pub use compiler::{Compiler, DEFAULT_CFLAGS};
 use op2_core::{CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
 
-use crate::codegen::{host_source, LoopShape};
+use crate::codegen::{check_failure, host_source, Checks, LoopShape};
 use crate::RuntimeOptions;
 
 /// Elements per block when the options do not say (as for `rayon`).
@@ -34,6 +34,7 @@ type LoopFn = unsafe extern "C" fn(
     maps: *const *const c_int,
     partials: *mut u64,
     nthreads: c_int,
+    report: *mut c_long,
 );
 
 struct Compiled {
@@ -56,6 +57,7 @@ pub struct JitExecutor {
     cache: DiskCache,
     nthreads: c_int,
     block_size: usize,
+    checks: Checks,
     loaded: Mutex<HashMap<LoopShape, Arc<Compiled>>>,
     counters: Counters,
 }
@@ -64,6 +66,7 @@ impl JitExecutor {
     /// An executor using `options.cc` (else `OP2_CC`, else `cc`), `options.cflags`
     /// (else `OP2_CFLAGS`, else [`DEFAULT_CFLAGS`]) and `options.cache_dir`
     /// (else `OP2_CACHE_DIR`, else the user's cache directory). Fails if the
+    /// thread count is refused ([`RuntimeOptions::checked_threads`]), the
     /// compiler cannot be run or the cache directory cannot be created.
     pub fn new(options: &RuntimeOptions) -> Result<JitExecutor> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
@@ -77,27 +80,20 @@ impl JitExecutor {
             .clone()
             .or_else(|| env("OP2_CFLAGS"))
             .unwrap_or_else(|| DEFAULT_CFLAGS.into());
-        let dir = options.cache_dir.clone().unwrap_or_else(default_cache_dir);
-        let compiler = Compiler::detect(&cc, &flags)?;
-        let cache = DiskCache::new(dir.clone()).map_err(|e| Error::Io {
-            path: dir,
-            reason: format!("cannot create the JIT cache directory: {e}"),
-        })?;
-        let nthreads = match options.threads {
-            Some(0) => {
-                return Err(Error::InvalidOption {
-                    option: "threads",
-                    reason: "must be at least 1".into(),
-                })
-            }
-            Some(n) => n as c_int,
+        let nthreads = match options.checked_threads()? {
+            // At most `RuntimeOptions::max_threads()`: far below `c_int::MAX`.
+            Some(n) => c_int::try_from(n).unwrap_or(c_int::MAX),
             None => 0, // OpenMP's default (OMP_NUM_THREADS, else all cores)
         };
+        let dir = options.cache_dir.clone().unwrap_or_else(default_cache_dir);
+        let compiler = Compiler::detect(&cc, &flags)?;
+        let cache = DiskCache::new(dir)?;
         Ok(JitExecutor {
             compiler,
             cache,
             nthreads,
             block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+            checks: options.resolved_checks()?,
             loaded: Mutex::new(HashMap::new()),
             counters: Counters::default(),
         })
@@ -114,7 +110,7 @@ impl JitExecutor {
             self.counters.memory_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(c.clone());
         }
-        let source = host_source(lp.kernel, &shape);
+        let source = host_source(lp.kernel, &shape, self.checks);
         let key = fnv1a(&[
             source.as_bytes(),
             self.compiler.key_material().as_bytes(),
@@ -129,11 +125,8 @@ impl JitExecutor {
                 if found == Some(false) {
                     self.counters.rebuilt.fetch_add(1, Ordering::Relaxed);
                 }
-                let io = |e: std::io::Error, path: &std::path::Path| Error::Io {
-                    path: path.to_path_buf(),
-                    reason: e.to_string(),
-                };
-                DiskCache::write_atomically(&source_path, source.as_bytes()).map_err(|e| io(e, &source_path))?;
+                DiskCache::write_atomically(&source_path, source.as_bytes())
+                    .map_err(|e| self.cache.error(&source_path, "cannot write the loop's C source", e))?;
                 let built = DiskCache::temp_for(&object);
                 if let Err(log) = self.compiler.compile(&source_path, &built) {
                     let _ = std::fs::remove_file(&built);
@@ -143,7 +136,8 @@ impl JitExecutor {
                         log,
                     });
                 }
-                DiskCache::publish(&built, &object).map_err(|e| io(e, &object))?;
+                DiskCache::publish(&built, &object)
+                    .map_err(|e| self.cache.error(&object, "cannot store the compiled loop", e))?;
                 self.counters.compiled.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -186,6 +180,9 @@ impl Executor for JitExecutor {
             .collect();
         let words = layout.words_per_chunk();
         let (base, n, bs) = (lp.range.start, lp.range.len(), self.block_size);
+        // Checked mode: code, element, index, length of the lowest failure.
+        let mut report: [c_long; 4] = [0; 4];
+        let report_ptr = report.as_mut_ptr();
         let run = |units: &[u32], partials: &mut [u64]| {
             // SAFETY: the runtime validated the loop (dims, maps, sets) and holds
             // its borrows; the generated code touches element ranges of `units`
@@ -202,6 +199,7 @@ impl Executor for JitExecutor {
                     maps.as_ptr(),
                     partials.as_mut_ptr(),
                     self.nthreads,
+                    report_ptr,
                 )
             }
         };
@@ -221,6 +219,14 @@ impl Executor for JitExecutor {
                     done += blocks.len();
                 }
             }
+        }
+        if report[0] != 0 {
+            return Err(Error::KernelCheck {
+                loop_name: lp.kernel.name.to_string(),
+                backend: "jit",
+                element: report[1] as usize,
+                check: check_failure(report[0], Some((report[2], report[3]))),
+            });
         }
         layout.combine_all(lp.args, &partials);
         Ok(())

@@ -22,8 +22,8 @@ use opencl3::program::Program;
 use opencl3::types::{cl_long, cl_mem};
 use select::select_device;
 
-use crate::codegen::{opencl_source, LoopShape};
-use crate::device::{prepare_loop, DeviceApi, PartialsPool, PlanBuffersCache};
+use crate::codegen::{opencl_source, Checks, LoopShape};
+use crate::device::{prepare_loop, CheckReport, DeviceApi, PartialsPool, PlanBuffersCache};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
 /// Elements per work-group when the options do not say.
@@ -46,6 +46,7 @@ pub struct OpenClExecutor {
     queue: Arc<CommandQueue>,
     block_size: usize,
     increments: Increments,
+    checks: Checks,
     int64_atomics: bool,
     programs: Mutex<HashMap<(LoopShape, IndirectWrites), Arc<ClLoop>>>,
     plans: PlanBuffersCache,
@@ -73,6 +74,7 @@ impl OpenClExecutor {
             .clone()
             .or_else(|| std::env::var("OP2_OPENCL_DEVICE").ok());
         let increments = options.resolved_increments()?;
+        let checks = options.resolved_checks()?;
         let _init = select::INIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         let (device, name) = select_device(wanted.as_deref())?;
         let fail = |call: &str, e: opencl3::error_codes::ClError| Error::Device {
@@ -106,6 +108,7 @@ impl OpenClExecutor {
             queue: Arc::new(queue),
             block_size,
             increments,
+            checks,
             int64_atomics,
             programs: Mutex::new(HashMap::new()),
             plans: PlanBuffersCache::default(),
@@ -150,7 +153,7 @@ impl OpenClExecutor {
             self.reused.fetch_add(1, Ordering::Relaxed);
             return Ok(p.clone());
         }
-        let source = opencl_source(lp.kernel, &key.0, writes);
+        let source = opencl_source(lp.kernel, &key.0, writes, self.checks);
         let program = Program::create_and_build_from_source(&self.context, &source, BUILD_OPTIONS).map_err(|log| {
             Error::DeviceBuild {
                 backend: "opencl",
@@ -214,6 +217,8 @@ impl Executor for OpenClExecutor {
         let cl_loop = self.program(lp, shape, writes)?;
         let p = prepare_loop(self, lp, &layout, writes, self.block_size, &self.plans, &self.partials)?;
         let partials_mem = p.partials.mem(self);
+        let report = CheckReport::new(self, self.checks)?;
+        let report_mem = report.mem(self);
         {
             let kernel = cl_loop.kernel.lock().unwrap_or_else(|p| p.into_inner());
             for l in p.launches.iter().filter(|l| l.count > 0) {
@@ -231,6 +236,7 @@ impl Executor for OpenClExecutor {
                         .set_arg(&p.ncolours)
                         .set_arg(&partials_mem)
                         .set_arg(&(l.offset as cl_long))
+                        .set_arg(&report_mem)
                         .set_arg_local_buffer(self.block_size * std::mem::size_of::<u64>());
                     for (m, map) in p.args.data.iter().zip(&p.args.maps) {
                         exec.set_arg(m);
@@ -246,6 +252,7 @@ impl Executor for OpenClExecutor {
             }
         }
         self.queue.finish().map_err(|e| self.fail("clFinish", e))?;
+        report.result(lp.kernel.name, "opencl")?;
         p.partials.combine(&layout, lp.args)
     }
 

@@ -41,6 +41,9 @@ struct Var {
     c: String,
     ty: ETy,
     kind: Kind,
+    /// C text of each array length, outermost first (empty for scalars):
+    /// what checked mode compares indices against.
+    dims: Vec<String>,
 }
 
 struct Translator {
@@ -53,6 +56,13 @@ struct Translator {
 /// Translates a kernel whose signature was parsed into `params` and whose body
 /// passed the subset check. Returns the C function, or the errors found
 /// (an unknown name, a type that cannot be inferred, an array used as a value).
+///
+/// The function's first parameter is `long *op2_status`, the failure record
+/// of checked mode: every index goes through `OP2_IX(index, length)` and
+/// every integer `/` and `%` through `op2_div_<type>` / `op2_rem_<type>`,
+/// which the generated prelude defines as plain C or, when the wrapper is
+/// built checked, as checks that record the first failure there. Float to
+/// integer casts call `op2_as_<type>`, which saturate like Rust's `as`.
 pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Error>> {
     let mut t = Translator {
         scopes: vec![Vec::new()],
@@ -66,36 +76,42 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
         let ty = Ty::from_rust(&p.scalar.to_string()).expect("signature.rs admits scalar types only");
         let c = t.declare_name(&p.name.to_string());
         let constness = if p.mutable { "" } else { "const " };
-        let (decl, ety, kind) = match &p.shape {
+        // A literal length stays; a named one becomes a macro that the code
+        // generator defines from the parameter's recorded dim (or arity).
+        let length = |e: &Expr, macro_name: &str| match e {
+            Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_digits().to_string(),
+            _ => format!("{macro_name}_{}", p.name),
+        };
+        let (decl, ety, kind, dims) = match &p.shape {
             Shape::Scalar => (
                 format!("{constness}{} *{c}", ty.c_name()),
                 ETy::Scalar(ty),
                 Kind::ParamScalar,
+                vec![],
             ),
-            Shape::Array(_) => (
+            Shape::Array(d) => (
                 format!("{constness}{} *{c}", ty.c_name()),
                 ETy::Array(ty, 1),
                 Kind::ParamArray,
+                vec![length(d, "OP2_DIM")],
             ),
-            Shape::Table(d, _) => {
-                // A literal dim stays; a named one becomes a macro that the
-                // code generator defines from the parameter's recorded dim.
-                let dim = match d {
-                    Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_digits().to_string(),
-                    _ => format!("OP2_DIM_{}", p.name),
-                };
+            Shape::Table(d, a) => {
+                let dim = length(d, "OP2_DIM");
                 (
                     format!("{constness}{} (*{c})[{dim}]", ty.c_name()),
                     ETy::Array(ty, 2),
                     Kind::ParamArray,
+                    vec![length(a, "OP2_ARITY"), dim],
                 )
             }
         };
         c_params.push(decl);
-        t.bind(&p.name.to_string(), c, ety, kind);
+        t.bind_array(&p.name.to_string(), c, ety, kind, dims);
     }
     let name = func.sig.ident.to_string();
+    c_params.insert(0, "long *op2_status".to_string());
     t.out.open(&format!("void op2_kernel_{name}({})", c_params.join(", ")));
+    t.out.line("(void)op2_status;");
     t.block_stmts(&func.block);
     t.out.close("");
     if t.errors.is_empty() {
@@ -223,12 +239,33 @@ impl Translator {
     }
 
     fn bind(&mut self, rust: &str, c: String, ty: ETy, kind: Kind) {
+        self.bind_array(rust, c, ty, kind, Vec::new());
+    }
+
+    fn bind_array(&mut self, rust: &str, c: String, ty: ETy, kind: Kind, dims: Vec<String>) {
         self.scopes.last_mut().expect("a scope").push(Var {
             rust: rust.to_string(),
             c,
             ty,
             kind,
+            dims,
         });
+    }
+
+    /// The C length of the array `e[..]` indexes: `e` is a named array, or an
+    /// element of one (`v[k]` in `v[k][c]`).
+    fn index_length(&self, e: &Expr, depth: usize) -> Option<String> {
+        match e {
+            Expr::Index(i) => self.index_length(&i.expr, depth + 1),
+            Expr::Paren(p) => self.index_length(&p.expr, depth),
+            Expr::Group(g) => self.index_length(&g.expr, depth),
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => self.index_length(&u.expr, depth),
+            Expr::Path(p) => {
+                let name = p.path.get_ident()?.to_string();
+                self.lookup(&name)?.dims.get(depth).cloned()
+            }
+            _ => None,
+        }
     }
 
     fn lookup(&self, rust: &str) -> Option<&Var> {
@@ -397,6 +434,7 @@ impl Translator {
                 }
                 let cname = self.declare_name(&name);
                 let dims_text: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                let local_dims = dims.clone();
                 match init {
                     None => self.out.line(&format!("{} {cname}{dims_text};", t.c_name())),
                     Some(e @ Expr::Array(_)) => {
@@ -416,7 +454,7 @@ impl Translator {
                         return;
                     }
                 }
-                self.bind(&name, cname, ETy::Array(t, rank), Kind::Local);
+                self.bind_array(&name, cname, ETy::Array(t, rank), Kind::Local, local_dims);
             }
         }
     }
@@ -707,7 +745,13 @@ impl Translator {
             Expr::Index(i) => {
                 let base = self.expr(&i.expr, None);
                 let idx = self.expr(&i.index, None);
-                format!("{base}[{}]", strip_parens(&idx))
+                match self.index_length(&i.expr, 0) {
+                    Some(len) => format!("{base}[OP2_IX({}, {len})]", strip_parens(&idx)),
+                    None => {
+                        self.err(i.span(), "kernels index named arrays only (parameters and `let` arrays)");
+                        String::new()
+                    }
+                }
             }
             Expr::Paren(p) => self.expr(&p.expr, want),
             Expr::Group(g) => self.expr(&g.expr, want),
@@ -720,8 +764,15 @@ impl Translator {
                     self.err(c.ty.span(), "kernels can cast (`as`) to numeric types only");
                     return String::new();
                 };
+                let from = self.ty(&c.expr).scalar();
                 let inner = self.expr(&c.expr, None);
-                format!("(({}){inner})", to.c_name())
+                if from.is_float() && to.is_int() {
+                    // Rust's `as` saturates and maps NaN to 0; a C cast of an
+                    // out-of-range value is undefined.
+                    format!("op2_as_{}((double)({inner}))", to.helper_suffix())
+                } else {
+                    format!("(({}){inner})", to.c_name())
+                }
             }
             Expr::MethodCall(m) => {
                 let args: Vec<&Expr> = m.args.iter().collect();
@@ -865,6 +916,23 @@ impl Translator {
         };
         let l = self.expr(&b.left, lw);
         let r = self.expr(&b.right, rw);
+        // Integer division and remainder go through helpers: checked mode
+        // turns a zero divisor or MIN / -1 into an error instead of SIGFPE.
+        let int_division = |t: Option<Ty>| {
+            let t = t.map(Ty::concrete).filter(|t| t.is_int())?;
+            let name = match b.op {
+                BinOp::Div(_) | BinOp::DivAssign(_) => "div",
+                BinOp::Rem(_) | BinOp::RemAssign(_) => "rem",
+                _ => return None,
+            };
+            Some(format!("op2_{name}_{}", t.helper_suffix()))
+        };
+        if let Some(helper) = int_division(lw) {
+            return match b.op {
+                BinOp::DivAssign(_) | BinOp::RemAssign(_) => format!("({l} = {helper}({l}, {r}, op2_status))"),
+                _ => format!("{helper}({l}, {r}, op2_status)"),
+            };
+        }
         format!("({l} {op} {r})")
     }
 
@@ -973,7 +1041,7 @@ mod tests {
     fn parameters_become_pointers() {
         let c = c_of("fn k(a: &f64, b: &mut [f32; 3], t: &[[i32; 2]; 4], u: &mut u32) {}");
         assert!(
-            c.starts_with("void op2_kernel_k(const double *a, float *b, const int (*t)[2], unsigned int *u) {"),
+            c.starts_with("void op2_kernel_k(long *op2_status, const double *a, float *b, const int (*t)[2], unsigned int *u) {"),
             "{c}"
         );
     }
@@ -987,7 +1055,7 @@ mod tests {
     #[test]
     fn literals_take_the_type_of_their_partner() {
         let c = c_of("fn k(x: &mut [f32; 2]) { x[0] = x[1] * 0.5 + 1.0; let y = 2.0f64; let n = 3; }");
-        assert!(c.contains("x[0] = ((x[1] * 0.5f) + 1.0f);"), "{c}");
+        assert!(c.contains("x[OP2_IX(0, 2)] = ((x[OP2_IX(1, 2)] * 0.5f) + 1.0f);"), "{c}");
         assert!(c.contains("double y = 2.0;"), "{c}");
         assert!(c.contains("int n = 3;"), "{c}");
     }
@@ -995,9 +1063,9 @@ mod tests {
     #[test]
     fn let_types_are_inferred_from_parameters() {
         let c = c_of("fn k(q: &[f64; 4], r: &mut f64) { let ri = 1.0 / q[0]; let mut s = ri; s += q[1]; *r = s; }");
-        assert!(c.contains("double ri = (1.0 / q[0]);"), "{c}");
+        assert!(c.contains("double ri = (1.0 / q[OP2_IX(0, 4)]);"), "{c}");
         assert!(c.contains("double s = ri;"), "{c}");
-        assert!(c.contains("s += q[1];"), "{c}");
+        assert!(c.contains("s += q[OP2_IX(1, 4)];"), "{c}");
     }
 
     #[test]
@@ -1089,7 +1157,41 @@ mod tests {
             c.contains("double m[3][2];") && c.contains("m[op2_i0_1][op2_i1] = 0.0;"),
             "{c}"
         );
-        assert!(c.contains("m[2][1] = a[1];"), "{c}");
+        assert!(c.contains("m[OP2_IX(2, 3)][OP2_IX(1, 2)] = a[OP2_IX(1, 4)];"), "{c}");
+    }
+
+    #[test]
+    fn indices_are_checked_against_their_array_length() {
+        let c = c_of(
+            "fn k(v: &[[f64; NDIM]; 3], w: &mut [f64; NW], i: &i32) {
+                const N: usize = 2;
+                let a = [0.0; N];
+                w[*i as usize] = v[2][1] + a[1];
+            }",
+        );
+        assert!(c.contains("w[OP2_IX((unsigned long)(*i), OP2_DIM_w)]"), "{c}");
+        assert!(c.contains("v[OP2_IX(2, 3)][OP2_IX(1, OP2_DIM_v)]"), "{c}");
+        assert!(c.contains("a[OP2_IX(1, N)]"), "{c}");
+        let c = c_of("fn k(v: &[[f64; 2]; NV], r: &mut f64) { *r = v[1][0]; }");
+        assert!(c.contains("v[OP2_IX(1, OP2_ARITY_v)][OP2_IX(0, 2)]"), "{c}");
+    }
+
+    #[test]
+    fn float_to_int_casts_saturate_like_rust() {
+        let c = c_of("fn k(x: &f64, y: &f32, a: &mut i32, b: &mut u32, c: &mut f64) { *a = *x as i32; *b = *y as u32; let n = 1e20 as u64; *c = *a as f64; }");
+        assert!(c.contains("(*a) = op2_as_i32((double)((*x)));"), "{c}");
+        assert!(c.contains("(*b) = op2_as_u32((double)((*y)));"), "{c}");
+        assert!(c.contains("unsigned long n = op2_as_u64((double)(1e20));"), "{c}");
+        assert!(c.contains("(*c) = ((double)(*a));"), "{c}");
+    }
+
+    #[test]
+    fn integer_division_goes_through_helpers() {
+        let c = c_of("fn k(a: &i32, b: &mut i32, x: &mut f64) { *b = *a / *b; *b %= 3; let n = 7u64 / 2; *x = *x / 2.0; }");
+        assert!(c.contains("(*b) = op2_div_i32((*a), (*b), op2_status);"), "{c}");
+        assert!(c.contains("(*b) = op2_rem_i32((*b), 3, op2_status);"), "{c}");
+        assert!(c.contains("op2_div_u64(7ul, 2ul, op2_status)"), "{c}");
+        assert!(c.contains("(*x) = ((*x) / 2.0);"), "{c}");
     }
 
     #[test]

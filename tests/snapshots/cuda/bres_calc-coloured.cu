@@ -19,30 +19,53 @@ OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
 OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
 OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
 OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
 
-static __device__ inline void op2_kernel_bres_calc(const double *x1, const double *x2, const double *q1, const double *adt1, double *res1, const int *bound, const double *gm1, const double *eps, const double *qinf) {
-    double dx = (x1[0] - x2[0]);
-    double dy = (x1[1] - x2[1]);
-    double ri = (1.0 / q1[0]);
-    double p1 = ((*gm1) * (q1[3] - ((0.5 * ri) * ((q1[1] * q1[1]) + (q1[2] * q1[2])))));
+static __device__ inline void op2_kernel_bres_calc(long *op2_status, const double *x1, const double *x2, const double *q1, const double *adt1, double *res1, const int *bound, const double *gm1, const double *eps, const double *qinf) {
+    (void)op2_status;
+    double dx = (x1[OP2_IX(0, 2)] - x2[OP2_IX(0, 2)]);
+    double dy = (x1[OP2_IX(1, 2)] - x2[OP2_IX(1, 2)]);
+    double ri = (1.0 / q1[OP2_IX(0, 4)]);
+    double p1 = ((*gm1) * (q1[OP2_IX(3, 4)] - ((0.5 * ri) * ((q1[OP2_IX(1, 4)] * q1[OP2_IX(1, 4)]) + (q1[OP2_IX(2, 4)] * q1[OP2_IX(2, 4)])))));
     if (((*bound) == 1)) {
-        res1[1] += (p1 * dy);
-        res1[2] += ((-p1) * dx);
+        res1[OP2_IX(1, 4)] += (p1 * dy);
+        res1[OP2_IX(2, 4)] += ((-p1) * dx);
     }
     else {
-        double vol1 = (ri * ((q1[1] * dy) - (q1[2] * dx)));
-        ri = (1.0 / qinf[0]);
-        double p2 = ((*gm1) * (qinf[3] - ((0.5 * ri) * ((qinf[1] * qinf[1]) + (qinf[2] * qinf[2])))));
-        double vol2 = (ri * ((qinf[1] * dy) - (qinf[2] * dx)));
+        double vol1 = (ri * ((q1[OP2_IX(1, 4)] * dy) - (q1[OP2_IX(2, 4)] * dx)));
+        ri = (1.0 / qinf[OP2_IX(0, 4)]);
+        double p2 = ((*gm1) * (qinf[OP2_IX(3, 4)] - ((0.5 * ri) * ((qinf[OP2_IX(1, 4)] * qinf[OP2_IX(1, 4)]) + (qinf[OP2_IX(2, 4)] * qinf[OP2_IX(2, 4)])))));
+        double vol2 = (ri * ((qinf[OP2_IX(1, 4)] * dy) - (qinf[OP2_IX(2, 4)] * dx)));
         double mu = ((*adt1) * (*eps));
-        double f = ((0.5 * ((vol1 * q1[0]) + (vol2 * qinf[0]))) + (mu * (q1[0] - qinf[0])));
-        res1[0] += f;
-        f = ((0.5 * ((((vol1 * q1[1]) + (p1 * dy)) + (vol2 * qinf[1])) + (p2 * dy))) + (mu * (q1[1] - qinf[1])));
-        res1[1] += f;
-        f = ((0.5 * ((((vol1 * q1[2]) - (p1 * dx)) + (vol2 * qinf[2])) - (p2 * dx))) + (mu * (q1[2] - qinf[2])));
-        res1[2] += f;
-        f = ((0.5 * ((vol1 * (q1[3] + p1)) + (vol2 * (qinf[3] + p2)))) + (mu * (q1[3] - qinf[3])));
-        res1[3] += f;
+        double f = ((0.5 * ((vol1 * q1[OP2_IX(0, 4)]) + (vol2 * qinf[OP2_IX(0, 4)]))) + (mu * (q1[OP2_IX(0, 4)] - qinf[OP2_IX(0, 4)])));
+        res1[OP2_IX(0, 4)] += f;
+        f = ((0.5 * ((((vol1 * q1[OP2_IX(1, 4)]) + (p1 * dy)) + (vol2 * qinf[OP2_IX(1, 4)])) + (p2 * dy))) + (mu * (q1[OP2_IX(1, 4)] - qinf[OP2_IX(1, 4)])));
+        res1[OP2_IX(1, 4)] += f;
+        f = ((0.5 * ((((vol1 * q1[OP2_IX(2, 4)]) - (p1 * dx)) + (vol2 * qinf[OP2_IX(2, 4)])) - (p2 * dx))) + (mu * (q1[OP2_IX(2, 4)] - qinf[OP2_IX(2, 4)])));
+        res1[OP2_IX(2, 4)] += f;
+        f = ((0.5 * ((vol1 * (q1[OP2_IX(3, 4)] + p1)) + (vol2 * (qinf[OP2_IX(3, 4)] + p2)))) + (mu * (q1[OP2_IX(3, 4)] - qinf[OP2_IX(3, 4)])));
+        res1[OP2_IX(3, 4)] += f;
     }
 }
 
@@ -56,6 +79,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
         const unsigned int *ncolours,
         unsigned long long *partials,
         long partial_offset,
+        int *report,
         const double *__restrict__ arg0,
         const int *__restrict__ map0,
         const double *__restrict__ arg1,
@@ -77,6 +101,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
     const long start = base + b * block_size;
     const long e = start + tid;
     const int active = e < limit;
+    long op2_st[3] = {0, 0, 0};
     double s0[2];
     long t0;
     double s1[2];
@@ -106,7 +131,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
         for (int c = 0; c < 1; ++c) s6[c] = arg6[c];
         for (int c = 0; c < 1; ++c) s7[c] = arg7[c];
         for (int c = 0; c < 4; ++c) s8[c] = arg8[c];
-        op2_kernel_bres_calc(s0, s1, s2, s3, s4, s5, s6, s7, s8);
+        op2_kernel_bres_calc(op2_st, s0, s1, s2, s3, s4, s5, s6, s7, s8);
     }
     const unsigned int my_colour = active ? colours[e - base] : 0xffffffffu;
     const unsigned int nc = ncolours[b];

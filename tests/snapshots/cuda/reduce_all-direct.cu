@@ -19,12 +19,35 @@ OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
 OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
 OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
 OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
 
-static __device__ inline void op2_kernel_reduce_all(const double *x, double *sum, double *lo, double *hi) {
-    sum[0] += x[0];
-    sum[1] += (x[0] * x[1]);
-    (*lo) = fmin((*lo), x[1]);
-    (*hi) = fmax((*hi), x[0]);
+static __device__ inline void op2_kernel_reduce_all(long *op2_status, const double *x, double *sum, double *lo, double *hi) {
+    (void)op2_status;
+    sum[OP2_IX(0, 2)] += x[OP2_IX(0, 2)];
+    sum[OP2_IX(1, 2)] += (x[OP2_IX(0, 2)] * x[OP2_IX(1, 2)]);
+    (*lo) = fmin((*lo), x[OP2_IX(1, 2)]);
+    (*hi) = fmax((*hi), x[OP2_IX(0, 2)]);
 }
 
 
@@ -37,6 +60,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
         const unsigned int *ncolours,
         unsigned long long *partials,
         long partial_offset,
+        int *report,
         const double *__restrict__ arg0,
         double *arg1,
         double *arg2,
@@ -56,6 +80,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
     for (int c = 0; c < 1; ++c) red2[c] = ((double *)(part + 2))[c];
     double red3[1];
     for (int c = 0; c < 1; ++c) red3[c] = ((double *)(part + 3))[c];
+    long op2_st[3] = {0, 0, 0};
     double s0[2];
     double s1[2];
     double s2[1];
@@ -65,7 +90,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
         for (int c = 0; c < 2; ++c) s1[c] = 0;
         for (int c = 0; c < 1; ++c) s2[c] = red2[c];
         for (int c = 0; c < 1; ++c) s3[c] = red3[c];
-        op2_kernel_reduce_all(s0, s1, s2, s3);
+        op2_kernel_reduce_all(op2_st, s0, s1, s2, s3);
         for (int c = 0; c < 2; ++c) red1[c] += s1[c];
         for (int c = 0; c < 1; ++c) red2[c] = op2_min_f64(red2[c], s2[c]);
         for (int c = 0; c < 1; ++c) red3[c] = op2_max_f64(red3[c], s3[c]);

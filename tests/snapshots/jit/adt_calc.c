@@ -23,32 +23,57 @@ OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
 OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
 OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
 OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
 
-static inline void op2_kernel_adt_calc(const double *x1, const double *x2, const double *x3, const double *x4, const double *q, double *adt, const double *gam, const double *gm1, const double *cfl) {
-    double ri = (1.0 / q[0]);
-    double u = (ri * q[1]);
-    double v = (ri * q[2]);
-    double c = sqrt((((*gam) * (*gm1)) * ((ri * q[3]) - (0.5 * ((u * u) + (v * v))))));
-    double dx = (x2[0] - x1[0]);
-    double dy = (x2[1] - x1[1]);
+static inline void op2_kernel_adt_calc(long *op2_status, const double *x1, const double *x2, const double *x3, const double *x4, const double *q, double *adt, const double *gam, const double *gm1, const double *cfl) {
+    (void)op2_status;
+    double ri = (1.0 / q[OP2_IX(0, 4)]);
+    double u = (ri * q[OP2_IX(1, 4)]);
+    double v = (ri * q[OP2_IX(2, 4)]);
+    double c = sqrt((((*gam) * (*gm1)) * ((ri * q[OP2_IX(3, 4)]) - (0.5 * ((u * u) + (v * v))))));
+    double dx = (x2[OP2_IX(0, 2)] - x1[OP2_IX(0, 2)]);
+    double dy = (x2[OP2_IX(1, 2)] - x1[OP2_IX(1, 2)]);
     (*adt) = (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
-    dx = (x3[0] - x2[0]);
-    dy = (x3[1] - x2[1]);
+    dx = (x3[OP2_IX(0, 2)] - x2[OP2_IX(0, 2)]);
+    dy = (x3[OP2_IX(1, 2)] - x2[OP2_IX(1, 2)]);
     (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
-    dx = (x4[0] - x3[0]);
-    dy = (x4[1] - x3[1]);
+    dx = (x4[OP2_IX(0, 2)] - x3[OP2_IX(0, 2)]);
+    dy = (x4[OP2_IX(1, 2)] - x3[OP2_IX(1, 2)]);
     (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
-    dx = (x1[0] - x4[0]);
-    dy = (x1[1] - x4[1]);
+    dx = (x1[OP2_IX(0, 2)] - x4[OP2_IX(0, 2)]);
+    dy = (x1[OP2_IX(1, 2)] - x4[OP2_IX(1, 2)]);
     (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
     (*adt) /= (*cfl);
 }
 
 void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
-              void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
+              void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
+              long *report)
 {
     (void)maps;
     (void)partials;
+    (void)report;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
         const long start = base + (long)units[u] * block_size;
@@ -69,6 +94,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg7 = (double *)data[7];
         double *arg8 = (double *)data[8];
         for (long e = start; e < end; ++e) {
+            long op2_st[3] = {0, 0, 0};
             double s0[2];
             long t0;
             t0 = map0[e * 4 + 0];
@@ -95,7 +121,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
             for (int c = 0; c < 1; ++c) s7[c] = arg7[c];
             double s8[1];
             for (int c = 0; c < 1; ++c) s8[c] = arg8[c];
-            op2_kernel_adt_calc(s0, s1, s2, s3, s4, s5, s6, s7, s8);
+            op2_kernel_adt_calc(op2_st, s0, s1, s2, s3, s4, s5, s6, s7, s8);
             for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c];
         }
     }

@@ -23,18 +23,43 @@ OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
 OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
 OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
 OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
 
-static inline void op2_kernel_f32_ops(float *x, float *total) {
-    x[0] *= 0.5f;
-    x[1] += x[0];
-    (*total) += x[1];
+static inline void op2_kernel_f32_ops(long *op2_status, float *x, float *total) {
+    (void)op2_status;
+    x[OP2_IX(0, 2)] *= 0.5f;
+    x[OP2_IX(1, 2)] += x[OP2_IX(0, 2)];
+    (*total) += x[OP2_IX(1, 2)];
 }
 
 void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
-              void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
+              void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
+              long *report)
 {
     (void)maps;
     (void)partials;
+    (void)report;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
         const long start = base + (long)units[u] * block_size;
@@ -44,11 +69,12 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         float *arg0 = (float *)data[0];
         float *red1 = (float *)(part + 0);
         for (long e = start; e < end; ++e) {
+            long op2_st[3] = {0, 0, 0};
             float s0[2];
             for (int c = 0; c < 2; ++c) s0[c] = arg0[e * 2 + c];
             float s1[1];
             for (int c = 0; c < 1; ++c) s1[c] = 0;
-            op2_kernel_f32_ops(s0, s1);
+            op2_kernel_f32_ops(op2_st, s0, s1);
             for (int c = 0; c < 2; ++c) arg0[e * 2 + c] = s0[c];
             for (int c = 0; c < 1; ++c) red1[c] += s1[c];
         }

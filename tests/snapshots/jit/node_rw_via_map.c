@@ -23,17 +23,42 @@ OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
 OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
 OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
 OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
 
-static inline void op2_kernel_node_rw_via_map(double *v) {
-    v[0] += 1.0;
-    v[1] *= 2.0;
+static inline void op2_kernel_node_rw_via_map(long *op2_status, double *v) {
+    (void)op2_status;
+    v[OP2_IX(0, 2)] += 1.0;
+    v[OP2_IX(1, 2)] *= 2.0;
 }
 
 void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
-              void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
+              void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
+              long *report)
 {
     (void)maps;
     (void)partials;
+    (void)report;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
         const long start = base + (long)units[u] * block_size;
@@ -43,11 +68,12 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg0 = (double *)data[0];
         const int *map0 = maps[0];
         for (long e = start; e < end; ++e) {
+            long op2_st[3] = {0, 0, 0};
             double s0[2];
             long t0;
             t0 = map0[e * 2 + 0];
             for (int c = 0; c < 2; ++c) s0[c] = arg0[t0 * 2 + c];
-            op2_kernel_node_rw_via_map(s0);
+            op2_kernel_node_rw_via_map(op2_st, s0);
             for (int c = 0; c < 2; ++c) arg0[t0 * 2 + c] = s0[c];
         }
     }

@@ -23,36 +23,61 @@ OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
 OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
 OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
 OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
 
-static inline void op2_kernel_res_calc(const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1, const double *adt2, double *res1, double *res2, const double *gm1, const double *eps) {
-    double dx = (x1[0] - x2[0]);
-    double dy = (x1[1] - x2[1]);
-    double ri = (1.0 / q1[0]);
-    double p1 = ((*gm1) * (q1[3] - ((0.5 * ri) * ((q1[1] * q1[1]) + (q1[2] * q1[2])))));
-    double vol1 = (ri * ((q1[1] * dy) - (q1[2] * dx)));
-    ri = (1.0 / q2[0]);
-    double p2 = ((*gm1) * (q2[3] - ((0.5 * ri) * ((q2[1] * q2[1]) + (q2[2] * q2[2])))));
-    double vol2 = (ri * ((q2[1] * dy) - (q2[2] * dx)));
+static inline void op2_kernel_res_calc(long *op2_status, const double *x1, const double *x2, const double *q1, const double *q2, const double *adt1, const double *adt2, double *res1, double *res2, const double *gm1, const double *eps) {
+    (void)op2_status;
+    double dx = (x1[OP2_IX(0, 2)] - x2[OP2_IX(0, 2)]);
+    double dy = (x1[OP2_IX(1, 2)] - x2[OP2_IX(1, 2)]);
+    double ri = (1.0 / q1[OP2_IX(0, 4)]);
+    double p1 = ((*gm1) * (q1[OP2_IX(3, 4)] - ((0.5 * ri) * ((q1[OP2_IX(1, 4)] * q1[OP2_IX(1, 4)]) + (q1[OP2_IX(2, 4)] * q1[OP2_IX(2, 4)])))));
+    double vol1 = (ri * ((q1[OP2_IX(1, 4)] * dy) - (q1[OP2_IX(2, 4)] * dx)));
+    ri = (1.0 / q2[OP2_IX(0, 4)]);
+    double p2 = ((*gm1) * (q2[OP2_IX(3, 4)] - ((0.5 * ri) * ((q2[OP2_IX(1, 4)] * q2[OP2_IX(1, 4)]) + (q2[OP2_IX(2, 4)] * q2[OP2_IX(2, 4)])))));
+    double vol2 = (ri * ((q2[OP2_IX(1, 4)] * dy) - (q2[OP2_IX(2, 4)] * dx)));
     double mu = ((0.5 * ((*adt1) + (*adt2))) * (*eps));
-    double f = ((0.5 * ((vol1 * q1[0]) + (vol2 * q2[0]))) + (mu * (q1[0] - q2[0])));
-    res1[0] += f;
-    res2[0] -= f;
-    f = ((0.5 * ((((vol1 * q1[1]) + (p1 * dy)) + (vol2 * q2[1])) + (p2 * dy))) + (mu * (q1[1] - q2[1])));
-    res1[1] += f;
-    res2[1] -= f;
-    f = ((0.5 * ((((vol1 * q1[2]) - (p1 * dx)) + (vol2 * q2[2])) - (p2 * dx))) + (mu * (q1[2] - q2[2])));
-    res1[2] += f;
-    res2[2] -= f;
-    f = ((0.5 * ((vol1 * (q1[3] + p1)) + (vol2 * (q2[3] + p2)))) + (mu * (q1[3] - q2[3])));
-    res1[3] += f;
-    res2[3] -= f;
+    double f = ((0.5 * ((vol1 * q1[OP2_IX(0, 4)]) + (vol2 * q2[OP2_IX(0, 4)]))) + (mu * (q1[OP2_IX(0, 4)] - q2[OP2_IX(0, 4)])));
+    res1[OP2_IX(0, 4)] += f;
+    res2[OP2_IX(0, 4)] -= f;
+    f = ((0.5 * ((((vol1 * q1[OP2_IX(1, 4)]) + (p1 * dy)) + (vol2 * q2[OP2_IX(1, 4)])) + (p2 * dy))) + (mu * (q1[OP2_IX(1, 4)] - q2[OP2_IX(1, 4)])));
+    res1[OP2_IX(1, 4)] += f;
+    res2[OP2_IX(1, 4)] -= f;
+    f = ((0.5 * ((((vol1 * q1[OP2_IX(2, 4)]) - (p1 * dx)) + (vol2 * q2[OP2_IX(2, 4)])) - (p2 * dx))) + (mu * (q1[OP2_IX(2, 4)] - q2[OP2_IX(2, 4)])));
+    res1[OP2_IX(2, 4)] += f;
+    res2[OP2_IX(2, 4)] -= f;
+    f = ((0.5 * ((vol1 * (q1[OP2_IX(3, 4)] + p1)) + (vol2 * (q2[OP2_IX(3, 4)] + p2)))) + (mu * (q1[OP2_IX(3, 4)] - q2[OP2_IX(3, 4)])));
+    res1[OP2_IX(3, 4)] += f;
+    res2[OP2_IX(3, 4)] -= f;
 }
 
 void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
-              void *const *data, const int *const *maps, uint64_t *partials, int nthreads)
+              void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
+              long *report)
 {
     (void)maps;
     (void)partials;
+    (void)report;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
         const long start = base + (long)units[u] * block_size;
@@ -78,6 +103,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg8 = (double *)data[8];
         double *arg9 = (double *)data[9];
         for (long e = start; e < end; ++e) {
+            long op2_st[3] = {0, 0, 0};
             double s0[2];
             long t0;
             t0 = map0[e * 2 + 0];
@@ -114,7 +140,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
             for (int c = 0; c < 1; ++c) s8[c] = arg8[c];
             double s9[1];
             for (int c = 0; c < 1; ++c) s9[c] = arg9[c];
-            op2_kernel_res_calc(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9);
+            op2_kernel_res_calc(op2_st, s0, s1, s2, s3, s4, s5, s6, s7, s8, s9);
             for (int c = 0; c < 4; ++c) arg6[t6 * 4 + c] += s6[c];
             for (int c = 0; c < 4; ++c) arg7[t7 * 4 + c] += s7[c];
         }
