@@ -120,3 +120,11 @@ pub fn self_and_next(own: &mut f64, next: &mut f64) {
     *own += 1.0;
     *next += 10.0;
 }
+
+#[op2::kernel]
+pub fn casts(x: &f64, y: &f32, a: &mut i32, b: &mut i64, c: &mut u32, d: &mut i32) {
+    *a = *x as i32;
+    *b = *x as i64;
+    *c = *x as u32;
+    *d = *y as i32;
+}

@@ -576,3 +576,37 @@ pub fn direct_and_indirect_writes_of_one_dat(new_rt: &dyn Fn() -> Runtime) {
     // Every element gets 1 from itself and 10 from the one element whose `next` it is.
     assert_eq!(res.to_vec(), vec![33.0; n]);
 }
+
+/// Float-to-integer `as` saturates and maps NaN to 0, as in Rust (a C cast of
+/// an out-of-range value is undefined, and gives INT_MIN on x86).
+pub fn float_to_int_casts_saturate(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let xs = vec![
+        1e10,
+        -1e10,
+        f64::NAN,
+        3.7,
+        -3.7,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        2147483647.5,
+        -2147483648.9,
+        4294967295.9,
+        9.3e18,
+        -0.0,
+    ];
+    let n = xs.len();
+    let set = Set::new("values", n);
+    let ys: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+    let x = Dat::from_vec("x", &set, 1, xs.clone()).unwrap();
+    let y = Dat::from_vec("y", &set, 1, ys.clone()).unwrap();
+    let a = Dat::<i32>::zeros("a", &set, 1);
+    let b = Dat::<i64>::zeros("b", &set, 1);
+    let c = Dat::<u32>::zeros("c", &set, 1);
+    let d = Dat::<i32>::zeros("d", &set, 1);
+    par_loop!(rt, casts, set, x(READ), y(READ), a(WRITE), b(WRITE), c(WRITE), d(WRITE)).unwrap();
+    assert_eq!(a.to_vec(), xs.iter().map(|&v| v as i32).collect::<Vec<_>>());
+    assert_eq!(b.to_vec(), xs.iter().map(|&v| v as i64).collect::<Vec<_>>());
+    assert_eq!(c.to_vec(), xs.iter().map(|&v| v as u32).collect::<Vec<_>>());
+    assert_eq!(d.to_vec(), ys.iter().map(|&v| v as i32).collect::<Vec<_>>());
+}

@@ -45,8 +45,9 @@ impl Checks {
 /// (1 index, 2 division by zero, 3 division overflow).
 pub fn check_failure(code: i64, index: Option<(i64, i64)>) -> String {
     match code {
+        // Kernel indices are `usize` in Rust: a negative C value is a huge one.
         1 => match index {
-            Some((i, n)) => format!("index out of bounds: the len is {n} but the index is {i}"),
+            Some((i, n)) => format!("index out of bounds: the len is {n} but the index is {}", i as u64),
             None => "index out of bounds".to_string(),
         },
         2 => "integer division or remainder by zero".to_string(),
