@@ -140,12 +140,22 @@ impl Ranks {
         Ok(airfoil)
     }
 
-    /// Ends the run after an error on this rank.
-    fn fail(&self) -> ExitCode {
+    /// Reports an error on this rank and ends the run. With MPI the message
+    /// goes out in one write, every line prefixed `[rank r/size]`, so that
+    /// the messages of several failing ranks never interleave mid-line; on
+    /// more than one rank every rank is then aborted, so that none waits
+    /// forever for this one.
+    fn fail(&self, e: &AirfoilError) -> ExitCode {
         #[cfg(feature = "mpi")]
-        if self.size() > 1 {
-            self.mpi.abort(1);
+        {
+            let message = format!("airfoil: error: {e}");
+            if self.size() > 1 {
+                self.mpi.abort_with(1, message);
+            }
+            self.mpi.eprintln(message);
         }
+        #[cfg(not(feature = "mpi"))]
+        eprintln!("airfoil: error on rank {}: {e}", self.rank());
         ExitCode::FAILURE
     }
 }
@@ -167,9 +177,12 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     }
     if root {
         println!(
-            "airfoil: backend {}, {} rank(s), {} nodes, {} cells, {} edges, {} boundary edges (mesh ready in {:.2} s)",
+            "airfoil: backend {}, {}, {} nodes, {} cells, {} edges, {} boundary edges (mesh ready in {:.2} s)",
             rt.backend(),
-            ranks.size(),
+            match ranks.size() {
+                1 => "1 rank".to_string(),
+                n => format!("{n} ranks"),
+            },
             mesh.nnode(),
             mesh.ncell(),
             mesh.nedge(),
@@ -272,9 +285,6 @@ fn main() -> ExitCode {
     match run(&options, &ranks) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("airfoil: error on rank {}: {e}", ranks.rank());
-            ranks.fail()
-        }
+        Err(e) => ranks.fail(&e),
     }
 }

@@ -237,3 +237,51 @@ fn bad_flags_are_a_compile_error_with_the_log() {
     assert!(matches!(e, Error::JitCompile { .. }), "{e:?}");
     assert!(e.to_string().contains("op2-not-a-flag"), "{e}");
 }
+
+/// Checks that a cache error names `path`, the cache directory `dir` and how
+/// to choose another directory.
+fn assert_names_cache_dir(e: &Error, path: &Path, dir: &Path) {
+    assert!(matches!(e, Error::Io { .. }), "{e:?}");
+    let text = e.to_string();
+    for part in [
+        &path.display().to_string(),
+        &dir.display().to_string(),
+        "OP2_CACHE_DIR",
+        "RuntimeOptions::cache_dir",
+    ] {
+        assert!(text.contains(part), "{text:?} should mention {part:?}");
+    }
+}
+
+#[test]
+fn a_cache_directory_that_cannot_be_created_is_named_with_the_way_out() {
+    let parent = fresh_dir("under-a-file");
+    let file = parent.join("plain-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let dir = file.join("cache");
+    let e = Runtime::with_options(Backend::Jit, RuntimeOptions::default().cache_dir(&dir)).unwrap_err();
+    assert_names_cache_dir(&e, &dir, &dir);
+    assert!(e.to_string().contains("cannot create the code cache directory"), "{e}");
+}
+
+#[test]
+fn a_cache_directory_that_cannot_be_written_is_named_with_the_way_out() {
+    // Created with the runtime, then replaced by a regular file: the loop's
+    // source cannot be written there (as in a read-only directory, which the
+    // root user of a container could still write to).
+    let dir = fresh_dir("unwritable");
+    let rt = runtime(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::write(&dir, "not a directory").unwrap();
+    let s = Set::new("s", 3);
+    let x = Dat::<f64>::zeros("x", &s, 1);
+    let total = Global::scalar("total", 0.0);
+    let e = par_loop!(rt, scale_add, s, x(RW), total(INC)).unwrap_err();
+    let Error::Io { path, .. } = &e else {
+        panic!("expected Io, got {e:?}")
+    };
+    assert!(path.starts_with(&dir) && path != &dir, "{}", path.display());
+    assert_names_cache_dir(&e, path, &dir);
+    assert!(x.try_data_mut().is_ok(), "borrows released after the failure");
+    std::fs::remove_file(&dir).unwrap();
+}

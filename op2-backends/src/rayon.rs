@@ -21,16 +21,11 @@ pub struct RayonExecutor {
 
 impl RayonExecutor {
     /// An executor on a dedicated pool of `options.threads` threads, or on
-    /// rayon's global pool (sized by `RAYON_NUM_THREADS`) when unset.
+    /// rayon's global pool (sized by `RAYON_NUM_THREADS`) when unset. Fails
+    /// on a count [`RuntimeOptions::checked_threads`] refuses.
     pub fn new(options: &RuntimeOptions) -> Result<RayonExecutor> {
-        let pool = match options.threads {
+        let pool = match options.checked_threads()? {
             None => None,
-            Some(0) => {
-                return Err(Error::InvalidOption {
-                    option: "threads",
-                    reason: "must be at least 1".to_string(),
-                })
-            }
             Some(n) => Some(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(n)

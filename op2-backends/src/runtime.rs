@@ -39,7 +39,7 @@ pub struct RuntimeOptions {
     /// overlapping saves).
     pub overlap: Option<bool>,
     /// How device backends keep indirect increments race-free; `None` uses
-    /// `OP2_INCREMENTS`, else [`Increments::Colouring`].
+    /// `OP2_INCREMENTS`, else [`Increments::Colouring`](crate::Increments::Colouring).
     pub increments: Option<crate::Increments>,
     /// Remember the shape of every distinct loop run (see
     /// [`Runtime::recorded_loops`]): to generate or check code ahead of time.
@@ -52,14 +52,14 @@ pub struct RuntimeOptions {
     pub checked: Option<bool>,
 }
 
-/// The thread limit on any machine: [`RuntimeOptions::max_threads`] is the
-/// larger of this and 4 threads per core.
-pub const THREAD_LIMIT_FLOOR: usize = 1024;
-
 impl RuntimeOptions {
+    /// The thread limit on any machine: [`RuntimeOptions::max_threads`] is
+    /// the larger of this and 4 threads per core.
+    pub const THREAD_LIMIT_FLOOR: usize = 1024;
+
     /// The largest [`threads`](Self::threads) accepted here: 4 per core (as
     /// `std::thread::available_parallelism` counts them), at least
-    /// [`THREAD_LIMIT_FLOOR`].
+    /// [`THREAD_LIMIT_FLOOR`](Self::THREAD_LIMIT_FLOOR).
     ///
     /// Why a limit: every thread costs a stack (2 MiB reserved by rayon and
     /// most OpenMP runtimes) and start-up time, and a loop gains nothing from
@@ -70,7 +70,7 @@ impl RuntimeOptions {
     /// small machines too (tests and scripts asking for 64 threads run on a
     /// 2-core runner) while still catching typos.
     pub fn max_threads() -> usize {
-        (4 * cores()).max(THREAD_LIMIT_FLOOR)
+        cores().saturating_mul(4).max(Self::THREAD_LIMIT_FLOOR)
     }
 
     /// [`threads`](Self::threads), checked against the rule documented there.
@@ -84,9 +84,10 @@ impl RuntimeOptions {
                 "must be at least 1, got 0 (leave it unset for the backend's default)".to_string(),
             )),
             Some(n) if n > Self::max_threads() => Err(invalid(format!(
-                "{n} is more than the limit of {} threads (4 per core, at least {THREAD_LIMIT_FLOOR}; \
+                "{n} is more than the limit of {} threads (4 per core, at least {}; \
                  this machine has {})",
                 Self::max_threads(),
+                Self::THREAD_LIMIT_FLOOR,
                 op2_core::plural(cores(), "core", "cores")
             ))),
             n => Ok(n),
@@ -433,7 +434,7 @@ mod tests {
     #[test]
     fn every_backend_refuses_the_same_thread_counts_before_building_anything() {
         let max = RuntimeOptions::max_threads();
-        assert!(max >= THREAD_LIMIT_FLOOR);
+        assert!(max >= RuntimeOptions::THREAD_LIMIT_FLOOR);
         for (threads, want) in [(0, "at least 1".to_string()), (max + 1, format!("limit of {max}"))] {
             let mut seen = None;
             for backend in Backend::available() {

@@ -43,8 +43,9 @@ impl Mpi {
                 if n != size {
                     return Err(Error::Mpi {
                         reason: format!(
-                            "the launcher started {n} processes ({var}={n}) but MPI reports a world of {size}: \
-                             this mpirun does not belong to the MPI library op2 was built with (MPICH)"
+                            "the launcher started {} ({var}={n}) but MPI reports a world of {size}: \
+                             this mpirun does not belong to the MPI library op2 was built with (MPICH)",
+                            op2_core::plural(n, "process", "processes")
                         ),
                     });
                 }
@@ -142,9 +143,10 @@ impl Mpi {
         let nranks = self.size() as u32;
         let empty_rank = |rank: usize| Error::Mpi {
             reason: format!(
-                "rank {rank} would own no element of `{}` ({} elements over {nranks} ranks); run on fewer ranks",
+                "rank {rank} would own no element of `{}` ({} over {}); run on fewer ranks",
                 primary.name(),
-                primary.size()
+                op2_core::plural(primary.size(), "element", "elements"),
+                op2_core::plural(nranks as usize, "rank", "ranks")
             ),
         };
         if primary.size() < nranks as usize {

@@ -1,7 +1,7 @@
 //! The Airfoil benchmark (DESIGN.md section 9): OP2's classic finite-volume
 //! code on a C-grid around a NACA0012 aerofoil.
 //!
-//! - [`mesh`]: the mesh arrays, the generator ([`generate`]) and OP2's
+//! - [`mesh`]: the mesh arrays, the generator ([`generate()`]) and OP2's
 //!   `new_grid.dat` format ([`grid_file`]).
 //! - [`kernels`] and [`dsl`]: the benchmark written with `#[op2::kernel]` and
 //!   `par_loop!`.

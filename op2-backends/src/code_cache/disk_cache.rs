@@ -1,5 +1,5 @@
-// The jit uses all of it; a build with cuda alone uses a part.
-#![cfg_attr(not(feature = "jit"), allow(dead_code))]
+// The jit and cuda backends each use a part of it.
+#![cfg_attr(not(all(feature = "jit", feature = "cuda")), allow(dead_code))]
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,11 +45,32 @@ fn temp_name(final_path: &Path) -> PathBuf {
     final_path.with_file_name(name)
 }
 
+/// How to choose another cache directory, for the end of every cache error.
+const CHOOSE_ANOTHER: &str = "choose another directory with OP2_CACHE_DIR or RuntimeOptions::cache_dir";
+
 impl DiskCache {
-    /// A cache in `dir` (created if missing).
-    pub fn new(dir: PathBuf) -> std::io::Result<DiskCache> {
-        fs::create_dir_all(&dir)?;
-        Ok(DiskCache { dir })
+    /// A cache in `dir` (created if missing); the error names `dir` and how
+    /// to choose another.
+    pub fn new(dir: PathBuf) -> op2_core::Result<DiskCache> {
+        match fs::create_dir_all(&dir) {
+            Ok(()) => Ok(DiskCache { dir }),
+            Err(e) => Err(op2_core::Error::Io {
+                path: dir,
+                reason: format!("cannot create the code cache directory: {e}; {CHOOSE_ANOTHER}"),
+            }),
+        }
+    }
+
+    /// The error for `what` failing on `path` in this cache with `e`: it
+    /// names the file, the cache directory and how to choose another.
+    pub fn error(&self, path: &Path, what: &str, e: std::io::Error) -> op2_core::Error {
+        op2_core::Error::Io {
+            path: path.to_path_buf(),
+            reason: format!(
+                "{what} in the code cache directory {}: {e}; {CHOOSE_ANOTHER}",
+                self.dir.display()
+            ),
+        }
     }
 
     /// The directory.
@@ -148,5 +169,38 @@ mod tests {
         assert_eq!(DiskCache::read_sealed(&path), None);
         assert_eq!(DiskCache::read_sealed(&dir.join("missing.ptx")), None);
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn errors_name_the_directory_and_how_to_choose_another() {
+        let file = std::env::temp_dir().join(format!("op2-cache-file-{}", std::process::id()));
+        fs::write(&file, b"not a directory").unwrap();
+        let dir = file.join("cache");
+        let e = DiskCache::new(dir.clone()).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("{}: cannot create the code cache directory", dir.display())),
+            "{e}"
+        );
+        assert!(
+            e.contains("OP2_CACHE_DIR") && e.contains("RuntimeOptions::cache_dir"),
+            "{e}"
+        );
+        let cache = DiskCache { dir: dir.clone() };
+        let (object, source) = cache.paths("loop");
+        let e = DiskCache::write_atomically(&source, b"int x;")
+            .map_err(|e| cache.error(&source, "cannot write a loop's source", e))
+            .unwrap_err()
+            .to_string();
+        let want = format!(
+            "{}: cannot write a loop's source in the code cache directory {}: ",
+            source.display(),
+            dir.display()
+        );
+        assert!(
+            e.starts_with(&want) && e.ends_with("OP2_CACHE_DIR or RuntimeOptions::cache_dir"),
+            "{e}"
+        );
+        assert!(object.starts_with(&dir));
+        let _ = fs::remove_file(&file);
     }
 }

@@ -57,28 +57,37 @@ fn all_devices() -> Result<Vec<(Device, String, bool)>> {
     Ok(out)
 }
 
+/// The devices as `0: name; 1: name`, for messages.
+fn listing(names: &[&str]) -> String {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{i}: {n}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The error for device index `index` when only `names` exist.
+fn index_out_of_range(index: usize, names: &[&str]) -> Error {
+    let only = match names.len() {
+        1 => "there is only 1 device".to_string(),
+        n => format!("there are only {n} devices"),
+    };
+    unavailable(format!(
+        "device {index} was asked for (OP2_OPENCL_DEVICE or RuntimeOptions::device), but {only} ({})",
+        listing(names)
+    ))
+}
+
 /// The device `wanted` names, or the default; an error lists what exists.
 pub fn select_device(wanted: Option<&str>) -> Result<(Device, String)> {
     let devices = all_devices()?;
-    let listing = || {
-        devices
-            .iter()
-            .enumerate()
-            .map(|(i, (_, n, _))| format!("{i}: {n}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
+    let names: Vec<&str> = devices.iter().map(|d| d.1.as_str()).collect();
     let pick = match wanted.map(str::trim).filter(|w| !w.is_empty()) {
         None => devices.iter().position(|d| d.2).unwrap_or(0),
         Some(w) => match w.parse::<usize>() {
             Ok(i) if i < devices.len() => i,
-            Ok(i) => {
-                return Err(unavailable(format!(
-                    "OP2_OPENCL_DEVICE={i}: there are only {} devices ({})",
-                    devices.len(),
-                    listing()
-                )))
-            }
+            Ok(i) => return Err(index_out_of_range(i, &names)),
             Err(_) => {
                 let lw = w.to_lowercase();
                 match devices.iter().position(|d| d.1.to_lowercase().contains(&lw)) {
@@ -86,7 +95,7 @@ pub fn select_device(wanted: Option<&str>) -> Result<(Device, String)> {
                     None => {
                         return Err(unavailable(format!(
                             "no OpenCL device matches `{w}`; devices: {}",
-                            listing()
+                            listing(&names)
                         )))
                     }
                 }
@@ -109,5 +118,21 @@ mod tests {
         assert!(msg.contains("libOpenCL.so") && msg.contains("pocl-opencl-icd"), "{msg}");
         let e = platform_error(ClError(CL_PLATFORM_NOT_FOUND_KHR));
         assert!(e.to_string().contains("no OpenCL platform"), "{e}");
+    }
+
+    #[test]
+    fn an_index_past_the_devices_counts_them_in_the_right_number() {
+        let e = index_out_of_range(1, &["cpu (PoCL)"]);
+        assert_eq!(
+            e.to_string(),
+            "opencl: device 1 was asked for (OP2_OPENCL_DEVICE or RuntimeOptions::device), \
+             but there is only 1 device (0: cpu (PoCL))"
+        );
+        let e = index_out_of_range(5, &["gpu (A)", "cpu (B)"]);
+        assert!(
+            e.to_string()
+                .contains("there are only 2 devices (0: gpu (A); 1: cpu (B))"),
+            "{e}"
+        );
     }
 }
