@@ -117,9 +117,11 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
         }
         // Same mode from here on: a write reached both directly and through a
         // map is the one combination the planner cannot make race-free.
-        if let Some((first_index, first)) = args[..index].iter().enumerate().find(|(_, a)| {
-            a.data.id() == arg.data.id() && arg.access.writes() && a.is_indirect() != arg.is_indirect()
-        }) {
+        if let Some((first_index, first)) = args[..index]
+            .iter()
+            .enumerate()
+            .find(|(_, a)| a.data.id() == arg.data.id() && arg.access.writes() && a.is_indirect() != arg.is_indirect())
+        {
             return Err(Error::DirectAndIndirectWrite {
                 at: at(),
                 name: arg.data.name().to_string(),
