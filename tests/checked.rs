@@ -29,6 +29,7 @@ fn nested(i: &i32, out: &mut f64) {
 fn checked_runtimes() -> Vec<Runtime> {
     #[allow(unused_mut)]
     let mut out: Vec<(Backend, RuntimeOptions)> = Vec::new();
+    #[allow(unused_variables)] // in builds without a translating backend
     let checked = || RuntimeOptions::default().checked(true).block_size(4);
     #[cfg(feature = "jit")]
     out.push((
@@ -88,7 +89,12 @@ fn an_index_out_of_bounds_is_an_error_and_the_next_loop_is_right() {
 
         i.data_mut()[17] = 1;
         par_loop!(rt, pick, cells, i(READ), v(READ), out(WRITE)).unwrap();
-        let want: Vec<f64> = i.to_vec().iter().enumerate().map(|(e, &k)| (3 * e) as f64 + k as f64).collect();
+        let want: Vec<f64> = i
+            .to_vec()
+            .iter()
+            .enumerate()
+            .map(|(e, &k)| (3 * e) as f64 + k as f64)
+            .collect();
         assert_eq!(out.to_vec(), want, "{}", rt.backend());
     }
 }
@@ -146,5 +152,8 @@ fn an_invalid_op2_checked_is_an_error_naming_it() {
     std::env::set_var("OP2_CHECKED", "maybe");
     let e = Runtime::new(Backend::Seq).unwrap_err();
     std::env::remove_var("OP2_CHECKED");
-    assert!(e.to_string().contains("OP2_CHECKED") && e.to_string().contains("maybe"), "{e}");
+    assert!(
+        e.to_string().contains("OP2_CHECKED") && e.to_string().contains("maybe"),
+        "{e}"
+    );
 }

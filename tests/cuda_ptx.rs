@@ -59,9 +59,13 @@ fn every_generated_cuda_source_compiles_to_ptx() {
             atomic_loops += 1;
         }
         // Unchecked for both architectures, checked for one.
-        let builds = variants
-            .into_iter()
-            .flat_map(|w| [(w, "sm_80", Checks::Off), (w, "sm_90", Checks::Off), (w, "sm_90", Checks::On)]);
+        let builds = variants.into_iter().flat_map(|w| {
+            [
+                (w, "sm_80", Checks::Off),
+                (w, "sm_90", Checks::Off),
+                (w, "sm_90", Checks::On),
+            ]
+        });
         for (writes, arch, checks) in builds {
             let source = cuda_source(info, shape, writes, checks);
             let ptx = op2_backends::cuda::compile_to_ptx(info.name, &source, arch)

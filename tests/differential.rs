@@ -12,6 +12,9 @@
 //!
 //! `OP2_FUZZ_CASES` sets the number of cases (default 64).
 
+// The RW kernels spell out read-modify-write (`*b = *b + *r`) on purpose.
+#![allow(clippy::assign_op_pattern)]
+
 use op2::prelude::*;
 use op2::RuntimeOptions;
 use proptest::prelude::*;
@@ -188,7 +191,11 @@ impl Case {
         (0..self.n * arity)
             .map(|i| {
                 let h = splitmix(self.seed ^ salt.wrapping_mul(0x1000_0001) ^ i as u64);
-                let target = if h % 5 == 0 { (i / arity) as u64 % t } else { (h >> 8) % t };
+                let target = if h % 5 == 0 {
+                    (i / arity) as u64 % t
+                } else {
+                    (h >> 8) % t
+                };
                 target as i32
             })
             .collect()
@@ -437,6 +444,7 @@ fn run(rt: &Runtime, case: &Case) -> Outcome {
 }
 
 /// Every backend compiled in (with its hardware present), small blocks.
+#[allow(clippy::vec_init_then_push)] // pushes depend on the features
 fn backends() -> Vec<(&'static str, Runtime)> {
     let small = || RuntimeOptions::default().block_size(4);
     #[allow(unused_mut)]
@@ -461,7 +469,10 @@ fn backends() -> Vec<(&'static str, Runtime)> {
     {
         out.push(("opencl", Runtime::with_options(Backend::OpenCl, small()).unwrap()));
         let atomics = small().increments(op2::Increments::Atomics);
-        out.push(("opencl atomics", Runtime::with_options(Backend::OpenCl, atomics).unwrap()));
+        out.push((
+            "opencl atomics",
+            Runtime::with_options(Backend::OpenCl, atomics).unwrap(),
+        ));
     }
     #[cfg(feature = "cuda")]
     for (name, options) in [
@@ -471,7 +482,10 @@ fn backends() -> Vec<(&'static str, Runtime)> {
         match Runtime::with_options(Backend::Cuda, options) {
             Ok(rt) => out.push((name, rt)),
             Err(e) => {
-                assert!(std::env::var_os("OP2_REQUIRE_GPU").is_none(), "OP2_REQUIRE_GPU is set: {e}");
+                assert!(
+                    std::env::var_os("OP2_REQUIRE_GPU").is_none(),
+                    "OP2_REQUIRE_GPU is set: {e}"
+                );
                 eprintln!("differential fuzzer: {name} skipped: {e}");
             }
         }
@@ -492,7 +506,10 @@ fn first_difference(want: &[Vec<f64>], got: &[Vec<f64>]) -> String {
 fn every_backend_matches_seq_on_random_loops() {
     let seq = Runtime::new(Backend::Seq).unwrap();
     let backends = backends();
-    let cases = std::env::var("OP2_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64);
+    let cases = std::env::var("OP2_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
     let config = Config {
         cases,
         failure_persistence: None,

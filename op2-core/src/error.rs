@@ -467,7 +467,10 @@ mod tests {
             expected: 1,
             found: 2,
         };
-        assert_eq!(e.to_string(), "loop `l`: the kernel takes 1 parameter, the loop passes 2 arguments");
+        assert_eq!(
+            e.to_string(),
+            "loop `l`: the kernel takes 1 parameter, the loop passes 2 arguments"
+        );
         let e = Error::MapLength {
             map: "m".into(),
             from_size: 1,

@@ -560,12 +560,25 @@ pub fn direct_and_indirect_writes_of_one_dat(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let n = 1000;
     let cells = Set::new("cells", n);
-    let next = Map::new("next", &cells, &cells, 1, (0..n as i32).map(|i| (i * 7 + 1) % n as i32).collect()).unwrap();
+    let next = Map::new(
+        "next",
+        &cells,
+        &cells,
+        1,
+        (0..n as i32).map(|i| (i * 7 + 1) % n as i32).collect(),
+    )
+    .unwrap();
     let res = Dat::<f64>::zeros("res", &cells, 1);
     let e = par_loop!(rt, self_and_next, cells, res(INC), res(INC, next[0])).unwrap_err();
-    assert!(matches!(e, op2::Error::DirectAndIndirectWrite { first_index: 0, .. }), "{e:?}");
+    assert!(
+        matches!(e, op2::Error::DirectAndIndirectWrite { first_index: 0, .. }),
+        "{e:?}"
+    );
     let text = e.to_string();
-    assert!(text.contains("argument 1") && text.contains("argument 0") && text.contains("`next`"), "{text}");
+    assert!(
+        text.contains("argument 1") && text.contains("argument 0") && text.contains("`next`"),
+        "{text}"
+    );
     assert!(text.contains("Map::identity"), "{text}");
     assert_eq!(res.to_vec(), vec![0.0; n], "a refused loop writes nothing");
 

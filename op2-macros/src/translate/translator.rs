@@ -748,7 +748,10 @@ impl Translator {
                 match self.index_length(&i.expr, 0) {
                     Some(len) => format!("{base}[OP2_IX({}, {len})]", strip_parens(&idx)),
                     None => {
-                        self.err(i.span(), "kernels index named arrays only (parameters and `let` arrays)");
+                        self.err(
+                            i.span(),
+                            "kernels index named arrays only (parameters and `let` arrays)",
+                        );
                         String::new()
                     }
                 }
@@ -1041,7 +1044,9 @@ mod tests {
     fn parameters_become_pointers() {
         let c = c_of("fn k(a: &f64, b: &mut [f32; 3], t: &[[i32; 2]; 4], u: &mut u32) {}");
         assert!(
-            c.starts_with("void op2_kernel_k(long *op2_status, const double *a, float *b, const int (*t)[2], unsigned int *u) {"),
+            c.starts_with(
+                "void op2_kernel_k(long *op2_status, const double *a, float *b, const int (*t)[2], unsigned int *u) {"
+            ),
             "{c}"
         );
     }
@@ -1055,7 +1060,10 @@ mod tests {
     #[test]
     fn literals_take_the_type_of_their_partner() {
         let c = c_of("fn k(x: &mut [f32; 2]) { x[0] = x[1] * 0.5 + 1.0; let y = 2.0f64; let n = 3; }");
-        assert!(c.contains("x[OP2_IX(0, 2)] = ((x[OP2_IX(1, 2)] * 0.5f) + 1.0f);"), "{c}");
+        assert!(
+            c.contains("x[OP2_IX(0, 2)] = ((x[OP2_IX(1, 2)] * 0.5f) + 1.0f);"),
+            "{c}"
+        );
         assert!(c.contains("double y = 2.0;"), "{c}");
         assert!(c.contains("int n = 3;"), "{c}");
     }
@@ -1187,7 +1195,8 @@ mod tests {
 
     #[test]
     fn integer_division_goes_through_helpers() {
-        let c = c_of("fn k(a: &i32, b: &mut i32, x: &mut f64) { *b = *a / *b; *b %= 3; let n = 7u64 / 2; *x = *x / 2.0; }");
+        let c =
+            c_of("fn k(a: &i32, b: &mut i32, x: &mut f64) { *b = *a / *b; *b %= 3; let n = 7u64 / 2; *x = *x / 2.0; }");
         assert!(c.contains("(*b) = op2_div_i32((*a), (*b), op2_status);"), "{c}");
         assert!(c.contains("(*b) = op2_rem_i32((*b), 3, op2_status);"), "{c}");
         assert!(c.contains("op2_div_u64(7ul, 2ul, op2_status)"), "{c}");
