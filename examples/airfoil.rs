@@ -1,4 +1,4 @@
-//! The Airfoil benchmark (DESIGN.md section 9).
+//! The Airfoil benchmark (docs/ARCHITECTURE.md, The Airfoil benchmark).
 //!
 //! ```text
 //! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE]

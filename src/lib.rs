@@ -1,7 +1,7 @@
 //! # op2
 //!
 //! Parallel loops over unstructured meshes and agent graphs, written once and
-//! run on many backends (DESIGN.md). Describe data with [`Set`], [`Map`],
+//! run on many backends (docs/ARCHITECTURE.md). Describe data with [`Set`], [`Map`],
 //! [`Dat`] and [`Global`], write kernels as Rust functions under
 //! [`#[op2::kernel]`](kernel), and run them with [`par_loop!`]:
 //!

@@ -1,4 +1,4 @@
-//! Running one loop on a distributed set (DESIGN.md section 7): start the
+//! Running one loop on a distributed set (docs/ARCHITECTURE.md, Distributed runs): start the
 //! halo exchanges it needs, compute the core elements, wait, compute the
 //! other owned elements and, when the loop writes through a map, the exec
 //! halo (whose Global contributions are dropped: other ranks own them);

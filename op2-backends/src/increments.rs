@@ -1,4 +1,4 @@
-//! How device backends keep indirect writes race-free (DESIGN.md section 5):
+//! How device backends keep indirect writes race-free (docs/ARCHITECTURE.md, The planner):
 //! colour the elements of each block and apply their writes one colour at a
 //! time, or apply increments (and MIN/MAX) with atomic operations and need no
 //! plan at all.

@@ -2,7 +2,7 @@
 //!
 //! `seq` is always compiled in and is the reference every other backend is
 //! tested against. The others are chosen by Cargo feature and then at run time
-//! (DESIGN.md section 6).
+//! (docs/ARCHITECTURE.md, Backends).
 #![deny(missing_docs)]
 
 mod backend;

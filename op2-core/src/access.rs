@@ -2,9 +2,10 @@ use std::fmt;
 
 /// How a parallel loop accesses one of its arguments.
 ///
-/// Staging semantics (DESIGN.md section 4): `Read` gathers, `Write` never reads and
-/// assigns, `Rw` gathers and assigns, `Inc` starts from zero and adds, `Min`/`Max`
-/// start from the current value and combine.
+/// Staging semantics (docs/ARCHITECTURE.md, Semantics every backend shares):
+/// `Read` gathers, `Write` never reads and assigns, `Rw` gathers and assigns,
+/// `Inc` starts from zero and adds, `Min`/`Max` start from the current value
+/// and combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
     /// Read only.

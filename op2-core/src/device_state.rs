@@ -1,5 +1,5 @@
 //! Where a Dat's valid data lives (PyOP2's five states), and the one pure
-//! function per event that moves between them (DESIGN.md section 6).
+//! function per event that moves between them (docs/ARCHITECTURE.md, Backends).
 
 /// Where the valid copy of a Dat's (or Global's) data is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -48,7 +48,7 @@ pub struct LoopTransition {
     pub after: DeviceState,
 }
 
-/// The transition for one loop argument (DESIGN.md section 6's table).
+/// The transition for one loop argument (docs/ARCHITECTURE.md, Backends, the device states).
 pub fn before_loop(state: DeviceState, use_: LoopUse) -> LoopTransition {
     use DeviceState::*;
     let (allocate, host_valid) = match state {
@@ -157,7 +157,7 @@ mod tests {
         }
     }
 
-    // One test per row of DESIGN.md's table.
+    // One test per row of the device-state table (docs/ARCHITECTURE.md, Backends).
     #[test]
     fn device_unallocated() {
         assert_eq!(before_loop(DeviceUnallocated, READ), t(true, true, Both));

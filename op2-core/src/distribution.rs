@@ -1,4 +1,4 @@
-//! What the runtime needs from a distributed set (DESIGN.md section 7): halo
+//! What the runtime needs from a distributed set (docs/ARCHITECTURE.md, Distributed runs): halo
 //! exchanges of the Dats on it and reductions of Globals across ranks.
 //! `op2-mpi` implements it on MPI; sets of a single process have none.
 

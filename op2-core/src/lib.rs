@@ -3,7 +3,7 @@
 //! implement, errors and loop timing.
 //!
 //! Nothing here knows a particular backend. The `op2` facade crate re-exports what
-//! users need; see DESIGN.md for how the pieces fit.
+//! users need; see docs/ARCHITECTURE.md for how the pieces fit.
 #![deny(missing_docs)]
 
 mod access;

@@ -42,7 +42,7 @@ pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
     out
 }
 
-/// An execution plan for an indirect loop (DESIGN.md section 5): the
+/// An execution plan for an indirect loop (docs/ARCHITECTURE.md, The planner): the
 /// iteration range cut into blocks of consecutive elements, blocks coloured so
 /// that no two blocks of one colour touch a common target of a conflicting
 /// argument, and (computed on first use, for device backends) elements

@@ -5,8 +5,8 @@ use crate::Distribution;
 
 use crate::{Error, Result};
 
-/// How a set's local elements split into the four MPI regions (DESIGN.md
-/// section 7), in this order. On one process everything is `core`.
+/// How a set's local elements split into the four MPI regions
+/// (docs/ARCHITECTURE.md, Distributed runs), in this order. On one process everything is `core`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct SetRegions {
     /// Owned elements that touch no halo data.

@@ -3,7 +3,8 @@ use crate::Scalar;
 /// A kernel-local staging value for one argument: a scalar `T` (dim 1) or `[T; D]`.
 ///
 /// Native backends gather each argument into a `Stage`, call the kernel with a
-/// reference to it and scatter what the kernel may change (DESIGN.md section 4).
+/// reference to it and scatter what the kernel may change
+/// (docs/ARCHITECTURE.md, Semantics every backend shares).
 /// The stride of the data is `DIM`, a compile-time constant, so gathers unroll.
 ///
 /// # Safety

@@ -1,5 +1,5 @@
 //! One rank's local numbering of every set (core, owned, exec halo, non-exec
-//! halo; DESIGN.md section 7), its local map tables, and the halo exchange
+//! halo; docs/ARCHITECTURE.md, Distributed runs), its local map tables, and the halo exchange
 //! lists. Every rank computes every rank's layout from the same replicated
 //! input, so the export lists need no communication.
 

@@ -1,4 +1,4 @@
-//! Distributed op2 runs under `mpirun` (DESIGN.md section 7).
+//! Distributed op2 runs under `mpirun` (docs/ARCHITECTURE.md, Distributed runs).
 //!
 //! The distribution logic needs no MPI and is tested as plain Rust:
 //! [`derive_owners`] gives every element of every set an owner rank from a

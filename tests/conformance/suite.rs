@@ -1,6 +1,6 @@
 //! The conformance suite: every function takes a runtime and checks one piece
-//! of the semantics of DESIGN.md section 4 against values computed in plain
-//! Rust here. `backend_suite!` instantiates it for a backend: each function
+//! of the semantics (docs/ARCHITECTURE.md, Semantics every backend shares)
+//! against values computed in plain Rust here. `backend_suite!` instantiates it for a backend: each function
 //! gets a factory of fresh runtimes for that backend.
 
 use op2::prelude::*;

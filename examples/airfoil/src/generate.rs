@@ -1,6 +1,6 @@
-//! The Airfoil mesh generator: a C-grid around a NACA0012 aerofoil, built as
-//! DESIGN.md section 9 specifies (I x J parameters; 400 x 600 gives the
-//! 720 000-cell benchmark mesh).
+//! The Airfoil mesh generator: a C-grid around a NACA0012 aerofoil with I x J
+//! parameters, built step by step as OP2's generator does (400 x 600 gives the
+//! 720 000-cell benchmark mesh; see docs/ARCHITECTURE.md, The Airfoil benchmark).
 
 use crate::spline::not_a_knot;
 use crate::Mesh;

@@ -1,4 +1,4 @@
-//! The Airfoil benchmark (DESIGN.md section 9): OP2's classic finite-volume
+//! The Airfoil benchmark (docs/ARCHITECTURE.md, The Airfoil benchmark): OP2's classic finite-volume
 //! code on a C-grid around a NACA0012 aerofoil.
 //!
 //! - [`mesh`]: the mesh arrays, the generator ([`generate()`]) and OP2's

@@ -6,7 +6,8 @@ use crate::increments::IndirectWrites;
 
 /// The CUDA source for one loop shape: the translated kernel as a
 /// `__device__` function and an `extern "C" __global__` entry point
-/// `op2_loop` (see [`device_source`] for its parameters and launch).
+/// `op2_loop` (its parameters and launch are described on `device_source`, in
+/// `codegen/device_c.rs`); `checks` builds it checked or not.
 pub fn cuda_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites, checks: Checks) -> String {
     device_source(kernel, shape, writes, checks, &CUDA)
 }

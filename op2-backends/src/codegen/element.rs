@@ -1,7 +1,7 @@
 //! The per-element part of every generated wrapper: gather each argument
 //! into a staging array, call the kernel, scatter back by access mode
-//! (DESIGN.md section 4). The surrounding code declares, for argument `k`,
-//! `arg{k}` (its data), `map{k}` (its map) and `red{k}` (its reduction slot),
+//! (docs/ARCHITECTURE.md, Semantics every backend shares). The surrounding
+//! code declares, for argument `k`, `arg{k}` (its data), `map{k}` (its map) and `red{k}` (its reduction slot),
 //! and the element index `e`.
 
 use std::fmt::Write as _;

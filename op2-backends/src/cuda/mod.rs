@@ -1,4 +1,4 @@
-//! The CUDA backend (DESIGN.md section 6): the translated kernel as a
+//! The CUDA backend (docs/ARCHITECTURE.md, Backends): the translated kernel as a
 //! `__device__` function inside a generated `extern "C" __global__` entry
 //! point per loop shape, compiled by NVRTC to machine code for the GPU's
 //! architecture (a cubin, which loads on drivers older than the NVRTC, where

@@ -1,4 +1,4 @@
-//! The host C JIT backend (DESIGN.md section 6): at a loop's first call,
+//! The host C JIT backend (docs/ARCHITECTURE.md, Backends): at a loop's first call,
 //! generate a C wrapper for its shape around the translated kernel, compile it
 //! with the system C compiler, load it, and run it over the plan's blocks with
 //! OpenMP. Compiled loops are cached in memory (keyed by the loop's shape: no

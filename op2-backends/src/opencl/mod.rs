@@ -1,4 +1,4 @@
-//! The OpenCL backend (DESIGN.md section 6): the translated kernel inside a
+//! The OpenCL backend (docs/ARCHITECTURE.md, Backends): the translated kernel inside a
 //! generated OpenCL program per loop shape, built once per context; data
 //! moves lazily by the device state machine of `op2-core`; one work-item per
 //! element and one work-group per plan block; indirect writes by element
