@@ -12,7 +12,7 @@ pub mod codegen;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(any(feature = "opencl", feature = "cuda"))]
-mod device;
+pub mod device;
 mod distributed;
 mod increments;
 #[cfg(feature = "jit")]

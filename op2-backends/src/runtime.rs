@@ -212,7 +212,6 @@ impl RuntimeOptions {
 pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
-    deterministic: bool,
     overlap: bool,
     recorded: Option<std::sync::Mutex<Vec<(&'static KernelInfo, crate::codegen::LoopShape)>>>,
     timings: Timings,
@@ -238,10 +237,9 @@ impl Runtime {
             });
         }
         options.validate()?;
-        let increments = options.resolved_increments()?;
-        options.resolved_checks()?; // an invalid OP2_CHECKED is an error on every backend
-        let deterministic =
-            !(matches!(backend, Backend::OpenCl | Backend::Cuda) && increments == crate::Increments::Atomics);
+        // Invalid choices are errors on every backend, also those that ignore them.
+        options.resolved_increments()?;
+        options.resolved_checks()?;
         let executor: Box<dyn Executor> = match backend {
             Backend::Seq => Box::new(SeqExecutor),
             #[cfg(feature = "rayon")]
@@ -259,7 +257,6 @@ impl Runtime {
         Ok(Runtime {
             backend,
             executor,
-            deterministic,
             overlap: options.overlap.unwrap_or(true),
             recorded: options.record_loops.then(|| std::sync::Mutex::new(Vec::new())),
             timings: Timings::default(),
@@ -286,9 +283,10 @@ impl Runtime {
 
     /// Whether running the same loops again gives the same bits. True except
     /// on device backends with [`Increments::Atomics`](crate::Increments),
-    /// where the order of floating-point additions varies between runs.
+    /// where the order of floating-point additions varies between runs (see
+    /// [`Executor::is_deterministic`]).
     pub fn is_deterministic(&self) -> bool {
-        self.deterministic
+        self.executor.is_deterministic()
     }
 
     /// Validates a loop, borrows its data, runs it on the backend and records
@@ -379,6 +377,7 @@ impl Runtime {
         let mut summary = self.timings.summary();
         let seen = self.transfers.lock().unwrap_or_else(|p| p.into_inner());
         summary.transfers = seen.iter().map(|(n, c)| (n.clone(), c.stats())).collect();
+        summary.fallbacks = self.executor.fallbacks();
         summary
     }
 

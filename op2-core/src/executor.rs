@@ -1,5 +1,6 @@
 use std::ops::Range;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, Set};
@@ -60,6 +61,63 @@ pub trait Executor: Send + Sync {
     /// that generate no code).
     fn code_cache_stats(&self) -> CodeCacheStats {
         CodeCacheStats::default()
+    }
+
+    /// Whether running the same loops again gives the same bits (false where
+    /// the order of floating-point updates varies between runs, as with
+    /// atomic increments on a device).
+    fn is_deterministic(&self) -> bool {
+        true
+    }
+
+    /// The choices the backend made otherwise than its options asked (such as
+    /// colouring where the device lacks the atomics asked for), one line each,
+    /// for the timing summary.
+    fn fallbacks(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The live counters behind [`CodeCacheStats`], shared by the backends that
+/// compile code; safe to bump from any thread.
+#[derive(Debug, Default)]
+pub struct CodeCacheCounters {
+    compiled: AtomicUsize,
+    disk_hits: AtomicUsize,
+    memory_hits: AtomicUsize,
+    rebuilt: AtomicUsize,
+}
+
+impl CodeCacheCounters {
+    /// A loop was compiled from source.
+    pub fn compiled(&self) {
+        self.compiled.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A loop was found compiled on disk.
+    pub fn disk_hit(&self) {
+        self.disk_hits.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A call found its loop loaded in memory.
+    pub fn memory_hit(&self) {
+        self.memory_hits.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A cached object was corrupt or truncated (it is then compiled again,
+    /// which [`compiled`](Self::compiled) counts).
+    pub fn rebuilt(&self) {
+        self.rebuilt.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> CodeCacheStats {
+        CodeCacheStats {
+            compiled: self.compiled.load(Ordering::Relaxed),
+            disk_hits: self.disk_hits.load(Ordering::Relaxed),
+            memory_hits: self.memory_hits.load(Ordering::Relaxed),
+            rebuilt: self.rebuilt.load(Ordering::Relaxed),
+        }
     }
 }
 

@@ -40,7 +40,7 @@ pub use device::{DeviceBuffer, DeviceCell, DeviceSlot, TransferCounter, Transfer
 pub use device_state::{before_loop, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse};
 pub use distribution::{Distribution, HaloState, PendingExchange};
 pub use error::{ArgRef, Error, Result};
-pub use executor::{CodeCacheStats, Executor, LoopBody, ParLoop};
+pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
 pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};

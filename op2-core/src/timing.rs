@@ -89,6 +89,7 @@ impl Timings {
         TimingSummary {
             loops: self.rows(),
             transfers: Vec::new(),
+            fallbacks: Vec::new(),
         }
     }
 }
@@ -111,6 +112,9 @@ pub struct TimingSummary {
     pub loops: Vec<LoopTiming>,
     /// Transfers per carrier (by name) that loops of the runtime used.
     pub transfers: Vec<(String, crate::TransferStats)>,
+    /// What the backend did otherwise than asked, one line each (see
+    /// [`Executor::fallbacks`](crate::Executor::fallbacks)).
+    pub fallbacks: Vec<String>,
 }
 
 impl fmt::Display for TimingSummary {
@@ -169,6 +173,9 @@ impl fmt::Display for TimingSummary {
                     t.bytes_down as f64 / 1e6
                 )?;
             }
+        }
+        for note in &self.fallbacks {
+            write!(f, "\nnote: {note}")?;
         }
         Ok(())
     }
@@ -239,6 +246,10 @@ mod tests {
         assert_eq!(rows[1].calls, 1);
         let table = t.summary().to_string();
         assert!(table.contains("GB/s") && table.lines().count() == 4, "{table}");
+        let mut summary = t.summary();
+        summary.fallbacks.push("loop `b`: coloured".to_string());
+        let table = summary.to_string();
+        assert!(table.ends_with("\nnote: loop `b`: coloured"), "{table}");
         t.reset();
         assert!(t.rows().is_empty());
     }

@@ -1,45 +1,44 @@
-use std::any::Any;
 use std::sync::Arc;
 
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys::{CUdeviceptr, CUresult};
 use cudarc::driver::CudaContext;
-use op2_core::{DeviceBuffer, Error, Result};
+use op2_core::{Error, Result};
 
 use super::driver_error;
-use crate::device::check_copy;
+use crate::device::{DeviceInfo, Memory, RawMemory};
 
-/// Memory on one GPU, owned by one executor's context, as a core `DeviceBuffer`.
+/// Memory on one GPU, owned by one context.
 pub struct CudaBuffer {
     ptr: CUdeviceptr,
-    bytes: usize,
     ctx: Arc<CudaContext>,
-    context_id: u64,
     device: String,
 }
 
 impl CudaBuffer {
     /// `bytes` bytes (at least 1) of device memory for the carrier `name`.
-    pub fn new(ctx: &Arc<CudaContext>, context_id: u64, device: &str, name: &str, bytes: usize) -> Result<CudaBuffer> {
+    pub fn new(ctx: &Arc<CudaContext>, info: &DeviceInfo, name: &str, bytes: usize) -> Result<Memory<CudaBuffer>> {
         let fail = |e: DriverError| match e.0 {
             CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::DeviceOutOfMemory {
                 backend: "cuda",
-                device: device.to_string(),
+                device: info.name.clone(),
                 name: name.to_string(),
                 bytes,
             },
-            _ => driver_error(device, &format!("cuMemAlloc of {bytes} bytes for `{name}`"), e),
+            _ => driver_error(&info.name, &format!("cuMemAlloc of {bytes} bytes for `{name}`"), e),
         };
         ctx.bind_to_thread().map_err(fail)?;
         // SAFETY: the context is current; the size is checked by the driver.
         let ptr = unsafe { result::malloc_sync(bytes.max(1)) }.map_err(fail)?;
-        Ok(CudaBuffer {
-            ptr,
+        Ok(Memory::new(
+            CudaBuffer {
+                ptr,
+                ctx: ctx.clone(),
+                device: info.name.clone(),
+            },
             bytes,
-            ctx: ctx.clone(),
-            context_id,
-            device: device.to_string(),
-        })
+            info.context_id,
+        ))
     }
 
     /// The device address, for kernel arguments.
@@ -52,33 +51,19 @@ impl CudaBuffer {
     }
 }
 
-impl DeviceBuffer for CudaBuffer {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+impl RawMemory for CudaBuffer {
+    const BACKEND: &'static str = "cuda";
 
-    fn context_id(&self) -> u64 {
-        self.context_id
-    }
-
-    fn upload(&self, src: &[u8]) -> Result<()> {
-        if src.is_empty() {
-            return Ok(());
-        }
-        check_copy("cuda", "upload", src.len(), self.bytes)?;
+    fn write(&self, src: &[u8]) -> Result<()> {
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
         // SAFETY: `ptr` holds at least `src.len()` bytes; the copy is
         // synchronous and ordered after earlier launches on the legacy stream.
         unsafe { result::memcpy_htod_sync(self.ptr, src) }.map_err(|e| self.fail("cuMemcpyHtoD", e))
     }
 
-    fn download(&self, dst: &mut [u8]) -> Result<()> {
-        if dst.is_empty() {
-            return Ok(());
-        }
-        check_copy("cuda", "download", dst.len(), self.bytes)?;
+    fn read(&self, dst: &mut [u8]) -> Result<()> {
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
-        // SAFETY: as for upload; the copy waits for the kernels that wrote the buffer.
+        // SAFETY: as for write; the copy waits for the kernels that wrote the buffer.
         unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.map_err(|e| self.fail("cuMemcpyDtoH", e))
     }
 }

@@ -6,20 +6,43 @@
 //! driver API. It
 //! shares the generator (one thread per element, colours or atomics, block
 //! reductions) and the device layer (lazy transfers, plans on the device)
-//! with the OpenCL backend.
+//! with the OpenCL backend: the loop machinery is the shared
+//! [`DeviceExecutor`], and this module supplies CUDA as its
+//! [`DeviceApi`](crate::device::DeviceApi).
 //!
 //! cudarc loads `libcuda` and `libnvrtc` at run time and panics when they are
 //! missing, so op2 checks that they load before calling into them: without
 //! them, creating the backend is an error that names the missing library.
 
+mod api;
 mod buffer;
-mod executor;
 mod ptx;
 
-pub use executor::{CudaExecutor, DEFAULT_BLOCK_SIZE};
+pub use api::Cuda;
 pub use ptx::{compile_to_cubin, compile_to_ptx, nvrtc_version};
 
 use op2_core::{Error, Result};
+
+use crate::device::DeviceExecutor;
+use crate::RuntimeOptions;
+
+/// Threads (elements) per block when the options do not say.
+pub const DEFAULT_BLOCK_SIZE: usize = 256;
+
+/// The `cuda` backend: the shared device executor over the CUDA driver API.
+pub type CudaExecutor = DeviceExecutor<Cuda>;
+
+impl DeviceExecutor<Cuda> {
+    /// An executor on GPU `options.device` (see [`Cuda::open`]).
+    pub fn new(options: &RuntimeOptions) -> Result<CudaExecutor> {
+        DeviceExecutor::with_api(Cuda::open(options)?, options, DEFAULT_BLOCK_SIZE)
+    }
+
+    /// The architecture loops are compiled for (`sm_90` on an H100).
+    pub fn arch(&self) -> &str {
+        self.api().arch()
+    }
+}
 
 fn unavailable(reason: impl Into<String>) -> Error {
     Error::DeviceUnavailable {

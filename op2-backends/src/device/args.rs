@@ -1,6 +1,6 @@
 use op2_core::{before_loop, ArgData, DeviceSlot, DeviceState, LoopUse, Map, ParLoop, Result};
 
-use super::{as_bytes, DeviceApi};
+use super::DeviceApi;
 
 /// Each argument's data buffer and map buffer (if any), as kernel arguments.
 pub struct DeviceArgs<M> {
@@ -87,7 +87,7 @@ fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
 fn prepare_map<A: DeviceApi>(api: &A, map: &Map) -> Result<A::Mem> {
     let mut slot = map.device().lock();
     if slot.buffer.as_ref().is_none_or(|b| b.context_id() != api.context_id()) {
-        let bytes = as_bytes(map.values());
+        let bytes = bytemuck::cast_slice(map.values());
         slot.buffer = Some(api.new_buffer(map.name(), bytes.len())?);
         slot.upload(bytes)?;
         slot.state = DeviceState::Both;

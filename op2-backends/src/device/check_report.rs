@@ -4,7 +4,7 @@
 
 use op2_core::{DeviceBuffer, Error, Result};
 
-use super::{as_bytes, DeviceApi};
+use super::DeviceApi;
 use crate::codegen::{check_failure, Checks};
 
 /// One loop's failure record on the device; empty when checks are off.
@@ -19,7 +19,7 @@ impl CheckReport {
             Checks::Off => None,
             Checks::On => {
                 let b = api.new_buffer("checked-mode report", 8)?;
-                b.upload(as_bytes(&[i32::MAX, 0i32]))?;
+                b.upload(bytemuck::cast_slice(&[i32::MAX, 0i32]))?;
                 Some(b)
             }
         };

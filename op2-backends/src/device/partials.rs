@@ -2,7 +2,7 @@ use std::sync::Mutex;
 
 use op2_core::{ArgSpec, DeviceBuffer, ReductionLayout, Result};
 
-use super::{as_bytes, DeviceApi};
+use super::DeviceApi;
 
 /// A buffer with its capacity in bytes.
 type Pooled = (usize, Box<dyn DeviceBuffer>);
@@ -52,7 +52,7 @@ impl<'p> DevicePartials<'p> {
         let host = layout.new_partials(args, units);
         let buffer = if layout.words_per_chunk() > 0 {
             let b = pool.take(api, host.len() * 8)?;
-            b.1.upload(as_bytes(&host))?;
+            b.1.upload(bytemuck::cast_slice(&host))?;
             Some(b)
         } else {
             None
@@ -73,14 +73,11 @@ impl<'p> DevicePartials<'p> {
         let Some(b) = self.buffer.take() else {
             return Ok(());
         };
-        // SAFETY: u64 has no padding and every byte pattern is valid.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(self.host.as_mut_ptr() as *mut u8, std::mem::size_of_val(&self.host[..]))
-        };
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.host[..]);
         b.1.download(bytes)?;
+        let n = bytes.len();
         self.pool.give(b);
         layout.combine_all(args, &self.host);
-        let n = bytes.len();
         for a in args.iter().filter(|a| a.is_global() && a.access.is_reduction()) {
             let c = a.data.device().lock().counter.clone();
             c.count_upload(n);

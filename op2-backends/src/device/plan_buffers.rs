@@ -3,7 +3,7 @@ use std::sync::{Arc, Mutex};
 
 use op2_core::{DeviceBuffer, Plan, Result};
 
-use super::{as_bytes, DeviceApi};
+use super::DeviceApi;
 
 /// A plan on the device: its block lists (all colours, in order) and, for
 /// coloured loops, each element's colour and each block's colour count.
@@ -44,9 +44,9 @@ impl PlanBuffersCache {
             Ok(b)
         };
         let buffers = Arc::new(PlanBuffers {
-            units: upload("plan blocks", as_bytes(&units))?,
-            colours: upload("plan element colours", as_bytes(plan.element_colours()))?,
-            ncolours: upload("plan colours per block", as_bytes(&ncolours))?,
+            units: upload("plan blocks", bytemuck::cast_slice(&units))?,
+            colours: upload("plan element colours", bytemuck::cast_slice(plan.element_colours()))?,
+            ncolours: upload("plan colours per block", bytemuck::cast_slice(&ncolours))?,
         });
         plans.insert(key, (plan.clone(), buffers.clone()));
         Ok(buffers)

@@ -10,13 +10,12 @@ mod compiler;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_long, c_void};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use crate::code_cache::default_dir as default_cache_dir;
 use crate::code_cache::{fnv1a, DiskCache};
 pub use compiler::{Compiler, DEFAULT_CFLAGS};
-use op2_core::{CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
+use op2_core::{CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
 
 use crate::codegen::{check_failure, host_source, Checks, LoopShape};
 use crate::RuntimeOptions;
@@ -43,14 +42,6 @@ struct Compiled {
     _library: libloading::os::unix::Library,
 }
 
-#[derive(Default)]
-struct Counters {
-    compiled: AtomicUsize,
-    disk_hits: AtomicUsize,
-    memory_hits: AtomicUsize,
-    rebuilt: AtomicUsize,
-}
-
 /// The `jit` backend.
 pub struct JitExecutor {
     compiler: Compiler,
@@ -59,7 +50,7 @@ pub struct JitExecutor {
     block_size: usize,
     checks: Checks,
     loaded: Mutex<HashMap<LoopShape, Arc<Compiled>>>,
-    counters: Counters,
+    counters: CodeCacheCounters,
 }
 
 impl JitExecutor {
@@ -95,7 +86,7 @@ impl JitExecutor {
             block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
             checks: options.resolved_checks()?,
             loaded: Mutex::new(HashMap::new()),
-            counters: Counters::default(),
+            counters: CodeCacheCounters::default(),
         })
     }
 
@@ -107,7 +98,7 @@ impl JitExecutor {
     fn compiled(&self, lp: &ParLoop<'_>, shape: LoopShape) -> Result<Arc<Compiled>> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(c) = loaded.get(&shape) {
-            self.counters.memory_hits.fetch_add(1, Ordering::Relaxed);
+            self.counters.memory_hit();
             return Ok(c.clone());
         }
         let source = host_source(lp.kernel, &shape, self.checks);
@@ -119,11 +110,11 @@ impl JitExecutor {
         let (object, source_path) = self.cache.paths(&format!("op2_{}_{key:016x}", lp.kernel.name));
         match DiskCache::is_valid(&object) {
             Some(true) => {
-                self.counters.disk_hits.fetch_add(1, Ordering::Relaxed);
+                self.counters.disk_hit();
             }
             found => {
                 if found == Some(false) {
-                    self.counters.rebuilt.fetch_add(1, Ordering::Relaxed);
+                    self.counters.rebuilt();
                 }
                 DiskCache::write_atomically(&source_path, source.as_bytes())
                     .map_err(|e| self.cache.error(&source_path, "cannot write the loop's C source", e))?;
@@ -138,7 +129,7 @@ impl JitExecutor {
                 }
                 DiskCache::publish(&built, &object)
                     .map_err(|e| self.cache.error(&object, "cannot store the compiled loop", e))?;
-                self.counters.compiled.fetch_add(1, Ordering::Relaxed);
+                self.counters.compiled();
             }
         }
         let flags = libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_NODELETE;
@@ -233,11 +224,6 @@ impl Executor for JitExecutor {
     }
 
     fn code_cache_stats(&self) -> CodeCacheStats {
-        CodeCacheStats {
-            compiled: self.counters.compiled.load(Ordering::Relaxed),
-            disk_hits: self.counters.disk_hits.load(Ordering::Relaxed),
-            memory_hits: self.counters.memory_hits.load(Ordering::Relaxed),
-            rebuilt: self.counters.rebuilt.load(Ordering::Relaxed),
-        }
+        self.counters.stats()
     }
 }

@@ -1,0 +1,347 @@
+//! The executor every device backend shares, generic over its [`DeviceApi`]:
+//! one compiled program per loop shape, the data on the device, plans,
+//! reduction partials, checked mode, the increments choice (and its visible
+//! fallback) and the code cache counters.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use op2_core::{CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
+
+use super::api::{Built, DeviceApi, LaunchArgs};
+use super::{prepare_loop, CheckReport, PartialsPool, PlanBuffersCache};
+use crate::codegen::{Checks, LoopShape};
+use crate::{Increments, IndirectWrites, RuntimeOptions};
+
+/// A fresh id for a device context: buffers remember it, so a buffer of
+/// another context (or another API) is never taken for one of this one.
+pub fn next_context_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Compiled programs by loop shape and treatment of indirect writes.
+type Programs<P> = Mutex<HashMap<(LoopShape, IndirectWrites), Arc<P>>>;
+
+/// A device backend: the shared loop machinery over one device API.
+pub struct DeviceExecutor<A: DeviceApi> {
+    api: A,
+    block_size: usize,
+    increments: Increments,
+    checks: Checks,
+    programs: Programs<A::Program>,
+    plans: PlanBuffersCache,
+    partials: PartialsPool,
+    counters: CodeCacheCounters,
+    /// One line per loop that runs otherwise than the options asked.
+    fallbacks: Mutex<Vec<String>>,
+}
+
+impl<A: DeviceApi> DeviceExecutor<A> {
+    /// The executor over `api`, with `options` (blocks of
+    /// `default_block_size` threads when they do not say).
+    pub fn with_api(api: A, options: &RuntimeOptions, default_block_size: usize) -> Result<Self> {
+        let block_size = options.block_size.unwrap_or(default_block_size);
+        let max = api.info().max_block_size;
+        if block_size == 0 || block_size > max {
+            return Err(Error::InvalidOption {
+                option: "block_size",
+                reason: format!(
+                    "{block_size} elements per block: a {} of `{}` has 1 to {max} {}",
+                    A::BLOCK,
+                    api.device_name(),
+                    A::THREADS
+                ),
+            });
+        }
+        tracing::info!(
+            backend = A::BACKEND,
+            device = api.device_name(),
+            block_size,
+            "device chosen"
+        );
+        Ok(DeviceExecutor {
+            block_size,
+            increments: options.resolved_increments()?,
+            checks: options.resolved_checks()?,
+            api,
+            programs: Mutex::new(HashMap::new()),
+            plans: PlanBuffersCache::default(),
+            partials: PartialsPool::default(),
+            counters: CodeCacheCounters::default(),
+            fallbacks: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The device API underneath.
+    pub fn api(&self) -> &A {
+        &self.api
+    }
+
+    /// The device's name.
+    pub fn device_name(&self) -> &str {
+        self.api.device_name()
+    }
+
+    /// How this loop's indirect writes are made safe: as the options ask,
+    /// except that atomics on 64-bit values fall back to colouring where the
+    /// device has none (noted once per loop, in the log and the summary).
+    fn indirect_writes(&self, loop_name: &str, shape: &LoopShape) -> IndirectWrites {
+        let asked = IndirectWrites::of(shape, self.increments);
+        let Some(missing) = &self.api.info().missing_64_bit_atomics else {
+            return asked;
+        };
+        if asked != IndirectWrites::Atomic || !IndirectWrites::needs_64_bit_atomics(shape) {
+            return asked;
+        }
+        let mut notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
+        let prefix = format!("loop `{loop_name}`:");
+        if !notes.iter().any(|n| n.starts_with(&prefix)) {
+            let note = format!(
+                "{prefix} increments by colouring instead of atomics: `{}` has {}",
+                self.api.device_name(),
+                missing
+            );
+            tracing::warn!(backend = A::BACKEND, "{note}");
+            notes.push(note);
+        }
+        IndirectWrites::of(shape, Increments::Colouring)
+    }
+
+    /// The compiled program of a loop of this shape: built once per executor.
+    fn program(&self, lp: &ParLoop<'_>, shape: LoopShape, writes: IndirectWrites) -> Result<Arc<A::Program>> {
+        // Held while compiling: two threads never build the same program.
+        let mut programs = self.programs.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (shape, writes);
+        if let Some(p) = programs.get(&key) {
+            self.counters.memory_hit();
+            return Ok(p.clone());
+        }
+        let name = lp.kernel.name;
+        let source = A::source(lp.kernel, &key.0, writes, self.checks);
+        let start = std::time::Instant::now();
+        let (program, built) = self.api.build(name, &source, self.block_size)?;
+        tracing::debug!(
+            backend = A::BACKEND,
+            loop_name = name,
+            ?writes,
+            ?built,
+            seconds = start.elapsed().as_secs_f64(),
+            "device program ready"
+        );
+        match built {
+            Built::Compiled => self.counters.compiled(),
+            Built::FromDisk => self.counters.disk_hit(),
+            Built::Rebuilt => {
+                self.counters.rebuilt();
+                self.counters.compiled();
+            }
+        }
+        let program = Arc::new(program);
+        programs.insert(key, program.clone());
+        Ok(program)
+    }
+
+    fn launch_all(
+        &self,
+        lp: &ParLoop<'_>,
+        program: &A::Program,
+        layout: &ReductionLayout,
+        writes: IndirectWrites,
+    ) -> Result<()> {
+        let name = lp.kernel.name;
+        let p = prepare_loop(
+            &self.api,
+            lp,
+            layout,
+            writes,
+            self.block_size,
+            &self.plans,
+            &self.partials,
+        )?;
+        let report = CheckReport::new(&self.api, self.checks)?;
+        let limit = self.api.info().max_blocks_per_launch;
+        if let Some(l) = p.launches.iter().find(|l| l.count > limit) {
+            return Err(Error::InvalidOption {
+                option: "block_size",
+                reason: format!(
+                    "loop `{name}` would need {} blocks of {} elements in one launch, \
+                     more than the {limit} one {} launch can have",
+                    l.count,
+                    self.block_size,
+                    A::BACKEND
+                ),
+            });
+        }
+        let mut args = LaunchArgs {
+            blocks: 0,
+            block_size: self.block_size,
+            units: p.units,
+            unit_offset: 0,
+            start: lp.range.start,
+            end: lp.range.end,
+            colours: p.colours,
+            ncolours: p.ncolours,
+            partials: p.partials.mem(&self.api),
+            partial_offset: 0,
+            report: report.mem(&self.api),
+            reduces: layout.words_per_chunk() > 0,
+            data: &p.args.data,
+            maps: &p.args.maps,
+        };
+        for l in p.launches.iter().filter(|l| l.count > 0) {
+            args.blocks = l.count;
+            args.unit_offset = l.offset;
+            args.partial_offset = l.offset;
+            if let Err(e) = self.api.launch(program, name, &args) {
+                // Earlier colours may still run: let them finish before the error returns.
+                let _ = self.api.finish(name);
+                return Err(e);
+            }
+        }
+        self.api.finish(name)?;
+        report.result(name, A::BACKEND)?;
+        p.partials.combine(layout, lp.args)
+    }
+}
+
+impl<A: DeviceApi> Executor for DeviceExecutor<A> {
+    fn name(&self) -> &'static str {
+        A::BACKEND
+    }
+
+    fn is_device(&self) -> bool {
+        true
+    }
+
+    fn is_deterministic(&self) -> bool {
+        // Atomic additions land in a different order on every run.
+        self.increments == Increments::Colouring
+    }
+
+    fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {
+        if lp.range.is_empty() {
+            return Ok(());
+        }
+        let layout = ReductionLayout::new(lp.args);
+        let shape = LoopShape::of(lp, &layout);
+        let writes = self.indirect_writes(lp.kernel.name, &shape);
+        let program = self.program(lp, shape, writes)?;
+        self.launch_all(lp, &program, &layout, writes)
+    }
+
+    fn code_cache_stats(&self) -> CodeCacheStats {
+        self.counters.stats()
+    }
+
+    fn fallbacks(&self) -> Vec<String> {
+        self.fallbacks.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use op2_core::{Access, ScalarType};
+
+    use super::*;
+    use crate::codegen::{ArgKind, ArgShape};
+    use crate::device::DeviceInfo;
+
+    /// A device without 64-bit atomics; it never builds or launches.
+    struct NoAtomics(DeviceInfo);
+
+    fn no_atomics() -> NoAtomics {
+        NoAtomics(DeviceInfo {
+            name: "no-atomics".to_string(),
+            context_id: 0,
+            max_block_size: 64,
+            max_blocks_per_launch: 1,
+            missing_64_bit_atomics: Some("no 64-bit atomics".to_string()),
+        })
+    }
+
+    impl DeviceApi for NoAtomics {
+        const BACKEND: &'static str = "test";
+        const BLOCK: &'static str = "block";
+        const THREADS: &'static str = "threads";
+        type Mem = usize;
+        type Program = ();
+
+        fn info(&self) -> &DeviceInfo {
+            &self.0
+        }
+        fn source(_: &op2_core::KernelInfo, _: &LoopShape, _: IndirectWrites, _: Checks) -> String {
+            unreachable!("not built in these tests")
+        }
+        fn build(&self, _: &str, _: &str, _: usize) -> Result<((), Built)> {
+            unreachable!("not built in these tests")
+        }
+        fn new_buffer(&self, _: &str, _: usize) -> Result<Box<dyn op2_core::DeviceBuffer>> {
+            unreachable!("no buffers in these tests")
+        }
+        fn mem_of(&self, _: &dyn op2_core::DeviceBuffer) -> usize {
+            0
+        }
+        fn null_mem(&self) -> usize {
+            0
+        }
+        fn launch(&self, _: &(), _: &str, _: &LaunchArgs<'_, usize>) -> Result<()> {
+            unreachable!("no launches in these tests")
+        }
+        fn finish(&self, _: &str) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    fn increment_of(scalar: ScalarType) -> LoopShape {
+        LoopShape {
+            kernel: "k",
+            source_id: 0,
+            args: vec![ArgShape {
+                kind: ArgKind::MapEntry { arity: 2, index: 0 },
+                access: Access::Inc,
+                scalar,
+                dim: 1,
+            }],
+            partial_words: 0,
+        }
+    }
+
+    #[test]
+    fn atomics_without_64_bit_support_fall_back_to_colouring_visibly() {
+        let options = RuntimeOptions::default().increments(Increments::Atomics);
+        let exec = DeviceExecutor::with_api(no_atomics(), &options, 32).unwrap();
+        assert!(!exec.is_deterministic(), "atomics were asked for");
+        // 32-bit increments keep their atomics and note nothing.
+        assert_eq!(
+            exec.indirect_writes("narrow", &increment_of(ScalarType::F32)),
+            IndirectWrites::Atomic
+        );
+        assert!(exec.fallbacks().is_empty());
+        // 64-bit ones are coloured, noted once per loop.
+        for _ in 0..2 {
+            assert_eq!(
+                exec.indirect_writes("wide", &increment_of(ScalarType::F64)),
+                IndirectWrites::Coloured { whole_body: false }
+            );
+        }
+        let notes = exec.fallbacks();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("loop `wide`") && notes[0].contains("colouring") && notes[0].contains("no-atomics"),
+            "{}",
+            notes[0]
+        );
+    }
+
+    #[test]
+    fn block_sizes_beyond_the_device_are_refused_naming_its_limit() {
+        let e = DeviceExecutor::with_api(no_atomics(), &RuntimeOptions::default().block_size(65), 32)
+            .err()
+            .expect("65 > 64");
+        assert!(e.to_string().contains("1 to 64 threads"), "{e}");
+        let exec = DeviceExecutor::with_api(no_atomics(), &RuntimeOptions::default(), 32).unwrap();
+        assert!(exec.is_deterministic(), "colouring is the default");
+    }
+}

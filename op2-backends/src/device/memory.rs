@@ -1,0 +1,78 @@
+//! Device memory as a core [`DeviceBuffer`]: the checks every API's copies
+//! share (empty copies, copies larger than the buffer) in one place, over an
+//! API's raw allocation.
+
+use std::any::Any;
+
+use op2_core::{DeviceBuffer, Error, Result};
+
+/// One API's allocation: copies of checked sizes only.
+pub trait RawMemory: Send + Sync + 'static {
+    /// The backend's name, for messages.
+    const BACKEND: &'static str;
+    /// Copies `src` (not empty, no larger than the allocation) to the start.
+    fn write(&self, src: &[u8]) -> Result<()>;
+    /// Copies the first `dst.len()` bytes (not empty, no more than the
+    /// allocation holds) into `dst`.
+    fn read(&self, dst: &mut [u8]) -> Result<()>;
+}
+
+/// A device allocation with checked copies.
+pub struct Memory<R> {
+    raw: R,
+    bytes: usize,
+    context_id: u64,
+}
+
+impl<R: RawMemory> Memory<R> {
+    /// `raw`, an allocation of `bytes` bytes in the context `context_id`.
+    pub fn new(raw: R, bytes: usize, context_id: u64) -> Memory<R> {
+        Memory { raw, bytes, context_id }
+    }
+
+    /// The API's allocation.
+    pub fn raw(&self) -> &R {
+        &self.raw
+    }
+}
+
+impl<R: RawMemory> DeviceBuffer for Memory<R> {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn context_id(&self) -> u64 {
+        self.context_id
+    }
+
+    fn upload(&self, src: &[u8]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        check_copy(R::BACKEND, "upload", src.len(), self.bytes)?;
+        self.raw.write(src)
+    }
+
+    fn download(&self, dst: &mut [u8]) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        check_copy(R::BACKEND, "download", dst.len(), self.bytes)?;
+        self.raw.read(dst)
+    }
+}
+
+/// The error for a copy of `len` bytes to or from a buffer of `capacity`.
+fn check_copy(backend: &'static str, what: &str, len: usize, capacity: usize) -> Result<()> {
+    if len <= capacity {
+        return Ok(());
+    }
+    Err(Error::Transfer {
+        name: format!("{backend} device buffer"),
+        reason: format!(
+            "{what} of {} into a buffer of {}",
+            op2_core::plural(len, "byte", "bytes"),
+            op2_core::plural(capacity, "byte", "bytes")
+        ),
+    })
+}
