@@ -26,6 +26,8 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! Coming from PyOP2 or OP2? The [`guide`] maps their concepts to these and works through an example.
 #![deny(missing_docs)]
 
 // Generated code names `::op2::...`; this lets it work inside this crate too.
