@@ -40,7 +40,18 @@ impl PlanCache {
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         let plan = plans.entry(key).or_insert_with(|| {
             self.built.fetch_add(1, Ordering::Relaxed);
-            Arc::new(Plan::build(range, block_size, &conflicts))
+            let start = std::time::Instant::now();
+            let plan = Plan::build(range.clone(), block_size, &conflicts);
+            tracing::debug!(
+                set = set.name(),
+                elements = range.len(),
+                block_size,
+                blocks = plan.nblocks(),
+                colours = plan.ncolours(),
+                seconds = start.elapsed().as_secs_f64(),
+                "plan built"
+            );
+            Arc::new(plan)
         });
         Some(plan.clone())
     }

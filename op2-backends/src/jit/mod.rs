@@ -111,11 +111,14 @@ impl JitExecutor {
         match DiskCache::is_valid(&object) {
             Some(true) => {
                 self.counters.disk_hit();
+                tracing::debug!(loop_name = lp.kernel.name, object = %object.display(), "jit: cached loop found on disk");
             }
             found => {
                 if found == Some(false) {
                     self.counters.rebuilt();
+                    tracing::debug!(loop_name = lp.kernel.name, object = %object.display(), "jit: cached loop corrupt, rebuilding");
                 }
+                let start = std::time::Instant::now();
                 DiskCache::write_atomically(&source_path, source.as_bytes())
                     .map_err(|e| self.cache.error(&source_path, "cannot write the loop's C source", e))?;
                 let built = DiskCache::temp_for(&object);
@@ -130,6 +133,12 @@ impl JitExecutor {
                 DiskCache::publish(&built, &object)
                     .map_err(|e| self.cache.error(&object, "cannot store the compiled loop", e))?;
                 self.counters.compiled();
+                tracing::info!(
+                    loop_name = lp.kernel.name,
+                    source = %source_path.display(),
+                    seconds = start.elapsed().as_secs_f64(),
+                    "jit: loop compiled"
+                );
             }
         }
         let flags = libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_NODELETE;
