@@ -26,6 +26,13 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! ## Cargo features
+//!
+//! The backends other than `seq` and distributed runs are chosen at build
+//! time:
+//!
+#![doc = document_features::document_features!()]
 #![deny(missing_docs)]
 
 // Generated code names `::op2::...`; this lets it work inside this crate too.
