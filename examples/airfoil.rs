@@ -2,8 +2,11 @@
 //!
 //! ```text
 //! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE]
-//!                                          [--iterations N] [--backend NAME]
+//!     [--iterations N] [--backend NAME] [--threads N] [--block-size N]
+//!     [--overlap on|off] [--increments colouring|atomics]
 //! ```
+//!
+//! (`--help` describes each flag.)
 //!
 //! Prints `  <iter>  <rms>` every 100 iterations; on the 720 000-cell mesh
 //! after 1000 iterations, PASSED or FAILED against the reference; then the
@@ -18,11 +21,68 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use op2::{Backend, Runtime, RuntimeOptions};
+use clap::Parser;
+use op2::{Backend, Error, Increments, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, REFERENCE_RMS_1000};
 
-const USAGE: &str = "usage: airfoil [--mesh IxJ | --grid FILE] [--write-grid FILE] [--iterations N] [--backend NAME]
-               [--threads N] [--block-size N] [--overlap on|off] [--increments colouring|atomics]";
+/// The command line. Every flag takes a value; an unusable value ends the run
+/// with a message naming the flag (exit status 2).
+#[derive(Parser, Debug)]
+#[command(name = "airfoil", about = "The Airfoil benchmark on op2", args_override_self = true)]
+struct Cli {
+    /// Generate a mesh of I x J cells (I, J >= 2).
+    #[arg(long, value_name = "IxJ", default_value = "400x600", value_parser = parse_mesh)]
+    mesh: (usize, usize),
+    /// Read the mesh from an OP2 grid file instead of generating one.
+    #[arg(long, value_name = "FILE", conflicts_with = "mesh")]
+    grid: Option<PathBuf>,
+    /// Write the mesh to an OP2 grid file.
+    #[arg(long, value_name = "FILE")]
+    write_grid: Option<PathBuf>,
+    /// Number of iterations.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    iterations: usize,
+    /// Backend (seq, rayon, jit, opencl, cuda); default: OP2_BACKEND, else
+    /// rayon where it is built in, else seq.
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
+    /// Worker threads of the host backends.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Elements per block of the host backends' plans.
+    #[arg(long, value_name = "N")]
+    block_size: Option<usize>,
+    /// Overlap halo exchanges with computation (distributed runs).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    overlap: Option<bool>,
+    /// How device backends apply increments through maps.
+    #[arg(long, value_name = "colouring|atomics", value_parser = parse_increments)]
+    increments: Option<Increments>,
+}
+
+/// `IxJ` with I, J >= 2.
+fn parse_mesh(value: &str) -> Result<(usize, usize), String> {
+    value
+        .split_once('x')
+        .and_then(|(i, j)| Some((i.parse().ok()?, j.parse().ok()?)))
+        .filter(|&(i, j): &(usize, usize)| i >= 2 && j >= 2)
+        .ok_or_else(|| "expected IxJ with I, J >= 2 (e.g. 400x600)".to_string())
+}
+
+fn parse_on_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err("expected on or off".to_string()),
+    }
+}
+
+fn parse_increments(value: &str) -> Result<Increments, String> {
+    value.parse().map_err(|e| match e {
+        Error::InvalidOption { reason, .. } => reason,
+        e => e.to_string(),
+    })
+}
 
 struct Options {
     mesh: (usize, usize),
@@ -33,66 +93,30 @@ struct Options {
     runtime: RuntimeOptions,
 }
 
-fn parse_options() -> Result<Options, String> {
-    let mut o = Options {
-        mesh: (400, 600),
-        grid: None,
-        write_grid: None,
-        iterations: 1000,
-        backend: None,
-        runtime: RuntimeOptions::default(),
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        if flag == "--help" || flag == "-h" {
-            return Err(USAGE.to_string());
+impl From<Cli> for Options {
+    fn from(cli: Cli) -> Options {
+        let mut runtime = RuntimeOptions::default();
+        if let Some(n) = cli.threads {
+            runtime = runtime.threads(n);
         }
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
-        match flag.as_str() {
-            "--mesh" => {
-                let parsed = value
-                    .split_once('x')
-                    .and_then(|(i, j)| Some((i.parse().ok()?, j.parse().ok()?)))
-                    .filter(|&(i, j): &(usize, usize)| i >= 2 && j >= 2);
-                o.mesh =
-                    parsed.ok_or_else(|| format!("--mesh expects IxJ with I, J >= 2 (e.g. 400x600), got `{value}`"))?;
-            }
-            "--grid" => o.grid = Some(value.into()),
-            "--write-grid" => o.write_grid = Some(value.into()),
-            "--iterations" => {
-                o.iterations = value
-                    .parse()
-                    .map_err(|_| format!("--iterations expects a number, got `{value}`"))?
-            }
-            "--backend" => o.backend = Some(value),
-            "--threads" => {
-                let n = value
-                    .parse()
-                    .map_err(|_| format!("--threads expects a number, got `{value}`"))?;
-                o.runtime = o.runtime.threads(n);
-            }
-            "--overlap" => {
-                let on = match value.as_str() {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(format!("--overlap expects on or off, got `{value}`")),
-                };
-                o.runtime = o.runtime.overlap(on);
-            }
-            "--block-size" => {
-                let n = value
-                    .parse()
-                    .map_err(|_| format!("--block-size expects a number, got `{value}`"))?;
-                o.runtime = o.runtime.block_size(n);
-            }
-            "--increments" => {
-                let i: op2::Increments = value.parse().map_err(|e| format!("--increments: {e}"))?;
-                o.runtime = o.runtime.increments(i);
-            }
-            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        if let Some(on) = cli.overlap {
+            runtime = runtime.overlap(on);
+        }
+        if let Some(n) = cli.block_size {
+            runtime = runtime.block_size(n);
+        }
+        if let Some(i) = cli.increments {
+            runtime = runtime.increments(i);
+        }
+        Options {
+            mesh: cli.mesh,
+            grid: cli.grid,
+            write_grid: cli.write_grid,
+            iterations: cli.iterations,
+            backend: cli.backend,
+            runtime,
         }
     }
-    Ok(o)
 }
 
 /// This process's place in the run: rank 0 of 1 without MPI.
@@ -268,13 +292,14 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
 }
 
 fn main() -> ExitCode {
-    let options = match parse_options() {
-        Ok(o) => o,
-        Err(msg) => {
-            eprintln!("{msg}");
-            return ExitCode::from(2);
-        }
-    };
+    let options = Options::from(Cli::parse());
+    // op2 logs through `tracing`; `RUST_LOG=op2_backends=debug` shows JIT
+    // compiles, cache hits, plans and halo exchanges on stderr. Unset, only
+    // errors would print (op2 logs none), so the output is unchanged.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
     let ranks = match Ranks::init() {
         Ok(r) => r,
         Err(e) => {

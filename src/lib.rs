@@ -28,6 +28,13 @@
 //! ```
 //!
 //! Coming from PyOP2 or OP2? The [`guide`] maps their concepts to these and works through an example.
+//!
+//! ## Cargo features
+//!
+//! The backends other than `seq` and distributed runs are chosen at build
+//! time:
+//!
+#![doc = document_features::document_features!()]
 #![deny(missing_docs)]
 
 // Generated code names `::op2::...`; this lets it work inside this crate too.

@@ -69,6 +69,31 @@ fn cold_cache_compiles_then_memory_and_disk_hit() {
     assert_eq!(rt2.code_cache_stats().disk_hits, 1);
 }
 
+#[test]
+fn objects_are_named_by_a_128_bit_key_of_the_source_and_the_compiler() {
+    let dir = fresh_dir("names");
+    run_loop(&runtime(&dir));
+    // Other flags, other machine code: another key, so never the first object.
+    let other = RuntimeOptions::default()
+        .threads(2)
+        .cflags("-O1 -fopenmp")
+        .cache_dir(&dir);
+    let rt = Runtime::with_options(Backend::Jit, other).unwrap();
+    run_loop(&rt);
+    assert_eq!(rt.code_cache_stats().compiled, 1);
+    let objects = objects(&dir);
+    assert_eq!(objects.len(), 2, "{objects:?}");
+    for object in &objects {
+        let stem = object.file_stem().unwrap().to_str().unwrap();
+        let key = stem.strip_prefix("op2_scale_add_").unwrap_or_else(|| panic!("{stem}"));
+        assert_eq!(key.len(), 32, "{stem}: a 128-bit key is 32 hex digits");
+        assert!(
+            key.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+            "{stem}"
+        );
+    }
+}
+
 /// Run by the parent tests in a child process: one loop, then its stats.
 #[test]
 #[ignore = "run as a child process by the cache tests"]

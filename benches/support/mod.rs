@@ -20,8 +20,6 @@ pub fn mean_ns(group: &str, name: &str) -> Option<f64> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
     let text = std::fs::read_to_string(dir.join("criterion").join(group).join(name).join("new/estimates.json")).ok()?;
-    let mean = &text[text.find("\"mean\"")?..];
-    let at = mean.find("\"point_estimate\":")? + "\"point_estimate\":".len();
-    let rest = &mean[at..];
-    rest[..rest.find([',', '}'])?].trim().parse().ok()
+    let estimates: serde_json::Value = serde_json::from_str(&text).ok()?;
+    estimates["mean"]["point_estimate"].as_f64()
 }

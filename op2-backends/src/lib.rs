@@ -3,6 +3,10 @@
 //! `seq` is always compiled in and is the reference every other backend is
 //! tested against. The others are chosen by Cargo feature and then at run time
 //! (docs/ARCHITECTURE.md, Backends).
+//!
+//! ## Cargo features
+//!
+#![doc = document_features::document_features!()]
 #![deny(missing_docs)]
 
 mod backend;

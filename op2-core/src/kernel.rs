@@ -99,6 +99,7 @@ pub unsafe trait Kernel {
     /// The kernel's function-pointer type. `par_loop!` coerces the function it
     /// calls to this type, so the metadata and the function called always
     /// belong to the same signature, whatever the imports in scope.
+    #[doc(hidden)]
     type Fn: Copy;
 }
 

@@ -30,6 +30,9 @@ mod stage;
 mod storage;
 mod timing;
 mod validate;
+// For the code `par_loop!` generates (through `op2::__private`), not for
+// direct use: hidden from the docs.
+#[doc(hidden)]
 pub mod view;
 
 pub use access::Access;
@@ -51,6 +54,7 @@ pub use plan_cache::PlanCache;
 pub use plural::plural;
 pub use scalar::{Scalar, ScalarType};
 pub use set::{Set, SetRegions};
+#[doc(hidden)]
 pub use stage::Stage;
 pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};

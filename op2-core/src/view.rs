@@ -142,6 +142,8 @@ unsafe impl<T: Scalar> DirectView<T> for GlobalDirect<T> {
     }
 }
 
+// Hidden: the trait is for generated code only, not part of `Dat`'s API.
+#[doc(hidden)]
 impl<T: Scalar> DirectArg for Dat<T> {
     type Elem = T;
     type View = DatDirect<T>;
@@ -157,6 +159,7 @@ impl<T: Scalar> DirectArg for Dat<T> {
     }
 }
 
+#[doc(hidden)]
 impl<T: Scalar> DirectArg for Global<T> {
     type Elem = T;
     type View = GlobalDirect<T>;

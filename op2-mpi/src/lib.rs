@@ -8,13 +8,17 @@
 //! lists what each rank sends and receives in a halo exchange; [`dual_graph`]
 //! is what METIS partitions.
 //!
-//! With the `mpi` feature (MPICH through rsmpi, METIS vendored), [`Mpi`]
+//! With the `mpi` feature (MPICH through rsmpi, METIS vendored), `Mpi`
 //! initialises MPI and distributes a mesh built on every rank into local
 //! carriers whose sets exchange halos and reduce Globals across ranks.
 //!
 //! Messages for stderr go out whole, every line prefixed with the rank
 //! ([`rank_message`], [`write_rank_message`], `Mpi::eprintln`), so that
 //! several ranks' messages never interleave mid-line.
+//!
+//! ## Cargo features
+//!
+#![doc = document_features::document_features!()]
 #![deny(missing_docs)]
 
 #[cfg(feature = "mpi")]

@@ -4,12 +4,31 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::hash::fnv1a;
+use super::hash::checksum;
 
-/// Every cached object ends with this magic and the FNV-1a hash of the bytes
+/// Every cached object ends with this magic and the SHA-256 of the bytes
 /// before it. ELF loaders ignore trailing bytes; a truncated or corrupt file
 /// fails the check and is rebuilt instead of loaded.
-const TRAILER_MAGIC: &[u8; 8] = b"op2-obj1";
+const TRAILER_MAGIC: &[u8; 8] = b"op2-obj2";
+/// The length of the trailer: the magic and the checksum.
+const TRAILER_LEN: usize = TRAILER_MAGIC.len() + 32;
+
+/// The length of the body of a sealed file's `bytes`, or `None` when the
+/// trailer is missing or does not match the body.
+fn sealed_body_len(bytes: &[u8]) -> Option<usize> {
+    let body_len = bytes.len().checked_sub(TRAILER_LEN)?;
+    let (body, trailer) = bytes.split_at(body_len);
+    let (magic, sum) = trailer.split_at(TRAILER_MAGIC.len());
+    (magic == TRAILER_MAGIC && sum == checksum(body)).then_some(body_len)
+}
+
+/// The trailer that seals `body`: the magic and the checksum.
+fn trailer_for(body: &[u8]) -> Vec<u8> {
+    let mut t = Vec::with_capacity(TRAILER_LEN);
+    t.extend_from_slice(TRAILER_MAGIC);
+    t.extend_from_slice(&checksum(body));
+    t
+}
 
 /// Compiled loops on disk, shared by processes (MPI ranks) and runs.
 #[derive(Clone, Debug)]
@@ -86,35 +105,22 @@ impl DiskCache {
     /// Whether the object at `path` exists and is whole.
     pub fn is_valid(path: &Path) -> Option<bool> {
         let bytes = fs::read(path).ok()?;
-        if bytes.len() < 16 {
-            return Some(false);
-        }
-        let (body, trailer) = bytes.split_at(bytes.len() - 16);
-        let ok = &trailer[..8] == TRAILER_MAGIC && trailer[8..] == fnv1a(&[body]).to_le_bytes();
-        Some(ok)
+        Some(sealed_body_len(&bytes).is_some())
     }
 
     /// The body of the sealed file at `path` (without its trailer), or `None`
     /// when it is missing or damaged.
     pub fn read_sealed(path: &Path) -> Option<Vec<u8>> {
         let mut bytes = fs::read(path).ok()?;
-        if bytes.len() < 16 {
-            return None;
-        }
-        let body_len = bytes.len() - 16;
-        let (body, trailer) = bytes.split_at(body_len);
-        let ok = &trailer[..8] == TRAILER_MAGIC && trailer[8..] == fnv1a(&[body]).to_le_bytes();
-        ok.then(|| {
-            bytes.truncate(body_len);
-            bytes
-        })
+        let body_len = sealed_body_len(&bytes)?;
+        bytes.truncate(body_len);
+        Some(bytes)
     }
 
     /// Writes `body` and its trailer to `path` atomically.
     pub fn write_sealed(path: &Path, body: &[u8]) -> std::io::Result<()> {
         let mut contents = body.to_vec();
-        contents.extend_from_slice(TRAILER_MAGIC);
-        contents.extend_from_slice(&fnv1a(&[body]).to_le_bytes());
+        contents.extend_from_slice(&trailer_for(body));
         Self::write_atomically(path, &contents)
     }
 
@@ -122,10 +128,11 @@ impl DiskCache {
     /// that readers never see half a file.
     pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
         let tmp = temp_name(path);
-        fs::write(&tmp, contents)?;
-        fs::rename(&tmp, path).inspect_err(|_| {
-            let _ = fs::remove_file(&tmp);
-        })
+        fs::write(&tmp, contents)
+            .and_then(|()| fs::rename(&tmp, path))
+            .inspect_err(|_| {
+                let _ = fs::remove_file(&tmp);
+            })
     }
 
     /// A temporary path next to `path` for the compiler to write to.
@@ -137,10 +144,8 @@ impl DiskCache {
     /// moves it to `path` atomically.
     pub fn publish(built: &Path, path: &Path) -> std::io::Result<()> {
         let body = fs::read(built)?;
-        let hash = fnv1a(&[&body]);
         let mut f = fs::OpenOptions::new().append(true).open(built)?;
-        f.write_all(TRAILER_MAGIC)?;
-        f.write_all(&hash.to_le_bytes())?;
+        f.write_all(&trailer_for(&body))?;
         f.sync_all()?;
         drop(f);
         fs::rename(built, path).inspect_err(|_| {

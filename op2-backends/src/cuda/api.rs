@@ -14,7 +14,7 @@ use op2_core::{DeviceBuffer, Error, KernelInfo, Result};
 use super::buffer::CudaBuffer;
 use super::ptx::{compile_to_cubin, nvrtc_version, NVRTC_OPTIONS};
 use super::{check_libraries, driver_error, unavailable};
-use crate::code_cache::{default_dir, fnv1a, DiskCache};
+use crate::code_cache::{cache_key, default_dir, DiskCache};
 use crate::codegen::{cuda_source, Checks, LoopShape};
 use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory};
 use crate::{IndirectWrites, RuntimeOptions};
@@ -114,7 +114,7 @@ impl Cuda {
     /// source, the architecture, NVRTC's version and options, and op2's
     /// version), else compiled and stored.
     fn cubin(&self, loop_name: &str, source: &str) -> Result<(Vec<u8>, Built)> {
-        let key = fnv1a(&[
+        let key = cache_key(&[
             source.as_bytes(),
             self.arch.as_bytes(),
             self.nvrtc.as_bytes(),

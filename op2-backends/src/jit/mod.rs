@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 pub use crate::code_cache::default_dir as default_cache_dir;
-use crate::code_cache::{fnv1a, DiskCache};
+use crate::code_cache::{cache_key, DiskCache};
 pub use compiler::{Compiler, DEFAULT_CFLAGS};
 use op2_core::{CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
 
@@ -102,7 +102,7 @@ impl JitExecutor {
             return Ok(c.clone());
         }
         let source = host_source(lp.kernel, &shape, self.checks);
-        let key = fnv1a(&[
+        let key = cache_key(&[
             source.as_bytes(),
             self.compiler.key_material().as_bytes(),
             env!("CARGO_PKG_VERSION").as_bytes(),
