@@ -43,8 +43,8 @@ impl Translator {
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => format!("(-{})", self.expr(&u.expr, want)),
                 UnOp::Not(_) => {
-                    if self.ty(&u.expr).scalar() == Ty::Bool {
-                        format!("(!{})", self.expr(&u.expr, Some(Ty::Bool)))
+                    if self.ty(&u.expr).scalar() == Ty::BOOL {
+                        format!("(!{})", self.expr(&u.expr, Some(Ty::BOOL)))
                     } else {
                         format!("(~{})", self.expr(&u.expr, want))
                     }
@@ -137,7 +137,7 @@ impl Translator {
                 match (then, els) {
                     (Some(a), Some(b)) => {
                         let t = want.unwrap_or_else(|| self.ty(&a).scalar().unify(self.ty(&b).scalar()));
-                        let c = self.expr(&i.cond, Some(Ty::Bool));
+                        let c = self.expr(&i.cond, Some(Ty::BOOL));
                         let (a, b) = (self.expr(&a, Some(t)), self.expr(&b, Some(t)));
                         format!("({c} ? {a} : {b})")
                     }
@@ -226,7 +226,7 @@ impl Translator {
             }
         };
         let (lw, rw) = match b.op {
-            BinOp::And(_) | BinOp::Or(_) => (Some(Ty::Bool), Some(Ty::Bool)),
+            BinOp::And(_) | BinOp::Or(_) => (Some(Ty::BOOL), Some(Ty::BOOL)),
             BinOp::Shl(_) | BinOp::Shr(_) | BinOp::ShlAssign(_) | BinOp::ShrAssign(_) => (want.or(Some(lt)), None),
             BinOp::Eq(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Ne(_) | BinOp::Ge(_) | BinOp::Gt(_) => {
                 let t = lt.unify(rt);
@@ -281,9 +281,9 @@ impl Translator {
 
 fn int_literal(digits: &str, ty: Ty) -> String {
     let suffix = match ty.concrete() {
-        Ty::I64 | Ty::Isize => "L",
+        Ty::I64 | Ty::ISIZE => "L",
         Ty::U32 => "u",
-        Ty::U64 | Ty::Usize => "ul",
+        Ty::U64 | Ty::USIZE => "ul",
         _ => "",
     };
     format!("{digits}{suffix}")

@@ -1,6 +1,8 @@
-//! Math: calls of the kernel language's math functions and the named float
-//! constants (`f64::consts::PI`, `f32::EPSILON`, ...).
+//! Math: calls of the kernel language's math functions (the table in
+//! `op2_core::kernel_language`) and the named float constants
+//! (`f64::consts::PI`, `f32::EPSILON`, ...).
 
+use op2_core::kernel_language::MathFunction;
 use proc_macro2::Span;
 use syn::Expr;
 
@@ -57,47 +59,36 @@ impl Translator {
     pub(super) fn math(&mut self, name: &str, recv: &Expr, args: &[&Expr], span: Span, fty: Option<Ty>) -> String {
         let t = fty.unwrap_or_else(|| self.ty(recv).scalar()).concrete();
         let x = self.expr(recv, Some(t));
+        let function = MathFunction::named(name);
         // `powi`'s exponent is an integer; every other argument has the receiver's type.
-        let arg_ty = if name == "powi" { Ty::I32 } else { t };
-        let a: Vec<String> = args.iter().map(|e| self.expr(e, Some(arg_ty))).collect();
-        let arity_ok = match name {
-            "powi" | "powf" | "atan2" | "min" | "max" | "hypot" => a.len() == 1,
-            "mul_add" => a.len() == 2,
-            _ => a.is_empty(),
+        let arg_ty = if function.is_some_and(|f| f.int_exponent) {
+            Ty::I32
+        } else {
+            t
         };
-        if !arity_ok {
+        let mut a: Vec<String> = args.iter().map(|e| self.expr(e, Some(arg_ty))).collect();
+        let Some(function) = function else {
+            self.err(span, format!("`{name}` is not a supported math function"));
+            return String::new();
+        };
+        if a.len() + 1 != function.arity {
             self.err(span, format!("wrong number of arguments for `{name}`"));
             return String::new();
         }
-        if t.is_int() || t == Ty::Bool {
-            let helper = match name {
-                "abs" | "min" | "max" => name,
-                _ => {
-                    self.err(span, format!("`{name}` needs a float; cast with `as f64` first"));
-                    return String::new();
-                }
-            };
-            let all: Vec<String> = std::iter::once(x).chain(a).collect();
-            return format!("op2_{helper}_{}({})", t.helper_suffix(), all.join(", "));
-        }
-        let f = if t == Ty::F32 { "f" } else { "" };
-        let cname = match name {
-            "sqrt" | "exp" | "log10" | "sin" | "cos" | "tan" | "floor" | "ceil" | "tanh" | "atan2" | "hypot" => {
-                name.to_string()
-            }
-            "abs" => "fabs".into(),
-            "ln" => "log".into(),
-            "min" => "fmin".into(),
-            "max" => "fmax".into(),
-            "mul_add" => "fma".into(),
-            "powf" => "pow".into(),
-            "powi" => return format!("pow{f}({x}, (({}){}))", t.c_name(), a[0]),
-            other => {
-                self.err(span, format!("`{other}` is not a supported math function"));
+        if t.is_int() || t == Ty::BOOL {
+            if !function.on_integers {
+                self.err(span, format!("`{name}` needs a float; cast with `as f64` first"));
                 return String::new();
             }
-        };
+            let all: Vec<String> = std::iter::once(x).chain(a).collect();
+            return format!("op2_{name}_{}({})", t.helper_suffix(), all.join(", "));
+        }
+        if function.int_exponent {
+            if let Some(e) = a.last_mut() {
+                *e = format!("(({}){e})", t.c_name());
+            }
+        }
         let all: Vec<String> = std::iter::once(x).chain(a).collect();
-        format!("{cname}{f}({})", all.join(", "))
+        format!("{}({})", function.c_function(t.kernel_scalar()), all.join(", "))
     }
 }

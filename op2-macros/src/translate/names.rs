@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use op2_core::kernel_language::{c_float_name, c_math_functions};
 use syn::Block;
 
 use super::types::ETy;
@@ -49,7 +50,7 @@ impl Translator {
     /// and CUDA reserved words; a fresh variant when it shadows a live binding
     /// (C forbids redeclaring in one scope).
     pub(super) fn declare_name(&mut self, rust: &str) -> String {
-        let base = if RESERVED.contains(&rust) || rust.starts_with("op2_") {
+        let base = if is_reserved(rust) || rust.starts_with("op2_") {
             format!("op2_{rust}")
         } else {
             rust.to_string()
@@ -209,43 +210,16 @@ const RESERVED: &[&str] = &[
     "gridDim",
     "warpSize",
     "atomicAdd",
-    // math functions the translation emits (and their relatives)
-    "sqrt",
-    "sqrtf",
-    "fabs",
-    "fabsf",
+    // OpenCL and CUDA built-in overloads (C math functions: see `is_reserved`)
     "abs",
-    "pow",
-    "powf",
-    "exp",
-    "expf",
-    "log",
-    "logf",
-    "log10",
-    "log10f",
-    "sin",
-    "sinf",
-    "cos",
-    "cosf",
-    "tan",
-    "tanf",
-    "atan2",
-    "atan2f",
-    "floor",
-    "floorf",
-    "ceil",
-    "ceilf",
-    "fmin",
-    "fminf",
-    "fmax",
-    "fmaxf",
-    "fma",
-    "fmaf",
-    "hypot",
-    "hypotf",
-    "tanh",
-    "tanhf",
     "min",
     "max",
     "clamp",
 ];
+
+/// Whether `name` must be renamed in C: a keyword or built-in name, or a C
+/// math function that translated kernels may call (`double` and `float`
+/// spellings).
+fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name) || c_math_functions().any(|c| name == c || name == c_float_name(c))
+}

@@ -183,7 +183,7 @@ impl Translator {
     fn assign_into(&mut self, target: &str, t: Ty, e: &Expr) {
         match e {
             Expr::If(i) => {
-                let cond = self.expr(&i.cond, Some(Ty::Bool));
+                let cond = self.expr(&i.cond, Some(Ty::BOOL));
                 self.value_block(&format!("if ({cond})"), &i.then_branch, target, t);
                 match i.else_branch.as_ref().map(|(_, e)| &**e) {
                     Some(Expr::Block(b)) => self.value_block("else", &b.block, target, t),
@@ -228,7 +228,7 @@ impl Translator {
             Expr::If(i) => self.if_stmt(i, ""),
             Expr::ForLoop(f) => self.for_loop(f),
             Expr::While(w) => {
-                let cond = self.expr(&w.cond, Some(Ty::Bool));
+                let cond = self.expr(&w.cond, Some(Ty::BOOL));
                 self.scoped_block(&format!("while ({cond})"), &w.body, "");
             }
             Expr::Loop(l) => self.scoped_block("for (;;)", &l.body, ""),
@@ -245,7 +245,7 @@ impl Translator {
     }
 
     fn if_stmt(&mut self, i: &syn::ExprIf, prefix: &str) {
-        let cond = self.expr(&i.cond, Some(Ty::Bool));
+        let cond = self.expr(&i.cond, Some(Ty::BOOL));
         self.out.open(&format!("{prefix}if ({cond})"));
         self.scopes.push(Vec::new());
         self.block_stmts(&i.then_branch);

@@ -1,7 +1,8 @@
-//! Types: the scalar types of translated kernels and their C spellings, the
-//! shapes of values, declared types and array dimensions, and the type of
-//! every expression.
+//! Types: the scalar types of translated kernels (over the kernel
+//! language's table, `op2_core::kernel_language`), the shapes of values,
+//! declared types and array dimensions, and the type of every expression.
 
+use op2_core::kernel_language::KernelScalar;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Stmt, Type, UnOp};
 
@@ -12,15 +13,8 @@ use super::Translator;
 /// has not fixed yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {
-    F64,
-    F32,
-    I32,
-    I64,
-    U32,
-    U64,
-    Usize,
-    Isize,
-    Bool,
+    /// A type the kernel language names.
+    Known(KernelScalar),
     /// An unsuffixed float literal: `f64` unless the context says `f32`.
     FloatLit,
     /// An unsuffixed integer literal: `i32` unless the context says otherwise.
@@ -28,54 +22,55 @@ pub enum Ty {
 }
 
 impl Ty {
+    // The known types by name; constants, so that patterns can name them.
+    pub const F64: Ty = Ty::Known(KernelScalar::F64);
+    pub const F32: Ty = Ty::Known(KernelScalar::F32);
+    pub const I32: Ty = Ty::Known(KernelScalar::I32);
+    pub const I64: Ty = Ty::Known(KernelScalar::I64);
+    pub const U32: Ty = Ty::Known(KernelScalar::U32);
+    pub const U64: Ty = Ty::Known(KernelScalar::U64);
+    pub const USIZE: Ty = Ty::Known(KernelScalar::Usize);
+    pub const ISIZE: Ty = Ty::Known(KernelScalar::Isize);
+    pub const BOOL: Ty = Ty::Known(KernelScalar::Bool);
+
     /// The type named by a Rust type identifier.
     pub fn from_rust(name: &str) -> Option<Ty> {
-        Some(match name {
-            "f64" => Ty::F64,
-            "f32" => Ty::F32,
-            "i32" => Ty::I32,
-            "i64" => Ty::I64,
-            "u32" => Ty::U32,
-            "u64" => Ty::U64,
-            "usize" => Ty::Usize,
-            "isize" => Ty::Isize,
-            "bool" => Ty::Bool,
-            _ => return None,
-        })
+        KernelScalar::from_rust_name(name).map(Ty::Known)
     }
 
-    /// The C spelling (LP64: `long` is 64-bit on Linux C, CUDA and OpenCL).
-    pub fn c_name(self) -> &'static str {
-        match self.concrete() {
-            Ty::F64 => "double",
-            Ty::F32 => "float",
-            Ty::I32 => "int",
-            Ty::I64 | Ty::Isize => "long",
-            Ty::U32 => "unsigned int",
-            Ty::U64 | Ty::Usize => "unsigned long",
-            Ty::Bool => "int",
-            Ty::FloatLit | Ty::IntLit => unreachable!("concrete() resolves literals"),
+    /// The kernel language's type; literals take their default type.
+    pub fn kernel_scalar(self) -> KernelScalar {
+        match self {
+            Ty::Known(t) => t,
+            Ty::FloatLit => KernelScalar::F64,
+            Ty::IntLit => KernelScalar::I32,
         }
+    }
+
+    /// The C spelling.
+    pub fn c_name(self) -> &'static str {
+        self.kernel_scalar().c_name()
     }
 
     /// Literals take their default type.
     pub fn concrete(self) -> Ty {
-        match self {
-            Ty::FloatLit => Ty::F64,
-            Ty::IntLit => Ty::I32,
-            t => t,
-        }
+        Ty::Known(self.kernel_scalar())
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Ty::F64 | Ty::F32 | Ty::FloatLit)
+        match self {
+            Ty::Known(t) => t.is_float(),
+            Ty::FloatLit => true,
+            Ty::IntLit => false,
+        }
     }
 
     pub fn is_int(self) -> bool {
-        matches!(
-            self,
-            Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64 | Ty::Usize | Ty::Isize | Ty::IntLit
-        )
+        match self {
+            Ty::Known(t) => t.is_int(),
+            Ty::FloatLit => false,
+            Ty::IntLit => true,
+        }
     }
 
     /// The type of a binary arithmetic expression of `self` and `other`: a
@@ -89,15 +84,7 @@ impl Ty {
 
     /// Suffix of helper functions (`op2_min_i32`).
     pub fn helper_suffix(self) -> &'static str {
-        match self.concrete() {
-            Ty::F64 => "f64",
-            Ty::F32 => "f32",
-            Ty::I32 | Ty::Bool => "i32",
-            Ty::I64 | Ty::Isize => "i64",
-            Ty::U32 => "u32",
-            Ty::U64 | Ty::Usize => "u64",
-            Ty::FloatLit | Ty::IntLit => unreachable!(),
-        }
+        self.kernel_scalar().helper_suffix()
     }
 }
 
@@ -137,7 +124,12 @@ impl Translator {
             Type::Path(p) => match p.path.get_ident().and_then(|i| Ty::from_rust(&i.to_string())) {
                 Some(ty) => Some(ETy::Scalar(ty)),
                 None => {
-                    self.err(t.span(), "unsupported type in a kernel: use f64, f32, i32, i64, u32, u64, usize, isize, bool or arrays of them");
+                    let names: Vec<&str> = KernelScalar::ALL.iter().map(|t| t.rust_name()).collect();
+                    let msg = format!(
+                        "unsupported type in a kernel: use {} or arrays of them",
+                        names.join(", ")
+                    );
+                    self.err(t.span(), msg);
                     None
                 }
             },
@@ -184,7 +176,7 @@ impl Translator {
             Expr::Lit(l) => ETy::Scalar(match &l.lit {
                 Lit::Float(f) => Ty::from_rust(f.suffix()).unwrap_or(Ty::FloatLit),
                 Lit::Int(i) => Ty::from_rust(i.suffix()).unwrap_or(Ty::IntLit),
-                _ => Ty::Bool,
+                _ => Ty::BOOL,
             }),
             Expr::Path(p) => {
                 let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -197,9 +189,9 @@ impl Translator {
             }
             Expr::Binary(b) => match b.op {
                 BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) => {
-                    ETy::Scalar(Ty::Bool)
+                    ETy::Scalar(Ty::BOOL)
                 }
-                BinOp::And(_) | BinOp::Or(_) => ETy::Scalar(Ty::Bool),
+                BinOp::And(_) | BinOp::Or(_) => ETy::Scalar(Ty::BOOL),
                 BinOp::Shl(_) | BinOp::Shr(_) => self.ty(&b.left),
                 _ => ETy::Scalar(self.ty(&b.left).scalar().unify(self.ty(&b.right).scalar())),
             },
