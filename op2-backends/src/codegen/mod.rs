@@ -1,6 +1,12 @@
 //! Generated wrappers around translated kernels, shared by the code-generating
 //! backends: the loop's shape ([`LoopShape`], which also keys the code
 //! caches), the C prelude, and the host C wrapper the `jit` backend compiles.
+//!
+//! One writer per target: `host_c.rs` (C and OpenMP), `opencl_c.rs` and
+//! `cuda_c.rs` (the device dialects' spellings, prelude and atomics), the
+//! latter two through the generator they share, `device_c.rs`. The
+//! per-element gather, call and scatter (`element.rs`), the prelude
+//! (`prelude.rs`) and the shape (`shape.rs`) are common to all three.
 
 mod cuda_c;
 mod device_c;
