@@ -35,7 +35,7 @@ const CUDA: Dialect = Dialect {
     group_id: "(long)blockIdx.x",
     thread_id: "(long)threadIdx.x",
     barrier: "__syncthreads();",
-    uint: "unsigned int",
+    uint: ScalarType::U32.c_name(),
     ulong: "unsigned long long",
     restrict: "__restrict__",
     int64_atomics: "",

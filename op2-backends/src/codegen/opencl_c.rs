@@ -1,6 +1,9 @@
 //! OpenCL C, one dialect of the device generator (`device_c.rs`): its
 //! spellings, its prelude and its atomics.
 
+use std::fmt::Write as _;
+
+use op2_core::kernel_language::{c_float_name, c_math_functions};
 use op2_core::{Access, KernelInfo, ScalarType};
 
 use super::device_c::{combine_expr, device_source, op_name, Dialect};
@@ -17,7 +20,7 @@ pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWri
 /// OpenCL C (1.2, with `cl_khr_fp64`).
 const OPENCL: Dialect = Dialect {
     name: "OpenCL",
-    prelude: |s| s.push_str(OPENCL_PRELUDE),
+    prelude: opencl_prelude,
     kernel_qualifier: "inline ",
     entry: "__kernel void",
     global: "__global ",
@@ -35,29 +38,16 @@ const OPENCL: Dialect = Dialect {
     report_failure: "atomic_min(&report[0], (int)e); atomic_or(&report[1], 1 << (int)op2_st[0]);",
 };
 
-/// OpenCL C spellings for what translated kernels and the prelude use:
-/// OpenCL has no `long double` math, and its builtins are overloaded instead
-/// of `f`-suffixed.
-const OPENCL_PRELUDE: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define sqrtf sqrt
-#define fabsf fabs
-#define powf pow
-#define expf exp
-#define logf log
-#define log10f log10
-#define sinf sin
-#define cosf cos
-#define tanf tan
-#define atan2f atan2
-#define floorf floor
-#define ceilf ceil
-#define fminf fmin
-#define fmaxf fmax
-#define fmaf fma
-#define hypotf hypot
-#define tanhf tanh
-#define OP2_FN inline
-";
+/// What translated kernels and the prelude call, in OpenCL C: its math
+/// builtins are overloaded instead of `f`-suffixed, so each C99 `float` name
+/// becomes the overloaded one (the prelude's `fminf` and `fmaxf` among them).
+fn opencl_prelude(s: &mut String) {
+    s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    for c in c_math_functions() {
+        let _ = writeln!(s, "#define {} {c}", c_float_name(c));
+    }
+    s.push_str("#define OP2_FN inline\n");
+}
 
 /// OpenCL: every atomic as a compare-and-swap loop on the value's bits
 /// (OpenCL 1.2 has no floating-point atomics; 64-bit ones need
