@@ -1,6 +1,8 @@
 //! The core of op2: data carriers ([`Set`], [`Map`], [`Dat`], [`Global`]), access
 //! modes, loop descriptions, kernel metadata, the [`Executor`] trait that backends
-//! implement, errors and loop timing.
+//! implement, errors and loop timing; and the kernel language's tables of types
+//! and math functions ([`kernel_language`]), which the translating macro and the
+//! code generators share.
 //!
 //! Nothing here knows a particular backend. The `op2` facade crate re-exports what
 //! users need; see docs/ARCHITECTURE.md for how the pieces fit.
@@ -19,6 +21,7 @@ mod global;
 mod host_sync;
 mod id;
 mod kernel;
+pub mod kernel_language;
 mod map;
 mod partials;
 mod plan;

@@ -1,6 +1,8 @@
 use std::fmt::Debug;
 use std::ops::Add;
 
+use crate::kernel_language::KernelScalar;
+
 /// The element types a Dat, Global or kernel parameter may have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
@@ -17,15 +19,23 @@ pub enum ScalarType {
 }
 
 impl ScalarType {
+    /// Every element type.
+    pub const ALL: [ScalarType; 5] = [
+        ScalarType::F64,
+        ScalarType::F32,
+        ScalarType::I32,
+        ScalarType::I64,
+        ScalarType::U32,
+    ];
+
     /// The Rust name (`f64`, ...).
     pub const fn rust_name(self) -> &'static str {
-        match self {
-            ScalarType::F64 => "f64",
-            ScalarType::F32 => "f32",
-            ScalarType::I32 => "i32",
-            ScalarType::I64 => "i64",
-            ScalarType::U32 => "u32",
-        }
+        KernelScalar::of(self).rust_name()
+    }
+
+    /// The C spelling in generated code (`double`, ...).
+    pub const fn c_name(self) -> &'static str {
+        KernelScalar::of(self).c_name()
     }
 
     /// Size of one value in bytes.

@@ -1,15 +1,21 @@
 //! Kernel parameter types: what `#[op2::kernel]` accepts and records.
 
+use op2_core::kernel_language::KernelScalar;
+use op2_core::ScalarType;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Expr, FnArg, Ident, Pat, Type};
 
-/// Element types a kernel parameter may have.
-pub const SCALARS: [&str; 5] = ["f64", "f32", "i32", "i64", "u32"];
-
-const PARAM_HINT: &str = "kernel parameters must be `&T`, `&[T; D]` or `&[[T; D]; A]` \
-     (`&mut` for data the loop writes), with T one of f64, f32, i32, i64, u32";
+/// What a kernel parameter may be.
+fn param_hint() -> String {
+    let types: Vec<&str> = ScalarType::ALL.iter().map(|t| t.rust_name()).collect();
+    format!(
+        "kernel parameters must be `&T`, `&[T; D]` or `&[[T; D]; A]` \
+         (`&mut` for data the loop writes), with T one of {}",
+        types.join(", ")
+    )
+}
 
 /// The shape of one kernel parameter.
 pub enum Shape {
@@ -47,7 +53,10 @@ fn scalar_ident(ty: &Type) -> Option<Ident> {
     match ty {
         Type::Path(p) if p.qself.is_none() => {
             let id = p.path.get_ident()?;
-            SCALARS.contains(&id.to_string().as_str()).then(|| id.clone())
+            // Parameters hold data: their element type is a data type.
+            KernelScalar::from_rust_name(&id.to_string())
+                .and_then(KernelScalar::data_type)
+                .map(|_| id.clone())
         }
         Type::Paren(p) => scalar_ident(&p.elem),
         _ => None,
@@ -72,10 +81,10 @@ pub fn parse_param(arg: &FnArg) -> syn::Result<Param> {
         }
     };
     let Type::Reference(r) = &*pt.ty else {
-        return Err(syn::Error::new(pt.ty.span(), PARAM_HINT));
+        return Err(syn::Error::new(pt.ty.span(), param_hint()));
     };
     let mutable = r.mutability.is_some();
-    let bad = || syn::Error::new(r.elem.span(), PARAM_HINT);
+    let bad = || syn::Error::new(r.elem.span(), param_hint());
     let (scalar, shape) = match &*r.elem {
         Type::Array(outer) => match (&*outer.elem, scalar_ident(&outer.elem)) {
             (_, Some(t)) => (t, Shape::Array(outer.len.clone())),

@@ -2,17 +2,14 @@
 //! translators will accept. Anything else is reported at its span with a hint
 //! of what to write instead.
 
+use op2_core::kernel_language::{math_function_names, KernelScalar, MathFunction};
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Item, Lit, Pat, Stmt, Type, UnOp};
 
-/// Math functions and methods kernels may call (`x.sqrt()` or `f64::sqrt(x)`).
-pub const MATH: [&str; 18] = [
-    "sqrt", "abs", "powi", "powf", "exp", "ln", "log10", "sin", "cos", "tan", "atan2", "floor", "ceil", "min", "max",
-    "mul_add", "hypot", "tanh",
-];
-
-/// Types `as` may cast to.
-const CAST_TYPES: [&str; 8] = ["f64", "f32", "i32", "i64", "u32", "u64", "usize", "isize"];
+/// The kernel scalar type `ty` names, if it names one.
+fn scalar_of(ty: &syn::TypePath) -> Option<KernelScalar> {
+    KernelScalar::from_rust_name(&ty.path.get_ident()?.to_string())
+}
 
 /// Checks a kernel body; returns every problem found.
 pub fn check_body(block: &Block) -> Vec<syn::Error> {
@@ -76,11 +73,7 @@ impl Checker {
 
     fn local_type(&mut self, t: &Type) {
         match t {
-            Type::Path(p)
-                if p.path
-                    .get_ident()
-                    .is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
-            Type::Path(p) if p.path.is_ident("bool") => {}
+            Type::Path(p) if scalar_of(p).is_some() => {}
             Type::Array(a) => self.local_type(&a.elem),
             other => self.err(
                 other,
@@ -129,10 +122,8 @@ impl Checker {
             Expr::Cast(c) => {
                 self.expr(&c.expr);
                 match &*c.ty {
-                    Type::Path(p)
-                        if p.path
-                            .get_ident()
-                            .is_some_and(|i| CAST_TYPES.contains(&i.to_string().as_str())) => {}
+                    // `as` casts to numeric types only.
+                    Type::Path(p) if scalar_of(p).is_some_and(|t| t != KernelScalar::Bool) => {}
                     other => self.err(other, "kernels can cast (`as`) to numeric types only"),
                 }
             }
@@ -213,7 +204,9 @@ impl Checker {
                 let ok = match &*c.func {
                     Expr::Path(p) => {
                         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                        segs.len() == 2 && (segs[0] == "f64" || segs[0] == "f32") && MATH.contains(&segs[1].as_str())
+                        segs.len() == 2
+                            && (segs[0] == "f64" || segs[0] == "f32")
+                            && MathFunction::named(&segs[1]).is_some()
                     }
                     _ => false,
                 };
@@ -222,20 +215,20 @@ impl Checker {
                         &c.func,
                         format!(
                             "kernels can only call math functions (`f64::sqrt(x)`, ...: {}); inline other functions by hand",
-                            MATH.join(", ")
+                            math_function_names()
                         ),
                     );
                 }
                 c.args.iter().for_each(|x| self.expr(x));
             }
             Expr::MethodCall(m) => {
-                if !MATH.contains(&m.method.to_string().as_str()) || m.turbofish.is_some() {
+                if MathFunction::named(&m.method.to_string()).is_none() || m.turbofish.is_some() {
                     self.err(
                         &m.method,
                         format!(
                             "method `.{}()` is not supported in kernels; supported: {}",
                             m.method,
-                            MATH.join(", ")
+                            math_function_names()
                         ),
                     );
                 }

@@ -3,8 +3,9 @@
 //! made safe by element colours or atomics ([`IndirectWrites`]); Global
 //! reductions by a tree in shared (local) memory per block, whose result
 //! lands in that block's partials for the host's fixed-order combine. The
-//! dialects differ only in spelling ([`Dialect`]), so the OpenCL backend,
-//! tested on PoCL, also exercises the logic the CUDA backend runs.
+//! dialects differ only in spelling ([`Dialect`], one file each:
+//! `opencl_c.rs`, `cuda_c.rs`), so the OpenCL backend, tested on PoCL, also
+//! exercises the logic the CUDA backend runs.
 
 use std::fmt::Write as _;
 
@@ -14,114 +15,49 @@ use super::element::{arg_code, is_indirect, kernel_call, push_indented, ArgCode,
 use super::{c_type, helper_suffix, kernel_definition, ArgKind, Checks, LoopShape, C_PRELUDE};
 use crate::increments::IndirectWrites;
 
-/// The spellings of one device language.
-pub(crate) struct Dialect {
+/// The spellings of one device language; each dialect's file
+/// (`opencl_c.rs`, `cuda_c.rs`) holds its own.
+pub(super) struct Dialect {
     /// Name in the header comment.
-    name: &'static str,
-    /// Definitions before the common prelude (including `OP2_FN`).
-    prelude: &'static str,
+    pub(super) name: &'static str,
+    /// Writes the definitions before the common prelude (including `OP2_FN`).
+    pub(super) prelude: fn(&mut String),
     /// Qualifier of the translated kernel function.
-    kernel_qualifier: &'static str,
+    pub(super) kernel_qualifier: &'static str,
     /// The entry point's qualifiers and return type.
-    entry: &'static str,
+    pub(super) entry: &'static str,
     /// Address-space qualifier of global pointers (with a trailing space).
-    global: &'static str,
+    pub(super) global: &'static str,
     /// Address-space qualifier of the reduction scratch.
-    local: &'static str,
+    pub(super) local: &'static str,
     /// The reduction scratch as a parameter (OpenCL) ...
-    scratch_param: Option<&'static str>,
+    pub(super) scratch_param: Option<&'static str>,
     /// ... or as a declaration in the body (CUDA).
-    scratch_decl: Option<&'static str>,
-    group_id: &'static str,
-    thread_id: &'static str,
-    barrier: &'static str,
-    uint: &'static str,
-    ulong: &'static str,
+    pub(super) scratch_decl: Option<&'static str>,
+    /// The thread block's (work-group's) index, as a `long`.
+    pub(super) group_id: &'static str,
+    /// The thread's index in its block, as a `long`.
+    pub(super) thread_id: &'static str,
+    /// A barrier of the block's threads (the statement).
+    pub(super) barrier: &'static str,
+    /// The 32-bit unsigned type.
+    pub(super) uint: &'static str,
+    /// The 64-bit unsigned type.
+    pub(super) ulong: &'static str,
     /// The no-alias qualifier: READ data and maps are `const T *restrict`,
     /// which lets GPUs load them through the read-only data cache.
-    restrict: &'static str,
+    pub(super) restrict: &'static str,
     /// What a source using 64-bit atomics must declare first.
-    int64_atomics: &'static str,
-    atomic_helper: fn(Access, ScalarType) -> String,
+    pub(super) int64_atomics: &'static str,
+    /// The `op2_atomic_<op>_<type>` helper the scatters of an atomic loop call.
+    pub(super) atomic_helper: fn(Access, ScalarType) -> String,
     /// Checked mode: what a thread whose kernel failed a check runs (keeps
     /// the lowest failing element and the union of failure codes).
-    report_failure: &'static str,
+    pub(super) report_failure: &'static str,
 }
 
-/// OpenCL C spellings for what translated kernels and the prelude use:
-/// OpenCL has no `long double` math, and its builtins are overloaded instead
-/// of `f`-suffixed.
-const OPENCL_PRELUDE: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define sqrtf sqrt
-#define fabsf fabs
-#define powf pow
-#define expf exp
-#define logf log
-#define log10f log10
-#define sinf sin
-#define cosf cos
-#define tanf tan
-#define atan2f atan2
-#define floorf floor
-#define ceilf ceil
-#define fminf fmin
-#define fmaxf fmax
-#define fmaf fma
-#define hypotf hypot
-#define tanhf tanh
-#define OP2_FN inline
-";
-
-/// What NVRTC lacks without the C headers, and the helpers' qualifier.
-const CUDA_PRELUDE: &str = "#define OP2_FN static __device__ inline
-#ifndef INFINITY
-#define INFINITY __int_as_float(0x7f800000)
-#endif
-";
-
-/// OpenCL C (1.2, with `cl_khr_fp64`).
-pub(crate) const OPENCL: Dialect = Dialect {
-    name: "OpenCL",
-    prelude: OPENCL_PRELUDE,
-    kernel_qualifier: "inline ",
-    entry: "__kernel void",
-    global: "__global ",
-    local: "__local ",
-    scratch_param: Some("__local ulong *op2_scratch"),
-    scratch_decl: None,
-    group_id: "get_group_id(0)",
-    thread_id: "get_local_id(0)",
-    barrier: "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
-    uint: "uint",
-    ulong: "ulong",
-    restrict: "restrict",
-    int64_atomics: "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n",
-    atomic_helper: opencl_atomic,
-    report_failure: "atomic_min(&report[0], (int)e); atomic_or(&report[1], 1 << (int)op2_st[0]);",
-};
-
-/// CUDA C++ for NVRTC.
-pub(crate) const CUDA: Dialect = Dialect {
-    name: "CUDA",
-    prelude: CUDA_PRELUDE,
-    kernel_qualifier: "static __device__ inline ",
-    entry: "extern \"C\" __global__ void",
-    global: "",
-    local: "",
-    scratch_param: None,
-    scratch_decl: Some("extern __shared__ unsigned long long op2_scratch[];"),
-    group_id: "(long)blockIdx.x",
-    thread_id: "(long)threadIdx.x",
-    barrier: "__syncthreads();",
-    uint: "unsigned int",
-    ulong: "unsigned long long",
-    restrict: "__restrict__",
-    int64_atomics: "",
-    atomic_helper: cuda_atomic,
-    report_failure: "atomicMin(&report[0], (int)e); atomicOr(&report[1], 1 << (int)op2_st[0]);",
-};
-
-fn op_name(op: Access) -> &'static str {
+/// The name of a combining access mode in atomic helpers (`op2_atomic_add_f64`).
+pub(super) fn op_name(op: Access) -> &'static str {
     match op {
         Access::Inc => "add",
         Access::Min => "min",
@@ -131,74 +67,12 @@ fn op_name(op: Access) -> &'static str {
 }
 
 /// `op(a, b)` in C for a combining access mode.
-fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> String {
+pub(super) fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> String {
     match op {
         Access::Inc => format!("{a} + {b}"),
         Access::Min => format!("op2_min_{}({a}, {b})", helper_suffix(t)),
         Access::Max => format!("op2_max_{}({a}, {b})", helper_suffix(t)),
         other => unreachable!("no combine for {other:?}"),
-    }
-}
-
-/// OpenCL: every atomic as a compare-and-swap loop on the value's bits
-/// (OpenCL 1.2 has no floating-point atomics; 64-bit ones need
-/// `cl_khr_int64_base_atomics`).
-fn opencl_atomic(op: Access, t: ScalarType) -> String {
-    let ct = c_type(t);
-    let (bits, cas) = if t.size() == 8 {
-        ("ulong", "atom_cmpxchg")
-    } else {
-        ("uint", "atomic_cmpxchg")
-    };
-    let new = combine_expr(op, t, "o.t", "v");
-    format!(
-        "OP2_FN void op2_atomic_{op}_{sfx}(volatile __global {ct} *p, {ct} v) {{\n\
-         \x20   union {{ {ct} t; {bits} u; }} o, n;\n\
-         \x20   do {{ o.t = *p; n.t = {new}; }} while ({cas}((volatile __global {bits} *)p, o.u, n.u) != o.u);\n}}\n",
-        op = op_name(op),
-        sfx = helper_suffix(t),
-    )
-}
-
-/// CUDA: native atomics where the hardware has them (sm_60 and later add
-/// doubles), compare-and-swap loops for floating-point MIN and MAX.
-fn cuda_atomic(op: Access, t: ScalarType) -> String {
-    let ct = c_type(t);
-    let body = match (op, t) {
-        (Access::Inc, ScalarType::I64) => "atomicAdd((unsigned long long *)p, (unsigned long long)v);".to_string(),
-        (Access::Inc, _) => "atomicAdd(p, v);".to_string(),
-        (_, ScalarType::I64) => format!("atomic{}((long long *)p, (long long)v);", cap(op)),
-        (_, ScalarType::I32 | ScalarType::U32) => format!("atomic{}(p, v);", cap(op)),
-        (_, ScalarType::F64) => format!(
-            "unsigned long long *q = (unsigned long long *)p;\n\
-             \x20   unsigned long long old = *q, assumed;\n\
-             \x20   do {{\n\
-             \x20       assumed = old;\n\
-             \x20       old = atomicCAS(q, assumed, (unsigned long long)__double_as_longlong({}));\n\
-             \x20   }} while (assumed != old);",
-            combine_expr(op, t, "__longlong_as_double((long long)assumed)", "v")
-        ),
-        (_, ScalarType::F32) => format!(
-            "unsigned int *q = (unsigned int *)p;\n\
-             \x20   unsigned int old = *q, assumed;\n\
-             \x20   do {{\n\
-             \x20       assumed = old;\n\
-             \x20       old = atomicCAS(q, assumed, __float_as_uint({}));\n\
-             \x20   }} while (assumed != old);",
-            combine_expr(op, t, "__uint_as_float(assumed)", "v")
-        ),
-    };
-    format!(
-        "OP2_FN void op2_atomic_{}_{}({ct} *p, {ct} v) {{\n    {body}\n}}\n",
-        op_name(op),
-        helper_suffix(t)
-    )
-}
-
-fn cap(op: Access) -> &'static str {
-    match op {
-        Access::Min => "Min",
-        _ => "Max",
     }
 }
 
@@ -222,7 +96,7 @@ fn cap(op: Access) -> &'static str {
 /// check lowers `report[0]` to its element and ors `1 << code` into
 /// `report[1]` (the caller sets them to `INT_MAX` and 0; without checks
 /// `report` may be null).
-pub(crate) fn device_source(
+pub(super) fn device_source(
     kernel: &KernelInfo,
     shape: &LoopShape,
     writes: IndirectWrites,
@@ -237,7 +111,7 @@ pub(crate) fn device_source(
         d.name, kernel.name
     );
     s.push_str(checks.define());
-    s.push_str(d.prelude);
+    (d.prelude)(&mut s);
     s.push_str(C_PRELUDE);
     atomic_helpers(&mut s, shape, writes, d);
     s.push_str(&kernel_definition(kernel, d.kernel_qualifier));

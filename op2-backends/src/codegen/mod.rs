@@ -1,6 +1,13 @@
 //! Generated wrappers around translated kernels, shared by the code-generating
 //! backends: the loop's shape ([`LoopShape`], which also keys the code
 //! caches), the C prelude, and the host C wrapper the `jit` backend compiles.
+//!
+//! One writer per target: `host_c.rs` (C and OpenMP), `opencl_c.rs` and
+//! `cuda_c.rs` (the device dialects' spellings, prelude and atomics), the
+//! latter two through the generator they share, `device_c.rs`. The
+//! per-element gather, call and scatter (`element.rs`), the prelude
+//! (`prelude.rs`) and the shape (`shape.rs`) are common to all three. Type
+//! and math-function names come from `op2_core::kernel_language`.
 
 mod cuda_c;
 mod device_c;
@@ -16,6 +23,7 @@ pub use opencl_c::opencl_source;
 pub use prelude::C_PRELUDE;
 pub use shape::{ArgKind, ArgShape, LoopShape};
 
+use op2_core::kernel_language::KernelScalar;
 use op2_core::ScalarType;
 
 /// Whether generated code checks what Rust checks (indices, integer
@@ -56,18 +64,14 @@ pub fn check_failure(code: i64, index: Option<(i64, i64)>) -> String {
     }
 }
 
-/// The C spelling of a scalar type (LP64).
+/// The C spelling of a scalar type (LP64): [`ScalarType::c_name`], from
+/// the kernel language's table.
 pub fn c_type(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::F64 => "double",
-        ScalarType::F32 => "float",
-        ScalarType::I32 => "int",
-        ScalarType::I64 => "long",
-        ScalarType::U32 => "unsigned int",
-    }
+    t.c_name()
 }
 
-/// The suffix of the prelude's helpers for a scalar type (`op2_min_f64`).
+/// The suffix of the prelude's helpers for a scalar type (`op2_min_f64`),
+/// from the kernel language's table.
 pub fn helper_suffix(t: ScalarType) -> &'static str {
-    t.rust_name()
+    KernelScalar::of(t).helper_suffix()
 }

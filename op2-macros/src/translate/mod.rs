@@ -6,9 +6,111 @@
 //! `__device__`). Single-precision math uses the C99 `f`-suffixed names and
 //! integer `min`/`max`/`abs` call `op2_min_i32`-style helpers, which every
 //! backend's prelude defines. Every sub-expression is parenthesised.
+//!
+//! This module holds the translator's state and the function signature;
+//! `types` owns the scalar types and type inference, `expr` expressions,
+//! `stmt` statements, `math` math calls and named constants, `names` the C
+//! name of every Rust name and the scopes, `writer` the indented output.
 
-mod ctype;
-mod translator;
+mod expr;
+mod math;
+mod names;
+mod stmt;
+mod types;
 mod writer;
 
-pub use translator::translate;
+use std::collections::HashSet;
+
+use proc_macro2::Span;
+use syn::{Expr, ItemFn, Lit};
+
+use crate::signature::{Param, Shape};
+use names::{collect_idents, Kind, Var};
+use types::{ETy, Ty};
+use writer::Writer;
+
+/// The state of one kernel's translation: the C written so far, the names
+/// in scope (innermost scope last), every name used, and the errors found.
+struct Translator {
+    scopes: Vec<Vec<Var>>,
+    used: HashSet<String>,
+    out: Writer,
+    errors: Vec<syn::Error>,
+}
+
+/// Translates a kernel whose signature was parsed into `params` and whose body
+/// passed the subset check. Returns the C function, or the errors found
+/// (an unknown name, a type that cannot be inferred, an array used as a value).
+///
+/// The function's first parameter is `long *op2_status`, the failure record
+/// of checked mode: every index goes through `OP2_IX(index, length)` and
+/// every integer `/` and `%` through `op2_div_<type>` / `op2_rem_<type>`,
+/// which the generated prelude defines as plain C or, when the wrapper is
+/// built checked, as checks that record the first failure there. Float to
+/// integer casts call `op2_as_<type>`, which saturate like Rust's `as`.
+pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Error>> {
+    let mut t = Translator {
+        scopes: vec![Vec::new()],
+        used: HashSet::new(),
+        out: Writer::default(),
+        errors: Vec::new(),
+    };
+    collect_idents(&func.block, &mut t.used);
+    let mut c_params = Vec::new();
+    for p in params {
+        let ty = Ty::from_rust(&p.scalar.to_string()).expect("signature.rs admits scalar types only");
+        let c = t.declare_name(&p.name.to_string());
+        let constness = if p.mutable { "" } else { "const " };
+        // A literal length stays; a named one becomes a macro that the code
+        // generator defines from the parameter's recorded dim (or arity).
+        let length = |e: &Expr, macro_name: &str| match e {
+            Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_digits().to_string(),
+            _ => format!("{macro_name}_{}", p.name),
+        };
+        let (decl, ety, kind, dims) = match &p.shape {
+            Shape::Scalar => (
+                format!("{constness}{} *{c}", ty.c_name()),
+                ETy::Scalar(ty),
+                Kind::ParamScalar,
+                vec![],
+            ),
+            Shape::Array(d) => (
+                format!("{constness}{} *{c}", ty.c_name()),
+                ETy::Array(ty, 1),
+                Kind::ParamArray,
+                vec![length(d, "OP2_DIM")],
+            ),
+            Shape::Table(d, a) => {
+                let dim = length(d, "OP2_DIM");
+                (
+                    format!("{constness}{} (*{c})[{dim}]", ty.c_name()),
+                    ETy::Array(ty, 2),
+                    Kind::ParamArray,
+                    vec![length(a, "OP2_ARITY"), dim],
+                )
+            }
+        };
+        c_params.push(decl);
+        t.bind_array(&p.name.to_string(), c, ety, kind, dims);
+    }
+    let name = func.sig.ident.to_string();
+    c_params.insert(0, "long *op2_status".to_string());
+    t.out.open(&format!("void op2_kernel_{name}({})", c_params.join(", ")));
+    t.out.line("(void)op2_status;");
+    t.block_stmts(&func.block);
+    t.out.close("");
+    if t.errors.is_empty() {
+        Ok(t.out.finish())
+    } else {
+        Err(t.errors)
+    }
+}
+
+impl Translator {
+    fn err(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new(span, msg));
+    }
+}
+
+#[cfg(test)]
+mod tests;

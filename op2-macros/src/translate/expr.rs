@@ -1,0 +1,325 @@
+//! Expressions: literals, names, operators, indices, casts, calls and
+//! value-producing `if`s and blocks, each emitted as one parenthesised C
+//! expression.
+
+use syn::spanned::Spanned;
+use syn::{BinOp, Block, Expr, Lit, Stmt, Type, UnOp};
+
+use super::math::named_constant;
+use super::names::Kind;
+use super::types::Ty;
+use super::Translator;
+
+impl Translator {
+    /// Emits an expression as a C value; `want` fixes the type of literals.
+    pub(super) fn expr(&mut self, e: &Expr, want: Option<Ty>) -> String {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Float(f) => {
+                    let t = Ty::from_rust(f.suffix()).unwrap_or(match want {
+                        Some(Ty::F32) => Ty::F32,
+                        _ => Ty::F64,
+                    });
+                    float_literal(f.base10_digits(), t)
+                }
+                Lit::Int(i) => {
+                    let t = Ty::from_rust(i.suffix()).unwrap_or_else(|| want.filter(|w| w.is_int()).unwrap_or(Ty::I32));
+                    if want.is_some_and(|w| w.is_float()) && i.suffix().is_empty() {
+                        self.err(
+                            i.span(),
+                            "an integer literal where a float is needed: write `2.0`, not `2`",
+                        );
+                    }
+                    int_literal(i.base10_digits(), t)
+                }
+                Lit::Bool(b) => (if b.value { "1" } else { "0" }).to_string(),
+                other => {
+                    self.err(other.span(), "unsupported literal");
+                    String::new()
+                }
+            },
+            Expr::Path(p) => self.path(p),
+            Expr::Binary(b) => self.binary(b, want),
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => format!("(-{})", self.expr(&u.expr, want)),
+                UnOp::Not(_) => {
+                    if self.ty(&u.expr).scalar() == Ty::BOOL {
+                        format!("(!{})", self.expr(&u.expr, Some(Ty::BOOL)))
+                    } else {
+                        format!("(~{})", self.expr(&u.expr, want))
+                    }
+                }
+                UnOp::Deref(_) => match &*u.expr {
+                    // `*p` on a parameter: the path already reads through it.
+                    Expr::Path(p) => self.path(p),
+                    other => self.expr(other, want),
+                },
+                _ => {
+                    self.err(u.span(), "unsupported unary operator");
+                    String::new()
+                }
+            },
+            Expr::Assign(a) => {
+                let t = self.ty(&a.left).scalar();
+                let l = self.expr(&a.left, None);
+                let r = self.expr(&a.right, Some(t));
+                format!("({l} = {r})")
+            }
+            Expr::Index(i) => {
+                let base = self.expr(&i.expr, None);
+                let idx = self.expr(&i.index, None);
+                match self.index_length(&i.expr, 0) {
+                    Some(len) => format!("{base}[OP2_IX({}, {len})]", strip_parens(&idx)),
+                    None => {
+                        self.err(
+                            i.span(),
+                            "kernels index named arrays only (parameters and `let` arrays)",
+                        );
+                        String::new()
+                    }
+                }
+            }
+            Expr::Paren(p) => self.expr(&p.expr, want),
+            Expr::Group(g) => self.expr(&g.expr, want),
+            Expr::Cast(c) => {
+                let to = match &*c.ty {
+                    Type::Path(p) => p.path.get_ident().and_then(|i| Ty::from_rust(&i.to_string())),
+                    _ => None,
+                };
+                let Some(to) = to else {
+                    self.err(c.ty.span(), "kernels can cast (`as`) to numeric types only");
+                    return String::new();
+                };
+                let from = self.ty(&c.expr).scalar();
+                let inner = self.expr(&c.expr, None);
+                if from.is_float() && to.is_int() {
+                    // Rust's `as` saturates and maps NaN to 0; a C cast of an
+                    // out-of-range value is undefined.
+                    format!("op2_as_{}((double)({inner}))", to.helper_suffix())
+                } else {
+                    format!("(({}){inner})", to.c_name())
+                }
+            }
+            Expr::MethodCall(m) => {
+                let args: Vec<&Expr> = m.args.iter().collect();
+                self.math(&m.method.to_string(), &m.receiver, &args, m.method.span(), None)
+            }
+            Expr::Call(c) => {
+                let (fty, name) = match &*c.func {
+                    Expr::Path(p) => {
+                        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                        (Ty::from_rust(&segs[0]), segs.last().cloned().unwrap_or_default())
+                    }
+                    _ => (None, String::new()),
+                };
+                let args: Vec<&Expr> = c.args.iter().collect();
+                match args.split_first() {
+                    Some((first, rest)) => self.math(&name, first, rest, c.func.span(), fty),
+                    None => {
+                        self.err(c.span(), "math functions take at least one argument");
+                        String::new()
+                    }
+                }
+            }
+            Expr::If(i) => {
+                // A value-producing `if` inside an expression: a conditional
+                // expression when both branches are single values.
+                let single = |b: &Block| match b.stmts.as_slice() {
+                    [Stmt::Expr(e, None)] => Some(e.clone()),
+                    _ => None,
+                };
+                let then = single(&i.then_branch);
+                let els = match i.else_branch.as_ref().map(|(_, e)| &**e) {
+                    Some(Expr::Block(b)) => single(&b.block),
+                    Some(e @ Expr::If(_)) => Some(e.clone()),
+                    _ => None,
+                };
+                match (then, els) {
+                    (Some(a), Some(b)) => {
+                        let t = want.unwrap_or_else(|| self.ty(&a).scalar().unify(self.ty(&b).scalar()));
+                        let c = self.expr(&i.cond, Some(Ty::BOOL));
+                        let (a, b) = (self.expr(&a, Some(t)), self.expr(&b, Some(t)));
+                        format!("({c} ? {a} : {b})")
+                    }
+                    _ => {
+                        self.err(i.span(), "inside an expression, `if` branches must be single values; assign to a variable with an `if` statement instead");
+                        String::new()
+                    }
+                }
+            }
+            Expr::Block(b) => match b.block.stmts.as_slice() {
+                [Stmt::Expr(inner, None)] => self.expr(inner, want),
+                _ => {
+                    self.err(b.span(), "a block used as a value must hold a single expression");
+                    String::new()
+                }
+            },
+            other => {
+                self.err(
+                    other.span(),
+                    "this expression cannot be used as a value here (arrays only as `let` initialisers)",
+                );
+                String::new()
+            }
+        }
+    }
+
+    fn path(&mut self, p: &syn::ExprPath) -> String {
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let [one] = segs.as_slice() {
+            if let Some(v) = self.lookup(one) {
+                return match v.kind {
+                    Kind::ParamScalar => format!("(*{})", v.c),
+                    _ => v.c.clone(),
+                };
+            }
+        }
+        match named_constant(&segs) {
+            Some((_, text)) => text,
+            None => {
+                self.err(
+                    p.span(),
+                    format!(
+                        "`{}` is not known inside the kernel: pass outside data as a READ Global parameter, or declare a `const` inside the kernel",
+                        segs.join("::")
+                    ),
+                );
+                String::new()
+            }
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary, want: Option<Ty>) -> String {
+        let (lt, rt) = (self.ty(&b.left).scalar(), self.ty(&b.right).scalar());
+        let op = match b.op {
+            BinOp::Add(_) => "+",
+            BinOp::Sub(_) => "-",
+            BinOp::Mul(_) => "*",
+            BinOp::Div(_) => "/",
+            BinOp::Rem(_) => "%",
+            BinOp::And(_) => "&&",
+            BinOp::Or(_) => "||",
+            BinOp::BitXor(_) => "^",
+            BinOp::BitAnd(_) => "&",
+            BinOp::BitOr(_) => "|",
+            BinOp::Shl(_) => "<<",
+            BinOp::Shr(_) => ">>",
+            BinOp::Eq(_) => "==",
+            BinOp::Lt(_) => "<",
+            BinOp::Le(_) => "<=",
+            BinOp::Ne(_) => "!=",
+            BinOp::Ge(_) => ">=",
+            BinOp::Gt(_) => ">",
+            BinOp::AddAssign(_) => "+=",
+            BinOp::SubAssign(_) => "-=",
+            BinOp::MulAssign(_) => "*=",
+            BinOp::DivAssign(_) => "/=",
+            BinOp::RemAssign(_) => "%=",
+            BinOp::BitXorAssign(_) => "^=",
+            BinOp::BitAndAssign(_) => "&=",
+            BinOp::BitOrAssign(_) => "|=",
+            BinOp::ShlAssign(_) => "<<=",
+            BinOp::ShrAssign(_) => ">>=",
+            _ => {
+                self.err(b.span(), "unsupported operator");
+                return String::new();
+            }
+        };
+        let (lw, rw) = match b.op {
+            BinOp::And(_) | BinOp::Or(_) => (Some(Ty::BOOL), Some(Ty::BOOL)),
+            BinOp::Shl(_) | BinOp::Shr(_) | BinOp::ShlAssign(_) | BinOp::ShrAssign(_) => (want.or(Some(lt)), None),
+            BinOp::Eq(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Ne(_) | BinOp::Ge(_) | BinOp::Gt(_) => {
+                let t = lt.unify(rt);
+                (Some(t), Some(t))
+            }
+            _ => {
+                let mut t = lt.unify(rt);
+                if matches!(t, Ty::FloatLit | Ty::IntLit) {
+                    t = want.unwrap_or(t);
+                }
+                (Some(t), Some(t))
+            }
+        };
+        let l = self.expr(&b.left, lw);
+        let r = self.expr(&b.right, rw);
+        // Integer division and remainder go through helpers: checked mode
+        // turns a zero divisor or MIN / -1 into an error instead of SIGFPE.
+        let int_division = |t: Option<Ty>| {
+            let t = t.map(Ty::concrete).filter(|t| t.is_int())?;
+            let name = match b.op {
+                BinOp::Div(_) | BinOp::DivAssign(_) => "div",
+                BinOp::Rem(_) | BinOp::RemAssign(_) => "rem",
+                _ => return None,
+            };
+            Some(format!("op2_{name}_{}", t.helper_suffix()))
+        };
+        if let Some(helper) = int_division(lw) {
+            return match b.op {
+                BinOp::DivAssign(_) | BinOp::RemAssign(_) => format!("({l} = {helper}({l}, {r}, op2_status))"),
+                _ => format!("{helper}({l}, {r}, op2_status)"),
+            };
+        }
+        format!("({l} {op} {r})")
+    }
+
+    /// The C length of the array `e[..]` indexes: `e` is a named array, or an
+    /// element of one (`v[k]` in `v[k][c]`).
+    fn index_length(&self, e: &Expr, depth: usize) -> Option<String> {
+        match e {
+            Expr::Index(i) => self.index_length(&i.expr, depth + 1),
+            Expr::Paren(p) => self.index_length(&p.expr, depth),
+            Expr::Group(g) => self.index_length(&g.expr, depth),
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => self.index_length(&u.expr, depth),
+            Expr::Path(p) => {
+                let name = p.path.get_ident()?.to_string();
+                self.lookup(&name)?.dims.get(depth).cloned()
+            }
+            _ => None,
+        }
+    }
+}
+
+fn int_literal(digits: &str, ty: Ty) -> String {
+    let suffix = match ty.concrete() {
+        Ty::I64 | Ty::ISIZE => "L",
+        Ty::U32 => "u",
+        Ty::U64 | Ty::USIZE => "ul",
+        _ => "",
+    };
+    format!("{digits}{suffix}")
+}
+
+fn float_literal(text: &str, ty: Ty) -> String {
+    let mut t = text.replace('_', "");
+    if !t.contains(['.', 'e', 'E']) {
+        t.push_str(".0");
+    } else if t.ends_with('.') {
+        t.push('0');
+    }
+    if ty == Ty::F32 {
+        t.push('f');
+    }
+    t
+}
+
+/// Drops one pair of outer parentheses (for statements and indices).
+pub(super) fn strip_parens(s: &str) -> &str {
+    if s.starts_with('(') && s.ends_with(')') {
+        // Only when the outer pair matches itself.
+        let mut depth = 0;
+        for (i, ch) in s.char_indices() {
+            match ch {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 && i != s.len() - 1 {
+                        return s;
+                    }
+                }
+                _ => {}
+            }
+        }
+        return &s[1..s.len() - 1];
+    }
+    s
+}

@@ -1,0 +1,303 @@
+//! Statements: `let` and `const` declarations (scalars and arrays), `if`,
+//! the loops, `break`/`continue`/`return`, blocks, and block-like values
+//! assigned to a variable.
+
+use syn::spanned::Spanned;
+use syn::{Block, Expr, Pat, Stmt};
+
+use super::expr::strip_parens;
+use super::names::Kind;
+use super::types::{const_expr_text, ETy, Ty};
+use super::Translator;
+
+impl Translator {
+    pub(super) fn block_stmts(&mut self, b: &Block) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn scoped_block(&mut self, head: &str, b: &Block, tail: &str) {
+        self.out.open(head);
+        self.scopes.push(Vec::new());
+        self.block_stmts(b);
+        self.scopes.pop();
+        self.out.close(tail);
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Local(l) => self.local(l),
+            Stmt::Item(syn::Item::Const(c)) => self.const_item(c),
+            Stmt::Expr(e, _) => self.stmt_expr(e),
+            _ => {} // rejected by the subset check
+        }
+    }
+
+    fn const_item(&mut self, c: &syn::ItemConst) {
+        let name = c.ident.to_string();
+        let Some(ty) = self.parse_type(&c.ty) else { return };
+        let cname = self.declare_name(&name);
+        match ty {
+            ETy::Scalar(t) if t.is_int() => {
+                // An enum constant is a constant expression in C, OpenCL and CUDA
+                // (usable as an array length).
+                let v = self.expr(&c.expr, Some(t));
+                self.out.line(&format!("enum {{ {cname} = {v} }};"));
+            }
+            ETy::Scalar(t) => {
+                let v = self.expr(&c.expr, Some(t));
+                self.out.line(&format!("const {} {cname} = {v};", t.c_name()));
+            }
+            ETy::Array(..) => {
+                self.err(c.ty.span(), "kernel `const` items must be scalars; use a `let` array");
+                return;
+            }
+        }
+        self.bind(&name, cname, ty, Kind::Const);
+    }
+
+    fn local(&mut self, l: &syn::Local) {
+        let (ident, declared) = match &l.pat {
+            Pat::Ident(i) => (&i.ident, None),
+            Pat::Type(t) => match &*t.pat {
+                Pat::Ident(i) => (&i.ident, Some(&*t.ty)),
+                _ => return,
+            },
+            _ => return,
+        };
+        let name = ident.to_string();
+        let init = l.init.as_ref().map(|i| &*i.expr);
+        let ty = match (declared, init) {
+            (Some(t), _) => match self.parse_type(t) {
+                Some(ty) => ty,
+                None => return,
+            },
+            (None, Some(e)) => self.ty(e),
+            (None, None) => {
+                self.err(
+                    ident.span(),
+                    "a kernel `let` without a value needs a type: `let x: f64;`",
+                );
+                return;
+            }
+        };
+        match ty {
+            ETy::Scalar(t) => {
+                let t = t.concrete();
+                let cname = self.declare_name(&name);
+                match init {
+                    None => self.out.line(&format!("{} {cname};", t.c_name())),
+                    Some(e) if is_block_like(e) => {
+                        self.out.line(&format!("{} {cname};", t.c_name()));
+                        self.assign_into(&cname, t, e);
+                    }
+                    Some(e) => {
+                        let v = self.expr(e, Some(t));
+                        self.out.line(&format!("{} {cname} = {v};", t.c_name()));
+                    }
+                }
+                self.bind(&name, cname, ETy::Scalar(t), Kind::Local);
+            }
+            ETy::Array(t, rank) => {
+                let t = t.concrete();
+                let mut dims = Vec::new();
+                match (declared, init) {
+                    (Some(ty), _) => Self::array_dims_of_type(ty, &mut dims),
+                    (None, Some(e)) => Self::array_dims_of_expr(e, &mut dims),
+                    _ => {}
+                }
+                if dims.len() != rank {
+                    self.err(
+                        ident.span(),
+                        "cannot tell this array's size; write its type: `let a: [f64; 4] = ...;`",
+                    );
+                    return;
+                }
+                if let Some(bad) = dims.iter().find(|d| {
+                    !d.chars().all(|c| c.is_ascii_digit()) && !self.lookup(d).is_some_and(|v| v.kind == Kind::Const)
+                }) {
+                    let msg = format!("array length `{bad}` must be a literal or a `const` declared inside the kernel");
+                    self.err(ident.span(), msg);
+                    return;
+                }
+                let cname = self.declare_name(&name);
+                let dims_text: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                let local_dims = dims.clone();
+                match init {
+                    None => self.out.line(&format!("{} {cname}{dims_text};", t.c_name())),
+                    Some(e @ Expr::Array(_)) => {
+                        let v = self.array_literal(e, t);
+                        self.out.line(&format!("{} {cname}{dims_text} = {v};", t.c_name()));
+                    }
+                    Some(Expr::Repeat(_)) => {
+                        self.out.line(&format!("{} {cname}{dims_text};", t.c_name()));
+                        let init = init.expect("matched Some");
+                        self.fill_repeat(&cname, init, t, 0);
+                    }
+                    Some(other) => {
+                        self.err(
+                            other.span(),
+                            "arrays in kernels are initialised with `[v; N]` or `[a, b, ...]`",
+                        );
+                        return;
+                    }
+                }
+                self.bind_array(&name, cname, ETy::Array(t, rank), Kind::Local, local_dims);
+            }
+        }
+    }
+
+    fn array_literal(&mut self, e: &Expr, t: Ty) -> String {
+        match e {
+            Expr::Array(a) => {
+                let parts: Vec<String> = a.elems.iter().map(|x| self.array_literal(x, t)).collect();
+                format!("{{{}}}", parts.join(", "))
+            }
+            Expr::Repeat(r) => {
+                self.err(r.span(), "mix `[v; N]` and `[a, b]` by writing all elements out");
+                String::new()
+            }
+            scalar => self.expr(scalar, Some(t)),
+        }
+    }
+
+    fn fill_repeat(&mut self, target: &str, e: &Expr, t: Ty, depth: usize) {
+        match e {
+            Expr::Repeat(r) => {
+                let i = self.fresh(&format!("op2_i{depth}"));
+                let len = const_expr_text(&r.len);
+                self.out.open(&format!("for (long {i} = 0; {i} < {len}; ++{i})"));
+                self.fill_repeat(&format!("{target}[{i}]"), &r.expr, t, depth + 1);
+                self.out.close("");
+            }
+            Expr::Paren(p) => self.fill_repeat(target, &p.expr, t, depth),
+            value => {
+                let v = self.expr(value, Some(t));
+                self.out.line(&format!("{target} = {v};"));
+            }
+        }
+    }
+
+    /// Evaluates a block-like expression (if/else, block) into `target`.
+    fn assign_into(&mut self, target: &str, t: Ty, e: &Expr) {
+        match e {
+            Expr::If(i) => {
+                let cond = self.expr(&i.cond, Some(Ty::BOOL));
+                self.value_block(&format!("if ({cond})"), &i.then_branch, target, t);
+                match i.else_branch.as_ref().map(|(_, e)| &**e) {
+                    Some(Expr::Block(b)) => self.value_block("else", &b.block, target, t),
+                    Some(other @ Expr::If(_)) => {
+                        self.out.open("else");
+                        self.assign_into(target, t, other);
+                        self.out.close("");
+                    }
+                    Some(other) => self.err(other.span(), "unsupported `else` branch"),
+                    None => self.err(i.span(), "an `if` that gives a value needs an `else`"),
+                }
+            }
+            Expr::Block(b) => self.value_block("", &b.block, target, t),
+            Expr::Paren(p) => self.assign_into(target, t, &p.expr),
+            other => {
+                let v = self.expr(other, Some(t));
+                self.out.line(&format!("{target} = {v};"));
+            }
+        }
+    }
+
+    /// A block whose tail expression is assigned to `target`.
+    fn value_block(&mut self, head: &str, b: &Block, target: &str, t: Ty) {
+        self.out.open(head);
+        self.scopes.push(Vec::new());
+        let n = b.stmts.len();
+        for (k, s) in b.stmts.iter().enumerate() {
+            match s {
+                Stmt::Expr(e, None) if k + 1 == n => self.assign_into(target, t, e),
+                other => self.stmt(other),
+            }
+        }
+        if !matches!(b.stmts.last(), Some(Stmt::Expr(_, None))) {
+            self.err(b.span(), "this block must end in a value (an expression without `;`)");
+        }
+        self.scopes.pop();
+        self.out.close("");
+    }
+
+    fn stmt_expr(&mut self, e: &Expr) {
+        match e {
+            Expr::If(i) => self.if_stmt(i, ""),
+            Expr::ForLoop(f) => self.for_loop(f),
+            Expr::While(w) => {
+                let cond = self.expr(&w.cond, Some(Ty::BOOL));
+                self.scoped_block(&format!("while ({cond})"), &w.body, "");
+            }
+            Expr::Loop(l) => self.scoped_block("for (;;)", &l.body, ""),
+            Expr::Block(b) => self.scoped_block("", &b.block, ""),
+            Expr::Break(_) => self.out.line("break;"),
+            Expr::Continue(_) => self.out.line("continue;"),
+            Expr::Return(_) => self.out.line("return;"),
+            Expr::Paren(p) => self.stmt_expr(&p.expr),
+            other => {
+                let v = self.expr(other, None);
+                self.out.line(&format!("{};", strip_parens(&v)));
+            }
+        }
+    }
+
+    fn if_stmt(&mut self, i: &syn::ExprIf, prefix: &str) {
+        let cond = self.expr(&i.cond, Some(Ty::BOOL));
+        self.out.open(&format!("{prefix}if ({cond})"));
+        self.scopes.push(Vec::new());
+        self.block_stmts(&i.then_branch);
+        self.scopes.pop();
+        match i.else_branch.as_ref().map(|(_, e)| &**e) {
+            None => self.out.close(""),
+            Some(Expr::If(inner)) => {
+                self.out.close("");
+                self.if_stmt(inner, "else ");
+            }
+            Some(Expr::Block(b)) => {
+                self.out.close("");
+                self.scoped_block("else", &b.block, "");
+            }
+            Some(other) => {
+                self.out.close("");
+                self.err(other.span(), "unsupported `else` branch");
+            }
+        }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) {
+        let Pat::Ident(var) = &*f.pat else { return };
+        let Expr::Range(r) = &*f.expr else { return };
+        let (Some(start), Some(end)) = (&r.start, &r.end) else {
+            return;
+        };
+        let t = self.ty(start).scalar().unify(self.ty(end).scalar()).concrete();
+        let (a, b) = (self.expr(start, Some(t)), self.expr(end, Some(t)));
+        let cmp = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+            "<="
+        } else {
+            "<"
+        };
+        self.scopes.push(Vec::new());
+        let name = var.ident.to_string();
+        let c = self.declare_name(&name);
+        let end_var = self.fresh(&format!("{c}_end"));
+        let head = format!(
+            "for ({ty} {c} = {a}, {end_var} = {b}; {c} {cmp} {end_var}; ++{c})",
+            ty = t.c_name()
+        );
+        self.bind(&name, c, ETy::Scalar(t), Kind::Local);
+        self.scoped_block(&head, &f.body, "");
+        self.scopes.pop();
+    }
+}
+
+fn is_block_like(e: &Expr) -> bool {
+    match e {
+        Expr::If(_) | Expr::Block(_) => true,
+        Expr::Paren(p) => is_block_like(&p.expr),
+        _ => false,
+    }
+}
