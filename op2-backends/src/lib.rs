@@ -13,7 +13,7 @@ pub mod codegen;
 pub mod cuda;
 #[cfg(any(feature = "opencl", feature = "cuda"))]
 mod device;
-mod distributed;
+mod halo_loop;
 mod increments;
 #[cfg(feature = "jit")]
 pub mod jit;

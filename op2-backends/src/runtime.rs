@@ -328,7 +328,7 @@ impl Runtime {
                 self.executor.execute(&lp, body)?;
                 op2_core::HaloTraffic::default()
             }
-            Some(dist) => crate::distributed::run_distributed(
+            Some(dist) => crate::halo_loop::run(
                 &*self.executor,
                 dist,
                 kernel,
@@ -336,7 +336,7 @@ impl Runtime {
                 args,
                 &self.plans,
                 body,
-                crate::distributed::Overlap(self.overlap),
+                crate::halo_loop::Overlap(self.overlap),
             )?,
         };
         self.timings
