@@ -2,13 +2,15 @@
 //!
 //! `seq` is always compiled in and is the reference every other backend is
 //! tested against. The others are chosen by Cargo feature and then at run time
-//! (docs/ARCHITECTURE.md, Backends).
+//! (docs/ARCHITECTURE.md, Backends). Every environment variable op2 reads is
+//! in [`config`]'s table.
 #![deny(missing_docs)]
 
 mod backend;
 #[cfg(any(feature = "jit", feature = "cuda"))]
 mod code_cache;
 pub mod codegen;
+pub mod config;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(any(feature = "opencl", feature = "cuda"))]

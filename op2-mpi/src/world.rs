@@ -16,14 +16,12 @@ pub struct Mpi {
     pub(crate) comm: Arc<Comm>,
 }
 
-/// Environment variables through which launchers announce how many processes
-/// they started (MPICH's Hydra, Open MPI, Slurm).
-const LAUNCHER_SIZE_VARS: [&str; 3] = ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"];
-
 impl Mpi {
     /// Initialises MPI. Fails when MPI was initialised already, and when the
-    /// launcher says it started N processes but MPI sees a different world (an
-    /// `mpirun` of another MPI library than the one op2 was built with).
+    /// launcher says it started N processes (`PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`
+    /// or `SLURM_NTASKS`; see `op2_backends::config`) but MPI sees a different
+    /// world (an `mpirun` of another MPI library than the one op2 was built
+    /// with).
     ///
     /// Also replaces the panic hook with one that prints the panic's report
     /// (what the default hook prints, backtrace included when `RUST_BACKTRACE`
@@ -36,17 +34,16 @@ impl Mpi {
         })?;
         let world = universe.world();
         let size = world.size() as usize;
-        for var in LAUNCHER_SIZE_VARS {
-            if let Some(n) = std::env::var(var).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
-                if n != size {
-                    return Err(Error::Mpi {
-                        reason: format!(
-                            "the launcher started {} ({var}={n}) but MPI reports a world of {size}: \
-                             this mpirun does not belong to the MPI library op2 was built with (MPICH)",
-                            op2_core::plural(n, "process", "processes")
-                        ),
-                    });
-                }
+        // The launchers' variables: see op2_backends::config.
+        for (var, n) in op2_backends::config::Env::process().launcher_sizes() {
+            if n != size {
+                return Err(Error::Mpi {
+                    reason: format!(
+                        "the launcher started {} ({var}={n}) but MPI reports a world of {size}: \
+                         this mpirun does not belong to the MPI library op2 was built with (MPICH)",
+                        op2_core::plural(n, "process", "processes")
+                    ),
+                });
             }
         }
         let rank = world.rank() as usize;

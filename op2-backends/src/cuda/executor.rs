@@ -74,11 +74,7 @@ impl CudaExecutor {
     /// loaded or there is no such GPU.
     pub fn new(options: &RuntimeOptions) -> Result<CudaExecutor> {
         check_libraries()?;
-        let wanted = options
-            .device
-            .clone()
-            .or_else(|| std::env::var("OP2_CUDA_DEVICE").ok())
-            .unwrap_or_else(|| "0".into());
+        let wanted = options.device.clone().unwrap_or_else(|| "0".into());
         let ordinal: usize = wanted.trim().parse().map_err(|_| Error::InvalidOption {
             option: "device",
             reason: format!("`{wanted}` is not a GPU ordinal (0, 1, ...) for the cuda backend"),

@@ -69,10 +69,7 @@ impl OpenClExecutor {
     /// An executor on the device `options.device` names (else
     /// `OP2_OPENCL_DEVICE`, else the first GPU, else the first device).
     pub fn new(options: &RuntimeOptions) -> Result<OpenClExecutor> {
-        let wanted = options
-            .device
-            .clone()
-            .or_else(|| std::env::var("OP2_OPENCL_DEVICE").ok());
+        let wanted = options.device.clone();
         let increments = options.resolved_increments()?;
         let checks = options.resolved_checks()?;
         let _init = select::INIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
