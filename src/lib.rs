@@ -48,7 +48,7 @@ pub mod mpi {
     pub use op2_mpi::{Distributed, Mpi};
 }
 
-pub use op2_backends::{Backend, Increments, Runtime, RuntimeOptions};
+pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
     Access, ArgRef, CodeCacheStats, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map,
     ParamForm, ParamInfo, Result, Scalar, ScalarType, Set, SetRegions, TimingSummary, TransferStats,

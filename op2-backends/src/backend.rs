@@ -83,12 +83,12 @@ impl Backend {
     }
 
     /// The backend named by `OP2_BACKEND`, or [`Backend::default_choice`] when
-    /// it is unset or empty.
+    /// it is unset or empty; a name op2 does not know is an error naming the
+    /// variable (see [`config`](crate::config)).
     pub fn from_env() -> Result<Backend> {
-        match std::env::var("OP2_BACKEND") {
-            Ok(name) if !name.trim().is_empty() => name.parse(),
-            _ => Ok(Backend::default_choice()),
-        }
+        Ok(crate::config::Env::process()
+            .backend()?
+            .unwrap_or_else(Backend::default_choice))
     }
 
     /// A comma-separated list of the available backends, for messages.

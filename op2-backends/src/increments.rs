@@ -35,12 +35,11 @@ impl Increments {
         }
     }
 
-    /// The choice from `OP2_INCREMENTS`, or the default when it is unset.
+    /// The choice from `OP2_INCREMENTS`, or the default when it is unset or
+    /// empty; an invalid value is an error naming the variable (see
+    /// [`config`](crate::config)).
     pub fn from_env() -> Result<Increments, Error> {
-        match std::env::var("OP2_INCREMENTS") {
-            Ok(v) if !v.is_empty() => v.parse(),
-            _ => Ok(Increments::default()),
-        }
+        Ok(crate::config::Env::process().increments()?.unwrap_or_default())
     }
 }
 

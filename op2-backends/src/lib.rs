@@ -2,7 +2,8 @@
 //!
 //! `seq` is always compiled in and is the reference every other backend is
 //! tested against. The others are chosen by Cargo feature and then at run time
-//! (docs/ARCHITECTURE.md, Backends).
+//! (docs/ARCHITECTURE.md, Backends). Every environment variable op2 reads is
+//! in [`config`]'s table.
 //!
 //! ## Cargo features
 //!
@@ -13,11 +14,12 @@ mod backend;
 #[cfg(any(feature = "jit", feature = "cuda"))]
 mod code_cache;
 pub mod codegen;
+pub mod config;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 #[cfg(any(feature = "opencl", feature = "cuda"))]
 pub mod device;
-mod distributed;
+mod halo_loop;
 mod increments;
 #[cfg(feature = "jit")]
 pub mod jit;

@@ -8,6 +8,14 @@ use op2_core::{
 use crate::{Backend, SeqExecutor};
 
 /// Settings of a runtime beyond the backend choice.
+///
+/// A field left `None` is resolved once, when a [`Runtime`] is built
+/// ([`RuntimeOptions::resolve`]): from its environment variable where the
+/// table of [`config`](crate::config) lists one, else the default. Executors
+/// take the options they are given and never read the environment; one built
+/// without a [`Runtime`] takes a `None` as the default
+/// (pass [`RuntimeOptions::from_env`] or [`RuntimeOptions::resolve`]'s result
+/// to honour the environment).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RuntimeOptions {
@@ -23,16 +31,19 @@ pub struct RuntimeOptions {
     pub threads: Option<usize>,
     /// Elements per block for planned loops; `None` uses the backend's default.
     pub block_size: Option<usize>,
-    /// C compiler for the `jit` backend; `None` uses `OP2_CC`, else `cc`.
+    /// C compiler for the `jit` backend; `None` uses `OP2_CC`, else
+    /// [`DEFAULT_CC`](crate::config::DEFAULT_CC).
     pub cc: Option<String>,
     /// C compiler flags for `jit`; `None` uses `OP2_CFLAGS`, else
-    /// `-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno`.
+    /// [`DEFAULT_CFLAGS`](crate::config::DEFAULT_CFLAGS).
     pub cflags: Option<String>,
     /// Directory of compiled loops; `None` uses `OP2_CACHE_DIR`, else the
-    /// user's cache directory (`~/.cache/op2`).
+    /// user's cache directory (`~/.cache/op2`; see
+    /// [`Env::default_cache_dir`](crate::config::Env::default_cache_dir)).
     pub cache_dir: Option<std::path::PathBuf>,
-    /// Device for device backends: an index or a name substring; `None` uses
-    /// `OP2_OPENCL_DEVICE`, else the first GPU, else the first device.
+    /// Device for device backends: for `opencl` an index or a name
+    /// substring, for `cuda` an ordinal; `None` uses `OP2_OPENCL_DEVICE` or
+    /// `OP2_CUDA_DEVICE`, else the first GPU (`opencl`: else the first device).
     pub device: Option<String>,
     /// For distributed sets: compute the core elements while halo exchanges
     /// are in flight (the default; `Some(false)` waits first, to measure what
@@ -47,8 +58,9 @@ pub struct RuntimeOptions {
     /// Whether translated kernels (`jit`, `opencl`, `cuda`) check array
     /// indices and integer division, returning
     /// [`Error::KernelCheck`](op2_core::Error::KernelCheck) where native Rust
-    /// would panic; `None` uses `OP2_CHECKED` (`1`/`0`, `true`/`false`), else
-    /// on in debug builds (`debug_assertions`) and off in release builds.
+    /// would panic; `None` uses `OP2_CHECKED` (`1`/`0`, `true`/`false`,
+    /// `yes`/`no`, `on`/`off`), else on in debug builds (`debug_assertions`)
+    /// and off in release builds.
     pub checked: Option<bool>,
 }
 
@@ -145,13 +157,12 @@ impl RuntimeOptions {
         self
     }
 
-    /// The choice of [`increments`](Self::increments), else `OP2_INCREMENTS`,
-    /// else the default.
+    /// The choice of [`increments`](Self::increments), else the default
+    /// ([`Increments::Colouring`](crate::Increments::Colouring)). Reads no
+    /// environment: [`RuntimeOptions::resolve`] has put `OP2_INCREMENTS`'s
+    /// value in the options a [`Runtime`] gives its executor. Never fails.
     pub fn resolved_increments(&self) -> Result<crate::Increments> {
-        match self.increments {
-            Some(i) => Ok(i),
-            None => crate::Increments::from_env(),
-        }
+        Ok(self.increments.unwrap_or_default())
     }
 
     /// Options with translated kernels checked (or not): see [`RuntimeOptions::checked`].
@@ -160,26 +171,12 @@ impl RuntimeOptions {
         self
     }
 
-    /// The choice of [`checked`](Self::checked), else `OP2_CHECKED`, else
-    /// whether this is a debug build.
+    /// The choice of [`checked`](Self::checked), else whether this is a debug
+    /// build. Reads no environment: [`RuntimeOptions::resolve`] has put
+    /// `OP2_CHECKED`'s value in the options a [`Runtime`] gives its executor.
+    /// Never fails.
     pub fn resolved_checks(&self) -> Result<crate::codegen::Checks> {
-        let on = match self.checked {
-            Some(c) => c,
-            None => match std::env::var("OP2_CHECKED") {
-                Ok(v) if !v.trim().is_empty() => match v.trim().to_ascii_lowercase().as_str() {
-                    "1" | "true" | "yes" | "on" => true,
-                    "0" | "false" | "no" | "off" => false,
-                    other => {
-                        return Err(Error::InvalidOption {
-                            option: "OP2_CHECKED",
-                            reason: format!("`{other}` is not one of: 1, 0, true, false"),
-                        })
-                    }
-                },
-                _ => cfg!(debug_assertions),
-            },
-        };
-        Ok(if on {
+        Ok(if crate::config::checked_or_default(self.checked) {
             crate::codegen::Checks::On
         } else {
             crate::codegen::Checks::Off
@@ -202,6 +199,26 @@ impl RuntimeOptions {
     pub fn cache_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.cache_dir = Some(dir.into());
         self
+    }
+
+    /// The options the process environment sets (`OP2_CC`, `OP2_CFLAGS`,
+    /// `OP2_CACHE_DIR`, `OP2_INCREMENTS`, `OP2_CHECKED`; see
+    /// [`config`](crate::config)), `None` where a variable is unset; an
+    /// invalid value is an error naming the variable. Choices made afterwards
+    /// with the builder methods win: `RuntimeOptions::from_env()?.checked(true)`.
+    /// The device variables depend on the backend: [`RuntimeOptions::resolve`]
+    /// reads them.
+    pub fn from_env() -> Result<RuntimeOptions> {
+        crate::config::Env::process().options()
+    }
+
+    /// These options for `backend` with everything the environment can set
+    /// resolved, as [`Runtime::with_options`] does once before building the
+    /// executor: each field left `None` takes its variable's value from the
+    /// process environment, else the default ([`Env::resolve`](crate::config::Env::resolve)).
+    /// Checks [`RuntimeOptions::validate`] first.
+    pub fn resolve(&self, backend: Backend) -> Result<RuntimeOptions> {
+        crate::config::Env::process().resolve(self, backend)
     }
 }
 
@@ -227,7 +244,9 @@ impl Runtime {
         Runtime::with_options(backend, RuntimeOptions::default())
     }
 
-    /// A runtime on `backend` with `options`.
+    /// A runtime on `backend` with `options`, the fields left `None` resolved
+    /// from the environment, else their defaults ([`RuntimeOptions::resolve`]):
+    /// an invalid variable is an error naming it.
     pub fn with_options(backend: Backend, options: RuntimeOptions) -> Result<Runtime> {
         if let Some(reason) = backend.unavailable_reason() {
             return Err(Error::BackendUnavailable {
@@ -236,10 +255,8 @@ impl Runtime {
                 available: Backend::available_list(),
             });
         }
-        options.validate()?;
-        // Invalid choices are errors on every backend, also those that ignore them.
-        options.resolved_increments()?;
-        options.resolved_checks()?;
+        // Resolved once, here: executors get options and never read the environment.
+        let options = options.resolve(backend)?;
         let executor: Box<dyn Executor> = match backend {
             Backend::Seq => Box::new(SeqExecutor),
             #[cfg(feature = "rayon")]
@@ -326,7 +343,7 @@ impl Runtime {
                 self.executor.execute(&lp, body)?;
                 op2_core::HaloTraffic::default()
             }
-            Some(dist) => crate::distributed::run_distributed(
+            Some(dist) => crate::halo_loop::run(
                 &*self.executor,
                 dist,
                 kernel,
@@ -334,7 +351,7 @@ impl Runtime {
                 args,
                 &self.plans,
                 body,
-                crate::distributed::Overlap(self.overlap),
+                crate::halo_loop::Overlap(self.overlap),
             )?,
         };
         self.timings

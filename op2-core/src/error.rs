@@ -436,7 +436,8 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// An unknown backend name (e.g. in `OP2_BACKEND`).
+    /// An unknown backend name (e.g. `--backend` or [`str::parse`]; in
+    /// `OP2_BACKEND` it is an [`Error::InvalidOption`] naming the variable).
     #[error("unknown backend `{name}`; available: {available}")]
     UnknownBackend {
         /// The name asked for.

@@ -1,16 +1,19 @@
 //! Distributed op2 runs under `mpirun` (docs/ARCHITECTURE.md, Distributed runs).
 //!
 //! The distribution logic needs no MPI and is tested as plain Rust:
-//! [`derive_owners`] gives every element of every set an owner rank from a
-//! partition of one primary set; [`rank_layout`] numbers each rank's elements
-//! as core / owned / exec halo / non-exec halo (the region sizes live on
-//! [`op2_core::Set`]); [`local_map`] renumbers map tables; [`neighbours`]
-//! lists what each rank sends and receives in a halo exchange; [`dual_graph`]
-//! is what METIS partitions.
+//! [`dual_graph`] is what METIS partitions; [`derive_owners`] gives every
+//! element of every set an owner rank from a partition of one primary set
+//! (`ownership.rs`); the halo layout (`halo_layout.rs`): [`rank_layout`]
+//! numbers each rank's elements as core / owned / exec halo / non-exec halo
+//! (the region sizes live on [`op2_core::Set`]), [`local_map`] renumbers map
+//! tables, [`neighbours`] lists what each rank sends and receives in a halo
+//! exchange.
 //!
-//! With the `mpi` feature (MPICH through rsmpi, METIS vendored), `Mpi`
-//! initialises MPI and distributes a mesh built on every rank into local
-//! carriers whose sets exchange halos and reduce Globals across ranks.
+//! With the `mpi` feature (MPICH through rsmpi, METIS vendored), [`Mpi`]
+//! initialises MPI (`world.rs`) and distributes a mesh built on every rank
+//! into local carriers (`partition.rs`) whose sets exchange halos and reduce
+//! Globals across ranks (`halo_exchange.rs`, the MPI side of
+//! [`op2_core::Distribution`]).
 //!
 //! Messages for stderr go out whole, every line prefixed with the rank
 //! ([`rank_message`], [`write_rank_message`], `Mpi::eprintln`), so that
@@ -21,20 +24,24 @@
 #![doc = document_features::document_features!()]
 #![deny(missing_docs)]
 
-#[cfg(feature = "mpi")]
-mod distribute;
 mod dual_graph;
-mod layout;
+#[cfg(feature = "mpi")]
+mod halo_exchange;
+mod halo_layout;
 mod mesh;
 mod ownership;
+#[cfg(feature = "mpi")]
+mod partition;
 mod report;
 #[cfg(feature = "mpi")]
-mod transport;
+mod world;
 
-#[cfg(feature = "mpi")]
-pub use distribute::{Distributed, Mpi};
 pub use dual_graph::dual_graph;
-pub use layout::{local_map, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
+pub use halo_layout::{local_map, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
 pub use mesh::{MapDesc, MeshDesc};
 pub use ownership::{block_owner, derive_owners};
+#[cfg(feature = "mpi")]
+pub use partition::Distributed;
 pub use report::{rank_message, write_rank_message};
+#[cfg(feature = "mpi")]
+pub use world::Mpi;

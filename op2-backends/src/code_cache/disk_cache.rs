@@ -37,18 +37,10 @@ pub struct DiskCache {
 }
 
 /// The default cache directory: `OP2_CACHE_DIR`, else `$XDG_CACHE_HOME/op2`,
-/// else `~/.cache/op2`, else a directory under the system temp dir.
+/// else `~/.cache/op2`, else a directory under the system temp dir (read by
+/// [`Env::default_cache_dir`](crate::config::Env::default_cache_dir)).
 pub fn default_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("OP2_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return d.into();
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join("op2");
-    }
-    if let Some(h) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(h).join(".cache").join("op2");
-    }
-    std::env::temp_dir().join("op2-cache")
+    crate::config::Env::process().default_cache_dir()
 }
 
 /// A name no other process or thread uses at the same time.

@@ -51,16 +51,12 @@ pub struct Cuda {
 }
 
 impl Cuda {
-    /// A context on GPU `options.device` (an ordinal; else `OP2_CUDA_DEVICE`,
-    /// else 0). Fails, without panicking, when the driver or NVRTC cannot be
+    /// A context on GPU `options.device` (an ordinal, else 0; a [`Runtime`](crate::Runtime)
+    /// fills it from `OP2_CUDA_DEVICE`). Fails, without panicking, when the driver or NVRTC cannot be
     /// loaded or there is no such GPU.
     pub fn open(options: &RuntimeOptions) -> Result<Cuda> {
         check_libraries()?;
-        let wanted = options
-            .device
-            .clone()
-            .or_else(|| std::env::var("OP2_CUDA_DEVICE").ok())
-            .unwrap_or_else(|| "0".into());
+        let wanted = options.device.clone().unwrap_or_else(|| "0".into());
         let ordinal: usize = wanted.trim().parse().map_err(|_| Error::InvalidOption {
             option: "device",
             reason: format!("`{wanted}` is not a GPU ordinal (0, 1, ...) for the cuda backend"),

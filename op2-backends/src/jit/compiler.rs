@@ -12,11 +12,6 @@ pub struct Compiler {
     identity: String,
 }
 
-/// Flags used when `OP2_CFLAGS` is unset. `-ffp-contract=off` keeps `a*b+c`
-/// as two roundings, as Rust computes it, so results match the native backends;
-/// `-fno-math-errno` lets `sqrt` compile to one instruction (no result changes).
-pub const DEFAULT_CFLAGS: &str = "-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno";
-
 impl Compiler {
     /// Finds out whether `command` runs, and what it is.
     pub fn detect(command: &str, flags: &str) -> Result<Compiler> {

@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex};
 
 pub use crate::code_cache::default_dir as default_cache_dir;
 use crate::code_cache::{cache_key, DiskCache};
-pub use compiler::{Compiler, DEFAULT_CFLAGS};
+pub use crate::config::{DEFAULT_CC, DEFAULT_CFLAGS};
+pub use compiler::Compiler;
 use op2_core::{CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
 
 use crate::codegen::{check_failure, host_source, Checks, LoopShape};
@@ -54,30 +55,23 @@ pub struct JitExecutor {
 }
 
 impl JitExecutor {
-    /// An executor using `options.cc` (else `OP2_CC`, else `cc`), `options.cflags`
-    /// (else `OP2_CFLAGS`, else [`DEFAULT_CFLAGS`]) and `options.cache_dir`
-    /// (else `OP2_CACHE_DIR`, else the user's cache directory). Fails if the
-    /// thread count is refused ([`RuntimeOptions::checked_threads`]), the
-    /// compiler cannot be run or the cache directory cannot be created.
+    /// An executor using `options.cc` (else [`DEFAULT_CC`]), `options.cflags`
+    /// (else [`DEFAULT_CFLAGS`]) and `options.cache_dir` (else the default
+    /// cache directory); a [`Runtime`](crate::Runtime) has resolved them from
+    /// `OP2_CC`, `OP2_CFLAGS` and `OP2_CACHE_DIR` ([`RuntimeOptions::resolve`]).
+    /// Fails if the thread count is refused
+    /// ([`RuntimeOptions::checked_threads`]), the compiler cannot be run or
+    /// the cache directory cannot be created.
     pub fn new(options: &RuntimeOptions) -> Result<JitExecutor> {
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-        let cc = options
-            .cc
-            .clone()
-            .or_else(|| env("OP2_CC"))
-            .unwrap_or_else(|| "cc".into());
-        let flags = options
-            .cflags
-            .clone()
-            .or_else(|| env("OP2_CFLAGS"))
-            .unwrap_or_else(|| DEFAULT_CFLAGS.into());
+        let cc = options.cc.as_deref().unwrap_or(DEFAULT_CC);
+        let flags = options.cflags.as_deref().unwrap_or(DEFAULT_CFLAGS);
         let nthreads = match options.checked_threads()? {
             // At most `RuntimeOptions::max_threads()`: far below `c_int::MAX`.
             Some(n) => c_int::try_from(n).unwrap_or(c_int::MAX),
             None => 0, // OpenMP's default (OMP_NUM_THREADS, else all cores)
         };
         let dir = options.cache_dir.clone().unwrap_or_else(default_cache_dir);
-        let compiler = Compiler::detect(&cc, &flags)?;
+        let compiler = Compiler::detect(cc, flags)?;
         let cache = DiskCache::new(dir)?;
         Ok(JitExecutor {
             compiler,

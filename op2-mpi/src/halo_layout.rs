@@ -1,6 +1,7 @@
-//! One rank's local numbering of every set (core, owned, exec halo, non-exec
-//! halo; docs/ARCHITECTURE.md, Distributed runs), its local map tables, and the halo exchange
-//! lists. Every rank computes every rank's layout from the same replicated
+//! The halo layout (docs/ARCHITECTURE.md, Distributed runs): one rank's local
+//! numbering of every set (core, owned, exec halo, non-exec halo), its local
+//! map tables, and the halo exchange lists (what each neighbour sends and
+//! receives). Every rank computes every rank's layout from the same replicated
 //! input, so the export lists need no communication.
 
 use std::ops::Range;

@@ -1,13 +1,17 @@
-//! Running one loop on a distributed set (docs/ARCHITECTURE.md, Distributed runs): start the
-//! halo exchanges it needs, compute the core elements, wait, compute the
-//! other owned elements and, when the loop writes through a map, the exec
-//! halo (whose Global contributions are dropped: other ranks own them);
-//! reduce Globals across ranks; mark the halos of written Dats stale.
+//! The halo loop: one loop on a distributed set (docs/ARCHITECTURE.md,
+//! Distributed runs). Start the halo exchanges it needs, compute the core
+//! elements, wait, compute the other owned elements and, when the loop writes
+//! through a map, the exec halo (whose Global contributions are dropped: other
+//! ranks own them); reduce Globals across ranks; mark the halos of written
+//! Dats stale.
 //!
 //! Exchanges go through host memory. With a device backend, a Dat to exchange
 //! is first brought to the host (downloaded if the device holds newer data)
 //! and its device copy marked stale once the halo has arrived, so the next
 //! device loop uploads it: correct, though it moves whole Dats.
+//!
+//! A Dat's halo state and the [`Distribution`] trait are in `op2-core`
+//! (`halo.rs`); their MPI implementation in `op2-mpi` (`halo_exchange.rs`).
 
 use std::sync::Arc;
 
@@ -21,7 +25,7 @@ use op2_core::{
 pub(crate) struct Overlap(pub bool);
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run_distributed(
+pub(crate) fn run(
     exec: &dyn Executor,
     dist: &Arc<dyn Distribution>,
     kernel: &'static KernelInfo,

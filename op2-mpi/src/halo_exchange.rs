@@ -1,7 +1,9 @@
-//! Halo exchanges and reductions on MPI (MPICH through rsmpi). Non-blocking
-//! sends and receives use the raw MPI calls so that an exchange can stay in
-//! flight while the core elements compute; one message per neighbour carries
-//! all of a Dat's halo segments.
+//! Halo exchange on MPI (MPICH through rsmpi): a distributed set's
+//! [`Distribution`], which exchanges the halos of its Dats along the lists of
+//! `halo_layout.rs` and reduces Globals across ranks. Non-blocking sends and
+//! receives use the raw MPI calls so that an exchange can stay in flight while
+//! the core elements compute; one message per neighbour carries all of a
+//! Dat's halo segments.
 
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;

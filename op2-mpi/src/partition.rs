@@ -1,121 +1,20 @@
 //! Distributing a mesh built on every rank: partition the primary set with
-//! METIS, derive the other sets' owners, lay out each rank's elements, and
-//! hand out local Sets, Maps and Dats; gather Dats back to rank 0.
+//! METIS (on the graph [`dual_graph`](crate::dual_graph) builds), derive the
+//! other sets' owners ([`derive_owners`](crate::derive_owners)), lay out each
+//! rank's elements ([`rank_layout`](crate::rank_layout)), and hand out local
+//! Sets (whose halos `halo_exchange.rs` exchanges), Maps and Dats; gather Dats
+//! back to rank 0.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use mpi::environment::Universe;
 use mpi::traits::*;
 use op2_core::{Dat, Error, Map, Result, Scalar, Set};
 
-use crate::transport::{Comm, SetComm};
-use crate::{derive_owners, dual_graph, local_map, neighbours, rank_layout, MapDesc, MeshDesc, RankLayout};
-
-/// An initialised MPI environment (finalised on drop).
-pub struct Mpi {
-    _universe: Universe,
-    comm: Arc<Comm>,
-}
-
-/// Environment variables through which launchers announce how many processes
-/// they started (MPICH's Hydra, Open MPI, Slurm).
-const LAUNCHER_SIZE_VARS: [&str; 3] = ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"];
+use crate::halo_exchange::{Comm, SetComm};
+use crate::{derive_owners, dual_graph, local_map, neighbours, rank_layout, MapDesc, MeshDesc, Mpi, RankLayout};
 
 impl Mpi {
-    /// Initialises MPI. Fails when MPI was initialised already, and when the
-    /// launcher says it started N processes but MPI sees a different world (an
-    /// `mpirun` of another MPI library than the one op2 was built with).
-    ///
-    /// Also replaces the panic hook with one that prints the panic's report
-    /// (what the default hook prints, backtrace included when `RUST_BACKTRACE`
-    /// asks) as one whole write to stderr, every line prefixed with
-    /// `[rank r/size]`, and then aborts every rank: a panic on one rank must
-    /// end the run, not leave the others waiting in a collective forever.
-    pub fn init() -> Result<Mpi> {
-        let universe = mpi::initialize().ok_or_else(|| Error::Mpi {
-            reason: "MPI is already initialised in this process".into(),
-        })?;
-        let world = universe.world();
-        let size = world.size() as usize;
-        for var in LAUNCHER_SIZE_VARS {
-            if let Some(n) = std::env::var(var).ok().and_then(|v| v.trim().parse::<usize>().ok()) {
-                if n != size {
-                    return Err(Error::Mpi {
-                        reason: format!(
-                            "the launcher started {} ({var}={n}) but MPI reports a world of {size}: \
-                             this mpirun does not belong to the MPI library op2 was built with (MPICH)",
-                            op2_core::plural(n, "process", "processes")
-                        ),
-                    });
-                }
-            }
-        }
-        let rank = world.rank() as usize;
-        std::panic::set_hook(Box::new(move |info| {
-            // Straight to stderr, whole: test harnesses capture `eprintln!` (and
-            // the default hook's output), and the abort below ends the process
-            // before they would print it.
-            // After `Mpi` was dropped (MPI finalised) there is no run to abort.
-            let finalized = mpi::environment::is_finalized();
-            let then = if finalized {
-                "op2-mpi: rank panicked after MPI was finalised"
-            } else {
-                "op2-mpi: rank panicked, aborting the whole run"
-            };
-            let _ = crate::write_rank_message(rank, size, &crate::report::panic_report(info, then));
-            if !finalized {
-                // SAFETY: MPI is initialised and not finalised; MPI_Abort does
-                // not return.
-                unsafe {
-                    mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 101);
-                }
-            }
-        }));
-        Ok(Mpi {
-            _universe: universe,
-            comm: Arc::new(Comm(world)),
-        })
-    }
-
-    /// Prints `message` to stderr as one whole write, every line prefixed with
-    /// `[rank r/size]` (see [`write_rank_message`](crate::write_rank_message)),
-    /// so that messages of several ranks never interleave mid-line. Use it
-    /// instead of `eprintln!` for a rank's errors and warnings.
-    pub fn eprintln(&self, message: impl std::fmt::Display) {
-        let _ = crate::write_rank_message(self.rank(), self.size(), &message);
-    }
-
-    /// Prints `message` as [`Mpi::eprintln`] does, then ends every rank of the
-    /// run with `code`.
-    pub fn abort_with(&self, code: i32, message: impl std::fmt::Display) -> ! {
-        self.eprintln(message);
-        self.abort(code)
-    }
-
-    /// This process's rank.
-    pub fn rank(&self) -> usize {
-        self.comm.0.rank() as usize
-    }
-
-    /// The number of ranks.
-    pub fn size(&self) -> usize {
-        self.comm.0.size() as usize
-    }
-
-    /// Ends every rank of the run with `code` (after an error on one rank, so
-    /// that the others never wait forever).
-    pub fn abort(&self, code: i32) -> ! {
-        self.comm.0.abort(code)
-    }
-
-    /// The maximum of `value` over all ranks.
-    pub fn max_f64(&self, value: f64) -> f64 {
-        let mut bytes = value.to_ne_bytes();
-        crate::transport::all_reduce(&self.comm, &mut bytes, op2_core::ScalarType::F64, op2_core::Access::Max);
-        f64::from_ne_bytes(bytes)
-    }
-
     /// Distributes a mesh that every rank built identically: `sets` and the
     /// `maps` between them, partitioned by `primary` (with METIS on more than
     /// one rank). Fails if a map joins a set not given, or a rank would own no

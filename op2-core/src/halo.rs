@@ -1,6 +1,14 @@
-//! What the runtime needs from a distributed set (docs/ARCHITECTURE.md, Distributed runs): halo
-//! exchanges of the Dats on it and reductions of Globals across ranks.
-//! `op2-mpi` implements it on MPI; sets of a single process have none.
+//! Halos (docs/ARCHITECTURE.md, Distributed runs): the state of a Dat's halo
+//! ([`HaloState`]: are its copies of other ranks' elements stale, how often
+//! were they refreshed) and what the runtime needs from a distributed set
+//! ([`Distribution`]: start a halo exchange of a Dat on it, reduce Globals
+//! across ranks). Sets of a single process have no [`Distribution`].
+//!
+//! The other two parts of the halo concept live elsewhere: the loop that
+//! exchanges halos and overlaps them with the core elements in
+//! `op2-backends/src/halo_loop.rs`; partitioning, the halo layout and the
+//! exchange on MPI in `op2-mpi` (`partition.rs`, `halo_layout.rs`,
+//! `halo_exchange.rs`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 

@@ -1,0 +1,550 @@
+//! Configuration: every environment variable op2 reads, read here and nowhere
+//! else, under one set of rules (docs/ARCHITECTURE.md, Configuration).
+//!
+//! A [`Runtime`](crate::Runtime) resolves its settings once, when it is built
+//! ([`RuntimeOptions::resolve`]): a choice made in [`RuntimeOptions`] wins, else
+//! the variable, else the default. Executors receive the resolved options and
+//! never read the environment. [`RuntimeOptions::from_env`] gives the options
+//! the environment sets, to inspect or to override with the builder methods.
+//!
+//! # Variables
+//!
+//! | Variable | Default | Meaning |
+//! |---|---|---|
+//! | `OP2_BACKEND` | `rayon` when compiled in, else `seq` ([`Backend::default_choice`]) | The backend of [`Runtime::from_env`](crate::Runtime::from_env) and [`Backend::from_env`]: `seq`, `rayon`, `jit`, `opencl` or `cuda`, in any case. |
+//! | `OP2_CHECKED` | on in debug builds, off in release builds | Whether translated kernels check indices and integer division ([`RuntimeOptions::checked`]): `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`, in any case. |
+//! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`) or `atomics` (or `atomic`), in any case. |
+//! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
+//! | `OP2_CFLAGS` | [`DEFAULT_CFLAGS`] | Its flags, separated by whitespace ([`RuntimeOptions::cflags`]). |
+//! | `OP2_CACHE_DIR` | `$XDG_CACHE_HOME/op2`, else `$HOME/.cache/op2`, else `op2-cache` in the system's temporary directory | Where `jit` keeps compiled loops and `cuda` keeps them in the subdirectory `cuda` ([`RuntimeOptions::cache_dir`]). |
+//! | `XDG_CACHE_HOME`, `HOME` | unset | Only for the default of `OP2_CACHE_DIR`. |
+//! | `OP2_OPENCL_DEVICE` | the first GPU, else the first device | The `opencl` device: an index into the list of every platform's devices, or a substring of a device's name, in any case ([`RuntimeOptions::device`]). |
+//! | `OP2_CUDA_DEVICE` | `0` | The `cuda` GPU: an ordinal, `0`, `1`, ... ([`RuntimeOptions::device`]). |
+//! | `PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`, `SLURM_NTASKS` | unset | How many processes the launcher started (MPICH's Hydra, Open MPI, Slurm): `op2-mpi`'s `Mpi::init` refuses an MPI world of another size, the sign of an `mpirun` of another MPI library. |
+//!
+//! # Rules
+//!
+//! The same for every variable above:
+//!
+//! - The value is trimmed of surrounding whitespace, and an empty value is
+//!   the same as an unset variable.
+//! - A value outside those accepted is an [`Error::InvalidOption`] whose
+//!   `option` is the variable's name and whose reason quotes the value and
+//!   lists the accepted ones (so is a value that is not UTF-8, except for the
+//!   directories, which are taken as they are).
+//! - A choice made in [`RuntimeOptions`] wins over the variable, which is then
+//!   not read at all; the variable wins over the default.
+//! - A device variable is read only for its backend (`OP2_OPENCL_DEVICE` for
+//!   `opencl`, `OP2_CUDA_DEVICE` for `cuda`), and `OP2_BACKEND` only by
+//!   [`Runtime::from_env`](crate::Runtime::from_env) and
+//!   [`Backend::from_env`]: a runtime whose backend is given never reads it.
+//!
+//! The launcher's variables are not op2's, so a value that is not a number
+//! is ignored rather than refused: the check is a safety net and must not
+//! stop a run that a launcher describes in a way op2 does not know.
+//!
+//! Read by the libraries op2 uses, not by op2: `RAYON_NUM_THREADS` (the
+//! threads of `rayon` when [`RuntimeOptions::threads`] is unset),
+//! `OMP_NUM_THREADS` (those of `jit`), `OCL_ICD_VENDORS` (where the OpenCL
+//! loader looks for drivers), `LD_LIBRARY_PATH` (where `cuda` finds libcuda
+//! and libnvrtc).
+//!
+//! # Tests and tools
+//!
+//! Read by the test suite, the benchmarks and the CI script, where they are
+//! used; never by the library.
+//!
+//! | Variable | Default | Meaning |
+//! |---|---|---|
+//! | `OP2_FUZZ_CASES` | `64` | Cases of the differential fuzzer (`tests/differential.rs`). |
+//! | `OP2_UPDATE_SNAPSHOTS` | unset | When set, the snapshot tests (`tests/codegen_snapshots.rs`, `tests/device_snapshots.rs`) rewrite `tests/snapshots/` instead of comparing with it. |
+//! | `OP2_REQUIRE_GPU` | unset | When set, the GPU tests fail instead of skipping without a GPU or driver. |
+//! | `OP2_REQUIRE_NVRTC` | unset | When set, `tests/cuda_ptx.rs` fails instead of skipping without NVRTC or ptxas. |
+//! | `OP2_PTXAS` | `ptxas` | The ptxas with which `tests/cuda_ptx.rs` assembles generated PTX. |
+//! | `OP2_EXPECTED_RANKS` | unset | `tests/mpi.rs` fails unless MPI's world has this many ranks (`.ci/run` sets it under `mpirun`). |
+//! | `OP2_JIT_TEST_DIR` | unset | The cache directory `tests/jit_cache.rs` hands to its child processes. |
+//! | `AIRFOIL_BENCH_MESH` | `200x300` (`400x600` for `cuda` in `benches/device.rs`) | The benchmarks' Airfoil mesh, `IxJ`. |
+//! | `OP2_CUDA_TOOLS` | `~/.cache/op2-cuda-tools` | Where `.ci/run` installs NVRTC and ptxas. |
+//!
+//! `tests/codegen_snapshots.rs` also compiles its snapshots with `OP2_CC`.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+
+use op2_core::{Error, Result};
+
+use crate::{Backend, Increments, RuntimeOptions};
+
+/// The C compiler of `jit` when neither [`RuntimeOptions::cc`] nor `OP2_CC`
+/// names one.
+pub const DEFAULT_CC: &str = "cc";
+
+/// The flags of `jit` when neither [`RuntimeOptions::cflags`] nor `OP2_CFLAGS`
+/// gives them. `-ffp-contract=off` keeps `a*b+c` as two roundings, as Rust
+/// computes it, so results match the native backends; `-fno-math-errno` lets
+/// `sqrt` compile to one instruction (no result changes).
+pub const DEFAULT_CFLAGS: &str = "-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno";
+
+const BACKEND: &str = "OP2_BACKEND";
+const CHECKED: &str = "OP2_CHECKED";
+const INCREMENTS: &str = "OP2_INCREMENTS";
+const CC: &str = "OP2_CC";
+const CFLAGS: &str = "OP2_CFLAGS";
+const CACHE_DIR: &str = "OP2_CACHE_DIR";
+const OPENCL_DEVICE: &str = "OP2_OPENCL_DEVICE";
+const CUDA_DEVICE: &str = "OP2_CUDA_DEVICE";
+
+/// The variables through which launchers announce how many processes they
+/// started (MPICH's Hydra, Open MPI, Slurm).
+const LAUNCHER_SIZES: [&str; 3] = ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"];
+
+/// Whether translated kernels are checked when nothing says: in debug builds.
+fn default_checked() -> bool {
+    cfg!(debug_assertions)
+}
+
+fn process_lookup(name: &str) -> Option<OsString> {
+    std::env::var_os(name)
+}
+
+/// Where the variables come from: the process environment
+/// ([`Env::process`]) or any lookup from name to value ([`Env::new`]), which
+/// lets tests try values without changing the process environment.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    lookup: &'a dyn Fn(&str) -> Option<OsString>,
+}
+
+impl fmt::Debug for Env<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Env")
+    }
+}
+
+impl Env<'static> {
+    /// The process environment.
+    pub fn process() -> Env<'static> {
+        Env {
+            lookup: &process_lookup,
+        }
+    }
+}
+
+impl<'a> Env<'a> {
+    /// The variables `lookup` gives (`None`: unset).
+    pub fn new(lookup: &'a dyn Fn(&str) -> Option<OsString>) -> Env<'a> {
+        Env { lookup }
+    }
+
+    /// `name`'s value, trimmed; `None` when unset or empty; an error when it
+    /// is not UTF-8.
+    fn text(&self, name: &'static str) -> Result<Option<String>> {
+        match (self.lookup)(name) {
+            None => Ok(None),
+            Some(raw) => match raw.into_string() {
+                Ok(v) => Ok(Some(v.trim().to_string()).filter(|v| !v.is_empty())),
+                Err(raw) => Err(invalid(name, format!("`{}` is not valid UTF-8", raw.to_string_lossy()))),
+            },
+        }
+    }
+
+    /// `name`'s value as a directory: trimmed when it is UTF-8, `None` when
+    /// unset or empty.
+    fn dir(&self, name: &'static str) -> Option<PathBuf> {
+        let raw = (self.lookup)(name)?;
+        let dir = match raw.into_string() {
+            Ok(v) => OsString::from(v.trim()),
+            Err(raw) => raw,
+        };
+        (!dir.is_empty()).then(|| dir.into())
+    }
+
+    /// `name`'s value through `parse`; a value `parse` refuses is an error
+    /// saying that it is not `expected`.
+    fn parse<T>(&self, name: &'static str, expected: &str, parse: impl FnOnce(&str) -> Option<T>) -> Result<Option<T>> {
+        match self.text(name)? {
+            None => Ok(None),
+            Some(v) => match parse(&v) {
+                Some(t) => Ok(Some(t)),
+                None => Err(invalid(name, format!("`{v}` is not {expected}"))),
+            },
+        }
+    }
+
+    /// `OP2_BACKEND`.
+    pub fn backend(&self) -> Result<Option<Backend>> {
+        let names: Vec<&str> = Backend::ALL.iter().rev().map(|b| b.name()).collect();
+        let expected = format!(
+            "one of: {} (this build can run: {})",
+            names.join(", "),
+            Backend::available_list()
+        );
+        self.parse(BACKEND, &expected, |v| v.parse().ok())
+    }
+
+    /// `OP2_CHECKED`.
+    pub fn checked(&self) -> Result<Option<bool>> {
+        self.parse(CHECKED, "one of: 1, 0, true, false, yes, no, on, off", |v| {
+            match v.to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => Some(true),
+                "0" | "false" | "no" | "off" => Some(false),
+                _ => None,
+            }
+        })
+    }
+
+    /// `OP2_INCREMENTS`.
+    pub fn increments(&self) -> Result<Option<Increments>> {
+        self.parse(
+            INCREMENTS,
+            "one of: colouring (or coloring), atomics (or atomic)",
+            |v| v.parse().ok(),
+        )
+    }
+
+    /// `OP2_CC`.
+    pub fn cc(&self) -> Result<Option<String>> {
+        self.text(CC)
+    }
+
+    /// `OP2_CFLAGS`.
+    pub fn cflags(&self) -> Result<Option<String>> {
+        self.text(CFLAGS)
+    }
+
+    /// `OP2_CACHE_DIR`.
+    pub fn cache_dir(&self) -> Option<PathBuf> {
+        self.dir(CACHE_DIR)
+    }
+
+    /// `OP2_CACHE_DIR`, else its default: `$XDG_CACHE_HOME/op2`, else
+    /// `$HOME/.cache/op2`, else `op2-cache` in the system's temporary
+    /// directory.
+    pub fn default_cache_dir(&self) -> PathBuf {
+        self.cache_dir()
+            .or_else(|| self.dir("XDG_CACHE_HOME").map(|d| d.join("op2")))
+            .or_else(|| self.dir("HOME").map(|h| h.join(".cache").join("op2")))
+            .unwrap_or_else(|| std::env::temp_dir().join("op2-cache"))
+    }
+
+    /// The device variable of `backend`: `OP2_OPENCL_DEVICE` for `opencl`,
+    /// `OP2_CUDA_DEVICE` (an ordinal) for `cuda`; `None` for the others.
+    pub fn device(&self, backend: Backend) -> Result<Option<String>> {
+        match backend {
+            Backend::OpenCl => self.text(OPENCL_DEVICE),
+            Backend::Cuda => self.parse(CUDA_DEVICE, "a GPU ordinal (0, 1, ...)", |v| {
+                v.parse::<usize>().ok().map(|_| v.to_string())
+            }),
+            _ => Ok(None),
+        }
+    }
+
+    /// The process counts launchers announce, with the variable each came
+    /// from, in the order `PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`, `SLURM_NTASKS`.
+    /// Values that are not numbers are left out (see the module's rules).
+    pub fn launcher_sizes(&self) -> Vec<(&'static str, usize)> {
+        LAUNCHER_SIZES
+            .into_iter()
+            .filter_map(|name| Some((name, self.text(name).ok()??.parse().ok()?)))
+            .collect()
+    }
+
+    /// The options this environment sets: `cc`, `cflags`, `cache_dir`,
+    /// `increments` and `checked` from their variables, `None` where a
+    /// variable is unset. The device variables depend on the backend and are
+    /// read by [`Env::resolve`].
+    pub fn options(&self) -> Result<RuntimeOptions> {
+        Ok(RuntimeOptions {
+            cc: self.cc()?,
+            cflags: self.cflags()?,
+            cache_dir: self.cache_dir(),
+            increments: self.increments()?,
+            checked: self.checked()?,
+            ..RuntimeOptions::default()
+        })
+    }
+
+    /// `options` for `backend` with everything the environment can set
+    /// resolved: each field left `None` takes its variable's value, else the
+    /// default (`device` stays `None` when neither says, meaning the
+    /// backend's default device; `overlap` defaults to on). Checks
+    /// [`RuntimeOptions::validate`] first.
+    pub fn resolve(&self, options: &RuntimeOptions, backend: Backend) -> Result<RuntimeOptions> {
+        options.validate()?;
+        let mut r = options.clone();
+        if r.increments.is_none() {
+            r.increments = Some(self.increments()?.unwrap_or_default());
+        }
+        if r.checked.is_none() {
+            r.checked = Some(self.checked()?.unwrap_or_else(default_checked));
+        }
+        if r.cc.is_none() {
+            r.cc = Some(self.cc()?.unwrap_or_else(|| DEFAULT_CC.to_string()));
+        }
+        if r.cflags.is_none() {
+            r.cflags = Some(self.cflags()?.unwrap_or_else(|| DEFAULT_CFLAGS.to_string()));
+        }
+        if r.cache_dir.is_none() {
+            r.cache_dir = Some(self.default_cache_dir());
+        }
+        if r.device.is_none() {
+            r.device = self.device(backend)?;
+        }
+        r.overlap.get_or_insert(true);
+        Ok(r)
+    }
+}
+
+fn invalid(name: &'static str, reason: String) -> Error {
+    Error::InvalidOption { option: name, reason }
+}
+
+/// Whether translated kernels are checked under `checked` (`None`: the default).
+pub(crate) fn checked_or_default(checked: Option<bool>) -> bool {
+    checked.unwrap_or_else(default_checked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An environment of these variables only.
+    fn with<R>(vars: &[(&str, &str)], f: impl FnOnce(Env<'_>) -> R) -> R {
+        let lookup = |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v));
+        f(Env::new(&lookup))
+    }
+
+    fn error_of<T: fmt::Debug>(r: Result<T>) -> (&'static str, String) {
+        match r {
+            Err(Error::InvalidOption { option, reason }) => (option, reason),
+            other => panic!("expected an invalid option, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn values_are_trimmed_and_empty_is_unset() {
+        with(
+            &[
+                ("OP2_BACKEND", "  SEQ\n"),
+                ("OP2_CHECKED", " On "),
+                ("OP2_INCREMENTS", "\tAtomic "),
+                ("OP2_CC", " gcc-13 "),
+                ("OP2_CFLAGS", "   "),
+                ("OP2_CACHE_DIR", " /tmp/x "),
+                ("OP2_OPENCL_DEVICE", ""),
+                ("OP2_CUDA_DEVICE", " 1 "),
+            ],
+            |env| {
+                assert_eq!(env.backend().unwrap(), Some(Backend::Seq));
+                assert_eq!(env.checked().unwrap(), Some(true));
+                assert_eq!(env.increments().unwrap(), Some(Increments::Atomics));
+                assert_eq!(env.cc().unwrap().as_deref(), Some("gcc-13"));
+                assert_eq!(env.cflags().unwrap(), None);
+                assert_eq!(env.cache_dir(), Some(PathBuf::from("/tmp/x")));
+                assert_eq!(env.device(Backend::OpenCl).unwrap(), None);
+                assert_eq!(env.device(Backend::Cuda).unwrap().as_deref(), Some("1"));
+                assert_eq!(env.device(Backend::Seq).unwrap(), None);
+            },
+        );
+        with(
+            &[("OP2_BACKEND", " "), ("OP2_CHECKED", ""), ("OP2_INCREMENTS", "  ")],
+            |env| {
+                assert_eq!(env.backend().unwrap(), None);
+                assert_eq!(env.checked().unwrap(), None);
+                assert_eq!(env.increments().unwrap(), None);
+            },
+        );
+    }
+
+    #[test]
+    fn every_accepted_value_parses() {
+        for (v, want) in [
+            ("1", true),
+            ("TRUE", true),
+            ("yes", true),
+            ("on", true),
+            ("0", false),
+            ("false", false),
+            ("No", false),
+            ("off", false),
+        ] {
+            with(&[("OP2_CHECKED", v)], |env| {
+                assert_eq!(env.checked().unwrap(), Some(want), "{v}")
+            });
+        }
+        for (v, want) in [
+            ("colouring", Increments::Colouring),
+            ("Coloring", Increments::Colouring),
+            ("ATOMICS", Increments::Atomics),
+            ("atomic", Increments::Atomics),
+        ] {
+            with(&[("OP2_INCREMENTS", v)], |env| {
+                assert_eq!(env.increments().unwrap(), Some(want), "{v}")
+            });
+        }
+        for b in Backend::ALL {
+            with(&[("OP2_BACKEND", b.name())], |env| {
+                assert_eq!(env.backend().unwrap(), Some(b))
+            });
+        }
+    }
+
+    #[test]
+    fn a_bad_value_names_the_variable_the_value_and_the_accepted_ones() {
+        type Read = fn(Env<'_>) -> (&'static str, String);
+        let cases: [(&str, &str, Read, &str); 4] = [
+            (
+                "OP2_CHECKED",
+                "maybe",
+                |e| error_of(e.checked()),
+                "1, 0, true, false, yes, no, on, off",
+            ),
+            ("OP2_INCREMENTS", "Locks", |e| error_of(e.increments()), "colouring"),
+            (
+                "OP2_BACKEND",
+                "fortran",
+                |e| error_of(e.backend()),
+                "seq, rayon, jit, opencl, cuda",
+            ),
+            (
+                "OP2_CUDA_DEVICE",
+                "gpu0",
+                |e| error_of(e.device(Backend::Cuda)),
+                "GPU ordinal",
+            ),
+        ];
+        for (name, value, read, accepted) in cases {
+            let (option, reason) = with(&[(name, value)], read);
+            assert_eq!(option, name);
+            assert!(
+                reason.contains(&format!("`{value}`")) && reason.contains(accepted),
+                "{reason}"
+            );
+            let e = Error::InvalidOption { option, reason };
+            assert!(e.to_string().contains(name), "{e}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn text_that_is_not_utf8_is_an_error_and_a_directory_is_taken_as_it_is() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = || OsString::from_vec(vec![b'a', 0xff]);
+        let lookup = |_: &str| Some(bad());
+        let env = Env::new(&lookup);
+        let (option, reason) = error_of(env.cc());
+        assert_eq!(option, "OP2_CC");
+        assert!(reason.contains("UTF-8"), "{reason}");
+        assert_eq!(env.cache_dir(), Some(PathBuf::from(bad())));
+    }
+
+    #[test]
+    fn the_device_variable_is_the_backends_own() {
+        with(&[("OP2_OPENCL_DEVICE", " pocl "), ("OP2_CUDA_DEVICE", "x")], |env| {
+            assert_eq!(env.device(Backend::OpenCl).unwrap().as_deref(), Some("pocl"));
+            assert!(env.device(Backend::Cuda).is_err());
+            // A bad OP2_CUDA_DEVICE troubles no other backend.
+            let r = env.resolve(&RuntimeOptions::default(), Backend::OpenCl).unwrap();
+            assert_eq!(r.device.as_deref(), Some("pocl"));
+            let r = env.resolve(&RuntimeOptions::default(), Backend::Seq).unwrap();
+            assert_eq!(r.device, None);
+            // Nor cuda when a device is chosen explicitly.
+            let r = env
+                .resolve(&RuntimeOptions::default().device("0"), Backend::Cuda)
+                .unwrap();
+            assert_eq!(r.device.as_deref(), Some("0"));
+        });
+    }
+
+    #[test]
+    fn the_cache_directory_falls_back_in_order() {
+        let all = [("OP2_CACHE_DIR", "/a"), ("XDG_CACHE_HOME", "/b"), ("HOME", "/c")];
+        with(&all, |env| assert_eq!(env.default_cache_dir(), PathBuf::from("/a")));
+        with(&all[1..], |env| {
+            assert_eq!(env.default_cache_dir(), PathBuf::from("/b/op2"))
+        });
+        with(&all[2..], |env| {
+            assert_eq!(env.default_cache_dir(), PathBuf::from("/c/.cache/op2"))
+        });
+        with(&[("OP2_CACHE_DIR", " "), ("XDG_CACHE_HOME", ""), ("HOME", "")], |env| {
+            assert_eq!(env.default_cache_dir(), std::env::temp_dir().join("op2-cache"))
+        });
+    }
+
+    #[test]
+    fn explicit_options_win_over_the_environment_and_it_over_defaults() {
+        let vars = [
+            ("OP2_CHECKED", "off"),
+            ("OP2_INCREMENTS", "atomics"),
+            ("OP2_CC", "clang"),
+            ("OP2_CACHE_DIR", "/env"),
+        ];
+        with(&vars, |env| {
+            let from_env = env.options().unwrap();
+            assert_eq!(from_env.checked, Some(false));
+            assert_eq!(from_env.increments, Some(Increments::Atomics));
+            assert_eq!(from_env.cc.as_deref(), Some("clang"));
+            assert_eq!(from_env.cflags, None);
+            assert_eq!(from_env.cache_dir, Some(PathBuf::from("/env")));
+
+            let explicit = RuntimeOptions::default()
+                .checked(true)
+                .increments(Increments::Colouring)
+                .cc("gcc")
+                .cache_dir("/mine");
+            let r = env.resolve(&explicit, Backend::Seq).unwrap();
+            assert_eq!(r.checked, Some(true));
+            assert_eq!(r.increments, Some(Increments::Colouring));
+            assert_eq!(r.cc.as_deref(), Some("gcc"));
+            assert_eq!(r.cache_dir, Some(PathBuf::from("/mine")));
+
+            let r = env.resolve(&RuntimeOptions::default(), Backend::Seq).unwrap();
+            assert_eq!(r.checked, Some(false));
+            assert_eq!(r.increments, Some(Increments::Atomics));
+            assert_eq!(r.cc.as_deref(), Some("clang"));
+            assert_eq!(r.cflags.as_deref(), Some(DEFAULT_CFLAGS));
+            assert_eq!(r.cache_dir, Some(PathBuf::from("/env")));
+            assert_eq!(r.overlap, Some(true));
+        });
+        with(&[], |env| {
+            let r = env.resolve(&RuntimeOptions::default(), Backend::Seq).unwrap();
+            assert_eq!(r.checked, Some(cfg!(debug_assertions)));
+            assert_eq!(r.increments, Some(Increments::Colouring));
+            assert_eq!(r.cc.as_deref(), Some(DEFAULT_CC));
+            assert_eq!(r.threads, None);
+        });
+    }
+
+    #[test]
+    fn a_variable_overridden_by_an_option_is_not_read() {
+        with(&[("OP2_CHECKED", "maybe"), ("OP2_INCREMENTS", "locks")], |env| {
+            assert!(env.resolve(&RuntimeOptions::default(), Backend::Seq).is_err());
+            let explicit = RuntimeOptions::default().checked(false).increments(Increments::Atomics);
+            assert!(env.resolve(&explicit, Backend::Seq).is_ok());
+        });
+    }
+
+    #[test]
+    fn resolving_checks_the_options_first() {
+        with(&[("OP2_CHECKED", "maybe")], |env| {
+            let e = env
+                .resolve(&RuntimeOptions::default().threads(0), Backend::Seq)
+                .unwrap_err();
+            assert!(matches!(e, Error::InvalidOption { option: "threads", .. }), "{e}");
+        });
+    }
+
+    #[test]
+    fn launcher_sizes_that_are_not_numbers_are_left_out() {
+        with(
+            &[
+                ("PMI_SIZE", " 4 "),
+                ("OMPI_COMM_WORLD_SIZE", "four"),
+                ("SLURM_NTASKS", "2"),
+            ],
+            |env| assert_eq!(env.launcher_sizes(), vec![("PMI_SIZE", 4), ("SLURM_NTASKS", 2)]),
+        );
+        with(&[], |env| assert!(env.launcher_sizes().is_empty()));
+    }
+}

@@ -1,0 +1,113 @@
+//! The MPI world of a distributed run: initialising MPI (and checking that
+//! the launcher belongs to the MPI library op2 was built with), this
+//! process's rank, and messages and aborts that reach every rank.
+
+use std::sync::Arc;
+
+use mpi::environment::Universe;
+use mpi::traits::*;
+use op2_core::{Error, Result};
+
+use crate::halo_exchange::Comm;
+
+/// An initialised MPI environment (finalised on drop).
+pub struct Mpi {
+    _universe: Universe,
+    pub(crate) comm: Arc<Comm>,
+}
+
+impl Mpi {
+    /// Initialises MPI. Fails when MPI was initialised already, and when the
+    /// launcher says it started N processes (`PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`
+    /// or `SLURM_NTASKS`; see `op2_backends::config`) but MPI sees a different
+    /// world (an `mpirun` of another MPI library than the one op2 was built
+    /// with).
+    ///
+    /// Also replaces the panic hook with one that prints the panic's report
+    /// (what the default hook prints, backtrace included when `RUST_BACKTRACE`
+    /// asks) as one whole write to stderr, every line prefixed with
+    /// `[rank r/size]`, and then aborts every rank: a panic on one rank must
+    /// end the run, not leave the others waiting in a collective forever.
+    pub fn init() -> Result<Mpi> {
+        let universe = mpi::initialize().ok_or_else(|| Error::Mpi {
+            reason: "MPI is already initialised in this process".into(),
+        })?;
+        let world = universe.world();
+        let size = world.size() as usize;
+        // The launchers' variables: see op2_backends::config.
+        for (var, n) in op2_backends::config::Env::process().launcher_sizes() {
+            if n != size {
+                return Err(Error::Mpi {
+                    reason: format!(
+                        "the launcher started {} ({var}={n}) but MPI reports a world of {size}: \
+                         this mpirun does not belong to the MPI library op2 was built with (MPICH)",
+                        op2_core::plural(n, "process", "processes")
+                    ),
+                });
+            }
+        }
+        let rank = world.rank() as usize;
+        std::panic::set_hook(Box::new(move |info| {
+            // Straight to stderr, whole: test harnesses capture `eprintln!` (and
+            // the default hook's output), and the abort below ends the process
+            // before they would print it.
+            // After `Mpi` was dropped (MPI finalised) there is no run to abort.
+            let finalized = mpi::environment::is_finalized();
+            let then = if finalized {
+                "op2-mpi: rank panicked after MPI was finalised"
+            } else {
+                "op2-mpi: rank panicked, aborting the whole run"
+            };
+            let _ = crate::write_rank_message(rank, size, &crate::report::panic_report(info, then));
+            if !finalized {
+                // SAFETY: MPI is initialised and not finalised; MPI_Abort does
+                // not return.
+                unsafe {
+                    mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 101);
+                }
+            }
+        }));
+        Ok(Mpi {
+            _universe: universe,
+            comm: Arc::new(Comm(world)),
+        })
+    }
+
+    /// Prints `message` to stderr as one whole write, every line prefixed with
+    /// `[rank r/size]` (see [`write_rank_message`](crate::write_rank_message)),
+    /// so that messages of several ranks never interleave mid-line. Use it
+    /// instead of `eprintln!` for a rank's errors and warnings.
+    pub fn eprintln(&self, message: impl std::fmt::Display) {
+        let _ = crate::write_rank_message(self.rank(), self.size(), &message);
+    }
+
+    /// Prints `message` as [`Mpi::eprintln`] does, then ends every rank of the
+    /// run with `code`.
+    pub fn abort_with(&self, code: i32, message: impl std::fmt::Display) -> ! {
+        self.eprintln(message);
+        self.abort(code)
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        self.comm.0.rank() as usize
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> usize {
+        self.comm.0.size() as usize
+    }
+
+    /// Ends every rank of the run with `code` (after an error on one rank, so
+    /// that the others never wait forever).
+    pub fn abort(&self, code: i32) -> ! {
+        self.comm.0.abort(code)
+    }
+
+    /// The maximum of `value` over all ranks.
+    pub fn max_f64(&self, value: f64) -> f64 {
+        let mut bytes = value.to_ne_bytes();
+        crate::halo_exchange::all_reduce(&self.comm, &mut bytes, op2_core::ScalarType::F64, op2_core::Access::Max);
+        f64::from_ne_bytes(bytes)
+    }
+}
