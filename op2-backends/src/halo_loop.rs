@@ -62,6 +62,13 @@ pub(crate) fn run(
                 }
                 let p = owner.start_exchange(d)?;
                 traffic.seconds += t.elapsed().as_secs_f64();
+                tracing::debug!(
+                    loop_name = kernel.name,
+                    dat = d.name(),
+                    halo_elements = r.exec_halo + r.nonexec_halo,
+                    overlapped = overlap.0,
+                    "halo exchange started"
+                );
                 if overlap.0 {
                     pending.push((d, p));
                 } else {
