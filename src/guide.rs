@@ -12,7 +12,7 @@
 //!
 //! | concept | PyOP2 | OP2 (C/C++) | op2-rs |
 //! |---|---|---|---|
-//! | set of elements | `op2.Set(n)` | `op_decl_set(n, "cells")` | [`Set::new("cells", n)`](crate::Set::new) |
+//! | set of elements | `op2.Set(n)` | `op_decl_set(n, "cells")` | [`Set::new("cells", n)?`](crate::Set::new) |
 //! | map between sets | `op2.Map(from, to, arity, values)` | `op_decl_map(from, to, arity, table, "m")` | [`Map::new("m", &from, &to, arity, values)?`](crate::Map::new) (`values: Vec<i32>`) |
 //! | data on a set | `op2.Dat(set ** dim, data)` | `op_decl_dat(set, dim, "double", data, "x")` | [`Dat::from_vec("x", &set, dim, data)?`](crate::Dat::from_vec), [`Dat::zeros`](crate::Dat::zeros), [`Dat::filled`](crate::Dat::filled) |
 //! | global value | `op2.Global(dim, data)` | `op_decl_gbl`, or a host variable passed by `op_arg_gbl` | [`Global::new("g", values)?`](crate::Global::new), [`Global::scalar("g", v)`](crate::Global::scalar) |
@@ -87,13 +87,13 @@
 //!     // (seq in builds without the `rayon` feature).
 //!     let rt = Runtime::from_env()?;
 //!
-//!     let nodes = Set::new("nodes", 4);
-//!     let edges = Set::new("edges", 4);
+//!     let nodes = Set::new("nodes", 4)?;
+//!     let edges = Set::new("edges", 4)?;
 //!     let edge2node = Map::new("edge2node", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 0, 2, 3])?;
 //!     let w = Dat::from_vec("w", &edges, 1, vec![1.0, 2.0, 1.0, 0.5])?;
 //!     let t = Dat::from_vec("t", &nodes, 1, vec![0.0, 10.0, 20.0, 40.0])?;
-//!     let r = Dat::<f64>::zeros("r", &nodes, 1);
-//!     let deg = Dat::<i32>::zeros("deg", &nodes, 1);
+//!     let r = Dat::<f64>::zeros("r", &nodes, 1)?;
+//!     let deg = Dat::<i32>::zeros("deg", &nodes, 1)?;
 //!
 //!     // PyOP2: par_loop(degree, edges, deg(INC, edge2node[0]), deg(INC, edge2node[1]))
 //!     par_loop!(rt, degree, edges, deg(INC, edge2node[0]), deg(INC, edge2node[1]))?;
@@ -186,7 +186,9 @@
 //! the loop and the argument: a Dat's dim, a map's arity, the sets a map
 //! joins, a Dat on the wrong set, a map index past the arity, one Dat in two
 //! access modes, WRITE or RW on a Global, a Global through a map. An
-//! unavailable backend, a failing C compiler or device are errors too, not
+//! unavailable backend, a failing C compiler or device, and bad input to a
+//! constructor ([`Set::new`](crate::Set::new), [`Dat::zeros`](crate::Dat::zeros)
+//! and the others return [`Result`](crate::Result)) are errors too, not
 //! panics: a library should let its caller decide what a failure means.
 //!
 //! ### Staging and access modes
@@ -237,7 +239,7 @@
 //!
 //! fn main() -> op2::Result<()> {
 //!     let rt = Runtime::from_env()?;
-//!     let s = Set::new("s", 3);
+//!     let s = Set::new("s", 3)?;
 //!     let x = Dat::from_vec("x", &s, 1, vec![1.0, 2.0, 3.0])?;
 //!     let view = x.data_ro();
 //!     let e = par_loop!(rt, double, s, x(RW)).unwrap_err();

@@ -16,11 +16,11 @@
 //!
 //! fn main() -> op2::Result<()> {
 //!     let rt = Runtime::new(Backend::Seq)?;
-//!     let vertices = Set::new("vertices", 4);
-//!     let cells = Set::new("cells", 2);
+//!     let vertices = Set::new("vertices", 4)?;
+//!     let cells = Set::new("cells", 2)?;
 //!     let cell2vertex = Map::new("cell2vertex", &cells, &vertices, 3, vec![0, 1, 2, 2, 1, 3])?;
 //!     let coords = Dat::from_vec("coords", &vertices, 2, vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0])?;
-//!     let mids = Dat::<f64>::zeros("midpoints", &cells, 2);
+//!     let mids = Dat::<f64>::zeros("midpoints", &cells, 2)?;
 //!     par_loop!(rt, midpoint, cells, mids(WRITE), coords(READ, cell2vertex))?;
 //!     assert_eq!(mids.data_ro()[2], 2.0 / 3.0);
 //!     Ok(())

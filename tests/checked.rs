@@ -73,13 +73,13 @@ fn expect_check(e: Error, kernel: &str, element: usize, words: &str) {
 #[test]
 fn an_index_out_of_bounds_is_an_error_and_the_next_loop_is_right() {
     for rt in checked_runtimes() {
-        let cells = Set::new("cells", 20);
+        let cells = Set::new("cells", 20).unwrap();
         let v = Dat::from_vec("v", &cells, 3, (0..60).map(f64::from).collect()).unwrap();
         let mut index: Vec<i32> = (0..20).map(|e| e % 3).collect();
         index[13] = 3; // one past the end
         index[17] = -1; // a huge usize
         let i = Dat::from_vec("i", &cells, 1, index).unwrap();
-        let out = Dat::<f64>::zeros("out", &cells, 1);
+        let out = Dat::<f64>::zeros("out", &cells, 1).unwrap();
         let e = par_loop!(rt, pick, cells, i(READ), v(READ), out(WRITE)).unwrap_err();
         expect_check(e, "pick", 13, "index out of bounds");
 
@@ -102,9 +102,9 @@ fn an_index_out_of_bounds_is_an_error_and_the_next_loop_is_right() {
 #[test]
 fn an_index_into_a_local_array_is_checked_at_its_own_depth() {
     for rt in checked_runtimes() {
-        let cells = Set::new("cells", 9);
+        let cells = Set::new("cells", 9).unwrap();
         let i = Dat::from_vec("i", &cells, 1, vec![1, 1, 1, 1, 1, 1, 2, 1, 1]).unwrap();
-        let out = Dat::<f64>::zeros("out", &cells, 1);
+        let out = Dat::<f64>::zeros("out", &cells, 1).unwrap();
         let e = par_loop!(rt, nested, cells, i(READ), out(WRITE)).unwrap_err();
         expect_check(e, "nested", 6, "index out of bounds");
         i.data_mut()[6] = 1;
@@ -116,12 +116,15 @@ fn an_index_into_a_local_array_is_checked_at_its_own_depth() {
 #[test]
 fn integer_division_by_zero_is_an_error_and_the_next_loop_is_right() {
     for rt in checked_runtimes() {
-        let cells = Set::new("cells", 12);
+        let cells = Set::new("cells", 12).unwrap();
         let a = Dat::from_vec("a", &cells, 1, (0..12).map(|x| 100 - 7 * x).collect()).unwrap();
         let mut divisors: Vec<i32> = (0..12).map(|x| x % 5 + 1).collect();
         divisors[9] = 0;
         let b = Dat::from_vec("b", &cells, 1, divisors).unwrap();
-        let (q, r) = (Dat::<i32>::zeros("q", &cells, 1), Dat::<i32>::zeros("r", &cells, 1));
+        let (q, r) = (
+            Dat::<i32>::zeros("q", &cells, 1).unwrap(),
+            Dat::<i32>::zeros("r", &cells, 1).unwrap(),
+        );
         let e = par_loop!(rt, divide, cells, a(READ), b(READ), q(WRITE), r(WRITE)).unwrap_err();
         expect_check(e, "divide", 9, "by zero");
 
@@ -136,10 +139,13 @@ fn integer_division_by_zero_is_an_error_and_the_next_loop_is_right() {
 #[test]
 fn division_overflow_is_an_error() {
     for rt in checked_runtimes() {
-        let cells = Set::new("cells", 6);
+        let cells = Set::new("cells", 6).unwrap();
         let a = Dat::from_vec("a", &cells, 1, vec![1, 2, 3, i32::MIN, 5, 6]).unwrap();
         let b = Dat::from_vec("b", &cells, 1, vec![1, 1, 1, -1, 1, 1]).unwrap();
-        let (q, r) = (Dat::<i32>::zeros("q", &cells, 1), Dat::<i32>::zeros("r", &cells, 1));
+        let (q, r) = (
+            Dat::<i32>::zeros("q", &cells, 1).unwrap(),
+            Dat::<i32>::zeros("r", &cells, 1).unwrap(),
+        );
         let e = par_loop!(rt, divide, cells, a(READ), b(READ), q(WRITE), r(WRITE)).unwrap_err();
         expect_check(e, "divide", 3, "overflow");
     }

@@ -29,9 +29,9 @@ mod cases {
     }
 
     pub fn a_dat_only_read_in_ten_loops_is_uploaded_once(rt: Runtime) {
-        let s = Set::new("s", 100);
+        let s = Set::new("s", 100).unwrap();
         let x = Dat::from_vec("x", &s, 1, (0..100).map(f64::from).collect()).unwrap();
-        let y = Dat::<f64>::zeros("y", &s, 1);
+        let y = Dat::<f64>::zeros("y", &s, 1).unwrap();
         for _ in 0..10 {
             par_loop!(rt, axpy, s, y(INC), x(READ)).unwrap();
         }
@@ -41,18 +41,18 @@ mod cases {
     }
 
     pub fn a_write_only_argument_is_not_uploaded(rt: Runtime) {
-        let s = Set::new("s", 50);
-        let x = Dat::<f64>::filled("x", &s, 1, 1.0);
-        let out = Dat::<f64>::filled("out", &s, 1, -5.0);
+        let s = Set::new("s", 50).unwrap();
+        let x = Dat::<f64>::filled("x", &s, 1, 1.0).unwrap();
+        let out = Dat::<f64>::filled("out", &s, 1, -5.0).unwrap();
         par_loop!(rt, fill, s, out(WRITE), x(READ)).unwrap();
         assert_eq!(ups(out.transfer_stats()), 0);
         assert_eq!(out.data_ro()[49], 2.0);
     }
 
     pub fn host_reads_after_a_device_write_download_once(rt: Runtime) {
-        let s = Set::new("s", 50);
-        let x = Dat::<f64>::filled("x", &s, 1, 1.0);
-        let out = Dat::<f64>::zeros("out", &s, 1);
+        let s = Set::new("s", 50).unwrap();
+        let x = Dat::<f64>::filled("x", &s, 1, 1.0).unwrap();
+        let out = Dat::<f64>::zeros("out", &s, 1).unwrap();
         par_loop!(rt, fill, s, out(WRITE), x(READ)).unwrap();
         assert_eq!(
             out.transfer_stats().downloads,
@@ -66,9 +66,9 @@ mod cases {
     }
 
     pub fn a_host_write_makes_the_next_loop_upload_again(rt: Runtime) {
-        let s = Set::new("s", 20);
-        let x = Dat::<f64>::filled("x", &s, 1, 1.0);
-        let out = Dat::<f64>::zeros("out", &s, 1);
+        let s = Set::new("s", 20).unwrap();
+        let x = Dat::<f64>::filled("x", &s, 1, 1.0).unwrap();
+        let out = Dat::<f64>::zeros("out", &s, 1).unwrap();
         par_loop!(rt, fill, s, out(WRITE), x(READ)).unwrap();
         x.data_mut()[3] = 10.0;
         par_loop!(rt, fill, s, out(WRITE), x(READ)).unwrap();
@@ -77,11 +77,11 @@ mod cases {
     }
 
     pub fn maps_are_uploaded_once(rt: Runtime) {
-        let nodes = Set::new("nodes", 4);
-        let edges = Set::new("edges", 3);
+        let nodes = Set::new("nodes", 4).unwrap();
+        let edges = Set::new("edges", 3).unwrap();
         let e2n = Map::new("e2n", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 3]).unwrap();
         let x = Dat::from_vec("x", &nodes, 1, vec![1.0, 2.0, 3.0, 4.0]).unwrap();
-        let out = Dat::<f64>::zeros("out", &edges, 1);
+        let out = Dat::<f64>::zeros("out", &edges, 1).unwrap();
         for _ in 0..5 {
             par_loop!(rt, gather_sum, edges, out(WRITE), x(READ, e2n)).unwrap();
         }
@@ -91,9 +91,9 @@ mod cases {
 
     pub fn a_native_loop_after_a_device_loop_sees_the_device_data(cl: Runtime) {
         let seq = Runtime::new(Backend::Seq).unwrap();
-        let s = Set::new("s", 10);
-        let x = Dat::<f64>::filled("x", &s, 1, 1.0);
-        let y = Dat::<f64>::zeros("y", &s, 1);
+        let s = Set::new("s", 10).unwrap();
+        let x = Dat::<f64>::filled("x", &s, 1, 1.0).unwrap();
+        let y = Dat::<f64>::zeros("y", &s, 1).unwrap();
         par_loop!(cl, axpy, s, y(INC), x(READ)).unwrap(); // y = 2 on the device
         par_loop!(seq, axpy, s, y(INC), x(READ)).unwrap(); // downloads y first: 4
         par_loop!(cl, axpy, s, y(INC), x(READ)).unwrap(); // uploads y again: 6
@@ -129,9 +129,9 @@ mod cases {
     }
 
     pub fn the_timing_summary_shows_transfers(rt: Runtime) {
-        let s = Set::new("s", 10);
-        let x = Dat::<f64>::filled("xvalues", &s, 1, 1.0);
-        let y = Dat::<f64>::zeros("yvalues", &s, 1);
+        let s = Set::new("s", 10).unwrap();
+        let x = Dat::<f64>::filled("xvalues", &s, 1, 1.0).unwrap();
+        let y = Dat::<f64>::zeros("yvalues", &s, 1).unwrap();
         par_loop!(rt, axpy, s, y(INC), x(READ)).unwrap();
         let _ = y.data_ro();
         let summary = rt.timing_summary();

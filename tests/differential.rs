@@ -299,10 +299,10 @@ struct World<T: Value> {
 
 impl<T: Value> World<T> {
     fn new(case: &Case, dim: usize) -> World<T> {
-        let iter = Set::new("iter", case.n);
+        let iter = Set::new("iter", case.n).unwrap();
         let to = match case.target {
             None => iter.clone(),
-            Some(t) => Set::new("to", t),
+            Some(t) => Set::new("to", t).unwrap(),
         };
         let m = Map::new("m", &iter, &to, case.arity, case.table(1, case.arity)).unwrap();
         let m2 = Map::new("m2", &iter, &to, case.arity2, case.table(2, case.arity2)).unwrap();

@@ -36,9 +36,9 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let nodes = Set::new("nodes", 4);
-    let edges = Set::new("edges", 3);
-    let cells = Set::new("cells", 1);
+    let nodes = Set::new("nodes", 4).unwrap();
+    let edges = Set::new("edges", 3).unwrap();
+    let cells = Set::new("cells", 1).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 3]).unwrap();
     let c2e = Map::new("c2e", &cells, &edges, 3, vec![0, 1, 2]).unwrap();
     Fixture {
@@ -61,8 +61,8 @@ fn contains_all(e: &Error, parts: &[&str]) {
 #[test]
 fn wrong_dim() {
     let f = fixture();
-    let out = Dat::<f64>::zeros("out", &f.nodes, 2);
-    let v3 = Dat::<f64>::filled("v3", &f.nodes, 3, 7.0);
+    let out = Dat::<f64>::zeros("out", &f.nodes, 2).unwrap();
+    let v3 = Dat::<f64>::filled("v3", &f.nodes, 3, 7.0).unwrap();
     let e = par_loop!(f.rt, set_pair, f.nodes, out(WRITE), v3(READ)).unwrap_err();
     assert!(
         matches!(
@@ -82,7 +82,7 @@ fn wrong_dim() {
 #[test]
 fn map_from_wrong_set() {
     let f = fixture();
-    let acc = Dat::<f64>::zeros("acc", &f.nodes, 1);
+    let acc = Dat::<f64>::zeros("acc", &f.nodes, 1).unwrap();
     // The loop iterates over cells, but e2n starts from edges.
     let e = par_loop!(f.rt, bump, f.cells, acc(INC, f.e2n[0])).unwrap_err();
     assert!(matches!(e, Error::MapFromWrongSet { .. }), "{e:?}");
@@ -92,7 +92,7 @@ fn map_from_wrong_set() {
 #[test]
 fn map_into_wrong_set() {
     let f = fixture();
-    let on_edges = Dat::<f64>::zeros("on_edges", &f.edges, 1);
+    let on_edges = Dat::<f64>::zeros("on_edges", &f.edges, 1).unwrap();
     // e2n points into nodes, but the Dat lives on edges.
     let e = par_loop!(f.rt, bump, f.edges, on_edges(INC, f.e2n[1])).unwrap_err();
     assert!(matches!(e, Error::MapIntoWrongSet { .. }), "{e:?}");
@@ -102,7 +102,7 @@ fn map_into_wrong_set() {
 #[test]
 fn direct_dat_on_another_set() {
     let f = fixture();
-    let on_nodes = Dat::<f64>::zeros("on_nodes", &f.nodes, 1);
+    let on_nodes = Dat::<f64>::zeros("on_nodes", &f.nodes, 1).unwrap();
     let e = par_loop!(f.rt, bump, f.edges, on_nodes(RW)).unwrap_err();
     assert!(matches!(e, Error::DirectSetMismatch { .. }), "{e:?}");
     contains_all(&e, &["bump", "`on_nodes`", "nodes", "edges"]);
@@ -111,7 +111,7 @@ fn direct_dat_on_another_set() {
 #[test]
 fn map_index_out_of_range() {
     let f = fixture();
-    let acc = Dat::<f64>::zeros("acc", &f.nodes, 1);
+    let acc = Dat::<f64>::zeros("acc", &f.nodes, 1).unwrap();
     let e = par_loop!(f.rt, bump, f.edges, acc(INC, f.e2n[2])).unwrap_err();
     assert!(
         matches!(e, Error::MapIndexOutOfRange { index: 2, arity: 2, .. }),
@@ -123,8 +123,8 @@ fn map_index_out_of_range() {
 #[test]
 fn whole_map_arity_mismatch() {
     let f = fixture();
-    let out = Dat::<f64>::zeros("out", &f.edges, 1);
-    let x = Dat::<f64>::zeros("x", &f.nodes, 1);
+    let out = Dat::<f64>::zeros("out", &f.edges, 1).unwrap();
+    let x = Dat::<f64>::zeros("x", &f.nodes, 1).unwrap();
     let e = par_loop!(f.rt, triple, f.edges, out(WRITE), x(READ, f.e2n)).unwrap_err();
     assert!(
         matches!(
@@ -139,8 +139,8 @@ fn whole_map_arity_mismatch() {
     );
     contains_all(&e, &["triple", "`x`", "e2n", "3", "arity 2"]);
     // The right map passes.
-    let s = Dat::<f64>::zeros("s", &f.cells, 1);
-    let w = Dat::<f64>::filled("w", &f.edges, 1, 2.0);
+    let s = Dat::<f64>::zeros("s", &f.cells, 1).unwrap();
+    let w = Dat::<f64>::filled("w", &f.edges, 1, 2.0).unwrap();
     par_loop!(f.rt, triple, f.cells, s(WRITE), w(READ, f.c2e)).unwrap();
     assert_eq!(s.to_vec(), vec![6.0]);
 }
@@ -148,7 +148,7 @@ fn whole_map_arity_mismatch() {
 #[test]
 fn one_dat_with_two_access_modes() {
     let f = fixture();
-    let x = Dat::<f64>::filled("x", &f.nodes, 1, 1.0);
+    let x = Dat::<f64>::filled("x", &f.nodes, 1, 1.0).unwrap();
     let e = par_loop!(f.rt, read_and_bump, f.nodes, x(READ), x(INC)).unwrap_err();
     assert!(
         matches!(
@@ -189,7 +189,7 @@ fn write_on_a_global() {
 #[test]
 fn global_dim_mismatch() {
     let f = fixture();
-    let out = Dat::<f64>::zeros("out", &f.nodes, 2);
+    let out = Dat::<f64>::zeros("out", &f.nodes, 2).unwrap();
     let g = Global::new("pair", vec![1.0, 2.0, 3.0]).unwrap();
     let e = par_loop!(f.rt, set_pair, f.nodes, out(WRITE), g(READ)).unwrap_err();
     assert!(
@@ -209,7 +209,7 @@ fn global_dim_mismatch() {
 #[test]
 fn host_borrow_blocks_a_writing_loop() {
     let f = fixture();
-    let x = Dat::<f64>::zeros("x", &f.nodes, 1);
+    let x = Dat::<f64>::zeros("x", &f.nodes, 1).unwrap();
     {
         let guard = x.data_ro();
         let e = par_loop!(f.rt, bump, f.nodes, x(RW)).unwrap_err();
@@ -218,7 +218,7 @@ fn host_borrow_blocks_a_writing_loop() {
         assert_eq!(guard[0], 0.0);
     }
     // A loop that only reads may run while the host reads too.
-    let y = Dat::<f64>::zeros("y", &f.nodes, 1);
+    let y = Dat::<f64>::zeros("y", &f.nodes, 1).unwrap();
     let guard = x.data_ro();
     par_loop!(f.rt, read_and_bump, f.nodes, x(READ), y(INC)).unwrap();
     drop(guard);
@@ -229,7 +229,7 @@ fn host_borrow_blocks_a_writing_loop() {
 #[test]
 fn failed_loops_leave_borrows_free() {
     let f = fixture();
-    let x = Dat::<f64>::zeros("x", &f.nodes, 1);
+    let x = Dat::<f64>::zeros("x", &f.nodes, 1).unwrap();
     let _ = par_loop!(f.rt, read_and_bump, f.nodes, x(READ), x(INC)).unwrap_err();
     assert!(x.try_data_mut().is_ok());
 }
@@ -243,11 +243,11 @@ fn first_entry(out: &mut f64, v: &f64) {
 /// `dim` on the nodes, then runs a loop through them; returns what it wrote.
 fn build_and_run(arity: usize, table: Vec<i32>, dim: usize, values: Vec<f64>) -> op2::Result<Vec<f64>> {
     let rt = Runtime::new(Backend::Seq)?;
-    let nodes = Set::new("nodes", 4);
-    let edges = Set::new("edges", 4);
+    let nodes = Set::new("nodes", 4)?;
+    let edges = Set::new("edges", 4)?;
     let m = Map::new("wide", &edges, &nodes, arity, table)?;
     let x = Dat::from_vec("x", &nodes, dim, values)?;
-    let out = Dat::<f64>::filled("out", &edges, 1, -1.0);
+    let out = Dat::<f64>::filled("out", &edges, 1, -1.0)?;
     par_loop!(rt, first_entry, edges, out(WRITE), x(READ, m[0]))?;
     Ok(out.to_vec())
 }
@@ -273,9 +273,9 @@ fn wrapping_sizes_are_errors_before_any_loop() {
         contains_all(&e, &["dat `x`", "dim", &dim.to_string()]);
     }
     let f = fixture();
-    let e = Dat::<f64>::try_zeros("big", &f.nodes, usize::MAX / 2 + 1).unwrap_err();
+    let e = Dat::<f64>::zeros("big", &f.nodes, usize::MAX / 2 + 1).unwrap_err();
     contains_all(&e, &["`big`", "dim"]);
-    let e = Global::<f64>::try_zeros("g", usize::MAX).unwrap_err();
+    let e = Global::<f64>::zeros("g", usize::MAX).unwrap_err();
     contains_all(&e, &["`g`", "dim"]);
     let e = Set::with_regions(
         "halo",
@@ -300,7 +300,7 @@ fn add_both(res: &mut f64, next: &mut f64, w: &f64) {
 #[test]
 fn identity_map_passes_a_dat_directly_next_to_another_map() {
     let n = 5000;
-    let cells = Set::new("cells", n);
+    let cells = Set::new("cells", n).unwrap();
     let next = Map::new(
         "next",
         &cells,
@@ -314,7 +314,7 @@ fn identity_map_passes_a_dat_directly_next_to_another_map() {
     let mut results = Vec::new();
     for backend in [Backend::Seq, Backend::Rayon] {
         let rt = Runtime::new(backend).unwrap();
-        let res = Dat::<f64>::zeros("res", &cells, 1);
+        let res = Dat::<f64>::zeros("res", &cells, 1).unwrap();
         // Directly and through `next`: the direct writes are not coloured.
         let e = par_loop!(rt, add_both, cells, res(INC), res(INC, next[0]), w(READ)).unwrap_err();
         assert!(matches!(e, Error::DirectAndIndirectWrite { .. }), "{e:?}");

@@ -28,7 +28,7 @@ fn runtime(dir: &Path) -> Runtime {
 
 /// Runs the loop once and checks its result.
 fn run_loop(rt: &Runtime) {
-    let s = Set::new("s", 1000);
+    let s = Set::new("s", 1000).unwrap();
     let x = Dat::from_vec("x", &s, 1, (0..1000).map(f64::from).collect()).unwrap();
     let total = Global::scalar("total", 0.0);
     par_loop!(rt, scale_add, s, x(RW), total(INC)).unwrap();
@@ -213,8 +213,8 @@ static BROKEN: op2::KernelInfo = op2::KernelInfo {
 fn a_broken_kernel_returns_the_compiler_log_and_keeps_the_source() {
     let dir = fresh_dir("broken");
     let rt = runtime(&dir);
-    let s = Set::new("s", 3);
-    let x = Dat::<f64>::zeros("x", &s, 1);
+    let s = Set::new("s", 3).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
     let args = [op2::__private::DirectArg::arg_spec(&x, Access::Rw)];
     let e = rt.par_loop(&BROKEN, &s, &args, &|_, _| {}).unwrap_err();
     match &e {
@@ -255,8 +255,8 @@ fn bad_flags_are_a_compile_error_with_the_log() {
         RuntimeOptions::default().cflags("-O2 --op2-not-a-flag").cache_dir(&dir),
     )
     .unwrap();
-    let s = Set::new("s", 3);
-    let x = Dat::<f64>::zeros("x", &s, 1);
+    let s = Set::new("s", 3).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
     let total = Global::scalar("total", 0.0);
     let e = par_loop!(rt, scale_add, s, x(RW), total(INC)).unwrap_err();
     assert!(matches!(e, Error::JitCompile { .. }), "{e:?}");
@@ -298,8 +298,8 @@ fn a_cache_directory_that_cannot_be_written_is_named_with_the_way_out() {
     let rt = runtime(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::write(&dir, "not a directory").unwrap();
-    let s = Set::new("s", 3);
-    let x = Dat::<f64>::zeros("x", &s, 1);
+    let s = Set::new("s", 3).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
     let total = Global::scalar("total", 0.0);
     let e = par_loop!(rt, scale_add, s, x(RW), total(INC)).unwrap_err();
     let Error::Io { path, .. } = &e else {

@@ -43,13 +43,13 @@ struct Mesh {
 
 fn mesh() -> Mesh {
     let n = 997;
-    let nodes = Set::new("nodes", n);
+    let nodes = Set::new("nodes", n).unwrap();
     let mut table = Vec::new();
     for i in 0..n as i32 {
         table.extend([i, (i + 1) % n as i32]);
         table.extend([i, (i * 31 + 7) % n as i32]);
     }
-    let edges = Set::new("edges", table.len() / 2);
+    let edges = Set::new("edges", table.len() / 2).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
     let x = Dat::from_vec("x", &nodes, 1, (0..n).map(|i| ((i * 17) % 101) as f64 - 50.0).collect()).unwrap();
     let w = Dat::from_vec(
@@ -81,7 +81,7 @@ fn run_loops(rt: &Runtime, m: &Mesh, acc: &Dat<f64>, mean: &Dat<f64>) -> (f64, f
     )
     .unwrap();
     // Reads through the map what the first loop incremented: needs a fresh halo.
-    let from_acc = Dat::<f64>::zeros("from_acc", &m.edges, 1);
+    let from_acc = Dat::<f64>::zeros("from_acc", &m.edges, 1).unwrap();
     par_loop!(
         rt,
         edge_mean,
@@ -125,8 +125,8 @@ fn distributed_runs_match_one_process() {
 
     // Reference: one process, global carriers.
     let g = mesh();
-    let g_acc = Dat::<f64>::zeros("acc", &g.nodes, 1);
-    let g_mean = Dat::<f64>::zeros("mean", &g.edges, 1);
+    let g_acc = Dat::<f64>::zeros("acc", &g.nodes, 1).unwrap();
+    let g_mean = Dat::<f64>::zeros("mean", &g.edges, 1).unwrap();
     let want = run_loops(&seq, &g, &g_acc, &g_mean);
 
     // Distributed: the same loops on local carriers.
@@ -141,8 +141,8 @@ fn distributed_runs_match_one_process() {
         x: d.dat(&fresh.x).unwrap(),
         w: d.dat(&fresh.w).unwrap(),
     };
-    let acc = Dat::<f64>::zeros("acc", &l.nodes, 1);
-    let mean = Dat::<f64>::zeros("mean", &l.edges, 1);
+    let acc = Dat::<f64>::zeros("acc", &l.nodes, 1).unwrap();
+    let mean = Dat::<f64>::zeros("mean", &l.edges, 1).unwrap();
     // Every host backend in this build (the jit's ranks compile into one cache at once).
     let backends: Vec<Backend> = [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl]
         .into_iter()
@@ -179,7 +179,7 @@ fn distributed_runs_match_one_process() {
     let y = d.dat(&fresh.x).unwrap();
     let before = y.halo_exchanges();
     par_loop!(rt, relax, l.edges, l.w(RW), mean(READ)).unwrap();
-    let out = Dat::<f64>::zeros("out", &l.edges, 1);
+    let out = Dat::<f64>::zeros("out", &l.edges, 1).unwrap();
     par_loop!(rt, edge_mean, l.edges, out(WRITE), y(READ, l.e2n[0]), y(READ, l.e2n[1])).unwrap();
     par_loop!(rt, edge_mean, l.edges, out(WRITE), y(READ, l.e2n[0]), y(READ, l.e2n[1])).unwrap();
     assert_eq!(
@@ -206,7 +206,7 @@ fn distributed_runs_match_one_process() {
     for (g, v) in one_h.data_mut().iter_mut().enumerate() {
         *v = changed(*v, g);
     }
-    let one_out = Dat::<f64>::zeros("h_mean", &fresh.edges, 1);
+    let one_out = Dat::<f64>::zeros("h_mean", &fresh.edges, 1).unwrap();
     par_loop!(
         seq,
         edge_mean,
@@ -218,7 +218,7 @@ fn distributed_runs_match_one_process() {
     .unwrap();
     let ids = d.dat(&g_ids).unwrap();
     let h = d.dat(&fresh.x).unwrap();
-    let h_out = Dat::<f64>::zeros("h_mean", &l.edges, 1);
+    let h_out = Dat::<f64>::zeros("h_mean", &l.edges, 1).unwrap();
     let owned = l.nodes.size();
     let x0 = fresh.x.to_vec();
     for backend in [Backend::Seq, Backend::Rayon] {
@@ -273,7 +273,7 @@ fn distributed_runs_match_one_process() {
     }
 
     // Errors found before any communication, the same on every rank.
-    let stray = Set::new("stray", 3);
+    let stray = Set::new("stray", 3).unwrap();
     let into_stray = Map::new("into_stray", &fresh.nodes, &stray, 1, vec![0; fresh.nodes.size()]).unwrap();
     let e = mpi
         .distribute(&[&fresh.nodes], &[&into_stray], &fresh.nodes)
@@ -288,7 +288,7 @@ fn distributed_runs_match_one_process() {
     assert!(e.to_string().contains("set `stray` was not distributed"), "{e}");
     let e = d.map(&into_stray).expect_err("a map that was not distributed");
     assert!(e.to_string().contains("map `into_stray` was not distributed"), "{e}");
-    let on_stray = Dat::<f64>::zeros("on_stray", &stray, 1);
+    let on_stray = Dat::<f64>::zeros("on_stray", &stray, 1).unwrap();
     assert!(d.dat(&on_stray).is_err(), "a Dat on a set that was not distributed");
     let e = d
         .gather(&on_stray)
@@ -300,7 +300,7 @@ fn distributed_runs_match_one_process() {
 
     // Fewer primary elements than ranks: a clear error on every rank.
     if mpi.size() > 1 {
-        let tiny = Set::new("tiny", 1);
+        let tiny = Set::new("tiny", 1).unwrap();
         let e = mpi
             .distribute(&[&tiny], &[], &tiny)
             .err()

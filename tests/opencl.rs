@@ -31,8 +31,8 @@ static BROKEN: op2::KernelInfo = op2::KernelInfo {
 #[test]
 fn a_kernel_that_fails_to_build_returns_the_log_and_the_source() {
     let rt = rt();
-    let s = Set::new("s", 3);
-    let x = Dat::<f64>::zeros("x", &s, 1);
+    let s = Set::new("s", 3).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
     let args = [op2::__private::DirectArg::arg_spec(&x, Access::Rw)];
     let e = rt.par_loop(&BROKEN, &s, &args, &|_, _| {}).unwrap_err();
     match &e {

@@ -30,8 +30,11 @@ impl<T: Scalar> Dat<T> {
 
     /// A Dat from initial values: `set.total_size() * dim` of them.
     ///
-    /// Fails if `dim` is 0 or above [`Dat::MAX_DIM`], if the number of values
-    /// or their size in bytes overflows, or if `values` has another length.
+    /// # Errors
+    /// [`Error::ZeroDim`] if `dim` is 0, [`Error::ShapeTooLarge`] if it is
+    /// above [`Dat::MAX_DIM`], [`Error::SizeOverflow`] if the number of values
+    /// or their size in bytes overflows, [`Error::DatLength`] if `values` has
+    /// another length.
     pub fn from_vec(name: impl Into<String>, set: &Set, dim: usize, values: Vec<T>) -> Result<Dat<T>> {
         let name = name.into();
         let expected = Self::checked_len(&name, set, dim)?;
@@ -50,17 +53,12 @@ impl<T: Scalar> Dat<T> {
 
     /// A Dat with every value `value`.
     ///
-    /// # Panics
-    /// If `dim` is 0, too large, or the values do not fit in memory;
-    /// [`Dat::try_filled`] returns an error instead.
-    pub fn filled(name: impl Into<String>, set: &Set, dim: usize, value: T) -> Dat<T> {
-        Dat::try_filled(name, set, dim, value).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// A Dat with every value `value`, or an error if `dim` is 0 or above
-    /// [`Dat::MAX_DIM`], if `set.total_size() * dim` values (or their bytes)
-    /// overflow `usize`, or if host memory for them cannot be allocated.
-    pub fn try_filled(name: impl Into<String>, set: &Set, dim: usize, value: T) -> Result<Dat<T>> {
+    /// # Errors
+    /// [`Error::ZeroDim`] if `dim` is 0, [`Error::ShapeTooLarge`] if it is
+    /// above [`Dat::MAX_DIM`], [`Error::SizeOverflow`] if `set.total_size() * dim`
+    /// values (or their bytes) overflow, [`Error::HostOutOfMemory`] if host
+    /// memory for them cannot be allocated.
+    pub fn filled(name: impl Into<String>, set: &Set, dim: usize, value: T) -> Result<Dat<T>> {
         let name = name.into();
         let len = Self::checked_len(&name, set, dim)?;
         let mut values = Vec::new();
@@ -76,15 +74,10 @@ impl<T: Scalar> Dat<T> {
 
     /// A Dat of zeros.
     ///
-    /// # Panics
-    /// As [`Dat::filled`]; [`Dat::try_zeros`] returns an error instead.
-    pub fn zeros(name: impl Into<String>, set: &Set, dim: usize) -> Dat<T> {
+    /// # Errors
+    /// As [`Dat::filled`].
+    pub fn zeros(name: impl Into<String>, set: &Set, dim: usize) -> Result<Dat<T>> {
         Dat::filled(name, set, dim, T::ZERO)
-    }
-
-    /// A Dat of zeros, or an error as from [`Dat::try_filled`].
-    pub fn try_zeros(name: impl Into<String>, set: &Set, dim: usize) -> Result<Dat<T>> {
-        Dat::try_filled(name, set, dim, T::ZERO)
     }
 
     /// The number of values of a Dat of `dim` on `set`, checked: `dim` in
@@ -274,7 +267,7 @@ mod tests {
 
     #[test]
     fn from_vec_checks_length_and_names_the_dat() {
-        let s = Set::new("nodes", 3);
+        let s = Set::new("nodes", 3).unwrap();
         let d = Dat::from_vec("x", &s, 2, vec![0.0f64; 6]).unwrap();
         assert_eq!(d.dim(), 2);
         assert_eq!(d.data_ro().len(), 6);
@@ -295,7 +288,7 @@ mod tests {
 
     #[test]
     fn zero_dim_is_an_error() {
-        let s = Set::new("nodes", 3);
+        let s = Set::new("nodes", 3).unwrap();
         let e = Dat::<i32>::from_vec("bad", &s, 0, vec![]).unwrap_err();
         assert!(matches!(e, Error::ZeroDim { .. }));
         assert!(e.to_string().contains("bad"));
@@ -303,7 +296,7 @@ mod tests {
 
     #[test]
     fn overflowing_sizes_are_errors_naming_the_dat() {
-        let s = Set::new("nodes", 2);
+        let s = Set::new("nodes", 2).unwrap();
         // Unchecked, 2 * (usize::MAX / 2 + 1) wrapped to 0 and took an empty
         // table; now a dim above MAX_DIM is refused before any product.
         let huge = usize::MAX / 2 + 1;
@@ -321,10 +314,10 @@ mod tests {
                 "{e:?}"
             );
             assert!(e.to_string().contains("`big`"), "{e}");
-            assert!(Dat::<f64>::try_zeros("big", &s, dim).is_err());
+            assert!(Dat::<f64>::zeros("big", &s, dim).is_err());
         }
         // A dim within bounds on a set so large that the values overflow.
-        let wide = Set::new("wide", crate::set::MAX_SET_SIZE);
+        let wide = Set::new("wide", crate::set::MAX_SET_SIZE).unwrap();
         let e = Dat::<f64>::from_vec("q", &wide, Dat::<f64>::MAX_DIM, vec![]).unwrap_err();
         assert!(
             matches!(
@@ -342,31 +335,36 @@ mod tests {
             msg.contains("`q`") && msg.contains("wide") && msg.contains("overflows"),
             "{msg}"
         );
-        let e = Dat::<f64>::try_filled("q", &wide, Dat::<f64>::MAX_DIM, 1.0).unwrap_err();
+        let e = Dat::<f64>::filled("q", &wide, Dat::<f64>::MAX_DIM, 1.0).unwrap_err();
         assert!(matches!(e, Error::SizeOverflow { .. }), "{e:?}");
     }
 
     #[test]
     fn allocation_failure_is_an_error() {
-        let wide = Set::new("wide", crate::set::MAX_SET_SIZE);
+        let wide = Set::new("wide", crate::set::MAX_SET_SIZE).unwrap();
         // 2^31 elements x 2^24 x 8 bytes: 2^58 bytes, representable, never allocatable.
-        let e = Dat::<f64>::try_zeros("vast", &wide, 1 << 24).unwrap_err();
+        let e = Dat::<f64>::zeros("vast", &wide, 1 << 24).unwrap_err();
         assert!(matches!(e, Error::HostOutOfMemory { .. }), "{e:?}");
         assert!(e.to_string().contains("`vast`"), "{e}");
     }
 
     #[test]
-    fn filled_panics_with_the_error() {
-        let s = Set::new("nodes", 3);
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Dat::<i32>::zeros("z", &s, 0)));
-        let msg = r.unwrap_err().downcast::<String>().unwrap();
-        assert!(msg.contains("`z`") && msg.contains("dim must be at least 1"), "{msg}");
+    fn zeros_and_filled_return_the_error() {
+        let s = Set::new("nodes", 3).unwrap();
+        for e in [
+            Dat::<i32>::zeros("z", &s, 0).unwrap_err(),
+            Dat::<i32>::filled("z", &s, 0, 7).unwrap_err(),
+        ] {
+            assert!(matches!(e, Error::ZeroDim { .. }), "{e:?}");
+            let msg = e.to_string();
+            assert!(msg.contains("`z`") && msg.contains("dim must be at least 1"), "{msg}");
+        }
     }
 
     #[test]
     fn host_writes_mark_the_halo_stale_reads_do_not() {
-        let s = Set::new("nodes", 3);
-        let d = Dat::<f64>::zeros("h", &s, 1);
+        let s = Set::new("nodes", 3).unwrap();
+        let d = Dat::<f64>::zeros("h", &s, 1).unwrap();
         assert!(!d.halo().is_stale());
         drop(d.data_ro());
         let _ = d.to_vec();
@@ -385,8 +383,8 @@ mod tests {
 
     #[test]
     fn clones_share_data() {
-        let s = Set::new("cells", 2);
-        let a = Dat::<u32>::zeros("a", &s, 1);
+        let s = Set::new("cells", 2).unwrap();
+        let a = Dat::<u32>::zeros("a", &s, 1).unwrap();
         let b = a.clone();
         b.data_mut()[1] = 7;
         assert_eq!(a.to_vec(), vec![0, 7]);
@@ -395,18 +393,21 @@ mod tests {
 
     #[test]
     fn every_scalar_type_works() {
-        let s = Set::new("s", 2);
-        assert_eq!(Dat::<f64>::filled("a", &s, 2, 1.5).to_vec(), vec![1.5; 4]);
-        assert_eq!(Dat::<f32>::filled("b", &s, 1, 2.5).to_vec(), vec![2.5; 2]);
-        assert_eq!(Dat::<i32>::filled("c", &s, 3, -1).to_vec(), vec![-1; 6]);
-        assert_eq!(Dat::<i64>::filled("d", &s, 1, 1 << 40).to_vec(), vec![1 << 40; 2]);
-        assert_eq!(Dat::<u32>::filled("e", &s, 1, 9).to_vec(), vec![9; 2]);
+        let s = Set::new("s", 2).unwrap();
+        assert_eq!(Dat::<f64>::filled("a", &s, 2, 1.5).unwrap().to_vec(), vec![1.5; 4]);
+        assert_eq!(Dat::<f32>::filled("b", &s, 1, 2.5).unwrap().to_vec(), vec![2.5; 2]);
+        assert_eq!(Dat::<i32>::filled("c", &s, 3, -1).unwrap().to_vec(), vec![-1; 6]);
+        assert_eq!(
+            Dat::<i64>::filled("d", &s, 1, 1 << 40).unwrap().to_vec(),
+            vec![1 << 40; 2]
+        );
+        assert_eq!(Dat::<u32>::filled("e", &s, 1, 9).unwrap().to_vec(), vec![9; 2]);
     }
 
     #[test]
     fn conflicting_host_borrows_are_errors() {
-        let s = Set::new("s", 2);
-        let d = Dat::<f64>::zeros("q", &s, 1);
+        let s = Set::new("s", 2).unwrap();
+        let d = Dat::<f64>::zeros("q", &s, 1).unwrap();
         {
             let _w = d.data_mut();
             let e = d.try_data_ro().unwrap_err();

@@ -25,29 +25,29 @@ impl<T: Scalar> Global<T> {
     pub const MAX_DIM: usize = i32::MAX as usize;
 
     /// A Global holding `values` (its dim is their number, 1 to [`Global::MAX_DIM`]).
+    ///
+    /// # Errors
+    /// [`Error::ZeroDim`] if `values` is empty, [`Error::ShapeTooLarge`] if it
+    /// holds more than [`Global::MAX_DIM`] values.
     pub fn new(name: impl Into<String>, values: Vec<T>) -> Result<Global<T>> {
         let name = name.into();
         Self::check_dim(&name, values.len())?;
         Ok(Self::build(name, values))
     }
 
-    /// A Global of dim 1.
+    /// A Global of dim 1. Infallible (there is nothing to check), so it returns
+    /// the Global itself.
     pub fn scalar(name: impl Into<String>, value: T) -> Global<T> {
         Self::build(name.into(), vec![value])
     }
 
     /// A Global of `dim` zeros.
     ///
-    /// # Panics
-    /// If `dim` is 0, above [`Global::MAX_DIM`], or its values do not fit in
-    /// memory; [`Global::try_zeros`] returns an error instead.
-    pub fn zeros(name: impl Into<String>, dim: usize) -> Global<T> {
-        Global::try_zeros(name, dim).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// A Global of `dim` zeros, or an error if `dim` is 0 or above
-    /// [`Global::MAX_DIM`] or host memory for it cannot be allocated.
-    pub fn try_zeros(name: impl Into<String>, dim: usize) -> Result<Global<T>> {
+    /// # Errors
+    /// [`Error::ZeroDim`] if `dim` is 0, [`Error::ShapeTooLarge`] if it is
+    /// above [`Global::MAX_DIM`], [`Error::HostOutOfMemory`] if host memory
+    /// for its values cannot be allocated.
+    pub fn zeros(name: impl Into<String>, dim: usize) -> Result<Global<T>> {
         let name = name.into();
         Self::check_dim(&name, dim)?;
         let mut values = Vec::new();
@@ -264,7 +264,7 @@ mod tests {
         assert_eq!(g.dim(), 4);
         assert_eq!(g.data_ro()[3], 3.0);
         assert_eq!(Global::scalar("gam", 1.4f64).value(), 1.4);
-        assert_eq!(Global::<i32>::zeros("n", 2).data_ro().to_vec(), vec![0, 0]);
+        assert_eq!(Global::<i32>::zeros("n", 2).unwrap().data_ro().to_vec(), vec![0, 0]);
         let e = Global::<f64>::new("empty", vec![]).unwrap_err();
         assert!(matches!(e, Error::ZeroDim { .. }));
         assert!(e.to_string().contains("empty"));
@@ -273,7 +273,7 @@ mod tests {
     #[test]
     fn huge_dims_are_errors() {
         for dim in [Global::<f64>::MAX_DIM + 1, usize::MAX / 2 + 1, usize::MAX] {
-            let e = Global::<f64>::try_zeros("g", dim).unwrap_err();
+            let e = Global::<f64>::zeros("g", dim).unwrap_err();
             assert!(
                 matches!(
                     e,
@@ -287,10 +287,9 @@ mod tests {
             );
             assert!(e.to_string().contains("`g`"), "{e}");
         }
-        assert!(matches!(Global::<f64>::try_zeros("g", 0), Err(Error::ZeroDim { .. })));
-        assert_eq!(Global::<u32>::try_zeros("g", 3).unwrap().dim(), 3);
-        let r = std::panic::catch_unwind(|| Global::<f64>::zeros("z", usize::MAX));
-        let msg = r.unwrap_err().downcast::<String>().unwrap();
+        assert!(matches!(Global::<f64>::zeros("g", 0), Err(Error::ZeroDim { .. })));
+        assert_eq!(Global::<u32>::zeros("g", 3).unwrap().dim(), 3);
+        let msg = Global::<f64>::zeros("z", usize::MAX).unwrap_err().to_string();
         assert!(msg.contains("`z`") && msg.contains("maximum"), "{msg}");
     }
 

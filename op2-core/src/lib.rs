@@ -6,6 +6,23 @@
 //!
 //! Nothing here knows a particular backend. The `op2` facade crate re-exports what
 //! users need; see docs/ARCHITECTURE.md for how the pieces fit.
+//!
+//! # Constructors and errors
+//!
+//! One rule: a constructor that checks its input returns [`Result`], under its
+//! plain name, and bad input is an [`Error`] that names what was wrong, never a
+//! panic. These are [`Set::new`], [`Set::with_regions`], [`Set::distributed`],
+//! [`Map::new`], [`Dat::from_vec`], [`Dat::zeros`], [`Dat::filled`],
+//! [`Global::new`] and [`Global::zeros`]; each lists its errors under "Errors".
+//! A constructor with nothing to check returns the value itself:
+//! [`Global::scalar`] and [`Map::identity`] (every set's size already fits a
+//! map entry). There are no panicking twins of the constructors.
+//!
+//! Host access is different: [`Dat::data_ro`] and [`Dat::data_mut`] (and
+//! [`Global`]'s) follow `RefCell`'s `borrow`/`try_borrow` convention. The plain
+//! name panics if the data is already borrowed in a conflicting way (a bug in
+//! the calling code, like a double `borrow_mut`), and
+//! [`Dat::try_data_ro`]/[`Dat::try_data_mut`] return the error instead.
 #![deny(missing_docs)]
 
 mod access;

@@ -26,9 +26,11 @@ impl Map {
     /// Builds a map from a flat, element-major table of `from.total_size() * arity`
     /// entries, each inside `to`.
     ///
-    /// Fails if `arity` is 0 or above [`Map::MAX_ARITY`], if the number of
-    /// entries overflows `usize`, if the table has another length, or if an
-    /// entry lies outside `to`.
+    /// # Errors
+    /// [`Error::ZeroArity`] if `arity` is 0, [`Error::ShapeTooLarge`] if it is
+    /// above [`Map::MAX_ARITY`], [`Error::SizeOverflow`] if the number of
+    /// entries overflows `usize`, [`Error::MapLength`] if the table has another
+    /// length, [`Error::MapEntryOutOfRange`] if an entry lies outside `to`.
     pub fn new(name: impl Into<String>, from: &Set, to: &Set, arity: usize, values: Vec<i32>) -> Result<Map> {
         let name = name.into();
         if arity == 0 {
@@ -85,7 +87,9 @@ impl Map {
     }
 
     /// The arity-1 map from `set` to itself: element `i` maps to `i`, halo
-    /// elements of a distributed set included.
+    /// elements of a distributed set included. Infallible, so it returns the
+    /// Map itself: every [`Set`] already holds at most `i32::MAX` elements,
+    /// so every index fits an entry.
     ///
     /// Use it to pass a Dat "directly" to a loop that also reaches the same
     /// Dat through another map. The planner colours only the targets of maps:
@@ -174,7 +178,7 @@ mod tests {
     use super::*;
 
     fn sets() -> (Set, Set) {
-        (Set::new("cells", 2), Set::new("vertices", 4))
+        (Set::new("cells", 2).unwrap(), Set::new("vertices", 4).unwrap())
     }
 
     #[test]
@@ -276,7 +280,7 @@ mod tests {
     #[test]
     fn arity_above_the_limit_is_an_error_even_from_an_empty_set() {
         let (_, v) = sets();
-        let none = Set::new("none", 0);
+        let none = Set::new("none", 0).unwrap();
         for arity in [Map::MAX_ARITY + 1, usize::MAX / 2 + 1, usize::MAX] {
             let e = Map::new("m", &none, &v, arity, vec![]).unwrap_err();
             assert!(
@@ -312,17 +316,17 @@ mod tests {
         assert_eq!(m.arity(), 1);
         assert_eq!(m.values(), &[0, 1, 2, 3, 4, 5]);
         assert!(m.from_set().same(&s) && m.to_set().same(&s));
-        let empty = Set::new("empty", 0);
+        let empty = Set::new("empty", 0).unwrap();
         assert!(Map::identity("e", &empty).values().is_empty());
     }
 
     #[test]
     fn identity_makes_a_direct_write_a_coloured_target() {
         use crate::{Access, ArgData, ArgSpec, Dat, MapArg, MapIndex};
-        let cells = Set::new("cells", 4);
+        let cells = Set::new("cells", 4).unwrap();
         let ring = Map::new("ring", &cells, &cells, 1, vec![1, 2, 3, 0]).unwrap();
         let same = Map::identity("same", &cells);
-        let res = Dat::<f64>::zeros("res", &cells, 1);
+        let res = Dat::<f64>::zeros("res", &cells, 1).unwrap();
         let through = |map| ArgSpec {
             data: ArgData::Dat(&res),
             access: Access::Inc,

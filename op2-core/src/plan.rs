@@ -380,8 +380,8 @@ mod tests {
     #[test]
     fn chain_of_edges_needs_two_colours_per_block_pair() {
         // Edges i -> (i, i+1) on a line: neighbouring blocks share a node.
-        let nodes = Set::new("nodes", 101);
-        let edges = Set::new("edges", 100);
+        let nodes = Set::new("nodes", 101).unwrap();
+        let edges = Set::new("edges", 100).unwrap();
         let table: Vec<i32> = (0..100).flat_map(|i| [i, i + 1]).collect();
         let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
         let conflicts = [
@@ -407,8 +407,8 @@ mod tests {
 
     #[test]
     fn independent_targets_need_one_colour() {
-        let cells = Set::new("cells", 10);
-        let edges = Set::new("edges", 10);
+        let cells = Set::new("cells", 10).unwrap();
+        let edges = Set::new("edges", 10).unwrap();
         let m = Map::new("e2c", &edges, &cells, 1, (0..10).collect()).unwrap();
         let conflicts = [Conflict {
             map: &m,
@@ -426,8 +426,8 @@ mod tests {
     fn more_than_32_colours_take_extra_rounds() {
         // Every element of 40 targets one shared node: all 40 one-element
         // blocks conflict pairwise, so 40 colours are needed.
-        let nodes = Set::new("nodes", 2);
-        let edges = Set::new("edges", 40);
+        let nodes = Set::new("nodes", 2).unwrap();
+        let edges = Set::new("edges", 40).unwrap();
         let m = Map::new("e2n", &edges, &nodes, 1, vec![0; 40]).unwrap();
         let conflicts = [Conflict {
             map: &m,
@@ -447,8 +447,8 @@ mod tests {
     #[test]
     fn different_dats_do_not_conflict_with_each_other() {
         // Element 0 writes A[0] and B[1]; element 1 writes A[1] and B[0].
-        let nodes = Set::new("nodes", 2);
-        let edges = Set::new("edges", 2);
+        let nodes = Set::new("nodes", 2).unwrap();
+        let edges = Set::new("edges", 2).unwrap();
         let m1 = Map::new("m1", &edges, &nodes, 1, vec![0, 1]).unwrap();
         let m2 = Map::new("m2", &edges, &nodes, 1, vec![1, 0]).unwrap();
         let separate = [
@@ -485,8 +485,8 @@ mod tests {
 
     #[test]
     fn the_checker_rejects_a_plan_with_a_conflict() {
-        let nodes = Set::new("nodes", 11);
-        let edges = Set::new("edges", 10);
+        let nodes = Set::new("nodes", 11).unwrap();
+        let edges = Set::new("edges", 10).unwrap();
         let m = Map::new("e2n", &edges, &nodes, 2, (0..10).flat_map(|i| [i, i + 1]).collect()).unwrap();
         let conflicts = [Conflict {
             map: &m,
@@ -556,11 +556,11 @@ mod tests {
             #![proptest_config(ProptestConfig::with_cases(200))]
             #[test]
             fn plans_are_valid((n, block, maps, uses) in random_loop()) {
-                let from = Set::new("from", n);
+                let from = Set::new("from", n).unwrap();
                 let built: Vec<Map> = maps
                     .iter()
                     .map(|(arity, table, targets)| {
-                        Map::new("m", &from, &Set::new("to", *targets), *arity, table.clone()).unwrap()
+                        Map::new("m", &from, &Set::new("to", *targets).unwrap(), *arity, table.clone()).unwrap()
                     })
                     .collect();
                 let conflicts: Vec<Conflict<'_>> = uses

@@ -69,11 +69,11 @@ mod tests {
 
     #[test]
     fn identical_loops_share_one_plan() {
-        let nodes = Set::new("nodes", 10);
-        let edges = Set::new("edges", 9);
+        let nodes = Set::new("nodes", 10).unwrap();
+        let edges = Set::new("edges", 9).unwrap();
         let m = Map::new("e2n", &edges, &nodes, 2, (0..9).flat_map(|i| [i, i + 1]).collect()).unwrap();
-        let acc = Dat::<f64>::zeros("acc", &nodes, 1);
-        let w = Dat::<f64>::zeros("w", &edges, 1);
+        let acc = Dat::<f64>::zeros("acc", &nodes, 1).unwrap();
+        let w = Dat::<f64>::zeros("w", &edges, 1).unwrap();
         let arg = |access, index| ArgSpec {
             data: ArgData::Dat(&acc),
             access,

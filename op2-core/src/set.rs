@@ -59,18 +59,9 @@ pub const MAX_SET_SIZE: usize = i32::MAX as usize;
 impl Set {
     /// A set of `size` elements, all in the core region.
     ///
-    /// # Panics
-    /// If `size` exceeds `i32::MAX`; use [`Set::try_new`] to get an error instead.
-    pub fn new(name: impl Into<String>, size: usize) -> Set {
-        let name = name.into();
-        match Set::try_new(name, size) {
-            Ok(s) => s,
-            Err(e) => panic!("{e}"),
-        }
-    }
-
-    /// A set of `size` elements, or an error if `size` is too large.
-    pub fn try_new(name: impl Into<String>, size: usize) -> Result<Set> {
+    /// # Errors
+    /// [`Error::SetTooLarge`] if `size` exceeds `i32::MAX` (map entries are 32-bit).
+    pub fn new(name: impl Into<String>, size: usize) -> Result<Set> {
         Set::with_regions(
             name,
             SetRegions {
@@ -81,12 +72,20 @@ impl Set {
     }
 
     /// A set with explicit MPI regions.
+    ///
+    /// # Errors
+    /// [`Error::SizeOverflow`] if the regions' sizes add up to more than
+    /// `usize` holds, [`Error::SetTooLarge`] if they add up to more than
+    /// `i32::MAX`.
     pub fn with_regions(name: impl Into<String>, regions: SetRegions) -> Result<Set> {
         Set::build(name.into(), regions, None)
     }
 
     /// A set of one rank of a distributed run: its local regions and the
     /// communication that keeps its halo current.
+    ///
+    /// # Errors
+    /// As [`Set::with_regions`].
     pub fn distributed(
         name: impl Into<String>,
         regions: SetRegions,
@@ -171,7 +170,7 @@ mod tests {
 
     #[test]
     fn new_set_is_all_core() {
-        let s = Set::new("cells", 7);
+        let s = Set::new("cells", 7).unwrap();
         assert_eq!(s.size(), 7);
         assert_eq!(s.total_size(), 7);
         assert_eq!(s.regions().core, 7);
@@ -180,8 +179,8 @@ mod tests {
 
     #[test]
     fn identity_follows_clones_not_names() {
-        let a = Set::new("a", 3);
-        let b = Set::new("a", 3);
+        let a = Set::new("a", 3).unwrap();
+        let b = Set::new("a", 3).unwrap();
         assert!(a.same(&a.clone()));
         assert!(!a.same(&b));
     }
@@ -228,7 +227,7 @@ mod tests {
 
     #[test]
     fn too_large_set_is_an_error() {
-        let e = Set::try_new("huge", MAX_SET_SIZE + 1).unwrap_err();
+        let e = Set::new("huge", MAX_SET_SIZE + 1).unwrap_err();
         assert!(matches!(e, Error::SetTooLarge { .. }));
         assert!(e.to_string().contains("huge"));
     }

@@ -13,15 +13,15 @@ pub fn run_catalogue(rt: &Runtime) {
         .unwrap()
         .iteration(rt)
         .unwrap();
-    let nodes = Set::new("nodes", 5);
-    let edges = Set::new("edges", 4);
-    let cells = Set::new("cells", 2);
+    let nodes = Set::new("nodes", 5).unwrap();
+    let edges = Set::new("edges", 4).unwrap();
+    let cells = Set::new("cells", 2).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 3, 3, 4]).unwrap();
     let c2n = Map::new("c2n", &cells, &nodes, 3, vec![0, 1, 2, 2, 3, 4]).unwrap();
-    let on_edges = Dat::<f64>::zeros("on_edges", &edges, 1);
-    let on_nodes = Dat::<f64>::zeros("on_nodes", &nodes, 1);
-    let pairs = Dat::<f64>::zeros("pairs", &nodes, 2);
-    let on_cells = Dat::<f64>::zeros("on_cells", &cells, 1);
+    let on_edges = Dat::<f64>::zeros("on_edges", &edges, 1).unwrap();
+    let on_nodes = Dat::<f64>::zeros("on_nodes", &nodes, 1).unwrap();
+    let pairs = Dat::<f64>::zeros("pairs", &nodes, 2).unwrap();
+    let on_cells = Dat::<f64>::zeros("on_cells", &cells, 1).unwrap();
     let g2 = Global::new("g2", vec![0.0, 0.0]).unwrap();
     let lo = Global::scalar("lo", 0.0);
     let hi = Global::scalar("hi", 0.0);
@@ -30,14 +30,14 @@ pub fn run_catalogue(rt: &Runtime) {
     par_loop!(rt, node_min_via_map, edges, on_edges(READ), on_nodes(MIN, e2n[1])).unwrap();
     par_loop!(rt, node_write_via_map, edges, on_edges(READ), on_nodes(WRITE, e2n[0])).unwrap();
     par_loop!(rt, node_rw_via_map, edges, pairs(RW, e2n[0])).unwrap();
-    let ints = Dat::<i32>::zeros("ints", &nodes, 1);
+    let ints = Dat::<i32>::zeros("ints", &nodes, 1).unwrap();
     let count = Global::<i32>::scalar("count", 0);
     let biggest = Global::<i32>::scalar("biggest", 0);
     par_loop!(rt, int_ops, nodes, ints(RW), count(INC), biggest(MAX)).unwrap();
-    let f = Dat::<f32>::zeros("f", &nodes, 2);
+    let f = Dat::<f32>::zeros("f", &nodes, 2).unwrap();
     let total = Global::<f32>::scalar("total", 0.0);
     par_loop!(rt, f32_ops, nodes, f(RW), total(INC)).unwrap();
-    let a = Dat::<u32>::zeros("a", &nodes, 1);
-    let b = Dat::<i64>::zeros("b", &nodes, 1);
+    let a = Dat::<u32>::zeros("a", &nodes, 1).unwrap();
+    let b = Dat::<i64>::zeros("b", &nodes, 1).unwrap();
     par_loop!(rt, u32_i64_ops, nodes, a(READ), b(INC)).unwrap();
 }

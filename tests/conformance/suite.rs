@@ -22,7 +22,7 @@ pub struct Mesh {
 }
 
 pub fn mesh(n_nodes: usize) -> Mesh {
-    let nodes = Set::new("nodes", n_nodes);
+    let nodes = Set::new("nodes", n_nodes).unwrap();
     let n = n_nodes as i32;
     let mut e2n_table = Vec::new();
     for i in 0..n {
@@ -34,8 +34,8 @@ pub fn mesh(n_nodes: usize) -> Mesh {
         c2n_table.extend([i, (i + 1) % n, (i * 5 + 2) % n]);
     }
     c2n_table.extend([1 % n, 0, 1 % n]); // one node twice in a cell
-    let edges = Set::new("edges", e2n_table.len() / 2);
-    let cells = Set::new("cells", c2n_table.len() / 3);
+    let edges = Set::new("edges", e2n_table.len() / 2).unwrap();
+    let cells = Set::new("cells", c2n_table.len() / 3).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, e2n_table.clone()).unwrap();
     let c2n = Map::new("c2n", &cells, &nodes, 3, c2n_table.clone()).unwrap();
     Mesh {
@@ -65,7 +65,7 @@ pub fn direct_write(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(37);
     let src = ramp(&m.nodes, 2, |i| i as f64 * 0.25);
-    let dst = Dat::filled("dst", &m.nodes, 2, f64::NAN);
+    let dst = Dat::filled("dst", &m.nodes, 2, f64::NAN).unwrap();
     par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
     assert_eq!(dst.to_vec(), src.to_vec());
 }
@@ -109,7 +109,7 @@ pub fn indirect_read_entries(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(41);
     let x = ramp(&m.nodes, 1, |i| (i * i) as f64);
-    let out = Dat::<f64>::zeros("out", &m.edges, 1);
+    let out = Dat::<f64>::zeros("out", &m.edges, 1).unwrap();
     par_loop!(rt, edge_diff, m.edges, out(WRITE), x(READ, m.e2n[0]), x(READ, m.e2n[1])).unwrap();
     let xv = x.to_vec();
     let want: Vec<f64> = m
@@ -144,11 +144,11 @@ pub fn indirect_inc_entries(new_rt: &dyn Fn() -> Runtime) {
 
 pub fn repeated_entry_increments_both_land(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
-    let nodes = Set::new("nodes", 3);
-    let edges = Set::new("edges", 2);
+    let nodes = Set::new("nodes", 3).unwrap();
+    let edges = Set::new("edges", 2).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, vec![1, 1, 0, 2]).unwrap();
     let w = Dat::from_vec("w", &edges, 1, vec![4.0, 1.0]).unwrap();
-    let acc = Dat::<f64>::zeros("acc", &nodes, 1);
+    let acc = Dat::<f64>::zeros("acc", &nodes, 1).unwrap();
     par_loop!(rt, edge_spread, edges, w(READ), acc(INC, e2n[0]), acc(INC, e2n[1])).unwrap();
     // Edge 0 adds 4 and subtracts 8 on node 1: both increments land.
     assert_eq!(acc.to_vec(), vec![1.0, -4.0, -2.0]);
@@ -158,7 +158,7 @@ pub fn whole_map_read(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(29);
     let x = ramp(&m.nodes, 2, |i| i as f64 * 0.5);
-    let out = Dat::<f64>::zeros("out", &m.cells, 2);
+    let out = Dat::<f64>::zeros("out", &m.cells, 2).unwrap();
     par_loop!(rt, cell_sum, m.cells, out(INC), x(READ, m.c2n)).unwrap();
     let xv = x.to_vec();
     let want: Vec<f64> = m
@@ -177,7 +177,7 @@ pub fn whole_map_inc(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(29);
     let w = ramp(&m.cells, 1, |i| i as f64);
-    let acc = Dat::<f64>::zeros("acc", &m.nodes, 2);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 2).unwrap();
     par_loop!(rt, cell_scatter, m.cells, w(READ), acc(INC, m.c2n)).unwrap();
     let mut want = vec![0.0; 58];
     for (c, nodes) in m.c2n_table.chunks(3).enumerate() {
@@ -192,11 +192,11 @@ pub fn whole_map_inc(new_rt: &dyn Fn() -> Runtime) {
 pub fn indirect_write_rw(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     // Each node is the first end of exactly one edge: a conflict-free WRITE.
-    let nodes = Set::new("nodes", 5);
-    let edges = Set::new("edges", 5);
+    let nodes = Set::new("nodes", 5).unwrap();
+    let edges = Set::new("edges", 5).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, vec![3, 0, 1, 2, 0, 4, 4, 1, 2, 3]).unwrap();
     let src = Dat::from_vec("src", &edges, 1, vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
-    let dst = Dat::filled("dst", &nodes, 1, -1.0);
+    let dst = Dat::filled("dst", &nodes, 1, -1.0).unwrap();
     par_loop!(rt, node_write_via_map, edges, src(READ), dst(WRITE, e2n[0])).unwrap();
     assert_eq!(dst.to_vec(), vec![30.0, 20.0, 50.0, 10.0, 40.0]);
     let v = Dat::from_vec("v", &nodes, 2, vec![0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0, 4.0, 1.0]).unwrap();
@@ -208,8 +208,8 @@ pub fn indirect_min_max(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(41);
     let v = ramp(&m.edges, 1, |i| ((i * 17) % 23) as f64 - 11.0);
-    let lo = Dat::filled("lo", &m.nodes, 1, 0.0);
-    let hi = Dat::filled("hi", &m.nodes, 1, 0.0);
+    let lo = Dat::filled("lo", &m.nodes, 1, 0.0).unwrap();
+    let hi = Dat::filled("hi", &m.nodes, 1, 0.0).unwrap();
     par_loop!(rt, node_min_via_map, m.edges, v(READ), lo(MIN, m.e2n[1])).unwrap();
     par_loop!(rt, node_max_via_map, m.edges, v(READ), hi(MAX, m.e2n[0])).unwrap();
     let vv = v.to_vec();
@@ -226,7 +226,7 @@ pub fn whole_map_min(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(29);
     let v = ramp(&m.cells, 1, |i| 50.0 - i as f64);
-    let t = Dat::filled("t", &m.nodes, 1, 100.0);
+    let t = Dat::filled("t", &m.nodes, 1, 100.0).unwrap();
     par_loop!(rt, all_min_via_map, m.cells, v(READ), t(MIN, m.c2n)).unwrap();
     let mut want = vec![100.0f64; 29];
     for (c, nodes) in m.c2n_table.chunks(3).enumerate() {
@@ -271,7 +271,7 @@ pub fn global_read(new_rt: &dyn Fn() -> Runtime) {
 
 pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
-    let s = Set::new("s", 50);
+    let s = Set::new("s", 50).unwrap();
     let x = Dat::from_vec("x", &s, 1, (0..50).collect()).unwrap();
     let count = Global::<i32>::scalar("count", 0);
     let biggest = Global::scalar("biggest", i32::MIN);
@@ -280,7 +280,7 @@ pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
     assert_eq!(count.value(), 50);
     assert_eq!(biggest.value(), 49 * 3 - 1);
     let a = Dat::<u32>::from_vec("a", &s, 1, (0..50).collect()).unwrap();
-    let b = Dat::<i64>::zeros("b", &s, 1);
+    let b = Dat::<i64>::zeros("b", &s, 1).unwrap();
     par_loop!(rt, u32_i64_ops, s, a(READ), b(INC)).unwrap();
     assert_eq!(
         b.to_vec(),
@@ -290,7 +290,7 @@ pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
 
 pub fn f32_type(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
-    let s = Set::new("s", 33);
+    let s = Set::new("s", 33).unwrap();
     let x = Dat::from_vec("x", &s, 2, (0..66).map(|i| i as f32).collect()).unwrap();
     let total = Global::<f32>::scalar("total", 0.0);
     par_loop!(rt, f32_ops, s, x(RW), total(INC)).unwrap();
@@ -304,16 +304,16 @@ pub fn f32_type(new_rt: &dyn Fn() -> Runtime) {
 
 pub fn empty_set(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
-    let s = Set::new("empty", 0);
-    let nodes = Set::new("nodes", 3);
+    let s = Set::new("empty", 0).unwrap();
+    let nodes = Set::new("nodes", 3).unwrap();
     let m = Map::new("m", &s, &nodes, 2, vec![]).unwrap();
-    let x = Dat::<f64>::zeros("x", &s, 1);
-    let acc = Dat::filled("acc", &nodes, 1, 5.0);
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
+    let acc = Dat::filled("acc", &nodes, 1, 5.0).unwrap();
     let sum = Global::new("sum", vec![2.0, 2.0]).unwrap();
     let lo = Global::scalar("lo", 3.0);
     let hi = Global::scalar("hi", 4.0);
     par_loop!(rt, edge_spread, s, x(READ), acc(INC, m[0]), acc(INC, m[1])).unwrap();
-    let xs = Dat::<f64>::zeros("xs", &s, 2);
+    let xs = Dat::<f64>::zeros("xs", &s, 2).unwrap();
     par_loop!(rt, reduce_all, s, xs(READ), sum(INC), lo(MIN), hi(MAX)).unwrap();
     assert_eq!(acc.to_vec(), vec![5.0; 3]);
     assert_eq!(sum.data_ro().to_vec(), vec![2.0, 2.0]);
@@ -324,8 +324,8 @@ pub fn loops_in_sequence_share_dats(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(53);
     let x = ramp(&m.nodes, 1, |i| i as f64);
-    let flux = Dat::<f64>::zeros("flux", &m.edges, 1);
-    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    let flux = Dat::<f64>::zeros("flux", &m.edges, 1).unwrap();
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1).unwrap();
     for _ in 0..3 {
         par_loop!(
             rt,
@@ -369,7 +369,7 @@ pub fn timings_are_recorded(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(37);
     let src = ramp(&m.nodes, 2, |i| i as f64);
-    let dst = Dat::<f64>::zeros("dst", &m.nodes, 2);
+    let dst = Dat::<f64>::zeros("dst", &m.nodes, 2).unwrap();
     par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
     par_loop!(rt, copy2, m.nodes, dst(WRITE), src(READ)).unwrap();
     let row = rt
@@ -388,7 +388,7 @@ pub fn many_blocks_inc_and_reductions(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(5003);
     let w = ramp(&m.edges, 1, |i| ((i * 31) % 17) as f64 - 8.0);
-    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1).unwrap();
     par_loop!(
         rt,
         edge_spread,
@@ -420,11 +420,11 @@ pub fn many_blocks_inc_and_reductions(new_rt: &dyn Fn() -> Runtime) {
 
 pub fn set_smaller_than_a_block(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
-    let nodes = Set::new("nodes", 2);
-    let edges = Set::new("edges", 3);
+    let nodes = Set::new("nodes", 2).unwrap();
+    let edges = Set::new("edges", 3).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, vec![0, 1, 1, 0, 1, 1]).unwrap();
     let w = Dat::from_vec("w", &edges, 1, vec![1.0, 10.0, 100.0]).unwrap();
-    let acc = Dat::<f64>::zeros("acc", &nodes, 1);
+    let acc = Dat::<f64>::zeros("acc", &nodes, 1).unwrap();
     par_loop!(rt, edge_spread, edges, w(READ), acc(INC, e2n[0]), acc(INC, e2n[1])).unwrap();
     assert_eq!(acc.to_vec(), vec![1.0 - 20.0, -2.0 + 10.0 + 100.0 - 200.0]);
 }
@@ -433,8 +433,8 @@ pub fn set_smaller_than_a_block(new_rt: &dyn Fn() -> Runtime) {
 fn loop_sequence(rt: &Runtime) -> Vec<u64> {
     let m = mesh(3001);
     let x = ramp(&m.nodes, 1, |i| (i as f64).sin());
-    let flux = Dat::<f64>::zeros("flux", &m.edges, 1);
-    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    let flux = Dat::<f64>::zeros("flux", &m.edges, 1).unwrap();
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1).unwrap();
     let sum = Global::new("sum", vec![0.0, 0.0]).unwrap();
     let lo = Global::scalar("lo", f64::INFINITY);
     let hi = Global::scalar("hi", f64::NEG_INFINITY);
@@ -491,7 +491,7 @@ pub fn identical_loops_reuse_their_plan(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let m = mesh(101);
     let w = ramp(&m.edges, 1, |i| i as f64);
-    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 1).unwrap();
     par_loop!(
         rt,
         edge_spread,
@@ -515,7 +515,7 @@ pub fn identical_loops_reuse_their_plan(new_rt: &dyn Fn() -> Runtime) {
     }
     assert_eq!(rt.plans_built(), after_first, "a repeated loop must reuse its plan");
     // A loop that reads through maps only needs no plan.
-    let out = Dat::<f64>::zeros("out", &m.edges, 1);
+    let out = Dat::<f64>::zeros("out", &m.edges, 1).unwrap();
     par_loop!(
         rt,
         edge_diff,
@@ -559,7 +559,7 @@ pub fn airfoil_matches_seq(new_rt: &dyn Fn() -> Runtime) {
 pub fn direct_and_indirect_writes_of_one_dat(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let n = 1000;
-    let cells = Set::new("cells", n);
+    let cells = Set::new("cells", n).unwrap();
     let next = Map::new(
         "next",
         &cells,
@@ -568,7 +568,7 @@ pub fn direct_and_indirect_writes_of_one_dat(new_rt: &dyn Fn() -> Runtime) {
         (0..n as i32).map(|i| (i * 7 + 1) % n as i32).collect(),
     )
     .unwrap();
-    let res = Dat::<f64>::zeros("res", &cells, 1);
+    let res = Dat::<f64>::zeros("res", &cells, 1).unwrap();
     let e = par_loop!(rt, self_and_next, cells, res(INC), res(INC, next[0])).unwrap_err();
     assert!(
         matches!(e, op2::Error::DirectAndIndirectWrite { first_index: 0, .. }),
@@ -609,14 +609,14 @@ pub fn float_to_int_casts_saturate(new_rt: &dyn Fn() -> Runtime) {
         -0.0,
     ];
     let n = xs.len();
-    let set = Set::new("values", n);
+    let set = Set::new("values", n).unwrap();
     let ys: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
     let x = Dat::from_vec("x", &set, 1, xs.clone()).unwrap();
     let y = Dat::from_vec("y", &set, 1, ys.clone()).unwrap();
-    let a = Dat::<i32>::zeros("a", &set, 1);
-    let b = Dat::<i64>::zeros("b", &set, 1);
-    let c = Dat::<u32>::zeros("c", &set, 1);
-    let d = Dat::<i32>::zeros("d", &set, 1);
+    let a = Dat::<i32>::zeros("a", &set, 1).unwrap();
+    let b = Dat::<i64>::zeros("b", &set, 1).unwrap();
+    let c = Dat::<u32>::zeros("c", &set, 1).unwrap();
+    let d = Dat::<i32>::zeros("d", &set, 1).unwrap();
     par_loop!(rt, casts, set, x(READ), y(READ), a(WRITE), b(WRITE), c(WRITE), d(WRITE)).unwrap();
     assert_eq!(a.to_vec(), xs.iter().map(|&v| v as i32).collect::<Vec<_>>());
     assert_eq!(b.to_vec(), xs.iter().map(|&v| v as i64).collect::<Vec<_>>());

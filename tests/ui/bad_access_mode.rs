@@ -7,7 +7,7 @@ fn bump(x: &mut f64) {
 
 fn main() {
     let rt = Runtime::new(Backend::Seq).unwrap();
-    let s = Set::new("s", 4);
-    let x = Dat::<f64>::zeros("x", &s, 1);
+    let s = Set::new("s", 4).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
     let _ = par_loop!(rt, bump, s, x(INCREMENT));
 }

@@ -18,7 +18,7 @@ fn scale(x: &mut [f64; 8]) {
 
 fn main() {
     let rt = Runtime::new(Backend::Seq).unwrap();
-    let s = Set::new("s", 4);
-    let x = Dat::<f64>::zeros("x", &s, 2);
+    let s = Set::new("s", 4).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 2).unwrap();
     let _ = par_loop!(rt, scale, s, x(RW));
 }

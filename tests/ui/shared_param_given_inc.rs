@@ -7,8 +7,8 @@ fn look(x: &f64, out: &mut f64) {
 
 fn main() {
     let rt = Runtime::new(Backend::Seq).unwrap();
-    let s = Set::new("s", 4);
-    let x = Dat::<f64>::zeros("x", &s, 1);
-    let out = Dat::<f64>::zeros("out", &s, 1);
+    let s = Set::new("s", 4).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
+    let out = Dat::<f64>::zeros("out", &s, 1).unwrap();
     let _ = par_loop!(rt, look, s, x(INC), out(WRITE));
 }

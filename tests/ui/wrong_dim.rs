@@ -8,10 +8,10 @@ fn sum3(out: &mut f64, v: &[f64; 3]) {
 
 fn main() {
     let rt = Runtime::new(Backend::Seq).unwrap();
-    let cells = Set::new("cells", 1);
-    let nodes = Set::new("nodes", 3);
+    let cells = Set::new("cells", 1).unwrap();
+    let nodes = Set::new("nodes", 3).unwrap();
     let c2n = Map::new("c2n", &cells, &nodes, 3, vec![0, 1, 2]).unwrap();
-    let out = Dat::<f64>::zeros("out", &cells, 1);
-    let v = Dat::<f64>::zeros("v", &nodes, 1);
+    let out = Dat::<f64>::zeros("out", &cells, 1).unwrap();
+    let v = Dat::<f64>::zeros("v", &nodes, 1).unwrap();
     let _ = par_loop!(rt, sum3, cells, out(WRITE), v(READ, c2n));
 }

@@ -57,10 +57,10 @@ pub struct AirfoilDsl {
 impl AirfoilDsl {
     /// Builds the carriers from a mesh, with `q = qinf` everywhere.
     pub fn new(mesh: &Mesh, c: &Constants) -> op2::Result<AirfoilDsl> {
-        let nodes = Set::try_new("nodes", mesh.nnode())?;
-        let edges = Set::try_new("edges", mesh.nedge())?;
-        let bedges = Set::try_new("bedges", mesh.nbedge())?;
-        let cells = Set::try_new("cells", mesh.ncell())?;
+        let nodes = Set::new("nodes", mesh.nnode())?;
+        let edges = Set::new("edges", mesh.nedge())?;
+        let bedges = Set::new("bedges", mesh.nbedge())?;
+        let cells = Set::new("cells", mesh.ncell())?;
         let q0: Vec<f64> = c.qinf.iter().copied().cycle().take(4 * mesh.ncell()).collect();
         Ok(AirfoilDsl {
             pedge: Map::new("pedge", &edges, &nodes, 2, mesh.edge.clone())?,
@@ -71,9 +71,9 @@ impl AirfoilDsl {
             bound: Dat::from_vec("bound", &bedges, 1, mesh.bound.clone())?,
             x: Dat::from_vec("x", &nodes, 2, mesh.x.clone())?,
             q: Dat::from_vec("q", &cells, 4, q0)?,
-            qold: Dat::zeros("qold", &cells, 4),
-            adt: Dat::zeros("adt", &cells, 1),
-            res: Dat::zeros("res", &cells, 4),
+            qold: Dat::zeros("qold", &cells, 4)?,
+            adt: Dat::zeros("adt", &cells, 1)?,
+            res: Dat::zeros("res", &cells, 4)?,
             gam: Global::scalar("gam", c.gam),
             gm1: Global::scalar("gm1", c.gm1),
             cfl: Global::scalar("cfl", c.cfl),

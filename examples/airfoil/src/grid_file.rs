@@ -24,7 +24,7 @@ use crate::{AirfoilError, Mesh};
 const MAX_LINE: usize = 4096;
 
 /// The largest count of any set: op2 sets and map entries are `i32`
-/// (`op2::Set::try_new` refuses more), so ids below it fit the mesh's `i32`s.
+/// (`op2::Set::new` refuses more), so ids below it fit the mesh's `i32`s.
 const MAX_COUNT: u64 = i32::MAX as u64;
 
 /// One kind of record: its name and the names of its columns.

@@ -40,8 +40,8 @@ mod tests {
 
     #[test]
     fn one_launch_per_colour_covering_every_block_once() {
-        let edges = Set::new("edges", 6);
-        let nodes = Set::new("nodes", 4);
+        let edges = Set::new("edges", 6).unwrap();
+        let nodes = Set::new("nodes", 4).unwrap();
         // A ring: neighbouring edges share a node.
         let m = Map::new("ring", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 3, 3, 0, 0, 2, 1, 3]).unwrap();
         let plan = Plan::build(
