@@ -9,7 +9,7 @@
 //! tables, [`neighbours`] lists what each rank sends and receives in a halo
 //! exchange.
 //!
-//! With the `mpi` feature (MPICH through rsmpi, METIS vendored), [`Mpi`]
+//! With the `mpi` feature (MPICH through rsmpi, METIS vendored), `Mpi`
 //! initialises MPI (`world.rs`) and distributes a mesh built on every rank
 //! into local carriers (`partition.rs`) whose sets exchange halos and reduce
 //! Globals across ranks (`halo_exchange.rs`, the MPI side of
