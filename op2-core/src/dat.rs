@@ -187,6 +187,48 @@ impl<T: Scalar> Dat<T> {
         Ok(guard)
     }
 
+    /// Exchanges the values of two Dats of one Set and dim in O(1), for
+    /// double buffering: a step reads the current state and writes the next
+    /// one, then swaps them. Host buffers, device buffers, their device states
+    /// and halo staleness move with the values; names, identities (and so the
+    /// handles held elsewhere) and transfer counters stay. Swapping a Dat with
+    /// itself (or a clone of its handle) changes nothing.
+    ///
+    /// # Errors
+    /// [`Error::SwapMismatch`] if the Dats are on different Sets or have
+    /// different dims; [`Error::HostBorrow`] if either is borrowed (a
+    /// `data_ro()`/`data_mut()` guard or a running loop).
+    pub fn swap(&self, other: &Dat<T>) -> Result<()> {
+        if self.same(other) {
+            return Ok(());
+        }
+        let mismatch = |reason: String| Error::SwapMismatch {
+            first: self.name().to_string(),
+            second: other.name().to_string(),
+            reason,
+        };
+        if !self.set().same(other.set()) {
+            return Err(mismatch(format!(
+                "they are on different sets (`{}` and `{}`)",
+                self.set().name(),
+                other.set().name()
+            )));
+        }
+        if self.dim() != other.dim() {
+            return Err(mismatch(format!(
+                "their dims differ ({} and {})",
+                self.dim(),
+                other.dim()
+            )));
+        }
+        let mine = self.0.host.try_write_borrow(&self.0.name)?;
+        let theirs = other.0.host.try_write_borrow(&other.0.name)?;
+        self.0.host.swap_contents(&other.0.host);
+        self.0.halo.swap_staleness(&other.0.halo);
+        drop((mine, theirs));
+        Ok(())
+    }
+
     /// A copy of the host values.
     pub fn to_vec(&self) -> Vec<T> {
         self.data_ro().to_vec()
@@ -419,5 +461,57 @@ mod tests {
         assert!(d.try_data_mut().is_err());
         drop((r1, r2));
         assert!(d.try_data_mut().is_ok());
+    }
+
+    #[test]
+    fn swap_exchanges_values_and_halo_staleness_but_not_names() {
+        let s = Set::new("s", 3).unwrap();
+        let cur = Dat::from_vec("cur", &s, 2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+        let next = Dat::<f64>::filled("next", &s, 2, 9.0).unwrap();
+        let alias = cur.clone();
+        next.0.halo.mark_stale();
+        cur.swap(&next).unwrap();
+        assert_eq!(cur.to_vec(), vec![9.0; 6]);
+        assert_eq!(alias.to_vec(), vec![9.0; 6], "every handle sees the swap");
+        assert_eq!(next.to_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!((cur.name(), next.name()), ("cur", "next"));
+        assert!(cur.0.halo.is_stale() && !next.0.halo.is_stale());
+        // Writes after the swap land in the swapped buffers.
+        cur.data_mut()[0] = -1.0;
+        next.swap(&cur).unwrap();
+        assert_eq!(next.to_vec()[0], -1.0);
+        cur.swap(&alias).unwrap();
+        assert_eq!(
+            cur.to_vec(),
+            vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+            "a swap with itself is a no-op"
+        );
+    }
+
+    #[test]
+    fn swap_refuses_other_shapes_and_borrowed_dats() {
+        let s = Set::new("s", 3).unwrap();
+        let t = Set::new("t", 3).unwrap();
+        let a = Dat::<f64>::zeros("a", &s, 1).unwrap();
+        let e = a.swap(&Dat::zeros("other_set", &t, 1).unwrap()).unwrap_err();
+        assert!(
+            matches!(e, Error::SwapMismatch { .. }) && e.to_string().contains("different sets"),
+            "{e}"
+        );
+        let e = a.swap(&Dat::zeros("wide", &s, 2).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("dims differ (1 and 2)"), "{e}");
+        let b = Dat::<f64>::filled("b", &s, 1, 1.0).unwrap();
+        {
+            let _r = b.data_ro();
+            let e = a.swap(&b).unwrap_err();
+            assert!(
+                matches!(e, Error::HostBorrow { .. }) && e.to_string().contains("`b`"),
+                "{e}"
+            );
+        }
+        assert_eq!(a.to_vec(), vec![0.0; 3], "a refused swap changes nothing");
+        assert!(a.try_data_mut().is_ok(), "a refused swap gives its borrows back");
+        a.swap(&b).unwrap();
+        assert_eq!(a.to_vec(), vec![1.0; 3]);
     }
 }

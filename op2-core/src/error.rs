@@ -332,6 +332,16 @@ pub enum Error {
         /// Which kind of borrow is in the way.
         how: &'static str,
     },
+    /// Two Dats cannot swap their values: they are not on one Set with one dim.
+    #[error("cannot swap `{first}` and `{second}`: {reason}")]
+    SwapMismatch {
+        /// The Dat whose `swap` was called.
+        first: String,
+        /// The Dat it was given.
+        second: String,
+        /// What differs.
+        reason: String,
+    },
     /// The C compiler rejected a generated loop. The source stays on disk.
     #[error("loop `{loop_name}`: the C compiler failed on {}:\n{log}", source_path.display())]
     JitCompile {

@@ -63,4 +63,13 @@ impl HaloState {
     pub fn exchanges(&self) -> u64 {
         self.exchanges.load(Ordering::Relaxed)
     }
+
+    /// Exchanges whether the halo copies are stale with `other` (when two Dats
+    /// swap their values, the halo's state goes with them; the exchange
+    /// counts stay with each Dat).
+    pub fn swap_staleness(&self, other: &HaloState) {
+        let mine = self.stale.load(Ordering::Acquire);
+        let theirs = other.stale.swap(mine, Ordering::AcqRel);
+        self.stale.store(theirs, Ordering::Release);
+    }
 }

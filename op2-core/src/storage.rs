@@ -1,16 +1,20 @@
-use std::cell::UnsafeCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::device::DeviceCell;
 use crate::{BorrowFlag, Error, Result};
 
 /// Host memory of a Dat or Global: a fixed-length buffer plus a borrow flag.
 ///
-/// The buffer never moves or changes length, so loops can work on raw pointers
-/// to it while they hold the borrow flag.
+/// The buffer never moves or changes length while anyone holds the borrow
+/// flag, so loops can work on raw pointers to it while they hold it. Only
+/// [`HostStorage::swap_contents`], under both storages' exclusive borrows,
+/// exchanges buffers (double buffering in O(1)).
 pub(crate) struct HostStorage<T> {
-    data: Box<[UnsafeCell<T>]>,
+    /// An owned `Box<[T]>` of `len` values, as a pointer that swaps atomically.
+    data: AtomicPtr<T>,
+    len: usize,
     flag: BorrowFlag,
     device: DeviceCell,
 }
@@ -21,15 +25,39 @@ unsafe impl<T: Send + Sync> Sync for HostStorage<T> {}
 
 impl<T> HostStorage<T> {
     pub(crate) fn new(values: Vec<T>) -> Self {
+        let boxed: Box<[T]> = values.into_boxed_slice();
+        let len = boxed.len();
         HostStorage {
-            data: values.into_iter().map(UnsafeCell::new).collect(),
+            data: AtomicPtr::new(Box::into_raw(boxed) as *mut T),
+            len,
             flag: BorrowFlag::default(),
             device: DeviceCell::default(),
         }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.data.len()
+        self.len
+    }
+
+    /// Exchanges the host buffers and the device buffers and states of two
+    /// storages of one length in O(1). The caller holds both exclusive
+    /// borrows, so nobody holds a pointer into either buffer; transfer
+    /// counters stay with their storage.
+    pub(crate) fn swap_contents(&self, other: &HostStorage<T>) {
+        debug_assert_eq!(self.len, other.len, "swap of storages of different lengths");
+        let mine = self.data.load(Ordering::Acquire);
+        let theirs = other.data.swap(mine, Ordering::AcqRel);
+        self.data.store(theirs, Ordering::Release);
+        // Lock in address order: two swaps of the same pair never deadlock.
+        let (first, second) = if (self as *const Self) < (other as *const Self) {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        let mut a = first.device.lock();
+        let mut b = second.device.lock();
+        std::mem::swap(&mut a.state, &mut b.state);
+        std::mem::swap(&mut a.buffer, &mut b.buffer);
     }
 
     pub(crate) fn flag(&self) -> &BorrowFlag {
@@ -42,7 +70,7 @@ impl<T> HostStorage<T> {
 
     /// Size of the host data in bytes.
     pub(crate) fn byte_len(&self) -> usize {
-        std::mem::size_of_val(&*self.data)
+        self.len * std::mem::size_of::<T>()
     }
 
     /// Brings the host copy up to date for a reader (`write == false`) or a
@@ -62,7 +90,7 @@ impl<T> HostStorage<T> {
 
     /// Pointer to the first value. Dereferencing it needs a borrow of the flag.
     pub(crate) fn ptr(&self) -> *mut T {
-        UnsafeCell::raw_get(self.data.as_ptr())
+        self.data.load(Ordering::Acquire)
     }
 
     pub(crate) fn try_read<'a>(&'a self, name: &str) -> Result<HostRef<'a, T>> {
@@ -75,6 +103,16 @@ impl<T> HostStorage<T> {
         Ok(guard)
     }
 
+    /// The exclusive borrow without touching the data (no device sync): for
+    /// swapping storages, which moves the device state along.
+    pub(crate) fn try_write_borrow<'a>(&'a self, name: &str) -> Result<HostMut<'a, T>> {
+        self.flag.try_exclusive().map_err(|how| Error::HostBorrow {
+            name: name.to_string(),
+            how,
+        })?;
+        Ok(HostMut { storage: self })
+    }
+
     pub(crate) fn try_write<'a>(&'a self, name: &str) -> Result<HostMut<'a, T>> {
         self.flag.try_exclusive().map_err(|how| Error::HostBorrow {
             name: name.to_string(),
@@ -83,6 +121,15 @@ impl<T> HostStorage<T> {
         let guard = HostMut { storage: self };
         self.sync_host(name, true)?;
         Ok(guard)
+    }
+}
+
+impl<T> Drop for HostStorage<T> {
+    fn drop(&mut self) {
+        let ptr = *self.data.get_mut();
+        // SAFETY: `ptr` came from `Box::into_raw` of a `Box<[T]>` of `len`
+        // values (swaps exchange only buffers of equal length), owned here.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, self.len)) });
     }
 }
 

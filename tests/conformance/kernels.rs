@@ -128,3 +128,14 @@ pub fn casts(x: &f64, y: &f32, a: &mut i32, b: &mut i64, c: &mut u32, d: &mut i3
     *c = *x as u32;
     *d = *y as i32;
 }
+
+#[op2::kernel]
+pub fn halve(next: &mut f64, cur: &f64) {
+    *next = 0.5 * *cur;
+}
+
+#[op2::kernel]
+pub fn share_quarters(na: &mut f64, nb: &mut f64, a: &f64, b: &f64) {
+    *na += 0.25 * *b;
+    *nb += 0.25 * *a;
+}

@@ -623,3 +623,41 @@ pub fn float_to_int_casts_saturate(new_rt: &dyn Fn() -> Runtime) {
     assert_eq!(c.to_vec(), xs.iter().map(|&v| v as u32).collect::<Vec<_>>());
     assert_eq!(d.to_vec(), ys.iter().map(|&v| v as i32).collect::<Vec<_>>());
 }
+
+/// Double buffering: each step reads `cur` (directly and through the map),
+/// writes `next`, then swaps them; no host access between steps, so on a
+/// device the buffers and their states must swap too.
+pub fn double_buffered_steps(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(37);
+    let cur = ramp(&m.nodes, 1, |i| (i % 8) as f64);
+    let next = Dat::<f64>::filled("next", &m.nodes, 1, f64::NAN).unwrap();
+    let mut want: Vec<f64> = (0..37).map(|i| (i % 8) as f64).collect();
+    for _ in 0..5 {
+        par_loop!(rt, halve, m.nodes, next(WRITE), cur(READ)).unwrap();
+        par_loop!(
+            rt,
+            share_quarters,
+            m.edges,
+            next(INC, m.e2n[0]),
+            next(INC, m.e2n[1]),
+            cur(READ, m.e2n[0]),
+            cur(READ, m.e2n[1])
+        )
+        .unwrap();
+        cur.swap(&next).unwrap();
+        let mut stepped: Vec<f64> = want.iter().map(|v| 0.5 * v).collect();
+        for ends in m.e2n_table.chunks(2) {
+            let (a, b) = (ends[0] as usize, ends[1] as usize);
+            stepped[a] += 0.25 * want[b];
+            stepped[b] += 0.25 * want[a];
+        }
+        want = stepped;
+    }
+    assert_close(&cur.to_vec(), &want);
+    // A Dat borrowed by the host cannot swap, and the refusal changes nothing.
+    let guard = next.data_ro();
+    assert!(matches!(cur.swap(&next), Err(op2::Error::HostBorrow { .. })));
+    drop(guard);
+    assert_close(&cur.to_vec(), &want);
+}
