@@ -14,12 +14,14 @@ mod device_c;
 mod element;
 mod host_c;
 mod opencl_c;
+mod philox_c;
 mod prelude;
 mod shape;
 
 pub use cuda_c::cuda_source;
 pub use host_c::{host_source, kernel_definition};
 pub use opencl_c::opencl_source;
+pub use philox_c::PHILOX_C;
 pub use prelude::C_PRELUDE;
 pub use shape::{ArgKind, ArgShape, LoopShape};
 

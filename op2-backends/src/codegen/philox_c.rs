@@ -1,0 +1,158 @@
+//! Philox4x32-10 and its distributions in the C every dialect shares (host C,
+//! OpenCL C, CUDA), computing the same words as `op2_core::Philox`: 32- and
+//! 64-bit integer arithmetic and exact scalings only, so no backend's
+//! floating-point contraction or math library can change a draw.
+//!
+//! The source defines `OP2_FN` first, as for the prelude. Kernels do not
+//! call it yet; it is compiled and checked against Rust on every backend.
+
+/// The generator: `op2_philox4x32_10` (one block, in place), the stream
+/// `op2_philox` keyed by `(seed, id, call)` and its draws.
+pub const PHILOX_C: &str = r#"OP2_FN void op2_philox4x32_10(unsigned int *c, unsigned int k0, unsigned int k1) {
+    for (int round = 0; round < 10; round++) {
+        if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+        unsigned long p0 = (unsigned long)0xD2511F53u * c[0];
+        unsigned long p1 = (unsigned long)0xCD9E8D57u * c[2];
+        unsigned int n0 = (unsigned int)(p1 >> 32) ^ c[1] ^ k0;
+        unsigned int n2 = (unsigned int)(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0; c[1] = (unsigned int)p1; c[2] = n2; c[3] = (unsigned int)p0;
+    }
+}
+typedef struct { unsigned int key[2]; unsigned int counter[4]; unsigned int words[4]; unsigned int used; } op2_philox;
+OP2_FN op2_philox op2_philox_new(unsigned long seed, unsigned long id, unsigned int call) {
+    op2_philox s;
+    s.key[0] = (unsigned int)seed; s.key[1] = (unsigned int)(seed >> 32);
+    s.counter[0] = 0u; s.counter[1] = call; s.counter[2] = (unsigned int)id; s.counter[3] = (unsigned int)(id >> 32);
+    s.words[0] = s.words[1] = s.words[2] = s.words[3] = 0u;
+    s.used = 4u;
+    return s;
+}
+OP2_FN unsigned int op2_philox_u32(op2_philox *s) {
+    if (s->used == 4u) {
+        for (int i = 0; i < 4; i++) s->words[i] = s->counter[i];
+        op2_philox4x32_10(s->words, s->key[0], s->key[1]);
+        s->counter[0] += 1u;
+        s->used = 0u;
+    }
+    return s->words[s->used++];
+}
+OP2_FN unsigned long op2_philox_u64(op2_philox *s) {
+    unsigned long hi = op2_philox_u32(s);
+    return (hi << 32) | op2_philox_u32(s);
+}
+OP2_FN double op2_philox_uniform_f64(op2_philox *s) { return (double)(op2_philox_u64(s) >> 11) * (1.0 / 9007199254740992.0); }
+OP2_FN float op2_philox_uniform_f32(op2_philox *s) { return (float)(op2_philox_u32(s) >> 8) * (1.0f / 16777216.0f); }
+OP2_FN unsigned int op2_philox_below(op2_philox *s, unsigned int n) {
+    if (n == 0u) return 0u;
+    unsigned int threshold = (0u - n) % n;
+    for (;;) {
+        unsigned long p = (unsigned long)op2_philox_u32(s) * n;
+        if ((unsigned int)p >= threshold) return (unsigned int)(p >> 32);
+    }
+}
+OP2_FN int op2_philox_bernoulli(op2_philox *s, double p) { return op2_philox_uniform_f64(s) < p; }
+"#;
+
+/// What the checks print: the known-answer blocks, then per stream a run of
+/// draws of every kind, one word per line in hex (floats by their bits).
+#[cfg(test)]
+pub(crate) mod check {
+    use op2_core::{philox4x32_10, Philox};
+
+    /// Random123's known-answer inputs for Philox4x32-10 (counter, key).
+    pub const KAT_INPUTS: [([u32; 4], [u32; 2]); 3] = [
+        ([0; 4], [0; 2]),
+        ([u32::MAX; 4], [u32::MAX; 2]),
+        (
+            [0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344],
+            [0xa409_3822, 0x299f_31d0],
+        ),
+    ];
+
+    /// Streams the checks draw from: (seed, id, call).
+    pub const STREAMS: [(u64, u64, u32); 3] = [(0, 0, 0), (0x0123_4567_89ab_cdef, 7 | (1 << 40), 3), (42, 99, 1)];
+
+    /// Words Rust computes, in the order the C checks print them.
+    pub fn expected() -> Vec<u64> {
+        let mut out = Vec::new();
+        for (c, k) in KAT_INPUTS {
+            out.extend(philox4x32_10(c, k).map(u64::from));
+        }
+        for (seed, id, call) in STREAMS {
+            let mut s = Philox::new(seed, id, call);
+            for _ in 0..3 {
+                out.push(u64::from(s.next_u32()));
+                out.push(s.next_u64());
+                out.push(s.uniform_f64().to_bits());
+                out.push(u64::from(s.uniform_f32().to_bits()));
+                out.push(u64::from(s.below(6)));
+                out.push(u64::from(s.below(1_000_000_007)));
+                out.push(u64::from(s.bernoulli(0.3)));
+            }
+        }
+        out
+    }
+
+    /// C statements writing the same words through `EMIT(x)` (an unsigned long).
+    pub fn body() -> String {
+        let mut s = String::from("unsigned int c[4];\n");
+        for (c, k) in KAT_INPUTS {
+            s.push_str(&format!(
+                "c[0] = {}u; c[1] = {}u; c[2] = {}u; c[3] = {}u; op2_philox4x32_10(c, {}u, {}u);\n\
+                 for (int i = 0; i < 4; i++) EMIT((unsigned long)c[i]);\n",
+                c[0], c[1], c[2], c[3], k[0], k[1]
+            ));
+        }
+        for (seed, id, call) in STREAMS {
+            s.push_str(&format!(
+                "{{ op2_philox s = op2_philox_new({seed}ul, {id}ul, {call}u);\n\
+                 for (int r = 0; r < 3; r++) {{\n\
+                 EMIT((unsigned long)op2_philox_u32(&s)); EMIT(op2_philox_u64(&s));\n\
+                 {{ double d = op2_philox_uniform_f64(&s); EMIT(OP2_F64_BITS(d)); }}\n\
+                 {{ float f = op2_philox_uniform_f32(&s); EMIT((unsigned long)OP2_F32_BITS(f)); }}\n\
+                 EMIT((unsigned long)op2_philox_below(&s, 6u)); EMIT((unsigned long)op2_philox_below(&s, 1000000007u));\n\
+                 EMIT((unsigned long)op2_philox_bernoulli(&s, 0.3)); }} }}\n"
+            ));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check::{body, expected};
+    use super::PHILOX_C;
+
+    #[test]
+    fn host_c_draws_the_same_words_as_rust() {
+        let dir = std::env::temp_dir().join(format!("op2-philox-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("philox.c");
+        let exe = dir.join("philox");
+        let program = format!(
+            "#include <stdio.h>\n#include <string.h>\n#define OP2_FN static inline\n{PHILOX_C}\n\
+             static unsigned long f64_bits(double d) {{ unsigned long u; memcpy(&u, &d, 8); return u; }}\n\
+             static unsigned int f32_bits(float f) {{ unsigned int u; memcpy(&u, &f, 4); return u; }}\n\
+             #define OP2_F64_BITS(d) f64_bits(d)\n#define OP2_F32_BITS(f) f32_bits(f)\n\
+             #define EMIT(x) printf(\"%lu\\n\", (unsigned long)(x))\n\
+             int main(void) {{\n{}\nreturn 0; }}\n",
+            body()
+        );
+        std::fs::write(&src, program).unwrap();
+        let cc = std::env::var("OP2_CC").unwrap_or_else(|_| "cc".to_string());
+        let built = std::process::Command::new(cc)
+            .args(["-O2", "-Wall", "-Werror", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .expect("a C compiler");
+        assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+        let run = std::process::Command::new(&exe).output().unwrap();
+        let got: Vec<u64> = String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(got, expected());
+    }
+}
