@@ -155,4 +155,76 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(got, expected());
     }
+
+    /// The checks as one kernel of a device dialect: `prelude` defines
+    /// `OP2_FN` and the bit casts; `entry` opens the kernel writing to `out`.
+    #[cfg(any(feature = "opencl", feature = "cuda"))]
+    fn device_check(prelude: &str, entry: &str) -> String {
+        format!(
+            "{prelude}\n{PHILOX_C}\n{entry} {{\nint n = 0;\n#define EMIT(x) out[n++] = (unsigned long)(x)\n{}\n}}\n",
+            body()
+        )
+    }
+
+    #[cfg(feature = "opencl")]
+    #[test]
+    fn opencl_draws_the_same_words_as_rust() {
+        use opencl3::command_queue::CommandQueue;
+        use opencl3::context::Context;
+        use opencl3::device::{get_all_devices, Device, CL_DEVICE_TYPE_ALL};
+        use opencl3::kernel::{ExecuteKernel, Kernel};
+        use opencl3::memory::{Buffer, CL_MEM_WRITE_ONLY};
+        use opencl3::program::Program;
+        use opencl3::types::{cl_ulong, CL_BLOCKING};
+
+        let Some(&id) = get_all_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default().first() else {
+            eprintln!("skipped: no OpenCL device");
+            return;
+        };
+        let source = device_check(
+            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define OP2_FN inline\n\
+             #define OP2_F64_BITS(d) as_ulong(d)\n#define OP2_F32_BITS(f) as_uint(f)",
+            "__kernel void check(__global unsigned long *out)",
+        );
+        let want = expected();
+        let context = Context::from_device(&Device::new(id)).unwrap();
+        let queue = CommandQueue::create_default_with_properties(&context, 0, 0).unwrap();
+        let program =
+            Program::create_and_build_from_source(&context, &source, "").unwrap_or_else(|log| panic!("{log}"));
+        let kernel = Kernel::create(&program, "check").unwrap();
+        // SAFETY: no host pointer; the kernel writes `want.len()` words.
+        let out = unsafe { Buffer::<cl_ulong>::create(&context, CL_MEM_WRITE_ONLY, want.len(), std::ptr::null_mut()) }
+            .unwrap();
+        // SAFETY: the one argument is the output buffer, large enough.
+        unsafe {
+            ExecuteKernel::new(&kernel)
+                .set_arg(&out)
+                .set_global_work_size(1)
+                .enqueue_nd_range(&queue)
+        }
+        .unwrap();
+        let mut got = vec![0 as cl_ulong; want.len()];
+        // SAFETY: blocking read after the kernel, into a buffer of that size.
+        unsafe { queue.enqueue_read_buffer(&out, CL_BLOCKING, 0, &mut got, &[]) }.unwrap();
+        assert_eq!(got, want);
+    }
+
+    #[cfg(feature = "cuda")]
+    #[test]
+    fn cuda_source_compiles_with_nvrtc() {
+        if !crate::cuda::nvrtc_available() {
+            assert!(std::env::var_os("OP2_REQUIRE_NVRTC").is_none(), "NVRTC is not loadable");
+            eprintln!("skipped: NVRTC is not loadable");
+            return;
+        }
+        let source = device_check(
+            "#define OP2_FN static __device__ inline\n\
+             #define OP2_F64_BITS(d) ((unsigned long)__double_as_longlong(d))\n#define OP2_F32_BITS(f) __float_as_uint(f)",
+            "extern \"C\" __global__ void check(unsigned long *out)",
+        );
+        for arch in ["sm_80", "sm_90"] {
+            let ptx = crate::cuda::compile_to_ptx("philox_check", &source, arch).unwrap_or_else(|e| panic!("{e}"));
+            assert!(ptx.contains(".entry check"), "{arch}: no entry point in the PTX");
+        }
+    }
 }
