@@ -332,6 +332,18 @@ pub enum Error {
         /// Which kind of borrow is in the way.
         how: &'static str,
     },
+    /// A file users bring (a graph, a pattern) is malformed: which file, which
+    /// line (1-based; 0 when the problem is the file as a whole) and what was
+    /// expected there.
+    #[error("{}:{line}: {reason}", path.display())]
+    InputFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The line, from 1; 0 for the whole file (e.g. it cannot be read).
+        line: usize,
+        /// What is wrong and what was expected.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {
