@@ -23,6 +23,12 @@ fn node_stats(x: &f64, lo: &mut f64, hi: &mut f64, total: &mut f64) {
 }
 
 #[op2::kernel]
+fn spread_pair(a: &f64, b: &f64, na: &mut f64, nb: &mut f64) {
+    *na += 0.5 * *b;
+    *nb += 0.5 * *a;
+}
+
+#[op2::kernel]
 fn edge_mean(out: &mut f64, a: &f64, b: &f64) {
     *out = 0.5 * (*a + *b);
 }
@@ -306,6 +312,69 @@ fn distributed_runs_match_one_process() {
             .err()
             .expect("an empty rank is an error");
         assert!(e.to_string().contains("would own no element of `tiny`"), "{e}");
+    }
+
+    // Global ids survive distribution: every local element (halos included)
+    // keeps the id its global element was given.
+    let agents = Set::with_global_ids("agents", (0..997u64).map(|i| i * 1_000_003 + 11).collect()).unwrap();
+    let n_links = 2 * 997;
+    let links = Set::new("links", n_links).unwrap();
+    let table: Vec<i32> = (0..997i32)
+        .flat_map(|i| [i, (i + 1) % 997, i, (i * 31 + 7) % 997])
+        .collect();
+    let l2a = Map::new("l2a", &links, &agents, 2, table).unwrap();
+    let id_of = Dat::from_vec(
+        "id_of",
+        &agents,
+        1,
+        (0..997u64).map(|i| (i * 1_000_003 + 11) as i64).collect(),
+    )
+    .unwrap();
+    let da = mpi.distribute(&[&agents, &links], &[&l2a], &agents).unwrap();
+    let local_agents = da.set(&agents).unwrap();
+    let local_ids = da.dat(&id_of).unwrap();
+    for (i, &id) in local_ids.data_ro().iter().enumerate() {
+        assert_eq!(local_agents.global_id(i), Some(id as u64), "local element {i}");
+        assert_eq!(local_agents.index_of(id as u64), Some(i));
+    }
+    assert_eq!(local_agents.index_of(12), None, "an id no agent has");
+
+    // Double buffering on a distributed set: each step reads `cur` through
+    // the map (so its halo must be current) and writes `next`, then swaps;
+    // the result matches one process, whose halo state moved with the values.
+    let steps = |rt: &Runtime, links: &Set, l2a: &Map, cur: &Dat<f64>, next: &Dat<f64>| {
+        for _ in 0..4 {
+            next.data_mut().fill(0.0);
+            par_loop!(
+                rt,
+                spread_pair,
+                links,
+                cur(READ, l2a[0]),
+                cur(READ, l2a[1]),
+                next(INC, l2a[0]),
+                next(INC, l2a[1])
+            )
+            .unwrap();
+            cur.swap(next).unwrap();
+        }
+    };
+    let start: Vec<f64> = (0..997).map(|i| ((i * 7) % 13) as f64).collect();
+    let g_cur = Dat::from_vec("cur", &agents, 1, start.clone()).unwrap();
+    let g_next = Dat::<f64>::zeros("next", &agents, 1).unwrap();
+    steps(&seq, &links, &l2a, &g_cur, &g_next);
+    let l_cur = da.dat(&Dat::from_vec("cur", &agents, 1, start).unwrap()).unwrap();
+    let l_next = Dat::<f64>::zeros("next", &local_agents, 1).unwrap();
+    let l_links = da.set(&links).unwrap();
+    let l_l2a = da.map(&l2a).unwrap();
+    steps(
+        &Runtime::new(Backend::Rayon).unwrap(),
+        &l_links,
+        &l_l2a,
+        &l_cur,
+        &l_next,
+    );
+    if let Some(all) = da.gather(&l_cur).unwrap() {
+        close(&all, &g_cur.to_vec(), "double-buffered steps");
     }
 
     // Airfoil on a small mesh: distributed against one process.

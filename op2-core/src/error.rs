@@ -344,6 +344,14 @@ pub enum Error {
         /// What is wrong and what was expected.
         reason: String,
     },
+    /// The global ids given to a Set's elements are not one distinct id per element.
+    #[error("set `{set}`: invalid global ids: {reason}")]
+    InvalidGlobalIds {
+        /// The set.
+        set: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {

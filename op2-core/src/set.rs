@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -51,6 +53,30 @@ struct SetInner {
     name: String,
     regions: SetRegions,
     distribution: Option<Arc<dyn Distribution>>,
+    /// Each local element's stable global id, when not its index.
+    global_ids: Option<GlobalIds>,
+}
+
+/// Explicit global ids and their inverse, built once.
+struct GlobalIds {
+    ids: Vec<u64>,
+    index: HashMap<u64, usize>,
+}
+
+impl GlobalIds {
+    /// The ids of a set's local elements, checked for repeats.
+    fn new(set: &str, ids: Vec<u64>) -> Result<GlobalIds> {
+        let mut index = HashMap::with_capacity(ids.len());
+        for (i, &id) in ids.iter().enumerate() {
+            if let Some(first) = index.insert(id, i) {
+                return Err(Error::InvalidGlobalIds {
+                    set: set.to_string(),
+                    reason: format!("id {id} is given to elements {first} and {i}"),
+                });
+            }
+        }
+        Ok(GlobalIds { ids, index })
+    }
 }
 
 /// Largest set op2 supports: map entries are 32-bit.
@@ -78,7 +104,7 @@ impl Set {
     /// `usize` holds, [`Error::SetTooLarge`] if they add up to more than
     /// `i32::MAX`.
     pub fn with_regions(name: impl Into<String>, regions: SetRegions) -> Result<Set> {
-        Set::build(name.into(), regions, None)
+        Set::build(name.into(), regions, None, None)
     }
 
     /// A set of one rank of a distributed run: its local regions and the
@@ -91,10 +117,45 @@ impl Set {
         regions: SetRegions,
         distribution: Arc<dyn Distribution>,
     ) -> Result<Set> {
-        Set::build(name.into(), regions, Some(distribution))
+        Set::build(name.into(), regions, Some(distribution), None)
     }
 
-    fn build(name: String, regions: SetRegions, distribution: Option<Arc<dyn Distribution>>) -> Result<Set> {
+    /// A set of one element per id in `ids`: elements keep these stable
+    /// global ids (agent or vertex ids of a graph, say) through distribution,
+    /// and [`Set::index_of`] turns an id into its element, once per lookup,
+    /// without loops ever seeing ids.
+    ///
+    /// # Errors
+    /// [`Error::InvalidGlobalIds`] if an id repeats; as [`Set::new`] for the size.
+    pub fn with_global_ids(name: impl Into<String>, ids: Vec<u64>) -> Result<Set> {
+        let regions = SetRegions {
+            core: ids.len(),
+            ..SetRegions::default()
+        };
+        Set::build(name.into(), regions, None, Some(ids))
+    }
+
+    /// A rank's set of a distributed run whose local elements (halos
+    /// included, in local order) have the global ids `ids`.
+    ///
+    /// # Errors
+    /// As [`Set::with_regions`]; [`Error::InvalidGlobalIds`] if `ids` does
+    /// not have one id per local element or an id repeats.
+    pub fn distributed_with_global_ids(
+        name: impl Into<String>,
+        regions: SetRegions,
+        distribution: Arc<dyn Distribution>,
+        ids: Vec<u64>,
+    ) -> Result<Set> {
+        Set::build(name.into(), regions, Some(distribution), Some(ids))
+    }
+
+    fn build(
+        name: String,
+        regions: SetRegions,
+        distribution: Option<Arc<dyn Distribution>>,
+        ids: Option<Vec<u64>>,
+    ) -> Result<Set> {
         let Some(total) = regions.checked_total() else {
             return Err(Error::SizeOverflow {
                 kind: "set",
@@ -113,12 +174,48 @@ impl Set {
                 max: MAX_SET_SIZE,
             });
         }
+        let global_ids = match ids {
+            None => None,
+            Some(ids) if ids.len() != total => {
+                return Err(Error::InvalidGlobalIds {
+                    set: name,
+                    reason: format!("{} ids for {total} local elements", ids.len()),
+                })
+            }
+            Some(ids) => Some(GlobalIds::new(&name, ids)?),
+        };
         Ok(Set(Arc::new(SetInner {
             id: crate::id::next_id(),
             name,
             regions,
             distribution,
+            global_ids,
         })))
+    }
+
+    /// The global id of local element `i` (`None` past the local elements):
+    /// the id it was given, else its index in the set before distribution.
+    pub fn global_id(&self, i: usize) -> Option<u64> {
+        if i >= self.total_size() {
+            return None;
+        }
+        Some(self.0.global_ids.as_ref().map_or(i as u64, |g| g.ids[i]))
+    }
+
+    /// The global ids of every local element, in local order.
+    pub fn global_ids(&self) -> Cow<'_, [u64]> {
+        match &self.0.global_ids {
+            Some(g) => Cow::Borrowed(&g.ids),
+            None => Cow::Owned((0..self.total_size() as u64).collect()),
+        }
+    }
+
+    /// The local element with global id `id`, if this process has it.
+    pub fn index_of(&self, id: u64) -> Option<usize> {
+        match &self.0.global_ids {
+            Some(g) => g.index.get(&id).copied(),
+            None => usize::try_from(id).ok().filter(|&i| i < self.total_size()),
+        }
     }
 
     /// The communication of a distributed set (none on one process).
@@ -230,5 +327,38 @@ mod tests {
         let e = Set::new("huge", MAX_SET_SIZE + 1).unwrap_err();
         assert!(matches!(e, Error::SetTooLarge { .. }));
         assert!(e.to_string().contains("huge"));
+    }
+
+    #[test]
+    fn global_ids_are_indices_unless_given() {
+        let plain = Set::new("plain", 3).unwrap();
+        assert_eq!(plain.global_id(2), Some(2));
+        assert_eq!(plain.global_id(3), None);
+        assert_eq!(plain.index_of(1), Some(1));
+        assert_eq!(plain.index_of(3), None);
+        assert_eq!(&*plain.global_ids(), &[0, 1, 2]);
+
+        let agents = Set::with_global_ids("agents", vec![1 << 40, 7, 19]).unwrap();
+        assert_eq!(agents.size(), 3);
+        assert_eq!(agents.global_id(0), Some(1 << 40));
+        assert_eq!(agents.index_of(19), Some(2));
+        assert_eq!(agents.index_of(2), None);
+        assert_eq!(&*agents.global_ids(), &[1 << 40, 7, 19]);
+    }
+
+    #[test]
+    fn repeated_or_miscounted_ids_are_errors() {
+        let e = Set::with_global_ids("agents", vec![5, 6, 5]).unwrap_err();
+        assert!(matches!(e, Error::InvalidGlobalIds { .. }), "{e:?}");
+        assert!(
+            e.to_string().contains("id 5 is given to elements 0 and 2") && e.to_string().contains("agents"),
+            "{e}"
+        );
+        let regions = SetRegions {
+            core: 2,
+            ..SetRegions::default()
+        };
+        let e = Set::build("short".into(), regions, None, Some(vec![1])).unwrap_err();
+        assert!(e.to_string().contains("1 ids for 2 local elements"), "{e}");
     }
 }

@@ -69,10 +69,16 @@ impl Mpi {
                 neighbours: neighbours(&layouts, k, me),
                 tag: k as i32,
             };
-            local_sets.push(Set::distributed(
+            // Elements keep their global ids (the given ones, else their
+            // index in the global set) through distribution.
+            let layout = &layouts[me as usize].sets[k];
+            let global_ids = s.global_ids();
+            let ids = layout.globals.iter().map(|&g| global_ids[g as usize]).collect();
+            local_sets.push(Set::distributed_with_global_ids(
                 s.name(),
-                layouts[me as usize].sets[k].regions,
+                layout.regions,
                 Arc::new(comm),
+                ids,
             )?);
         }
         let g2l: Vec<Vec<i32>> = (0..sets.len())
