@@ -64,7 +64,8 @@ fn generated_c_matches_snapshots_and_compiles_cleanly() {
     for airfoil in ["save_soln", "adt_calc", "res_calc", "bres_calc", "update"] {
         assert!(names.iter().any(|n| n == airfoil), "no source for {airfoil}: {names:?}");
     }
-    assert_eq!(sources.len(), 13, "one shape per kernel: {names:?}");
+    let kernels: std::collections::BTreeSet<&String> = names.iter().collect();
+    assert_eq!(sources.len(), kernels.len(), "one shape per kernel: {names:?}");
 
     let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/jit");
     let update = std::env::var_os("OP2_UPDATE_SNAPSHOTS").is_some();

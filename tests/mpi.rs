@@ -23,6 +23,13 @@ fn node_stats(x: &f64, lo: &mut f64, hi: &mut f64, total: &mut f64) {
 }
 
 #[op2::kernel]
+fn draw(u: &mut f64, k: &mut u32, id: &i64, key: &[i64; 2]) {
+    let mut rng = op2::Philox::new(key[0] as u64, *id as u64, key[1] as u32);
+    *u = rng.uniform_f64();
+    *k = rng.below(1000);
+}
+
+#[op2::kernel]
 fn spread_pair(a: &f64, b: &f64, na: &mut f64, nb: &mut f64) {
     *na += 0.5 * *b;
     *nb += 0.5 * *a;
@@ -375,6 +382,33 @@ fn distributed_runs_match_one_process() {
     );
     if let Some(all) = da.gather(&l_cur).unwrap() {
         close(&all, &g_cur.to_vec(), "double-buffered steps");
+    }
+
+    // Random streams keyed by global ids: the same draws on every rank count.
+    let key = Global::new("key", vec![2024i64, 5]).unwrap();
+    let g_u = Dat::<f64>::zeros("u", &agents, 1).unwrap();
+    let g_k = Dat::<u32>::zeros("k", &agents, 1).unwrap();
+    par_loop!(seq, draw, agents, g_u(WRITE), g_k(WRITE), id_of(READ), key(READ)).unwrap();
+    let l_u = Dat::<f64>::zeros("u", &local_agents, 1).unwrap();
+    let l_k = Dat::<u32>::zeros("k", &local_agents, 1).unwrap();
+    for backend in [Backend::Rayon, Backend::Jit, Backend::OpenCl] {
+        let Ok(rt) = Runtime::new(backend) else { continue };
+        l_u.data_mut().fill(-1.0);
+        par_loop!(
+            rt,
+            draw,
+            local_agents,
+            l_u(WRITE),
+            l_k(WRITE),
+            local_ids(READ),
+            key(READ)
+        )
+        .unwrap();
+        if let (Some(u), Some(k)) = (da.gather(&l_u).unwrap(), da.gather(&l_k).unwrap()) {
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&u), bits(&g_u.to_vec()), "uniform draws on {backend}");
+            assert_eq!(k, g_k.to_vec(), "integer draws on {backend}");
+        }
     }
 
     // Airfoil on a small mesh: distributed against one process.

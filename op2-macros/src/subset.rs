@@ -2,7 +2,7 @@
 //! translators will accept. Anything else is reported at its span with a hint
 //! of what to write instead.
 
-use op2_core::kernel_language::{math_function_names, KernelScalar, MathFunction};
+use op2_core::kernel_language::{math_function_names, KernelScalar, MathFunction, RandomDraw, RANDOM_STREAM};
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Item, Lit, Pat, Stmt, Type, UnOp};
 
@@ -204,9 +204,10 @@ impl Checker {
                 let ok = match &*c.func {
                     Expr::Path(p) => {
                         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                        segs.len() == 2
+                        let math = segs.len() == 2
                             && (segs[0] == "f64" || segs[0] == "f32")
-                            && MathFunction::named(&segs[1]).is_some()
+                            && MathFunction::named(&segs[1]).is_some();
+                        math || is_random_stream_new(&segs)
                     }
                     _ => false,
                 };
@@ -214,21 +215,26 @@ impl Checker {
                     self.err(
                         &c.func,
                         format!(
-                            "kernels can only call math functions (`f64::sqrt(x)`, ...: {}); inline other functions by hand",
-                            math_function_names()
+                            "kernels can only call math functions (`f64::sqrt(x)`, ...: {}) and `{}::new(seed, id, call)`; inline other functions by hand",
+                            math_function_names(),
+                            RANDOM_STREAM.rust_name
                         ),
                     );
                 }
                 c.args.iter().for_each(|x| self.expr(x));
             }
             Expr::MethodCall(m) => {
-                if MathFunction::named(&m.method.to_string()).is_none() || m.turbofish.is_some() {
+                let method = m.method.to_string();
+                let known = MathFunction::named(&method).is_some() || RandomDraw::named(&method).is_some();
+                if !known || m.turbofish.is_some() {
                     self.err(
                         &m.method,
                         format!(
-                            "method `.{}()` is not supported in kernels; supported: {}",
+                            "method `.{}()` is not supported in kernels; supported: {}, and on a `{}` stream: {}",
                             m.method,
-                            math_function_names()
+                            math_function_names(),
+                            RANDOM_STREAM.rust_name,
+                            random_draw_names()
                         ),
                     );
                 }
@@ -267,6 +273,26 @@ impl Checker {
             other => self.err(other, "this expression is not supported in op2 kernels"),
         }
     }
+}
+
+/// Whether a call's path is the random stream's constructor
+/// (`Philox::new`, `op2::Philox::new`).
+pub(crate) fn is_random_stream_new(segs: &[String]) -> bool {
+    let named = |ty: &String, new: &String| ty == RANDOM_STREAM.rust_name && new == "new";
+    match segs {
+        [ty, new] => named(ty, new),
+        [krate, ty, new] => krate == "op2" && named(ty, new),
+        _ => false,
+    }
+}
+
+/// The draws' names, for messages.
+fn random_draw_names() -> String {
+    op2_core::kernel_language::RANDOM_DRAWS
+        .iter()
+        .map(|d| d.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Kernels the conformance suite runs on every backend.
 
+use op2::Philox;
+
 #[op2::kernel]
 pub fn copy2(dst: &mut [f64; 2], src: &[f64; 2]) {
     dst[0] = src[0];
@@ -138,4 +140,18 @@ pub fn halve(next: &mut f64, cur: &f64) {
 pub fn share_quarters(na: &mut f64, nb: &mut f64, a: &f64, b: &f64) {
     *na += 0.25 * *b;
     *nb += 0.25 * *a;
+}
+
+/// Draws of every kind from the element's own stream: keyed by the seed and
+/// call in `key`, numbered by the element's global id.
+#[op2::kernel]
+pub fn random_draws(words: &mut [u32; 3], values: &mut [f64; 4], id: &i64, key: &[i64; 2]) {
+    let mut rng = Philox::new(key[0] as u64, *id as u64, key[1] as u32);
+    words[0] = rng.next_u32();
+    words[1] = rng.below(6);
+    words[2] = rng.below(1000000007);
+    values[0] = rng.uniform_f64();
+    values[1] = rng.uniform_f32() as f64;
+    values[2] = if rng.bernoulli(0.3) { 1.0 } else { 0.0 };
+    values[3] = (rng.next_u64() >> 11) as f64;
 }

@@ -661,3 +661,43 @@ pub fn double_buffered_steps(new_rt: &dyn Fn() -> Runtime) {
     drop(guard);
     assert_close(&cur.to_vec(), &want);
 }
+
+/// Counter-based random streams: every backend draws exactly the words Rust's
+/// `Philox` gives for (seed, global id, call), whatever the threads or blocks.
+pub fn random_streams_match_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let agents = Set::with_global_ids("agents", (0..203u64).map(|i| i * 7919 + (1 << 33)).collect()).unwrap();
+    let ids: Vec<i64> = agents.global_ids().iter().map(|&g| g as i64).collect();
+    let id = Dat::from_vec("id", &agents, 1, ids.clone()).unwrap();
+    let words = Dat::<u32>::zeros("words", &agents, 3).unwrap();
+    let values = Dat::<f64>::zeros("values", &agents, 4).unwrap();
+    for call in [0i64, 1, 77] {
+        let seed = 0x5eed_0000_1234_i64;
+        let key = Global::new("key", vec![seed, call]).unwrap();
+        par_loop!(
+            rt,
+            random_draws,
+            agents,
+            words(WRITE),
+            values(WRITE),
+            id(READ),
+            key(READ)
+        )
+        .unwrap();
+        let (mut want_words, mut want_values) = (Vec::new(), Vec::new());
+        for &g in &ids {
+            let mut rng = Philox::new(seed as u64, g as u64, call as u32);
+            want_words.extend([rng.next_u32(), rng.below(6), rng.below(1_000_000_007)]);
+            want_values.extend([
+                rng.uniform_f64(),
+                rng.uniform_f32() as f64,
+                if rng.bernoulli(0.3) { 1.0 } else { 0.0 },
+                (rng.next_u64() >> 11) as f64,
+            ]);
+        }
+        assert_eq!(words.to_vec(), want_words, "call {call}");
+        let got: Vec<u64> = values.to_vec().iter().map(|v| v.to_bits()).collect();
+        let want: Vec<u64> = want_values.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want, "call {call}: the same bits");
+    }
+}

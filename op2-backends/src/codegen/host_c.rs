@@ -1,8 +1,10 @@
 use std::fmt::Write as _;
 
+use op2_core::kernel_language::RANDOM_STREAM;
 use op2_core::KernelInfo;
 
 use super::element::element_body;
+
 use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 
 /// The C source the `jit` backend compiles for one loop shape: the prelude,
@@ -88,6 +90,10 @@ const HOST_REPORT: &str = "static void op2_report(long *report, long e, const lo
 /// arities written as named constants.
 pub fn kernel_definition(kernel: &KernelInfo, qualifier: &str) -> String {
     let mut s = String::from("\n");
+    // The generator only for kernels that make random streams.
+    if kernel.c_source.contains(RANDOM_STREAM.c_new) {
+        s.push_str(super::PHILOX_C);
+    }
     for p in kernel.params {
         let name = format!("OP2_DIM_{}", p.name);
         if kernel.c_source.contains(&name) {

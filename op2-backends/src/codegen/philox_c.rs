@@ -3,8 +3,9 @@
 //! 64-bit integer arithmetic and exact scalings only, so no backend's
 //! floating-point contraction or math library can change a draw.
 //!
-//! The source defines `OP2_FN` first, as for the prelude. Kernels do not
-//! call it yet; it is compiled and checked against Rust on every backend.
+//! The source defines `OP2_FN` first, as for the prelude. Generated loops
+//! include it when their kernel makes a stream (`Philox::new` translates to
+//! `op2_philox_new`); the tests below check it word for word against Rust.
 
 /// The generator: `op2_philox4x32_10` (one block, in place), the stream
 /// `op2_philox` keyed by `(seed, id, call)` and its draws.

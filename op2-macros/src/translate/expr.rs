@@ -7,7 +7,7 @@ use syn::{BinOp, Block, Expr, Lit, Stmt, Type, UnOp};
 
 use super::math::named_constant;
 use super::names::Kind;
-use super::types::Ty;
+use super::types::{ETy, Ty};
 use super::Translator;
 
 impl Translator {
@@ -100,10 +100,12 @@ impl Translator {
                     format!("(({}){inner})", to.c_name())
                 }
             }
+            Expr::MethodCall(m) if self.ty(&m.receiver) == ETy::Stream => self.random_draw(m),
             Expr::MethodCall(m) => {
                 let args: Vec<&Expr> = m.args.iter().collect();
                 self.math(&m.method.to_string(), &m.receiver, &args, m.method.span(), None)
             }
+            Expr::Call(c) if super::random::is_stream_new(c) => self.random_stream_new(c),
             Expr::Call(c) => {
                 let (fty, name) = match &*c.func {
                     Expr::Path(p) => {

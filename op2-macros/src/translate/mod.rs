@@ -15,6 +15,7 @@
 mod expr;
 mod math;
 mod names;
+mod random;
 mod stmt;
 mod types;
 mod writer;

@@ -49,7 +49,7 @@ impl Translator {
                 let v = self.expr(&c.expr, Some(t));
                 self.out.line(&format!("const {} {cname} = {v};", t.c_name()));
             }
-            ETy::Array(..) => {
+            ETy::Array(..) | ETy::Stream => {
                 self.err(c.ty.span(), "kernel `const` items must be scalars; use a `let` array");
                 return;
             }
@@ -83,6 +83,7 @@ impl Translator {
             }
         };
         match ty {
+            ETy::Stream => self.local_stream(&name, init, ident.span()),
             ETy::Scalar(t) => {
                 let t = t.concrete();
                 let cname = self.declare_name(&name);

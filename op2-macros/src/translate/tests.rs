@@ -230,3 +230,49 @@ fn unknown_names_and_int_for_float_are_errors() {
     let e = errors_of("fn k(r: &mut i32) { *r = r.sqrt(); }");
     assert!(e[0].contains("needs a float"), "{e:?}");
 }
+
+#[test]
+fn random_streams_become_prelude_calls() {
+    let c = c_of(
+        "fn k(x: &mut f64, n: &mut u32, id: &i64, seed: &i64) {
+            let mut rng = op2::Philox::new(*seed as u64, *id as u64, 3);
+            *x = rng.uniform_f64() + rng.uniform_f32() as f64;
+            *n = rng.below(6) + rng.next_u32();
+            if rng.bernoulli(0.5) { *n = 0; }
+        }",
+    );
+    assert!(
+        c.contains("op2_philox rng = op2_philox_new(((unsigned long)(*seed)), ((unsigned long)(*id)), 3u);"),
+        "{c}"
+    );
+    for call in [
+        "op2_philox_uniform_f64(&rng)",
+        "op2_philox_uniform_f32(&rng)",
+        "op2_philox_below(&rng, 6u)",
+        "op2_philox_u32(&rng)",
+        "op2_philox_bernoulli(&rng, 0.5)",
+    ] {
+        assert!(c.contains(call), "{call} in {c}");
+    }
+}
+
+#[test]
+fn misused_random_streams_are_errors() {
+    let e = errors_of("fn k(x: &mut f64) { let mut rng = Philox::new(1, 2); *x = rng.uniform_f64(); }");
+    assert!(
+        e.iter().any(|m| m.contains("a seed, a global id and a call number")),
+        "{e:?}"
+    );
+    let e = errors_of("fn k(x: &mut f64) { let mut rng = Philox::new(1, 2, 3); *x = rng.uniform_f64(4.0); }");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("wrong number of arguments for `.uniform_f64()`")),
+        "{e:?}"
+    );
+    let e = errors_of("fn k(x: &mut f64) { let mut rng = Philox::new(1, 2, 3); *x = rng.sqrt(); }");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("`.sqrt()` is not a draw of a `Philox` stream")),
+        "{e:?}"
+    );
+}

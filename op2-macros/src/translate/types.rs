@@ -2,7 +2,7 @@
 //! language's table, `op2_core::kernel_language`), the shapes of values,
 //! declared types and array dimensions, and the type of every expression.
 
-use op2_core::kernel_language::KernelScalar;
+use op2_core::kernel_language::{KernelScalar, RandomDraw};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Stmt, Type, UnOp};
 
@@ -93,12 +93,18 @@ impl Ty {
 pub(super) enum ETy {
     Scalar(Ty),
     Array(Ty, usize),
+    /// A random stream (`Philox`): a local, created and drawn from only.
+    Stream,
 }
 
 impl ETy {
+    /// The scalar type of a value or of an array's elements. A stream is not
+    /// a number: its 32-bit words are its nearest stand-in, and translation
+    /// refuses streams wherever a number is needed.
     pub(super) fn scalar(self) -> Ty {
         match self {
             ETy::Scalar(t) | ETy::Array(t, _) => t,
+            ETy::Stream => Ty::U32,
         }
     }
 }
@@ -136,6 +142,7 @@ impl Translator {
             Type::Array(a) => match self.parse_type(&a.elem)? {
                 ETy::Scalar(ty) => Some(ETy::Array(ty, 1)),
                 ETy::Array(ty, r) => Some(ETy::Array(ty, r + 1)),
+                ETy::Stream => None, // never written as a type: streams are inferred
             },
             other => {
                 self.err(other.span(), "unsupported type in a kernel");
@@ -202,6 +209,8 @@ impl Translator {
             Expr::Index(i) => match self.ty(&i.expr) {
                 ETy::Array(t, 1) | ETy::Scalar(t) => ETy::Scalar(t),
                 ETy::Array(t, r) => ETy::Array(t, r - 1),
+                // Translation refuses indexing anything but arrays.
+                ETy::Stream => ETy::Scalar(Ty::U32),
             },
             Expr::Paren(p) => self.ty(&p.expr),
             Expr::Group(g) => self.ty(&g.expr),
@@ -214,8 +223,13 @@ impl Translator {
                 ),
                 _ => ETy::Scalar(Ty::F64),
             },
-            Expr::MethodCall(m) => self.ty(&m.receiver),
+            Expr::MethodCall(m) => match self.ty(&m.receiver) {
+                ETy::Stream => RandomDraw::named(&m.method.to_string())
+                    .map_or(ETy::Scalar(Ty::U32), |d| ETy::Scalar(Ty::Known(d.returns))),
+                t => t,
+            },
             Expr::Call(c) => match &*c.func {
+                _ if super::random::is_stream_new(c) => ETy::Stream,
                 Expr::Path(p) => match p.path.segments.first().map(|s| s.ident.to_string()).as_deref() {
                     Some("f32") => ETy::Scalar(Ty::F32),
                     _ => ETy::Scalar(Ty::F64),
@@ -233,11 +247,14 @@ impl Translator {
             Expr::Array(a) => match a.elems.first().map(|x| self.ty(x)) {
                 Some(ETy::Scalar(t)) => ETy::Array(t, 1),
                 Some(ETy::Array(t, r)) => ETy::Array(t, r + 1),
+                // No arrays of streams: `let` refuses the stream's initialiser.
+                Some(ETy::Stream) => ETy::Stream,
                 None => ETy::Array(Ty::F64, 1),
             },
             Expr::Repeat(r) => match self.ty(&r.expr) {
                 ETy::Scalar(t) => ETy::Array(t, 1),
                 ETy::Array(t, rank) => ETy::Array(t, rank + 1),
+                ETy::Stream => ETy::Stream,
             },
             _ => ETy::Scalar(Ty::F64),
         }
