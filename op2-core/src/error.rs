@@ -63,6 +63,14 @@ pub enum Error {
         /// Its size.
         target_size: usize,
     },
+    /// A ragged map's CSR arrays or edge list break its rules.
+    #[error("ragged map `{map}`: {reason}")]
+    InvalidRaggedMap {
+        /// The map.
+        map: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A Map was declared with arity 0.
     #[error("map `{map}`: arity must be at least 1")]
     ZeroArity {

@@ -45,6 +45,7 @@ mod philox;
 mod plan;
 mod plan_cache;
 mod plural;
+mod ragged_map;
 mod scalar;
 mod set;
 mod stage;
@@ -74,6 +75,7 @@ pub use philox::{philox4x32_10, Philox};
 pub use plan::{conflicts, Conflict, Plan};
 pub use plan_cache::PlanCache;
 pub use plural::plural;
+pub use ragged_map::{Duplicates, EdgeRules, RaggedMap, SelfLoops};
 pub use scalar::{Scalar, ScalarType};
 pub use set::{Set, SetRegions};
 #[doc(hidden)]
