@@ -50,8 +50,9 @@ pub mod mpi {
 
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
-    Access, ArgRef, CodeCacheStats, Dat, Error, Global, HostMut, HostRef, Kernel, KernelInfo, LoopTiming, Map,
-    ParamForm, ParamInfo, Philox, Result, Scalar, ScalarType, Set, SetRegions, TimingSummary, TransferStats,
+    Access, ArgRef, CodeCacheStats, Dat, Duplicates, EdgeRules, Error, Global, HostMut, HostRef, Kernel, KernelInfo,
+    LoopTiming, Map, ParamForm, ParamInfo, Philox, RaggedMap, Result, Scalar, ScalarType, SelfLoops, Set, SetRegions,
+    TimingSummary, TransferStats,
 };
 pub use op2_macros::{kernel, par_loop};
 

@@ -411,6 +411,21 @@ fn distributed_runs_match_one_process() {
         }
     }
 
+    // Game of Life: a glider and a blinker on a 12x10 torus, distributed,
+    // cell for cell as on one process.
+    let alive = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2), (7, 6), (8, 6), (9, 6)];
+    let mut one = op2_life::Life::new(12, 10, &alive).unwrap();
+    let (mut spread, dl) = op2_life::Life::new(12, 10, &alive).unwrap().distribute(&mpi).unwrap();
+    let rt_life = Runtime::new(Backend::Rayon).unwrap();
+    for generation in 1..=10 {
+        one.step(&seq).unwrap();
+        spread.step(&rt_life).unwrap();
+        assert_eq!(spread.population(&rt_life).unwrap(), one.population(&seq).unwrap());
+        if let Some(all) = dl.gather(spread.current()).unwrap() {
+            assert_eq!(all, one.states(), "generation {generation}");
+        }
+    }
+
     // Airfoil on a small mesh: distributed against one process.
     let mesh = generate(30, 20);
     let c = Constants::default();

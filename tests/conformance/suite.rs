@@ -701,3 +701,28 @@ pub fn random_streams_match_rust(new_rt: &dyn Fn() -> Runtime) {
         assert_eq!(got, want, "call {call}: the same bits");
     }
 }
+
+/// Game of Life (examples/life): a blinker and a glider on a torus for a few
+/// generations, cell for cell against the hand-written step.
+pub fn life_blinker_and_glider(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let blinker = [(1, 2), (2, 2), (3, 2)];
+    let glider_across_the_edges = [(7, 5), (8, 6), (6, 0), (7, 0), (8, 0)];
+    for (w, h, alive) in [(5, 5, &blinker[..]), (9, 7, &glider_across_the_edges[..])] {
+        let mut life = op2_life::Life::new(w, h, alive).unwrap();
+        let mut by_hand = life.states();
+        let mut scratch = vec![0; w * h];
+        for generation in 1..=12 {
+            life.step(rt).unwrap();
+            op2_life::step_by_hand(w, h, &by_hand, &mut scratch);
+            std::mem::swap(&mut by_hand, &mut scratch);
+            assert_eq!(life.states(), by_hand, "{w}x{h}, generation {generation}");
+            let population = life.population(rt).unwrap();
+            assert_eq!(population, by_hand.iter().sum::<i32>() as u64);
+            assert!(
+                population == alive.len() as u64,
+                "blinkers and gliders keep their population"
+            );
+        }
+    }
+}
