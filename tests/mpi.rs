@@ -426,6 +426,32 @@ fn distributed_runs_match_one_process() {
         }
     }
 
+    // SIR on a random network: distributed, the same states tick by tick as
+    // one process (each node's random stream is keyed by its global id).
+    let n = 150;
+    let mut rng = op2::Philox::new(23, 0, 0);
+    let mut edges = Vec::new();
+    while edges.len() < 400 {
+        let (a, b) = (rng.below(n as u32) as usize, rng.below(n as u32) as usize);
+        if a != b {
+            edges.push((a, b));
+        }
+    }
+    let ids: Vec<u64> = (0..n as u64).map(|i| 7 * i + 5).collect();
+    let mut one = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 0, (0.4, 0.25), 11).unwrap();
+    let (mut spread, ds) = op2_sir::Sir::new(n, Some(ids), &edges, 0, (0.4, 0.25), 11)
+        .unwrap()
+        .distribute(&mpi)
+        .unwrap();
+    for tick in 1..=25 {
+        let want = one.step(&seq).unwrap();
+        let got = spread.step(&rt_life).unwrap();
+        assert_eq!(got, want, "counts at tick {tick}");
+        if let Some(all) = ds.gather(spread.state()).unwrap() {
+            assert_eq!(all, one.states(), "states at tick {tick}");
+        }
+    }
+
     // Airfoil on a small mesh: distributed against one process.
     let mesh = generate(30, 20);
     let c = Constants::default();

@@ -726,3 +726,31 @@ pub fn life_blinker_and_glider(new_rt: &dyn Fn() -> Runtime) {
         }
     }
 }
+
+/// SIR on a random network (examples/sir): the same states tick by tick as
+/// the hand-written model, stochastic (each node's own random stream) and
+/// with certain transmission and recovery.
+pub fn sir_matches_the_hand_written_model(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let n = 90;
+    let mut rng = Philox::new(17, 0, 0);
+    let mut edges = Vec::new();
+    while edges.len() < 240 {
+        let (a, b) = (rng.below(n as u32) as usize, rng.below(n as u32) as usize);
+        if a != b {
+            edges.push((a, b));
+        }
+    }
+    let ids: Vec<u64> = (0..n as u64).map(|i| (i * 2654435761) % 1_000_003).collect();
+    for (pq, seed) in [((0.35, 0.2), 5u64), ((1.0, 1.0), 6)] {
+        let want = op2_sir::sir_by_hand(&ids, &edges, 3, pq, seed, 60);
+        let mut sir = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 3, pq, seed).unwrap();
+        assert_eq!(sir.states(), want[0]);
+        for (tick, states) in want.iter().enumerate().skip(1) {
+            let counts = sir.step(rt).unwrap();
+            assert_eq!(&sir.states(), states, "p, q = {pq:?}, tick {tick}");
+            let infected = states.iter().filter(|&&s| s == op2_sir::INFECTED).count() as u64;
+            assert_eq!(counts.infected, infected);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! An SIR epidemic on a network, for op2: synchronous ticks in which every
+//! susceptible node becomes infected with probability `1 - (1 - p)^k` (`k` its
+//! infected neighbours: independent transmission along each edge) and every
+//! infected node recovers with probability `q`, all decided on the states at
+//! the start of the tick.
+//!
+//! [`Sir`] runs it on op2's carriers, edge-centric as OP2 runs graphs: a loop
+//! over the directed edges counts each node's infected neighbours (INC
+//! through the edge-to-node map, coloured or atomic), a loop over the nodes
+//! decides the transitions with each node's own random stream (keyed by the
+//! seed, the node's global id and the tick, so every backend and rank count
+//! draws the same numbers), and the states are double-buffered.
+//! [`sir_by_hand`] is the same model written directly in Rust.
+#![deny(missing_docs)]
+
+mod model;
+
+pub use model::{count_infected, sir_by_hand, transition, Counts, Sir, INFECTED, RECOVERED, SUSCEPTIBLE};

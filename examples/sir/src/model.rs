@@ -1,0 +1,381 @@
+use op2::prelude::*;
+
+/// A node's state: susceptible.
+pub const SUSCEPTIBLE: i32 = 0;
+/// A node's state: infected.
+pub const INFECTED: i32 = 1;
+/// A node's state: recovered.
+pub const RECOVERED: i32 = 2;
+
+/// Along one directed edge: one more infected neighbour for its head.
+#[op2::kernel]
+pub fn count_infected(tail_state: &i32, head_infected: &mut i32) {
+    if *tail_state == 1 {
+        *head_infected += 1;
+    }
+}
+
+/// One node's tick. `params` = [p, q]; `key` = [seed, tick]. The chance of
+/// escaping infection is a product rather than `powi`, so that every backend
+/// computes the same bits.
+#[op2::kernel]
+pub fn transition(
+    next: &mut i32,
+    counts: &mut [i64; 3],
+    state: &i32,
+    infected: &i32,
+    id: &i64,
+    params: &[f64; 2],
+    key: &[i64; 2],
+) {
+    let mut rng = Philox::new(key[0] as u64, *id as u64, key[1] as u32);
+    let mut s = *state;
+    if s == 0 && *infected > 0 {
+        let mut escape = 1.0;
+        for _k in 0..*infected {
+            escape *= 1.0 - params[0];
+        }
+        if rng.uniform_f64() < 1.0 - escape {
+            s = 1;
+        }
+    } else if s == 1 && rng.uniform_f64() < params[1] {
+        s = 2;
+    }
+    *next = s;
+    counts[s as usize] += 1;
+}
+
+/// Susceptible, infected and recovered nodes after a tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Susceptible nodes.
+    pub susceptible: u64,
+    /// Infected nodes.
+    pub infected: u64,
+    /// Recovered nodes.
+    pub recovered: u64,
+}
+
+/// An epidemic on a network of `nodes` (with global ids) and undirected edges.
+pub struct Sir {
+    nodes: Set,
+    arcs: Set,
+    arc_ends: Map,
+    state: Dat<i32>,
+    next: Dat<i32>,
+    infected: Dat<i32>,
+    ids: Dat<i64>,
+    params: Global<f64>,
+    seed: u64,
+    tick: u32,
+}
+
+impl Sir {
+    /// A network of `n` nodes (indices 0..n, global ids `ids` when given)
+    /// with the undirected `edges` (pairs of indices), every node susceptible
+    /// but `first` infected; transmission `p`, recovery `q`, random streams
+    /// under `seed`.
+    ///
+    /// # Errors
+    /// An [`op2::Error`] if an edge or `first` lies outside the nodes, `p` or
+    /// `q` lies outside [0, 1], or the sets cannot be built.
+    pub fn new(
+        n: usize,
+        ids: Option<Vec<u64>>,
+        edges: &[(usize, usize)],
+        first: usize,
+        (p, q): (f64, f64),
+        seed: u64,
+    ) -> op2::Result<Sir> {
+        for (name, v) in [("p-infect", p), ("p-recover", q)] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(op2::Error::InvalidOption {
+                    option: name,
+                    reason: format!("{v} is not a probability in [0, 1]"),
+                });
+            }
+        }
+        let nodes = match ids {
+            Some(ids) => Set::with_global_ids("nodes", ids)?,
+            None => Set::new("nodes", n)?,
+        };
+        if first >= nodes.size() {
+            return Err(op2::Error::InvalidOption {
+                option: "seed-node",
+                reason: format!("node {first} is not one of the {} nodes", nodes.size()),
+            });
+        }
+        // Each undirected edge as two arcs (tail, head): an infected tail
+        // counts towards its head.
+        let mut table = Vec::with_capacity(edges.len() * 4);
+        for (k, &(a, b)) in edges.iter().enumerate() {
+            if a >= nodes.size() || b >= nodes.size() {
+                return Err(op2::Error::InvalidOption {
+                    option: "graph",
+                    reason: format!("edge {k} ({a}, {b}) leaves the {} nodes", nodes.size()),
+                });
+            }
+            table.extend([a as i32, b as i32, b as i32, a as i32]);
+        }
+        let arcs = Set::new("arcs", table.len() / 2)?;
+        let arc_ends = Map::new("arc_ends", &arcs, &nodes, 2, table)?;
+        let mut state = vec![SUSCEPTIBLE; nodes.size()];
+        state[first] = INFECTED;
+        let ids: Vec<i64> = nodes.global_ids().iter().map(|&g| g as i64).collect();
+        Ok(Sir {
+            state: Dat::from_vec("state", &nodes, 1, state)?,
+            next: Dat::zeros("next_state", &nodes, 1)?,
+            infected: Dat::zeros("infected_neighbours", &nodes, 1)?,
+            ids: Dat::from_vec("id", &nodes, 1, ids)?,
+            params: Global::new("p_q", vec![p, q])?,
+            nodes,
+            arcs,
+            arc_ends,
+            seed,
+            tick: 0,
+        })
+    }
+
+    /// Ticks computed so far.
+    pub fn tick(&self) -> u32 {
+        self.tick
+    }
+
+    /// The counts of the current states (over every rank).
+    pub fn counts(&self, rt: &Runtime) -> op2::Result<Counts> {
+        let counts = Global::<i64>::zeros("counts", 3)?;
+        par_loop!(rt, tally, self.nodes, self.state(READ), counts(INC))?;
+        let c = counts.data_ro();
+        Ok(Counts {
+            susceptible: c[0] as u64,
+            infected: c[1] as u64,
+            recovered: c[2] as u64,
+        })
+    }
+
+    /// One tick; the counts after it.
+    pub fn step(&mut self, rt: &Runtime) -> op2::Result<Counts> {
+        self.tick += 1;
+        par_loop!(rt, clear, self.nodes, self.infected(WRITE))?;
+        par_loop!(
+            rt,
+            count_infected,
+            self.arcs,
+            self.state(READ, self.arc_ends[0]),
+            self.infected(INC, self.arc_ends[1])
+        )?;
+        let key = Global::new("key", vec![self.seed as i64, i64::from(self.tick)])?;
+        let counts = Global::<i64>::zeros("counts", 3)?;
+        par_loop!(
+            rt,
+            transition,
+            self.nodes,
+            self.next(WRITE),
+            counts(INC),
+            self.state(READ),
+            self.infected(READ),
+            self.ids(READ),
+            self.params(READ),
+            key(READ)
+        )?;
+        self.state.swap(&self.next)?;
+        let c = counts.data_ro();
+        Ok(Counts {
+            susceptible: c[0] as u64,
+            infected: c[1] as u64,
+            recovered: c[2] as u64,
+        })
+    }
+
+    /// Every local node's state, in node order.
+    pub fn states(&self) -> Vec<i32> {
+        self.state.to_vec()
+    }
+
+    /// The current states' Dat (to gather a distributed run).
+    pub fn state(&self) -> &Dat<i32> {
+        &self.state
+    }
+
+    /// This epidemic spread over the ranks of `mpi` (nodes partitioned with
+    /// METIS through the arcs).
+    #[cfg(feature = "mpi")]
+    pub fn distribute(&self, mpi: &op2::mpi::Mpi) -> op2::Result<(Sir, op2::mpi::Distributed)> {
+        let d = mpi.distribute(&[&self.nodes, &self.arcs], &[&self.arc_ends], &self.nodes)?;
+        let nodes = d.set(&self.nodes)?;
+        let sir = Sir {
+            arcs: d.set(&self.arcs)?,
+            arc_ends: d.map(&self.arc_ends)?,
+            state: d.dat(&self.state)?,
+            next: Dat::zeros("next_state", &nodes, 1)?,
+            infected: Dat::zeros("infected_neighbours", &nodes, 1)?,
+            ids: d.dat(&self.ids)?,
+            params: self.params.clone(),
+            nodes,
+            seed: self.seed,
+            tick: self.tick,
+        };
+        Ok((sir, d))
+    }
+}
+
+/// Starts a node's count of infected neighbours.
+#[op2::kernel]
+pub fn clear(infected: &mut i32) {
+    *infected = 0;
+}
+
+/// Adds a node's state to the counts.
+#[op2::kernel]
+pub fn tally(state: &i32, counts: &mut [i64; 3]) {
+    counts[*state as usize] += 1;
+}
+
+/// The same model written directly in Rust, on one process: the states after
+/// each of `ticks` ticks (stopping early when no node is infected).
+pub fn sir_by_hand(
+    ids: &[u64],
+    edges: &[(usize, usize)],
+    first: usize,
+    (p, q): (f64, f64),
+    seed: u64,
+    ticks: u32,
+) -> Vec<Vec<i32>> {
+    let n = ids.len();
+    let mut state = vec![SUSCEPTIBLE; n];
+    state[first] = INFECTED;
+    let mut history = vec![state.clone()];
+    for tick in 1..=ticks {
+        if !state.contains(&INFECTED) {
+            break;
+        }
+        let mut infected = vec![0i32; n];
+        for &(a, b) in edges {
+            infected[b] += i32::from(state[a] == INFECTED);
+            infected[a] += i32::from(state[b] == INFECTED);
+        }
+        let mut next = state.clone();
+        for v in 0..n {
+            let mut rng = op2::Philox::new(seed, ids[v], tick);
+            if state[v] == SUSCEPTIBLE && infected[v] > 0 {
+                let mut escape = 1.0;
+                for _ in 0..infected[v] {
+                    escape *= 1.0 - p;
+                }
+                if rng.uniform_f64() < 1.0 - escape {
+                    next[v] = INFECTED;
+                }
+            } else if state[v] == INFECTED && rng.uniform_f64() < q {
+                next[v] = RECOVERED;
+            }
+        }
+        state = next;
+        history.push(state.clone());
+    }
+    history
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A random graph: `m` edges between `n` nodes, no self loops.
+    fn random_graph(n: usize, m: usize, seed: u64) -> Vec<(usize, usize)> {
+        let mut rng = op2::Philox::new(seed, 0, 0);
+        let mut edges = Vec::new();
+        while edges.len() < m {
+            let (a, b) = (rng.below(n as u32) as usize, rng.below(n as u32) as usize);
+            if a != b {
+                edges.push((a, b));
+            }
+        }
+        edges
+    }
+
+    fn run_op2(
+        rt: &Runtime,
+        n: usize,
+        edges: &[(usize, usize)],
+        first: usize,
+        pq: (f64, f64),
+        seed: u64,
+        ticks: u32,
+    ) -> Vec<Vec<i32>> {
+        let ids: Vec<u64> = (0..n as u64).map(|i| 1000 + 3 * i).collect();
+        let mut sir = Sir::new(n, Some(ids), edges, first, pq, seed).unwrap();
+        let mut history = vec![sir.states()];
+        for _ in 0..ticks {
+            if sir.counts(rt).unwrap().infected == 0 {
+                break;
+            }
+            let c = sir.step(rt).unwrap();
+            let states = sir.states();
+            assert_eq!(c.infected, states.iter().filter(|&&s| s == INFECTED).count() as u64);
+            history.push(states);
+        }
+        history
+    }
+
+    #[test]
+    fn the_op2_model_matches_the_hand_written_one() {
+        let rt = Runtime::new(Backend::Seq).unwrap();
+        for seed in [1, 2, 3] {
+            let edges = random_graph(80, 200, seed);
+            let ids: Vec<u64> = (0..80).map(|i| 1000 + 3 * i).collect();
+            let want = sir_by_hand(&ids, &edges, 5, (0.3, 0.2), seed, 40);
+            assert_eq!(run_op2(&rt, 80, &edges, 5, (0.3, 0.2), seed, 40), want, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn with_certain_transmission_and_recovery_the_epidemic_is_a_bfs_wave() {
+        let rt = Runtime::new(Backend::Seq).unwrap();
+        let n = 70;
+        let edges = random_graph(n, 120, 7);
+        let mut distance = vec![usize::MAX; n];
+        distance[0] = 0;
+        let mut frontier = vec![0];
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for &v in &frontier {
+                for &(a, b) in &edges {
+                    for (x, y) in [(a, b), (b, a)] {
+                        if x == v && distance[y] == usize::MAX {
+                            distance[y] = distance[v] + 1;
+                            next.push(y);
+                        }
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let history = run_op2(&rt, n, &edges, 0, (1.0, 1.0), 99, 100);
+        for (t, states) in history.iter().enumerate() {
+            for v in 0..n {
+                let want = match distance[v] {
+                    d if d < t => RECOVERED,
+                    d if d == t => INFECTED,
+                    _ => SUSCEPTIBLE,
+                };
+                assert_eq!(states[v], want, "tick {t}, node {v} at distance {}", distance[v]);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        let e = Sir::new(3, None, &[(0, 1)], 0, (1.5, 0.1), 0).err().expect("p > 1");
+        assert!(
+            e.to_string().contains("p-infect") && e.to_string().contains("1.5"),
+            "{e}"
+        );
+        let e = Sir::new(3, None, &[(0, 3)], 0, (0.5, 0.1), 0)
+            .err()
+            .expect("edge outside");
+        assert!(e.to_string().contains("edge 0 (0, 3)"), "{e}");
+        let e = Sir::new(3, None, &[(0, 1)], 3, (0.5, 0.1), 0)
+            .err()
+            .expect("seed node outside");
+        assert!(e.to_string().contains("node 3"), "{e}");
+    }
+}
