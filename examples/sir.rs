@@ -1,0 +1,182 @@
+//! An SIR epidemic on a network, on any op2 backend.
+//!
+//! ```text
+//! cargo run --release --example sir -- --graph SPEC --seed-node ID --p-infect P
+//!     --p-recover Q --ticks T [--seed S] [--runs R] [--backend NAME]
+//! ```
+//!
+//! SPEC: `grid:WxH` (4-neighbour, not periodic, node id y*W + x), `complete:N`,
+//! `edges:FILE` (SNAP-style edge list), `mtx:FILE` (Matrix Market),
+//! `ba:N,M` (Barabási–Albert), `ws:N,K,BETA` (Watts–Strogatz). Edges are
+//! undirected; repeated edges count once and self loops are dropped.
+//!
+//! Prints `<tick> <S> <I> <R>` for ticks 0..T, stopping early when no node is
+//! infected. With `--runs R`, runs R independent epidemics (seeds S, S+1, ...)
+//! and prints `final <ever infected> <runs>` for each distinct final size,
+//! smallest first.
+//!
+//! Built with `--features mpi` and started with `mpirun -n P`, the nodes are
+//! partitioned over the ranks; rank 0 prints. Every rank count and backend
+//! prints the same lines for the same seed.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::process::ExitCode;
+
+use clap::Parser;
+use op2::{Backend, Runtime};
+use op2_graph::GraphSpec;
+use op2_sir::{Counts, Sir};
+
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(name = "sir", about = "An SIR epidemic on a network, on op2")]
+struct Cli {
+    /// The network: grid:WxH, complete:N, edges:FILE, mtx:FILE, ba:N,M or ws:N,K,BETA.
+    #[arg(long, value_name = "SPEC")]
+    graph: String,
+    /// The id of the node infected at tick 0.
+    #[arg(long, value_name = "ID")]
+    seed_node: u64,
+    /// Probability of transmission along an edge per tick.
+    #[arg(long, value_name = "P")]
+    p_infect: f64,
+    /// Probability of recovery per tick.
+    #[arg(long, value_name = "Q")]
+    p_recover: f64,
+    /// Ticks to run.
+    #[arg(long, value_name = "T")]
+    ticks: u32,
+    /// Seed of the random streams (and of random graphs).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+    /// Independent runs (seeds S, S+1, ...): print the final sizes only.
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u64).range(1..))]
+    runs: Option<u64>,
+    /// Backend (seq, rayon, jit, opencl, cuda); default: OP2_BACKEND, else
+    /// rayon where it is built in, else seq.
+    #[arg(long, value_name = "NAME")]
+    backend: Option<String>,
+}
+
+/// The network as node ids and undirected edges between node indices.
+struct Network {
+    ids: Vec<u64>,
+    edges: Vec<(usize, usize)>,
+}
+
+fn network(cli: &Cli) -> Result<Network, String> {
+    let spec = GraphSpec::parse(&cli.graph).map_err(|e| e.to_string())?;
+    let list = spec.build(cli.seed).map_err(|e| e.to_string())?;
+    let ids: Vec<u64> = list.nodes().collect();
+    let index: HashMap<u64, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    // Undirected and simple: each pair once, no self loops.
+    let mut seen = HashSet::new();
+    let mut edges = Vec::new();
+    for &(a, b) in list.edges() {
+        let (a, b) = (index[&a], index[&b]);
+        if a != b && seen.insert((a.min(b), a.max(b))) {
+            edges.push((a, b));
+        }
+    }
+    Ok(Network { ids, edges })
+}
+
+/// One epidemic: the counts at ticks 0..=T (stopping when none is infected).
+fn epidemic(cli: &Cli, net: &Network, first: usize, seed: u64, rt: &Runtime, ctx: &Ranks) -> Result<Vec<Counts>, String> {
+    let sir = Sir::new(
+        net.ids.len(),
+        Some(net.ids.clone()),
+        &net.edges,
+        first,
+        (cli.p_infect, cli.p_recover),
+        seed,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut sir = ctx.local(sir)?;
+    let mut history = vec![sir.counts(rt).map_err(|e| e.to_string())?];
+    while sir.tick() < cli.ticks && history.last().is_some_and(|c| c.infected > 0) {
+        history.push(sir.step(rt).map_err(|e| e.to_string())?);
+    }
+    Ok(history)
+}
+
+/// The ranks of a distributed run (one process without `mpi`).
+struct Ranks {
+    #[cfg(feature = "mpi")]
+    mpi: op2::mpi::Mpi,
+}
+
+impl Ranks {
+    fn init() -> Result<Ranks, String> {
+        Ok(Ranks {
+            #[cfg(feature = "mpi")]
+            mpi: op2::mpi::Mpi::init().map_err(|e| e.to_string())?,
+        })
+    }
+
+    fn rank(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return self.mpi.rank();
+        #[cfg(not(feature = "mpi"))]
+        0
+    }
+
+    fn local(&self, sir: Sir) -> Result<Sir, String> {
+        #[cfg(feature = "mpi")]
+        if self.mpi.size() > 1 {
+            return sir.distribute(&self.mpi).map(|(local, _)| local).map_err(|e| e.to_string());
+        }
+        Ok(sir)
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    let ranks = Ranks::init()?;
+    let net = network(cli)?;
+    let first = net
+        .ids
+        .iter()
+        .position(|&id| id == cli.seed_node)
+        .ok_or_else(|| format!("--seed-node {}: the network has no node with this id", cli.seed_node))?;
+    let backend = match &cli.backend {
+        Some(name) => name.parse::<Backend>(),
+        None => Backend::from_env(),
+    }
+    .map_err(|e| e.to_string())?;
+    let rt = Runtime::new(backend).map_err(|e| e.to_string())?;
+    let rank0 = ranks.rank() == 0;
+    match cli.runs {
+        None => {
+            for (tick, c) in epidemic(cli, &net, first, cli.seed, &rt, &ranks)?.iter().enumerate() {
+                if rank0 {
+                    println!("{tick} {} {} {}", c.susceptible, c.infected, c.recovered);
+                }
+            }
+        }
+        Some(runs) => {
+            let mut finals: BTreeMap<u64, u64> = BTreeMap::new();
+            for r in 0..runs {
+                let history = epidemic(cli, &net, first, cli.seed + r, &rt, &ranks)?;
+                let last = history.last().copied().unwrap_or_default();
+                *finals.entry(last.infected + last.recovered).or_default() += 1;
+            }
+            if rank0 {
+                for (size, count) in finals {
+                    println!("final {size} {count}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sir: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
