@@ -1,9 +1,13 @@
 //! The edges of a graph as a reader found them, and its nodes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::iter::FusedIterator;
 use std::ops::Range;
 use std::slice;
+
+use op2_core::{Duplicates, EdgeRules, Error, RaggedMap, Result, SelfLoops, Set};
+
+use crate::generate::MAX_NODES as MAX_SET_SIZE;
 
 /// Directed edges `(source, target)` between node ids, in the order read, and
 /// the graph's nodes in the order they are to be numbered.
@@ -20,9 +24,15 @@ use std::slice;
 ///   them; nodes without entries are part of the graph.
 ///
 /// A symmetric Matrix Market file lists each undirected edge once, as its
-/// entry in the lower triangle; such a list says so through
-/// [`EdgeList::is_symmetric`], and a caller that wants both directions adds
-/// `(target, source)` for every listed edge that is not a self-loop.
+/// entry in the lower triangle, and the generators of [`crate::generate`]
+/// list each of their undirected edges once; such a list says so through
+/// [`EdgeList::is_symmetric`], and stands for `(target, source)` as well as
+/// `(source, target)` for every listed edge that is not a self-loop
+/// ([`EdgeList::to_ragged_map`] adds them).
+///
+/// [`EdgeList::node_set`] and [`EdgeList::to_ragged_map`] turn a list into
+/// op2 carriers: the nodes as a Set (node ids as its global ids) and the
+/// edges as a [`RaggedMap`] on it.
 #[derive(Clone, Debug)]
 pub struct EdgeList {
     edges: Vec<(u64, u64)>,
@@ -87,9 +97,102 @@ impl EdgeList {
     }
 
     /// Whether each edge stands for an undirected edge, listed once (a
-    /// symmetric Matrix Market file).
+    /// symmetric Matrix Market file, a generated graph).
     pub fn is_symmetric(&self) -> bool {
         self.symmetric
+    }
+
+    /// The nodes as a Set named `name`: element `i` is the `i`-th node of
+    /// [`EdgeList::nodes`], and its global id is the node's id, so that
+    /// [`Set::index_of`] finds a node's element. When the ids are `0..n` in
+    /// order (as generated graphs have them) the Set is a plain one of `n`
+    /// elements, whose global ids are its indices, without a table of ids.
+    ///
+    /// # Errors
+    /// [`Error::SetTooLarge`] for more nodes than a Set holds (`i32::MAX`).
+    pub fn node_set(&self, name: impl Into<String>) -> Result<Set> {
+        let name = name.into();
+        let count = self.node_count();
+        if count > MAX_SET_SIZE {
+            return Err(Error::SetTooLarge {
+                set: name,
+                size: count,
+                max: MAX_SET_SIZE,
+            });
+        }
+        let in_order = match &self.nodes {
+            NodeIds::Range(range) => range.start == 0,
+            NodeIds::Listed(ids) => ids.iter().zip(0..).all(|(&id, i)| id == i),
+        };
+        if in_order {
+            Set::new(name, count)
+        } else {
+            Set::with_global_ids(name, self.nodes().collect())
+        }
+    }
+
+    /// The edges as a neighbour relation on `nodes` (usually
+    /// [`EdgeList::node_set`]): each node id is mapped to its element through
+    /// the set's global ids ([`Set::index_of`]), then the edges are read under
+    /// `rules` as by [`RaggedMap::from_edges`] (each node's neighbours in the
+    /// order of the edges that give them).
+    ///
+    /// A symmetric list ([`EdgeList::is_symmetric`]) stands for both
+    /// directions of every edge, so its edges are always read as undirected,
+    /// whatever `rules.undirected` says; other lists are read as `rules` says
+    /// (undirected: `(a, b)` also gives `(b, a)`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidRaggedMap`] naming the map and
+    /// - the first edge with a node id that is not in `nodes`, naming the id;
+    /// - under [`SelfLoops::Reject`], the first self loop, by node id;
+    /// - under [`Duplicates::Reject`], the first edge that repeats an earlier
+    ///   one (in either direction when read as undirected), by node ids.
+    pub fn to_ragged_map(&self, name: impl Into<String>, nodes: &Set, rules: EdgeRules) -> Result<RaggedMap> {
+        let name = name.into();
+        let invalid = |reason: String| Error::InvalidRaggedMap {
+            map: name.clone(),
+            reason,
+        };
+        let rules = EdgeRules {
+            undirected: rules.undirected || self.symmetric,
+            ..rules
+        };
+        let mut edges = Vec::with_capacity(self.edges.len());
+        for (k, &(a, b)) in self.edges.iter().enumerate() {
+            let index = |id: u64| {
+                nodes.index_of(id).ok_or_else(|| {
+                    invalid(format!(
+                        "edge {k} ({a}, {b}): node {id} is not an element of set `{}`",
+                        nodes.name()
+                    ))
+                })
+            };
+            edges.push((index(a)?, index(b)?));
+        }
+        // The rules' rejections, named by node id rather than element index
+        // (`from_edges` would name the elements).
+        if rules.self_loops == SelfLoops::Reject {
+            if let Some(k) = self.edges.iter().position(|&(a, b)| a == b) {
+                return Err(invalid(format!("edge {k} is a self loop at node {}", self.edges[k].0)));
+            }
+        }
+        if rules.duplicates == Duplicates::Reject {
+            let mut first = HashMap::with_capacity(self.edges.len());
+            for (k, &(a, b)) in self.edges.iter().enumerate() {
+                if a == b && rules.self_loops == SelfLoops::Drop {
+                    continue;
+                }
+                let key = if rules.undirected { (a.min(b), a.max(b)) } else { (a, b) };
+                if let Some(j) = first.insert(key, k) {
+                    let (c, d) = self.edges[j];
+                    return Err(invalid(format!(
+                        "edges {j} ({c}, {d}) and {k} ({a}, {b}) both join node {a} to node {b}"
+                    )));
+                }
+            }
+        }
+        RaggedMap::from_edges(name, nodes, nodes, &edges, rules)
     }
 }
 

@@ -1,7 +1,13 @@
-//! Graphs users bring to op2: the edges of a graph read from a file, as an
-//! [`EdgeList`], the input from which neighbour maps are built.
+//! Graphs for op2: the edges of a graph read from a file or generated, as an
+//! [`EdgeList`], the input from which neighbour maps are built
+//! ([`EdgeList::node_set`], [`EdgeList::to_ragged_map`]).
 //!
-//! Two formats:
+//! Generated graphs ([`generate`]): grids, complete graphs, Barabási-Albert
+//! and Watts-Strogatz graphs, deterministic for a seed; [`GraphSpec`] names
+//! any graph, generated or read, in a short text for command lines
+//! (`grid:64x64`, `ba:10000,3`, `mtx:graph.mtx`).
+//!
+//! Two file formats:
 //!
 //! - SNAP-style edge lists ([`read_edge_list`], [`EdgeList::parse_snap`]): one
 //!   `source target` pair of node ids per line, `#` and `%` comment lines.
@@ -30,10 +36,13 @@
 #![deny(missing_docs)]
 
 mod edge_list;
+pub mod generate;
 mod lines;
 mod matrix_market;
 mod snap;
+mod spec;
 
 pub use edge_list::{EdgeList, Nodes};
 pub use matrix_market::read_matrix_market;
 pub use snap::read_edge_list;
+pub use spec::GraphSpec;
