@@ -82,7 +82,14 @@ fn network(cli: &Cli) -> Result<Network, String> {
 }
 
 /// One epidemic: the counts at ticks 0..=T (stopping when none is infected).
-fn epidemic(cli: &Cli, net: &Network, first: usize, seed: u64, rt: &Runtime, ctx: &Ranks) -> Result<Vec<Counts>, String> {
+fn epidemic(
+    cli: &Cli,
+    net: &Network,
+    first: usize,
+    seed: u64,
+    rt: &Runtime,
+    ctx: &Ranks,
+) -> Result<Vec<Counts>, String> {
     let sir = Sir::new(
         net.ids.len(),
         Some(net.ids.clone()),
@@ -124,7 +131,10 @@ impl Ranks {
     fn local(&self, sir: Sir) -> Result<Sir, String> {
         #[cfg(feature = "mpi")]
         if self.mpi.size() > 1 {
-            return sir.distribute(&self.mpi).map(|(local, _)| local).map_err(|e| e.to_string());
+            return sir
+                .distribute(&self.mpi)
+                .map(|(local, _)| local)
+                .map_err(|e| e.to_string());
         }
         Ok(sir)
     }
