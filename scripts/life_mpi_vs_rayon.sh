@@ -8,12 +8,15 @@
 # Builds the life example in release with `--features mpi`, writes a random
 # start (~30% live cells, Python's random with a fixed seed, so every run uses
 # the same board) as a `.cells` file under the target directory (kept for the
-# next run), and runs each version twice: with 0 generations (reading the
-# pattern, building the board and, under MPI, partitioning it with METIS) and
-# with GENERATIONS. Prints the wall times, the time of the steps alone (the
-# difference) and the ratios MPI/rayon. Both versions must print the same
-# populations (generation 0 and the last), or the script fails.
+# next run), and runs each version once. Prints each run's wall time and the
+# time of its steps alone: from the line of generation 0 (printed once the
+# pattern is read, the board built and, under MPI, partitioned with METIS) to
+# the line of the last generation (the steps and one population count), each
+# line stamped as it arrives. Then the ratios MPI/rayon of both. The two
+# versions must print the same populations, or the script fails.
 set -euo pipefail
+export LC_ALL=C # a decimal point in $EPOCHREALTIME
+[[ -n ${EPOCHREALTIME:-} ]] || { echo "$0 needs bash 5 or later" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 size=${1:-4096x4096}
 generations=${2:-100}
@@ -40,32 +43,36 @@ EOF
     mv "$pattern.tmp" "$pattern"
 fi
 
-now() { date +%s.%N; }
-# Runs "$@" --generations $1 ..., prints its wall time in seconds; stdout to $2.
+# Runs "$@" on the board for $generations generations, printing generation 0
+# and the last; writes to $1 each output line after the time it arrived (s).
+# Prints the run's wall time (s).
 timed() {
-    local n=$1 out=$2 start end
-    shift 2
-    start=$(now)
-    "$@" --size "$size" --pattern "$pattern" --generations "$n" --every "$generations" > "$out"
-    end=$(now)
+    local out=$1 start end line
+    shift
+    start=$EPOCHREALTIME
+    "$@" --size "$size" --pattern "$pattern" --generations "$generations" --every "$generations" |
+        while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done > "$out" || return
+    end=$EPOCHREALTIME
     awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'
 }
+# The seconds between the first and the last line of a timed run's output.
+steps() { awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.3f", b - a }' "$1"; }
+# The output lines without their times.
+lines() { cut -d' ' -f2- "$1"; }
 
 out=$target/life-mpi-vs-rayon
 echo "life $size, $generations generations, random start $pattern"
-mpi_setup=$(timed 0 "$out/mpi-0.txt" mpirun -n 2 "$life" --backend seq)
-mpi=$(timed "$generations" "$out/mpi.txt" mpirun -n 2 "$life" --backend seq)
-rayon_setup=$(timed 0 "$out/rayon-0.txt" env RAYON_NUM_THREADS=2 "$life" --backend rayon)
-rayon=$(timed "$generations" "$out/rayon.txt" env RAYON_NUM_THREADS=2 "$life" --backend rayon)
-cmp -s "$out/mpi.txt" "$out/rayon.txt" || {
+mpi=$(timed "$out/mpi.txt" mpirun -n 2 "$life" --backend seq)
+rayon=$(timed "$out/rayon.txt" env RAYON_NUM_THREADS=2 "$life" --backend rayon)
+cmp -s <(lines "$out/mpi.txt") <(lines "$out/rayon.txt") || {
     echo "the populations differ:" >&2
-    paste "$out/mpi.txt" "$out/rayon.txt" >&2
+    paste <(lines "$out/mpi.txt") <(lines "$out/rayon.txt") >&2
     exit 1
 }
-sed 's/^/  generation, population: /' "$out/rayon.txt"
+lines "$out/rayon.txt" | sed 's/^/  generation, population: /'
 
-awk -v g="$generations" -v ms="$mpi_setup" -v m="$mpi" -v rs="$rayon_setup" -v r="$rayon" 'BEGIN {
-    printf "mpirun -n 2 life --backend seq:              wall %8.3f s (0 generations: %8.3f s; steps %8.3f s, %8.3f ms/step)\n", m, ms, m - ms, (m - ms) * 1000 / g
-    printf "RAYON_NUM_THREADS=2 life --backend rayon:    wall %8.3f s (0 generations: %8.3f s; steps %8.3f s, %8.3f ms/step)\n", r, rs, r - rs, (r - rs) * 1000 / g
-    printf "ratio mpi/rayon: wall %.3f, steps only %.3f\n", m / r, (m - ms) / (r - rs)
+awk -v g="$generations" -v m="$mpi" -v ms="$(steps "$out/mpi.txt")" -v r="$rayon" -v rs="$(steps "$out/rayon.txt")" 'BEGIN {
+    printf "mpirun -n 2 life --backend seq:            wall %8.3f s, steps %8.3f s (%8.3f ms/step)\n", m, ms, ms * 1000 / g
+    printf "RAYON_NUM_THREADS=2 life --backend rayon:  wall %8.3f s, steps %8.3f s (%8.3f ms/step)\n", r, rs, rs * 1000 / g
+    printf "ratio mpi/rayon: wall %.3f, steps %.3f\n", m / r, ms / rs
 }'
