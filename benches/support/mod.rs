@@ -1,17 +1,31 @@
-//! What the benchmarks share: the mesh size from the environment and the
+//! What the benchmarks share: sizes from the environment and the
 //! mean times criterion saved, for the ratios they print.
 
 use std::path::PathBuf;
 
 /// `AIRFOIL_BENCH_MESH=IxJ`, else `default`.
+#[allow(dead_code, reason = "the Airfoil benchmarks' mesh; not every benchmark has one")]
 pub fn mesh_size(default: (usize, usize)) -> (usize, usize) {
-    std::env::var("AIRFOIL_BENCH_MESH")
-        .ok()
-        .and_then(|v| {
-            let (i, j) = v.split_once('x')?;
-            Some((i.parse().ok()?, j.parse().ok()?))
-        })
-        .unwrap_or(default)
+    size_from_env("AIRFOIL_BENCH_MESH", default)
+}
+
+/// The size `AxB` (both at least 1) in the environment variable `var`, else
+/// `default` when it is unset or empty (values trimmed, as `op2::config`
+/// reads its variables).
+///
+/// # Panics
+/// On any other value, naming the variable.
+pub fn size_from_env(var: &str, default: (usize, usize)) -> (usize, usize) {
+    let value = std::env::var(var).unwrap_or_default();
+    let value = value.trim();
+    if value.is_empty() {
+        return default;
+    }
+    value
+        .split_once('x')
+        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+        .filter(|&(a, b)| a >= 1 && b >= 1)
+        .unwrap_or_else(|| panic!("{var}={value:?}: expected AxB with A, B >= 1 (e.g. 512x512)"))
 }
 
 /// Mean time of benchmark `name` of `group` from criterion's saved estimates, in ns.

@@ -1,7 +1,8 @@
 //! Conway's Game of Life (rule B3/S23) for op2: the model on op2's carriers
 //! ([`Life`]: cells, the Moore neighbourhood as a map, double-buffered
-//! state), the same step written by hand ([`step_by_hand`]) as the baseline,
-//! and the patterns users bring.
+//! state), the same step written by hand as the baselines ([`step_by_hand`];
+//! [`step_by_hand_parallel`], its rows on rayon's threads), and the patterns
+//! users bring.
 //!
 //! A [`Pattern`] is the live cells of a rectangle, read from the plaintext
 //! `.cells` format ([`Pattern::parse_cells`]) or from RLE
@@ -26,5 +27,5 @@ mod model;
 mod pattern;
 mod rle;
 
-pub use model::{count_alive, life_rule, step_by_hand, Life};
+pub use model::{count_alive, life_rule, step_by_hand, step_by_hand_parallel, Life};
 pub use pattern::{Pattern, MAX_CELLS};
