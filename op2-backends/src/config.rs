@@ -65,6 +65,7 @@
 //! | `OP2_JIT_TEST_DIR` | unset | The cache directory `tests/jit_cache.rs` hands to its child processes. |
 //! | `AIRFOIL_BENCH_MESH` | `200x300` (`400x600` for `cuda` in `benches/device.rs`) | The benchmarks' Airfoil mesh, `IxJ`. |
 //! | `LIFE_BENCH_SIZE` | `4096x4096` | The board of the Life benchmark (`benches/life.rs`), `WxH`. |
+//! | `SIR_BENCH_NODES` | `1000000x5` | The Barabási–Albert network of the SIR benchmark (`benches/sir.rs`): `NxM`, N nodes, each new one joined to M earlier ones. |
 //! | `OP2_CUDA_TOOLS` | `~/.cache/op2-cuda-tools` | Where `.ci/run` installs NVRTC and ptxas. |
 //!
 //! `tests/codegen_snapshots.rs` also compiles its snapshots with `OP2_CC`.

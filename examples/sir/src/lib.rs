@@ -10,9 +10,12 @@
 //! decides the transitions with each node's own random stream (keyed by the
 //! seed, the node's global id and the tick, so every backend and rank count
 //! draws the same numbers), and the states are double-buffered.
-//! [`sir_by_hand`] is the same model written directly in Rust.
+//! [`sir_by_hand`] is the same model written directly in Rust, and
+//! [`tick_by_hand_parallel`] one tick of it on rayon (the benchmark's baseline).
 #![deny(missing_docs)]
 
 mod model;
 
-pub use model::{count_infected, sir_by_hand, transition, Counts, Sir, INFECTED, RECOVERED, SUSCEPTIBLE};
+pub use model::{
+    count_infected, sir_by_hand, tick_by_hand_parallel, transition, Counts, Csr, Sir, INFECTED, RECOVERED, SUSCEPTIBLE,
+};
