@@ -1,7 +1,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::Distribution;
 
@@ -57,25 +57,36 @@ struct SetInner {
     global_ids: Option<GlobalIds>,
 }
 
-/// Explicit global ids and their inverse, built once.
+/// Explicit global ids, and their inverse built on the first lookup (a
+/// distributed run gives every local set ids; few ever look one up).
 struct GlobalIds {
     ids: Vec<u64>,
-    index: HashMap<u64, usize>,
+    index: OnceLock<HashMap<u64, usize>>,
 }
 
 impl GlobalIds {
-    /// The ids of a set's local elements, checked for repeats.
+    /// The ids of a set's local elements, checked for repeats (by sorting a
+    /// copy: the check needs no table that outlives it).
     fn new(set: &str, ids: Vec<u64>) -> Result<GlobalIds> {
-        let mut index = HashMap::with_capacity(ids.len());
-        for (i, &id) in ids.iter().enumerate() {
-            if let Some(first) = index.insert(id, i) {
-                return Err(Error::InvalidGlobalIds {
-                    set: set.to_string(),
-                    reason: format!("id {id} is given to elements {first} and {i}"),
-                });
-            }
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_unstable_by_key(|&i| (ids[i], i));
+        if let Some(w) = order.windows(2).find(|w| ids[w[0]] == ids[w[1]]) {
+            return Err(Error::InvalidGlobalIds {
+                set: set.to_string(),
+                reason: format!("id {} is given to elements {} and {}", ids[w[0]], w[0], w[1]),
+            });
         }
-        Ok(GlobalIds { ids, index })
+        Ok(GlobalIds {
+            ids,
+            index: OnceLock::new(),
+        })
+    }
+
+    fn index_of(&self, id: u64) -> Option<usize> {
+        let index = self
+            .index
+            .get_or_init(|| self.ids.iter().enumerate().map(|(i, &id)| (id, i)).collect());
+        index.get(&id).copied()
     }
 }
 
@@ -213,7 +224,7 @@ impl Set {
     /// The local element with global id `id`, if this process has it.
     pub fn index_of(&self, id: u64) -> Option<usize> {
         match &self.0.global_ids {
-            Some(g) => g.index.get(&id).copied(),
+            Some(g) => g.index_of(id),
             None => usize::try_from(id).ok().filter(|&i| i < self.total_size()),
         }
     }
