@@ -231,6 +231,26 @@ pub fn tally(state: &i32, counts: &mut [i64; 3]) {
     counts[*state as usize] += 1;
 }
 
+/// One node's tick in plain Rust, as the `transition` kernel decides it (the
+/// kernel cannot call functions, so it spells the same rule out): the
+/// baselines share this.
+fn decide(state: i32, infected: usize, (p, q): (f64, f64), seed: u64, id: u64, tick: u32) -> i32 {
+    let mut rng = op2::Philox::new(seed, id, tick);
+    if state == SUSCEPTIBLE && infected > 0 {
+        // A product, not `powi`: the kernel's translation computes the same bits.
+        let mut escape = 1.0;
+        for _ in 0..infected {
+            escape *= 1.0 - p;
+        }
+        if rng.uniform_f64() < 1.0 - escape {
+            return INFECTED;
+        }
+    } else if state == INFECTED && rng.uniform_f64() < q {
+        return RECOVERED;
+    }
+    state
+}
+
 /// The same model written directly in Rust, on one process: the states after
 /// each of `ticks` ticks (stopping early when no node is infected).
 pub fn sir_by_hand(
@@ -256,18 +276,7 @@ pub fn sir_by_hand(
         }
         let mut next = state.clone();
         for v in 0..n {
-            let mut rng = op2::Philox::new(seed, ids[v], tick);
-            if state[v] == SUSCEPTIBLE && infected[v] > 0 {
-                let mut escape = 1.0;
-                for _ in 0..infected[v] {
-                    escape *= 1.0 - p;
-                }
-                if rng.uniform_f64() < 1.0 - escape {
-                    next[v] = INFECTED;
-                }
-            } else if state[v] == INFECTED && rng.uniform_f64() < q {
-                next[v] = RECOVERED;
-            }
+            next[v] = decide(state[v], infected[v] as usize, (p, q), seed, ids[v], tick);
         }
         state = next;
         history.push(state.clone());
@@ -325,26 +334,16 @@ pub fn tick_by_hand_parallel(
         .par_iter_mut()
         .enumerate()
         .map(|(v, out)| {
-            let s = state[v];
-            let mut rng = op2::Philox::new(seed, ids[v], tick);
-            let mut decided = s;
-            if s == SUSCEPTIBLE {
-                let infected = csr.targets[csr.offsets[v]..csr.offsets[v + 1]]
+            // Only susceptible nodes need their infected neighbours counted.
+            let infected = if state[v] == SUSCEPTIBLE {
+                csr.targets[csr.offsets[v]..csr.offsets[v + 1]]
                     .iter()
                     .filter(|&&u| state[u as usize] == INFECTED)
-                    .count();
-                if infected > 0 {
-                    let mut escape = 1.0;
-                    for _ in 0..infected {
-                        escape *= 1.0 - p;
-                    }
-                    if rng.uniform_f64() < 1.0 - escape {
-                        decided = INFECTED;
-                    }
-                }
-            } else if s == INFECTED && rng.uniform_f64() < q {
-                decided = RECOVERED;
-            }
+                    .count()
+            } else {
+                0
+            };
+            let decided = decide(state[v], infected, (p, q), seed, ids[v], tick);
             *out = decided;
             let mut c = [0u64; 3];
             c[decided as usize] = 1;

@@ -35,7 +35,7 @@ pub struct DeviceExecutor<A: DeviceApi> {
     partials: PartialsPool,
     counters: CodeCacheCounters,
     /// One line per loop that runs otherwise than the options asked.
-    fallbacks: Mutex<Vec<String>>,
+    fallbacks: Mutex<Vec<(&'static str, String)>>,
 }
 
 impl<A: DeviceApi> DeviceExecutor<A> {
@@ -87,7 +87,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     /// How this loop's indirect writes are made safe: as the options ask,
     /// except that atomics on 64-bit values fall back to colouring where the
     /// device has none (noted once per loop, in the log and the summary).
-    fn indirect_writes(&self, loop_name: &str, shape: &LoopShape) -> IndirectWrites {
+    fn indirect_writes(&self, loop_name: &'static str, shape: &LoopShape) -> IndirectWrites {
         let asked = IndirectWrites::of(shape, self.increments);
         let Some(missing) = &self.api.info().missing_64_bit_atomics else {
             return asked;
@@ -95,16 +95,15 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         if asked != IndirectWrites::Atomic || !IndirectWrites::needs_64_bit_atomics(shape) {
             return asked;
         }
+        // Every call of a falling-back loop comes here: compare names, format once.
         let mut notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
-        let prefix = format!("loop `{loop_name}`:");
-        if !notes.iter().any(|n| n.starts_with(&prefix)) {
+        if !notes.iter().any(|(name, _)| *name == loop_name) {
             let note = format!(
-                "{prefix} increments by colouring instead of atomics: `{}` has {}",
-                self.api.device_name(),
-                missing
+                "loop `{loop_name}`: increments by colouring instead of atomics: `{}` has {missing}",
+                self.api.device_name()
             );
             tracing::warn!(backend = A::BACKEND, "{note}");
-            notes.push(note);
+            notes.push((loop_name, note));
         }
         IndirectWrites::of(shape, Increments::Colouring)
     }
@@ -236,7 +235,8 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
     }
 
     fn fallbacks(&self) -> Vec<String> {
-        self.fallbacks.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        let notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
+        notes.iter().map(|(_, note)| note.clone()).collect()
     }
 }
 
