@@ -12,6 +12,12 @@ pub enum ParamForm {
         /// Map entries (the map's arity).
         arity: usize,
     },
+    /// `&[T]` / `&[[T; D]]` (`&mut` for INC): the targets of a ragged map,
+    /// as many as the element has.
+    Ragged {
+        /// Written `&[[T; D]]` (true) rather than `&[T]` (false).
+        nested: bool,
+    },
 }
 
 /// One kernel parameter, as `#[op2::kernel]` recorded it.
@@ -63,6 +69,18 @@ impl ParamInfo {
         }
     }
 
+    /// A `&[T]` (`nested` false, `D` = 1) or `&[[T; D]]` parameter, `&mut`
+    /// for INC: the targets of a ragged map.
+    pub const fn ragged<T: Scalar, const D: usize>(name: &'static str, mutable: bool, nested: bool) -> ParamInfo {
+        ParamInfo {
+            name,
+            scalar: T::TYPE,
+            dim: D,
+            form: ParamForm::Ragged { nested },
+            mutable,
+        }
+    }
+
     /// The Rust type of the parameter, for messages (`&mut [f64; 4]`).
     pub fn rust_type(&self) -> String {
         let m = if self.mutable { "&mut " } else { "&" };
@@ -71,6 +89,8 @@ impl ParamInfo {
             ParamForm::Scalar => format!("{m}{t}"),
             ParamForm::Array => format!("{m}[{t}; {}]", self.dim),
             ParamForm::Table { arity } => format!("{m}[[{t}; {}]; {arity}]", self.dim),
+            ParamForm::Ragged { nested: false } => format!("{m}[{t}]"),
+            ParamForm::Ragged { nested: true } => format!("{m}[[{t}; {}]]", self.dim),
         }
     }
 }
@@ -113,6 +133,8 @@ pub enum ArgForm {
     MapEntry,
     /// `d(ACCESS, m)`.
     MapAll,
+    /// `d(ACCESS, r[..])`: all targets of a ragged map.
+    Ragged,
 }
 
 impl KernelInfo {
@@ -147,15 +169,27 @@ impl KernelInfo {
             (_, true) => {}
         }
         let table = matches!(p.form, ParamForm::Table { .. });
+        let ragged = matches!(p.form, ParamForm::Ragged { .. });
         match form {
             ArgForm::Direct | ArgForm::MapEntry => {
                 if table {
                     panic!("par_loop!: a direct or `m[i]` argument needs a `&T` or `&[T; D]` kernel parameter; `&[[T; D]; A]` is for a whole map: `d(ACCESS, m)`")
                 }
+                if ragged {
+                    panic!("par_loop!: a direct or `m[i]` argument needs a `&T` or `&[T; D]` kernel parameter; a slice `&[T]` is for a ragged map: `d(ACCESS, r[..])`")
+                }
             }
             ArgForm::MapAll => {
                 if !table {
-                    panic!("par_loop!: a whole-map argument `d(ACCESS, m)` needs a `&[[T; D]; A]` kernel parameter; for one entry write `d(ACCESS, m[i])`")
+                    panic!("par_loop!: a whole-map argument `d(ACCESS, m)` needs a `&[[T; D]; A]` kernel parameter; for one entry write `d(ACCESS, m[i])`, for a ragged map `d(ACCESS, r[..])`")
+                }
+            }
+            ArgForm::Ragged => {
+                if !ragged {
+                    panic!("par_loop!: a ragged-map argument `d(ACCESS, r[..])` needs a slice kernel parameter: `&[T]` or `&[[T; D]]` (`&mut` for INC)")
+                }
+                if !matches!(access, Access::Read | Access::Inc) {
+                    panic!("par_loop!: a ragged-map argument `d(ACCESS, r[..])` is READ or INC")
                 }
             }
         }

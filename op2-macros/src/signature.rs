@@ -11,8 +11,8 @@ use syn::{Expr, FnArg, Ident, Pat, Type};
 fn param_hint() -> String {
     let types: Vec<&str> = ScalarType::ALL.iter().map(|t| t.rust_name()).collect();
     format!(
-        "kernel parameters must be `&T`, `&[T; D]` or `&[[T; D]; A]` \
-         (`&mut` for data the loop writes), with T one of {}",
+        "kernel parameters must be `&T`, `&[T; D]`, `&[[T; D]; A]`, or `&[T]` / `&[[T; D]]` \
+         for a ragged map (`&mut` for data the loop writes), with T one of {}",
         types.join(", ")
     )
 }
@@ -25,6 +25,8 @@ pub enum Shape {
     Array(Expr),
     /// `&[[T; D]; A]`.
     Table(Expr, Expr),
+    /// `&[T]` (`None`) or `&[[T; D]]` (`Some(D)`): the targets of a ragged map.
+    Ragged(Option<Expr>),
 }
 
 /// One parsed kernel parameter.
@@ -45,6 +47,8 @@ impl Param {
             Shape::Scalar => quote!(::op2::ParamInfo::scalar::<#t>(#name, #m)),
             Shape::Array(d) => quote!(::op2::ParamInfo::array::<#t, { #d }>(#name, #m)),
             Shape::Table(d, a) => quote!(::op2::ParamInfo::table::<#t, { #d }, { #a }>(#name, #m)),
+            Shape::Ragged(None) => quote!(::op2::ParamInfo::ragged::<#t, 1>(#name, #m, false)),
+            Shape::Ragged(Some(d)) => quote!(::op2::ParamInfo::ragged::<#t, { #d }>(#name, #m, true)),
         }
     }
 }
@@ -91,6 +95,14 @@ pub fn parse_param(arg: &FnArg) -> syn::Result<Param> {
             (Type::Array(inner), None) => {
                 let t = scalar_ident(&inner.elem).ok_or_else(bad)?;
                 (t, Shape::Table(inner.len.clone(), outer.len.clone()))
+            }
+            _ => return Err(bad()),
+        },
+        Type::Slice(slice) => match (&*slice.elem, scalar_ident(&slice.elem)) {
+            (_, Some(t)) => (t, Shape::Ragged(None)),
+            (Type::Array(inner), None) => {
+                let t = scalar_ident(&inner.elem).ok_or_else(bad)?;
+                (t, Shape::Ragged(Some(inner.len.clone())))
             }
             _ => return Err(bad()),
         },

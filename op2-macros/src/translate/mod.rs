@@ -90,6 +90,10 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
                     vec![length(a, "OP2_ARITY"), dim],
                 )
             }
+            Shape::Ragged(_) => {
+                t.err(p.name.span(), "ragged parameters are not translated yet");
+                continue;
+            }
         };
         c_params.push(decl);
         t.bind_array(&p.name.to_string(), c, ety, kind, dims);
