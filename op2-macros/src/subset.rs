@@ -136,19 +136,7 @@ impl Checker {
             }
             Expr::ForLoop(f) => {
                 self.no_label(f.label.as_ref());
-                if !matches!(&*f.pat, Pat::Ident(_)) {
-                    self.err(&f.pat, "a kernel `for` loop binds one name: `for i in 0..n`");
-                }
-                match &*f.expr {
-                    Expr::Range(r) if r.start.is_some() && r.end.is_some() => {
-                        self.expr(r.start.as_deref().unwrap_or(&f.expr));
-                        self.expr(r.end.as_deref().unwrap_or(&f.expr));
-                    }
-                    other => self.err(
-                        other,
-                        "kernel `for` loops iterate over a range `a..b` or `a..=b`; index arrays inside the loop",
-                    ),
-                }
+                self.for_iterated(&f.expr, &f.pat);
                 self.block(&f.body);
             }
             Expr::While(w) => {
@@ -223,6 +211,23 @@ impl Checker {
                 }
                 c.args.iter().for_each(|x| self.expr(x));
             }
+            Expr::MethodCall(m) if m.method == "len" && m.turbofish.is_none() => {
+                if !m.args.is_empty() {
+                    self.err(&m.method, "`.len()` takes no arguments");
+                }
+                self.expr(&m.receiver);
+            }
+            Expr::MethodCall(m) if m.method == "iter" => self.err(
+                &m.method,
+                "`.iter()` is supported only as what a `for` loop iterates (`for v in x.iter()`); index `x[j]` elsewhere",
+            ),
+            Expr::MethodCall(m) if iterator_adapter(&m.method.to_string()) => self.err(
+                &m.method,
+                format!(
+                    "iterator adapters (`.{}()`) are not supported in kernels; write a loop `for j in 0..x.len()` and index `x[j]`",
+                    m.method
+                ),
+            ),
             Expr::MethodCall(m) => {
                 let method = m.method.to_string();
                 let known = MathFunction::named(&method).is_some() || RandomDraw::named(&method).is_some();
@@ -273,6 +278,110 @@ impl Checker {
             other => self.err(other, "this expression is not supported in op2 kernels"),
         }
     }
+}
+
+impl Checker {
+    /// What a `for` loop iterates and binds: a range `a..b` / `a..=b` bound
+    /// to a name, or a ragged parameter `x` / `x.iter()` bound to `v` or `&v`.
+    fn for_iterated(&mut self, iterated: &Expr, pat: &Pat) {
+        let mut e = iterated;
+        while let Expr::Paren(p) = e {
+            e = &p.expr;
+        }
+        let plain_name = |e: &Expr| matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
+        let over_values = match e {
+            Expr::Range(r) => {
+                match (&r.start, &r.end) {
+                    (Some(a), Some(b)) => {
+                        self.expr(a);
+                        self.expr(b);
+                    }
+                    _ => self.err(r, "a kernel `for` range needs both ends: `a..b` or `a..=b`"),
+                }
+                false
+            }
+            _ if plain_name(e) => true,
+            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() && m.turbofish.is_none() => {
+                if !plain_name(&m.receiver) {
+                    self.err(
+                        &m.receiver,
+                        "kernel `for` loops iterate over a ragged parameter by name: `for v in x.iter()`",
+                    );
+                }
+                true
+            }
+            Expr::MethodCall(m) if m.method == "iter_mut" => {
+                self.err(
+                    &m.method,
+                    "a `&mut` ragged parameter is an INC argument: add to it in an index loop, `for j in 0..x.len() { x[j] += v; }`",
+                );
+                true
+            }
+            Expr::MethodCall(m) if m.method == "enumerate" => {
+                self.err(
+                    &m.method,
+                    "`.enumerate()` is not supported in kernels; write `for j in 0..x.len()` and index `x[j]`",
+                );
+                true
+            }
+            Expr::MethodCall(m) if iterator_adapter(&m.method.to_string()) || m.method == "into_iter" => {
+                self.err(
+                    &m.method,
+                    format!(
+                        "iterator adapters (`.{}()`) are not supported in kernels; write `for j in 0..x.len()` and index `x[j]`",
+                        m.method
+                    ),
+                );
+                true
+            }
+            other => {
+                self.err(
+                    other,
+                    "kernel `for` loops iterate over a range `a..b` or `a..=b`, or a ragged parameter (`for v in x`, `for &v in x.iter()`); index arrays inside a range loop",
+                );
+                true
+            }
+        };
+        match pat {
+            Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {}
+            Pat::Reference(r)
+                if over_values
+                    && r.mutability.is_none()
+                    && matches!(&*r.pat, Pat::Ident(i) if i.by_ref.is_none() && i.mutability.is_none() && i.subpat.is_none()) =>
+                {}
+            other if over_values => self.err(
+                other,
+                "a kernel `for` loop over a ragged parameter binds one name: `for v in x` or `for &v in x`",
+            ),
+            other => self.err(other, "a kernel `for` loop binds one name: `for i in 0..n`"),
+        }
+    }
+}
+
+/// Iterator methods kernels do not support, for a hint to write an index loop.
+fn iterator_adapter(method: &str) -> bool {
+    matches!(
+        method,
+        "iter_mut"
+            | "into_iter"
+            | "enumerate"
+            | "zip"
+            | "map"
+            | "filter"
+            | "rev"
+            | "skip"
+            | "take"
+            | "step_by"
+            | "chain"
+            | "copied"
+            | "cloned"
+            | "sum"
+            | "product"
+            | "fold"
+            | "for_each"
+            | "chunks"
+            | "windows"
+    )
 }
 
 /// Whether a call's path is the random stream's constructor
@@ -341,8 +450,41 @@ mod tests {
     fn macros_references_and_for_over_arrays_are_rejected() {
         assert!(errors("{ println!(\"x\"); }")[0].contains("macros"));
         assert!(errors("{ let r = &x; }")[0].contains("references"));
-        assert!(errors("{ for v in x { } }")[0].contains("range"));
+        assert!(errors("{ for v in 0.. { } }")[0].contains("both ends"));
+        assert!(errors("{ for v in f(x) { } }").iter().any(|e| e.contains("range")));
         assert!(errors("{ 'outer: loop { break 'outer; } }").len() == 2);
+    }
+
+    #[test]
+    fn ragged_loops_and_len_are_accepted() {
+        let e = errors(
+            "{ let n = x.len(); for v in x { s += *v; } for &v in x { s += v; } for v in x.iter() { s += v[0]; }
+               for &v in (x.iter()) { s += v; } for j in 0..x.len() { y[j] += x[j]; } let m = a[0].len(); }",
+        );
+        assert!(e.is_empty(), "{e:?}");
+    }
+
+    #[test]
+    fn iterator_adapters_get_an_index_loop_hint() {
+        let e = errors("{ for (j, v) in x.iter().enumerate() { } }");
+        assert!(
+            e.iter()
+                .any(|m| m.contains("`.enumerate()`") && m.contains("0..x.len()")),
+            "{e:?}"
+        );
+        let e = errors("{ for v in x.iter_mut() { *v += 1.0; } }");
+        assert!(e[0].contains("INC argument"), "{e:?}");
+        let e = errors("{ let s: f64 = x.iter().sum(); }");
+        assert!(
+            e.iter().any(|m| m.contains("`.sum()`") && m.contains("0..x.len()")),
+            "{e:?}"
+        );
+        let e = errors("{ let i = x.iter(); }");
+        assert!(e[0].contains("only as what a `for` loop iterates"), "{e:?}");
+        let e = errors("{ for &i in 0..4 { } }");
+        assert!(e[0].contains("binds one name"), "{e:?}");
+        let e = errors("{ for v in f(x).iter() { } }");
+        assert!(e[0].contains("by name"), "{e:?}");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Block, Expr, Lit, Stmt, Type, UnOp};
 
 use super::math::named_constant;
-use super::names::Kind;
+use super::names::{Kind, Var};
 use super::types::{ETy, Ty};
 use super::Translator;
 
@@ -66,6 +66,17 @@ impl Translator {
                 format!("({l} = {r})")
             }
             Expr::Index(i) => {
+                if let Some(v) = self.ragged_root(&i.expr) {
+                    if v.ragged.as_ref().is_some_and(|r| r.mutable) {
+                        self.err(i.span(), INC_ONLY);
+                        return String::new();
+                    }
+                    if self.ragged_param(&i.expr).is_some() {
+                        return self.ragged_index(&v, &i.index);
+                    }
+                    // `x[j][k]`: `x[j]` is a row pointer, indexed below
+                    // against the row's length D (`dims[1]`).
+                }
                 let base = self.expr(&i.expr, None);
                 let idx = self.expr(&i.index, None);
                 match self.index_length(&i.expr, 0) {
@@ -101,6 +112,7 @@ impl Translator {
                 }
             }
             Expr::MethodCall(m) if self.ty(&m.receiver) == ETy::Stream => self.random_draw(m),
+            Expr::MethodCall(m) if m.method == "len" => self.len_call(m),
             Expr::MethodCall(m) => {
                 let args: Vec<&Expr> = m.args.iter().collect();
                 self.math(&m.method.to_string(), &m.receiver, &args, m.method.span(), None)
@@ -170,8 +182,14 @@ impl Translator {
         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         if let [one] = segs.as_slice() {
             if let Some(v) = self.lookup(one) {
-                return match v.kind {
-                    Kind::ParamScalar => format!("(*{})", v.c),
+                let mutable_ragged = v.ragged.as_ref().map(|r| r.mutable);
+                return match (v.kind, mutable_ragged) {
+                    (Kind::ParamScalar, _) => format!("(*{})", v.c),
+                    (_, Some(mutable)) => {
+                        let msg = if mutable { INC_ONLY } else { RAGGED_NOT_A_VALUE };
+                        self.err(p.span(), msg);
+                        String::new()
+                    }
                     _ => v.c.clone(),
                 };
             }
@@ -192,6 +210,13 @@ impl Translator {
     }
 
     fn binary(&mut self, b: &syn::ExprBinary, want: Option<Ty>) -> String {
+        if matches!(b.op, BinOp::AddAssign(_) | BinOp::SubAssign(_))
+            && self
+                .ragged_root(&b.left)
+                .is_some_and(|v| v.ragged.is_some_and(|r| r.mutable))
+        {
+            return self.ragged_inc(b);
+        }
         let (lt, rt) = (self.ty(&b.left).scalar(), self.ty(&b.right).scalar());
         let op = match b.op {
             BinOp::Add(_) => "+",
@@ -264,6 +289,123 @@ impl Translator {
         format!("({l} {op} {r})")
     }
 
+    /// The ragged parameter `e` names (through parentheses and `*`).
+    pub(super) fn ragged_param(&self, e: &Expr) -> Option<Var> {
+        match e {
+            Expr::Paren(p) => self.ragged_param(&p.expr),
+            Expr::Group(g) => self.ragged_param(&g.expr),
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => self.ragged_param(&u.expr),
+            Expr::Path(p) => {
+                let v = self.lookup(&p.path.get_ident()?.to_string())?;
+                v.ragged.is_some().then(|| v.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The ragged parameter at the root of an index chain (`x` of `x[j][k]`).
+    fn ragged_root(&self, e: &Expr) -> Option<Var> {
+        match e {
+            Expr::Index(i) => self.ragged_root(&i.expr),
+            Expr::Paren(p) => self.ragged_root(&p.expr),
+            Expr::Group(g) => self.ragged_root(&g.expr),
+            other => self.ragged_param(other),
+        }
+    }
+
+    /// `x[j]` on a ragged parameter: the `j`th target's value (`&[T]`), or a
+    /// pointer to its row of D values (`&[[T; D]]`).
+    fn ragged_index(&mut self, v: &Var, j: &Expr) -> String {
+        let r = v.ragged.as_ref().expect("a ragged parameter");
+        let idx = self.expr(j, None);
+        let target = format!("{}[OP2_IX({}, {})]", r.targets, strip_parens(&idx), r.len);
+        if r.rows {
+            format!("({} + (long){target} * {})", v.c, v.dims[1])
+        } else {
+            format!("{}[{target}]", v.c)
+        }
+    }
+
+    /// `x[j] += e` / `x[j][k] -= e` on a `&mut` ragged parameter (an INC
+    /// argument): a call of the wrapper's `op2_ragged_inc_<type>`, a plain
+    /// `+=` or an atomic add, on the target's address.
+    fn ragged_inc(&mut self, b: &syn::ExprBinary) -> String {
+        fn peel(e: &Expr) -> &Expr {
+            match e {
+                Expr::Paren(p) => peel(&p.expr),
+                Expr::Group(g) => peel(&g.expr),
+                other => other,
+            }
+        }
+        // `x[j]` (j, no k) or `x[j][k]`.
+        let (v, j, k) = match peel(&b.left) {
+            Expr::Index(outer) => match (self.ragged_param(&outer.expr), peel(&outer.expr)) {
+                (Some(v), _) => (v, &*outer.index, None),
+                (None, Expr::Index(inner)) if self.ragged_param(&inner.expr).is_some() => {
+                    let v = self.ragged_param(&inner.expr).expect("checked");
+                    (v, &*inner.index, Some(&*outer.index))
+                }
+                _ => {
+                    self.err(b.left.span(), INC_ONLY);
+                    return String::new();
+                }
+            },
+            _ => {
+                self.err(b.left.span(), INC_ONLY);
+                return String::new();
+            }
+        };
+        let rows = v.ragged.as_ref().is_some_and(|r| r.rows);
+        let target = match (rows, k) {
+            (false, None) => self.ragged_index(&v, j),
+            (true, Some(k)) => {
+                let row = self.ragged_index(&v, j);
+                let idx = self.expr(k, None);
+                format!("{row}[OP2_IX({}, {})]", strip_parens(&idx), v.dims[1])
+            }
+            (true, None) => {
+                self.err(
+                    b.left.span(),
+                    "`x[j]` of a `&mut [[T; D]]` parameter is a row: add to one of its values, `x[j][k] += v`",
+                );
+                return String::new();
+            }
+            (false, Some(_)) => {
+                self.err(
+                    b.left.span(),
+                    "a `&mut [T]` parameter's targets are single values: add to `x[j]`",
+                );
+                return String::new();
+            }
+        };
+        let t = v.ty.scalar();
+        let e = self.expr(&b.right, Some(t));
+        let e = match b.op {
+            BinOp::SubAssign(_) => format!("(-({}))", strip_parens(&e)),
+            _ => e,
+        };
+        format!("op2_ragged_inc_{}(&{target}, {e})", t.helper_suffix())
+    }
+
+    /// `a.len()`: the length of an array, an array's row, or a ragged
+    /// parameter (its number of targets), as a `usize`.
+    fn len_call(&mut self, m: &syn::ExprMethodCall) -> String {
+        if !m.args.is_empty() || m.turbofish.is_some() {
+            self.err(m.span(), "`.len()` takes no arguments");
+            return String::new();
+        }
+        match self.index_length(&m.receiver, 0) {
+            Some(len) => format!("(({}){len})", Ty::USIZE.c_name()),
+            None => {
+                self.err(
+                    m.span(),
+                    "`.len()` is defined on arrays (parameters and `let` arrays) and ragged parameters only",
+                );
+                String::new()
+            }
+        }
+    }
+
     /// The C length of the array `e[..]` indexes: `e` is a named array, or an
     /// element of one (`v[k]` in `v[k][c]`).
     fn index_length(&self, e: &Expr, depth: usize) -> Option<String> {
@@ -280,6 +422,13 @@ impl Translator {
         }
     }
 }
+
+/// Any use of a `&mut` ragged parameter but `x[j] += v`.
+pub(super) const INC_ONLY: &str = "a `&mut` ragged parameter is an INC argument: it can only be added to (`x[j] += v` / `x[j][k] += v`), not read or assigned";
+
+/// A ragged parameter named on its own.
+const RAGGED_NOT_A_VALUE: &str =
+    "a ragged parameter is not a value: index it (`x[j]`), loop over it (`for v in x`) or take its `.len()`";
 
 fn int_literal(digits: &str, ty: Ty) -> String {
     let suffix = match ty.concrete() {

@@ -49,6 +49,16 @@ struct Translator {
 /// which the generated prelude defines as plain C or, when the wrapper is
 /// built checked, as checks that record the first failure there. Float to
 /// integer casts call `op2_as_<type>`, which saturate like Rust's `as`.
+///
+/// A ragged parameter `x: &[T]` / `&[[T; D]]` (the targets of a ragged map)
+/// becomes three C parameters: `OP2_GLOBAL const T *x` (the whole Dat, D
+/// values per element; no `const` for `&mut`), `OP2_GLOBAL const int
+/// *x_targets` (this element's targets) and `int x_len` (their number).
+/// `x.len()` is `x_len`; `x[j]` is `x[x_targets[j]]`, or for rows the pointer
+/// `(x + (long)x_targets[j] * D)`; `for v in x` loops over the targets. A
+/// `&mut` one is an INC argument, only added to: `x[j] += v` becomes
+/// `op2_ragged_inc_<type>(&x[x_targets[j]], v)`. The wrappers define
+/// `OP2_GLOBAL` and `op2_ragged_inc_<type>`.
 pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Error>> {
     let mut t = Translator {
         scopes: vec![Vec::new()],
@@ -90,8 +100,25 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
                     vec![length(a, "OP2_ARITY"), dim],
                 )
             }
-            Shape::Ragged(_) => {
-                t.err(p.name.span(), "ragged parameters are not translated yet");
+            Shape::Ragged(d) => {
+                // Three C parameters: the whole Dat's data (D values per
+                // element), this element's targets (already offset to its
+                // row) and their number.
+                let targets = t.fresh(&format!("{c}_targets"));
+                let len = t.fresh(&format!("{c}_len"));
+                c_params.push(format!("OP2_GLOBAL {constness}{} *{c}", ty.c_name()));
+                c_params.push(format!("OP2_GLOBAL const int *{targets}"));
+                c_params.push(format!("int {len}"));
+                let mut dims = vec![len.clone()];
+                dims.extend(d.as_ref().map(|d| length(d, "OP2_DIM")));
+                let ragged = names::Ragged {
+                    targets,
+                    len,
+                    rows: d.is_some(),
+                    mutable: p.mutable,
+                };
+                let rank = dims.len();
+                t.bind_ragged(&p.name.to_string(), c, ETy::Array(ty, rank), dims, ragged);
                 continue;
             }
         };

@@ -16,6 +16,10 @@ pub(super) enum Kind {
     ParamScalar,
     /// `&[T; D]` or `&[[T; D]; A]` parameter: a C pointer indexed directly.
     ParamArray,
+    /// `&[T]` or `&[[T; D]]` parameter, the targets of a ragged map: the
+    /// whole Dat's data, indexed through the element's targets
+    /// ([`Var::ragged`] holds their C names).
+    ParamRagged,
     /// A local variable or array.
     Local,
     /// A `const` item.
@@ -32,6 +36,21 @@ pub(super) struct Var {
     /// C text of each array length, outermost first (empty for scalars):
     /// what checked mode compares indices against.
     pub(super) dims: Vec<String>,
+    /// For a ragged parameter: its targets and whether it is `&mut` (INC).
+    pub(super) ragged: Option<Ragged>,
+}
+
+/// The C side of a ragged parameter `c`: besides the Dat's data `c`, the
+/// element's targets `<c>_targets` and their number `<c>_len` (also `dims[0]`
+/// of its [`Var`]).
+#[derive(Clone)]
+pub(super) struct Ragged {
+    pub(super) targets: String,
+    pub(super) len: String,
+    /// `&[[T; D]]`: a target is a row of D values, `x[j]` a row pointer.
+    pub(super) rows: bool,
+    /// `&mut`: an INC argument, only added to.
+    pub(super) mutable: bool,
 }
 
 /// Every identifier in the body, so fresh C names never collide with them.
@@ -86,6 +105,18 @@ impl Translator {
             ty,
             kind,
             dims,
+            ragged: None,
+        });
+    }
+
+    pub(super) fn bind_ragged(&mut self, rust: &str, c: String, ty: ETy, dims: Vec<String>, ragged: Ragged) {
+        self.scopes.last_mut().expect("a scope").push(Var {
+            rust: rust.to_string(),
+            c,
+            ty,
+            kind: Kind::ParamRagged,
+            dims,
+            ragged: Some(ragged),
         });
     }
 

@@ -5,7 +5,7 @@
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Pat, Stmt};
 
-use super::expr::strip_parens;
+use super::expr::{strip_parens, INC_ONLY};
 use super::names::Kind;
 use super::types::{const_expr_text, ETy, Ty};
 use super::Translator;
@@ -269,8 +269,10 @@ impl Translator {
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) {
+        let Expr::Range(r) = &*f.expr else {
+            return self.ragged_loop(f);
+        };
         let Pat::Ident(var) = &*f.pat else { return };
-        let Expr::Range(r) = &*f.expr else { return };
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             return;
         };
@@ -292,6 +294,67 @@ impl Translator {
         self.bind(&name, c, ETy::Scalar(t), Kind::Local);
         self.scoped_block(&head, &f.body, "");
         self.scopes.pop();
+    }
+
+    /// `for v in x`, `for &v in x` or the same over `x.iter()`, `x` a READ
+    /// ragged parameter: a loop over the element's targets, with `v` the
+    /// target's value (`&[T]`) or a pointer to its row (`&[[T; D]]`, then
+    /// indexed like a `&[T; D]` parameter).
+    fn ragged_loop(&mut self, f: &syn::ExprForLoop) {
+        let mut iterated = &*f.expr;
+        while let Expr::Paren(p) = iterated {
+            iterated = &p.expr;
+        }
+        if let Expr::MethodCall(m) = iterated {
+            if m.method == "iter" && m.args.is_empty() {
+                iterated = &m.receiver;
+            }
+        }
+        let Some(v) = self.ragged_param(iterated) else {
+            self.err(
+                f.expr.span(),
+                "kernel `for` loops iterate over a range `a..b` or a ragged parameter (`for v in x`); for an array, write `for i in 0..a.len()` and index `a[i]`",
+            );
+            return;
+        };
+        let r = v.ragged.clone().expect("a ragged parameter");
+        if r.mutable {
+            self.err(f.expr.span(), INC_ONLY);
+            return;
+        }
+        let var = match &*f.pat {
+            Pat::Ident(i) => i,
+            Pat::Reference(p) => match &*p.pat {
+                Pat::Ident(i) => i,
+                _ => return, // rejected by the subset check
+            },
+            _ => return,
+        };
+        let j = self.fresh("op2_j");
+        self.out
+            .open(&format!("for (int {j} = 0; {j} < {len}; ++{j})", len = r.len));
+        self.scopes.push(Vec::new());
+        let name = var.ident.to_string();
+        let c = self.declare_name(&name);
+        let t = v.ty.scalar();
+        let target = format!("{}[{j}]", r.targets);
+        if r.rows {
+            let d = v.dims[1].clone();
+            self.out.line(&format!(
+                "OP2_GLOBAL const {} *{c} = {} + (long){target} * {d};",
+                t.c_name(),
+                v.c
+            ));
+            self.bind_array(&name, c, ETy::Array(t, 1), Kind::ParamArray, vec![d]);
+        } else {
+            let constness = if var.mutability.is_some() { "" } else { "const " };
+            self.out
+                .line(&format!("{constness}{} {c} = {}[{target}];", t.c_name(), v.c));
+            self.bind(&name, c, ETy::Scalar(t), Kind::Local);
+        }
+        self.block_stmts(&f.body);
+        self.scopes.pop();
+        self.out.close("");
     }
 }
 

@@ -276,3 +276,200 @@ fn misused_random_streams_are_errors() {
         "{e:?}"
     );
 }
+
+#[test]
+fn ragged_read_rank_1() {
+    let c = c_of(
+        "fn k(x: &[f64], r: &mut f64, n: &mut u32) {
+            *n = x.len() as u32;
+            let mut s = 0.0;
+            for j in 0..x.len() { s += x[j]; }
+            for v in x.iter() { s += *v * 2.0; }
+            for &v in x { s += v; }
+            *r = s + x[0];
+        }",
+    );
+    assert!(
+        c.starts_with(
+            "void op2_kernel_k(long *op2_status, OP2_GLOBAL const double *x, OP2_GLOBAL const int *x_targets, int x_len, double *r, unsigned int *n) {"
+        ),
+        "{c}"
+    );
+    assert!(c.contains("(*n) = ((unsigned int)((unsigned long)x_len));"), "{c}");
+    assert!(
+        c.contains("for (unsigned long j = 0ul, j_end = ((unsigned long)x_len); j < j_end; ++j) {"),
+        "{c}"
+    );
+    assert!(c.contains("s += x[x_targets[OP2_IX(j, x_len)]];"), "{c}");
+    assert!(c.contains("for (int op2_j = 0; op2_j < x_len; ++op2_j) {"), "{c}");
+    assert!(c.contains("const double v = x[x_targets[op2_j]];"), "{c}");
+    assert!(c.contains("s += (v * 2.0);"), "{c}");
+    assert!(c.contains("for (int op2_j_1 = 0; op2_j_1 < x_len; ++op2_j_1) {"), "{c}");
+    assert!(c.contains("const double v = x[x_targets[op2_j_1]];"), "{c}");
+    assert!(c.contains("s += v;"), "{c}");
+    assert!(c.contains("(*r) = (s + x[x_targets[OP2_IX(0, x_len)]]);"), "{c}");
+}
+
+#[test]
+fn ragged_read_rank_2() {
+    let c = c_of(
+        "fn k(p: &[[f32; 3]], q: &[[f64; NQ]], r: &mut [f32; 3]) {
+            for v in p { for k in 0..3 { r[k] += v[k]; } }
+            for j in 0..p.len() { r[0] += p[j][2] * (p[j].len() as f32); }
+            for w in q.iter() { r[1] += w[0] as f32; }
+        }",
+    );
+    assert!(
+        c.contains(
+            "OP2_GLOBAL const float *p, OP2_GLOBAL const int *p_targets, int p_len, OP2_GLOBAL const double *q, OP2_GLOBAL const int *q_targets, int q_len, float *r)"
+        ),
+        "{c}"
+    );
+    assert!(
+        c.contains("OP2_GLOBAL const float *v = p + (long)p_targets[op2_j] * 3;"),
+        "{c}"
+    );
+    assert!(c.contains("r[OP2_IX(k, 3)] += v[OP2_IX(k, 3)];"), "{c}");
+    assert!(
+        c.contains("(p + (long)p_targets[OP2_IX(j, p_len)] * 3)[OP2_IX(2, 3)]"),
+        "{c}"
+    );
+    assert!(c.contains("((float)((unsigned long)3))"), "{c}");
+    assert!(
+        c.contains("OP2_GLOBAL const double *w = q + (long)q_targets[op2_j_1] * OP2_DIM_q;"),
+        "{c}"
+    );
+    assert!(c.contains("w[OP2_IX(0, OP2_DIM_q)]"), "{c}");
+}
+
+#[test]
+fn ragged_inc_adds_through_the_wrapper_helper() {
+    let c = c_of(
+        "fn k(a: &f64, x: &mut [f64], y: &mut [[i32; 2]], n: &mut i64) {
+            *n = (x.len() + y.len()) as i64;
+            for j in 0..x.len() { x[j] += *a * 2.0; x[j] -= 1.0; }
+            for j in 0..y.len() { y[j][1] -= 3; (y[j])[0] += 1; }
+        }",
+    );
+    assert!(
+        c.contains(
+            "const double *a, OP2_GLOBAL double *x, OP2_GLOBAL const int *x_targets, int x_len, OP2_GLOBAL int *y, OP2_GLOBAL const int *y_targets, int y_len, long *n)"
+        ),
+        "{c}"
+    );
+    assert!(
+        c.contains("op2_ragged_inc_f64(&x[x_targets[OP2_IX(j, x_len)]], ((*a) * 2.0));"),
+        "{c}"
+    );
+    assert!(
+        c.contains("op2_ragged_inc_f64(&x[x_targets[OP2_IX(j, x_len)]], (-(1.0)));"),
+        "{c}"
+    );
+    assert!(
+        c.contains("op2_ragged_inc_i32(&(y + (long)y_targets[OP2_IX(j, y_len)] * 2)[OP2_IX(1, 2)], (-(3)));"),
+        "{c}"
+    );
+    assert!(
+        c.contains("op2_ragged_inc_i32(&(y + (long)y_targets[OP2_IX(j, y_len)] * 2)[OP2_IX(0, 2)], 1);"),
+        "{c}"
+    );
+}
+
+#[test]
+fn mutable_ragged_parameters_are_only_added_to() {
+    for body in [
+        "*r = x[0];",
+        "x[0] = 1.0;",
+        "x[0] *= 2.0;",
+        "for v in x.iter() { *r += *v; }",
+        "*r = x[0] + 1.0;",
+        "x[x[0] as usize] += 1.0;",
+    ] {
+        let e = errors_of(&format!("fn k(x: &mut [f64], r: &mut f64) {{ {body} }}"));
+        assert!(
+            e.iter().any(|m| m.contains("INC argument: it can only be added to")),
+            "{body}: {e:?}"
+        );
+    }
+    let e = errors_of("fn k(y: &mut [[f64; 2]], r: &mut f64) { *r = y[0][1]; y[0][1] = 2.0; }");
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(e.iter().all(|m| m.contains("INC argument")), "{e:?}");
+    let e = errors_of("fn k(y: &mut [[f64; 2]]) { y[0] += 1.0; }");
+    assert!(e[0].contains("is a row"), "{e:?}");
+}
+
+#[test]
+fn ragged_parameters_are_not_values() {
+    let e = errors_of("fn k(x: &[f64], r: &mut f64) { *r = x.sqrt(); }");
+    assert!(e[0].contains("not a value"), "{e:?}");
+    let e = errors_of("fn k(r: &mut f64) { let a = [1.0; 3]; for v in a { *r += v; } }");
+    assert!(e[0].contains("0..a.len()"), "{e:?}");
+    let e = errors_of("fn k(r: &mut f64) { *r = r.len() as f64; }");
+    assert!(e[0].contains("`.len()` is defined on arrays"), "{e:?}");
+}
+
+#[test]
+fn len_of_arrays() {
+    let c = c_of(
+        "fn k(q: &[f64; 4], t: &[[f64; 2]; NT], r: &mut i64) { let a = [[0; 3]; 5]; *r = (q.len() + t.len() + t[0].len() + a[1].len()) as i64; }",
+    );
+    assert!(
+        c.contains("((unsigned long)4)") && c.contains("((unsigned long)OP2_ARITY_t)"),
+        "{c}"
+    );
+    assert!(
+        c.contains("((unsigned long)2)") && c.contains("((unsigned long)3)"),
+        "{c}"
+    );
+}
+
+/// The ragged forms compile as C (with the wrappers' definitions reduced to
+/// plain C) and compute what the Rust kernel computes.
+#[test]
+fn ragged_kernels_compile_and_run_as_c() {
+    let kernel = c_of(
+        "fn k(x: &[f64], p: &[[f64; 2]], out: &mut [f64], r: &mut f64) {
+            let mut s = 0.0;
+            for &v in x.iter() { s += v; }
+            for v in p { s += v[0] * v[1]; }
+            for j in 0..x.len() { out[j] += x[j] * 10.0; out[j] -= 1.0; }
+            *r = s + (x.len() as f64) * 1000.0 + p[1][1];
+        }",
+    );
+    let dir = std::env::temp_dir().join(format!("op2-macros-ragged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("ragged.c");
+    let exe = dir.join("ragged");
+    let program = format!(
+        "#include <stdio.h>\n#define OP2_GLOBAL\n#define OP2_IX(i, n) (i)\n\
+         static void op2_ragged_inc_f64(double *p, double v) {{ *p += v; }}\n\
+         {kernel}\n\
+         int main(void) {{\n\
+             double x[4] = {{1.0, 2.0, 4.0, 8.0}}; int xt[3] = {{3, 0, 2}};\n\
+             double p[6] = {{1.0, 2.0, 3.0, 4.0, 5.0, 6.0}}; int pt[2] = {{2, 0}};\n\
+             double out[4] = {{0.0, 0.0, 0.0, 0.0}}; int ot[3] = {{1, 1, 3}};\n\
+             long status = 0; double r = 0.0;\n\
+             op2_kernel_k(&status, x, xt, 3, p, pt, 2, out, ot, 3, &r);\n\
+             printf(\"%g %g %g %g %g\\n\", r, out[0], out[1], out[2], out[3]);\n\
+             return 0;\n\
+         }}\n"
+    );
+    std::fs::write(&src, program).unwrap();
+    let cc = std::env::var("OP2_CC").unwrap_or_else(|_| "cc".to_string());
+    let built = std::process::Command::new(cc)
+        .args(["-O1", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .expect("a C compiler");
+    assert!(
+        built.status.success(),
+        "{}\n{kernel}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = std::process::Command::new(&exe).output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    // s = (8 + 1 + 4) + (5*6 + 1*2) = 45; r = 45 + 3000 + p[0][1] = 3047;
+    // out[1] gets x[3]*10-1 and x[0]*10-1, out[3] gets x[2]*10-1.
+    assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "3047 0 88 0 39");
+}

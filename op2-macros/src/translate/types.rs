@@ -223,6 +223,7 @@ impl Translator {
                 ),
                 _ => ETy::Scalar(Ty::F64),
             },
+            Expr::MethodCall(m) if m.method == "len" => ETy::Scalar(Ty::USIZE),
             Expr::MethodCall(m) => match self.ty(&m.receiver) {
                 ETy::Stream => RandomDraw::named(&m.method.to_string())
                     .map_or(ETy::Scalar(Ty::U32), |d| ETy::Scalar(Ty::Known(d.returns))),
