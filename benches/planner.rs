@@ -8,19 +8,12 @@ use std::time::Duration;
 
 use criterion::{black_box, BenchmarkId, Criterion};
 use op2_airfoil::{generate, AirfoilDsl, Constants};
-use op2_core::{conflicts, Access, ArgData, ArgSpec, MapArg, MapIndex, Plan};
+use op2_core::{conflicts, Access, ArgData, ArgSpec, MapIndex, Plan};
 
 fn main() {
     let mesh = generate(400, 600);
     let a = AirfoilDsl::new(&mesh, &Constants::default()).expect("airfoil carriers");
-    let inc = |i| ArgSpec {
-        data: ArgData::Dat(&a.res),
-        access: Access::Inc,
-        map: Some(MapArg {
-            map: &a.pecell,
-            index: MapIndex::Entry(i),
-        }),
-    };
+    let inc = |i| ArgSpec::through_map(ArgData::Dat(&a.res), Access::Inc, &a.pecell, MapIndex::Entry(i));
     let args = [inc(0), inc(1)];
     let conflicts = conflicts(&args);
     let mut c = Criterion::default()

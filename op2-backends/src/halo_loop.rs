@@ -37,7 +37,7 @@ pub(crate) fn run(
 ) -> Result<op2_core::HaloTraffic> {
     let mut traffic = op2_core::HaloTraffic::default();
     let regions = set.regions();
-    let writes_through_maps = args.iter().any(|a| a.map.is_some() && a.access.writes());
+    let writes_through_maps = args.iter().any(|a| a.is_indirect() && a.access.writes());
 
     // Exchanges: Dats whose halo values this loop reads (through a map, or
     // directly on exec-halo elements), if stale. INC starts from zero and
@@ -51,7 +51,7 @@ pub(crate) fn run(
         let reads_halo = args
             .iter()
             .filter(|b| b.data.id() == a.data.id())
-            .any(|b| !matches!(b.access, Access::Inc | Access::Write) && (b.map.is_some() || writes_through_maps));
+            .any(|b| !matches!(b.access, Access::Inc | Access::Write) && (b.is_indirect() || writes_through_maps));
         if reads_halo && d.halo().is_stale() {
             if let Some(owner) = d.set().distribution() {
                 let r = d.set().regions();

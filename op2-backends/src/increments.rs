@@ -69,7 +69,7 @@ fn indirect_writes(shape: &LoopShape) -> impl Iterator<Item = &crate::codegen::A
     shape
         .args
         .iter()
-        .filter(|a| matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. }))
+        .filter(|a| crate::codegen::is_indirect(a))
         .filter(|a| a.access != Access::Read)
 }
 
@@ -96,7 +96,8 @@ impl IndirectWrites {
         let (mut any, mut rw, mut not_atomic) = (false, false, false);
         for a in indirect_writes(shape) {
             any = true;
-            rw |= a.access == Access::Rw;
+            // A ragged INC adds inside the kernel, so the kernel runs under the guard too.
+            rw |= a.access == Access::Rw || a.kind == ArgKind::Ragged;
             not_atomic |= matches!(a.access, Access::Rw | Access::Write);
         }
         match (any, choice) {

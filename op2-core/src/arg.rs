@@ -1,4 +1,4 @@
-use crate::{Access, BorrowFlag, DeviceCell, Map, ScalarType, Set};
+use crate::{Access, BorrowFlag, DeviceCell, Map, RaggedMap, ScalarType, Set};
 
 /// What a loop argument refers to, type-erased: the runtime validates, borrows,
 /// plans and times loops through these handles.
@@ -102,14 +102,55 @@ pub struct ArgSpec<'a> {
     pub data: ArgData<'a>,
     /// The access mode.
     pub access: Access,
-    /// The map, for indirect arguments.
+    /// The map, for arguments through a map's entries.
     pub map: Option<MapArg<'a>>,
+    /// The ragged map, for `d(ACCESS, r[..])` (READ or INC).
+    pub ragged: Option<&'a RaggedMap>,
 }
 
-impl ArgSpec<'_> {
-    /// Whether the argument goes through a map.
+impl<'a> ArgSpec<'a> {
+    /// A direct Dat or a Global.
+    pub fn direct(data: ArgData<'a>, access: Access) -> ArgSpec<'a> {
+        ArgSpec {
+            data,
+            access,
+            map: None,
+            ragged: None,
+        }
+    }
+
+    /// A Dat through entries of a map: `d(ACCESS, m[i])` or `d(ACCESS, m)`.
+    pub fn through_map(data: ArgData<'a>, access: Access, map: &'a Map, index: MapIndex) -> ArgSpec<'a> {
+        ArgSpec {
+            data,
+            access,
+            map: Some(MapArg { map, index }),
+            ragged: None,
+        }
+    }
+
+    /// A Dat through all targets of a ragged map: `d(ACCESS, r[..])`.
+    pub fn through_ragged(data: ArgData<'a>, access: Access, ragged: &'a RaggedMap) -> ArgSpec<'a> {
+        ArgSpec {
+            data,
+            access,
+            map: None,
+            ragged: Some(ragged),
+        }
+    }
+
+    /// Whether the argument goes through a map (fixed or ragged).
     pub fn is_indirect(&self) -> bool {
-        self.map.is_some()
+        self.map.is_some() || self.ragged.is_some()
+    }
+
+    /// The name of the map the argument goes through, if any.
+    pub fn map_name(&self) -> Option<&str> {
+        match (self.map, self.ragged) {
+            (Some(m), _) => Some(m.map.name()),
+            (None, Some(r)) => Some(r.name()),
+            (None, None) => None,
+        }
     }
 
     /// Whether the argument is a Global.

@@ -72,7 +72,7 @@ pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};
 pub use map::Map;
 pub use partials::{Partials, ReductionLayout};
 pub use philox::{philox4x32_10, Philox};
-pub use plan::{conflicts, Conflict, Plan};
+pub use plan::{conflicts, Conflict, Plan, Reach};
 pub use plan_cache::PlanCache;
 pub use plural::plural;
 pub use ragged_map::{Duplicates, EdgeRules, RaggedMap, SelfLoops};

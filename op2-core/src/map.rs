@@ -322,30 +322,19 @@ mod tests {
 
     #[test]
     fn identity_makes_a_direct_write_a_coloured_target() {
-        use crate::{Access, ArgData, ArgSpec, Dat, MapArg, MapIndex};
+        use crate::{Access, ArgData, ArgSpec, Dat, MapIndex, Reach};
         let cells = Set::new("cells", 4).unwrap();
         let ring = Map::new("ring", &cells, &cells, 1, vec![1, 2, 3, 0]).unwrap();
         let same = Map::identity("same", &cells);
         let res = Dat::<f64>::zeros("res", &cells, 1).unwrap();
-        let through = |map| ArgSpec {
-            data: ArgData::Dat(&res),
-            access: Access::Inc,
-            map: Some(MapArg {
-                map,
-                index: MapIndex::Entry(0),
-            }),
-        };
-        let direct = ArgSpec {
-            data: ArgData::Dat(&res),
-            access: Access::Inc,
-            map: None,
-        };
+        let through = |map| ArgSpec::through_map(ArgData::Dat(&res), Access::Inc, map, MapIndex::Entry(0));
+        let direct = ArgSpec::direct(ArgData::Dat(&res), Access::Inc);
         let found = crate::conflicts(&[direct, through(&ring)]);
         assert_eq!(found.len(), 1, "a direct argument is not a conflict");
         let found = crate::conflicts(&[through(&same), through(&ring)]);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].group, found[1].group, "both target `res`");
-        assert!(found[0].map.same(&same));
+        assert!(matches!(found[0].reach, Reach::Map(m, _) if m.same(&same)));
     }
 
     #[test]

@@ -1,16 +1,66 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use crate::{Access, ArgSpec, Map, MapIndex};
+use crate::{Access, ArgSpec, Map, MapIndex, RaggedMap, Set};
+
+/// What a conflicting argument writes through.
+#[derive(Clone, Copy)]
+pub enum Reach<'a> {
+    /// Entries of a map: one, or all of them.
+    Map(&'a Map, MapIndex),
+    /// All targets of a ragged map, as many as each element has.
+    Ragged(&'a RaggedMap),
+}
+
+impl Reach<'_> {
+    /// The set the targets lie in.
+    pub fn target_set(&self) -> &Set {
+        match self {
+            Reach::Map(m, _) => m.to_set(),
+            Reach::Ragged(r) => r.to_set(),
+        }
+    }
+
+    /// The map's identity and which entries (`None`: a ragged map): what
+    /// plans depend on.
+    pub fn key(&self) -> (u64, Option<MapIndex>) {
+        match self {
+            Reach::Map(m, index) => (m.id(), Some(*index)),
+            Reach::Ragged(r) => (r.id(), None),
+        }
+    }
+
+    /// How many targets element `e` writes.
+    fn count(&self, e: usize) -> usize {
+        match self {
+            Reach::Map(_, MapIndex::Entry(_)) => 1,
+            Reach::Map(m, MapIndex::All) => m.arity(),
+            Reach::Ragged(r) => r.degree(e),
+        }
+    }
+
+    /// Element `e`'s targets, each plus `base`, appended to `out`.
+    fn push_targets(&self, e: usize, base: u32, out: &mut Vec<u32>) {
+        match self {
+            Reach::Map(m, index) => {
+                let a = m.arity();
+                let row = &m.values()[e * a..(e + 1) * a];
+                match *index {
+                    MapIndex::Entry(i) => out.push(base + row[i] as u32),
+                    MapIndex::All => out.extend(row.iter().map(|&t| base + t as u32)),
+                }
+            }
+            Reach::Ragged(r) => out.extend(r.targets_of(e).iter().map(|&t| base + t as u32)),
+        }
+    }
+}
 
 /// One argument that makes a loop need colouring: it writes (INC, WRITE, RW,
 /// MIN, MAX) through a map, so two elements may target the same Dat element.
 #[derive(Clone, Copy)]
 pub struct Conflict<'a> {
-    /// The map the argument goes through.
-    pub map: &'a Map,
-    /// Which entries it uses.
-    pub index: MapIndex,
+    /// What the argument writes through.
+    pub reach: Reach<'a>,
     /// Which distinct Dat of the loop it targets (arguments with the same group
     /// conflict with each other; different groups never do).
     pub group: usize,
@@ -21,7 +71,11 @@ pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
     let mut dats: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     for a in args {
-        let Some(m) = a.map else { continue };
+        let reach = match (a.map, a.ragged) {
+            (Some(m), _) => Reach::Map(m.map, m.index),
+            (None, Some(r)) => Reach::Ragged(r),
+            (None, None) => continue,
+        };
         if a.access == Access::Read {
             continue;
         }
@@ -33,13 +87,32 @@ pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
                 dats.len() - 1
             }
         };
-        out.push(Conflict {
-            map: m.map,
-            index: m.index,
-            group,
-        });
+        out.push(Conflict { reach, group });
     }
     out
+}
+
+/// A [`Reach`] the plan keeps (for element colouring on first use).
+#[derive(Clone, Debug)]
+enum OwnedReach {
+    Map(Map, MapIndex),
+    Ragged(RaggedMap),
+}
+
+impl OwnedReach {
+    fn of(r: &Reach<'_>) -> OwnedReach {
+        match *r {
+            Reach::Map(m, index) => OwnedReach::Map(m.clone(), index),
+            Reach::Ragged(r) => OwnedReach::Ragged(r.clone()),
+        }
+    }
+
+    fn reach(&self) -> Reach<'_> {
+        match self {
+            OwnedReach::Map(m, index) => Reach::Map(m, *index),
+            OwnedReach::Ragged(r) => Reach::Ragged(r),
+        }
+    }
 }
 
 /// An execution plan for an indirect loop (docs/ARCHITECTURE.md, The planner): the
@@ -56,8 +129,8 @@ pub struct Plan {
     colour_blocks: Vec<u32>,
     colour_offsets: Vec<usize>,
     block_colours: Vec<u32>,
-    /// The conflicting arguments (map, entries, group), kept for element colouring.
-    conflicts: Vec<(Map, MapIndex, usize)>,
+    /// The conflicting arguments (what they write through, group), kept for element colouring.
+    conflicts: Vec<(OwnedReach, usize)>,
     elements: OnceLock<ElementColours>,
 }
 
@@ -82,66 +155,53 @@ impl Clone for Plan {
     }
 }
 
-/// Every element's conflict targets, flattened: element `e` has `per_element`
-/// targets at `targets[e * per_element..]`, numbered in one index space
-/// (each group's target set gets its own range) so one mask array serves all.
+/// Every element's conflict targets in CSR form: element `e` (counted from
+/// the first planned element) has `targets[offsets[e]..offsets[e + 1]]`,
+/// numbered in one index space (each group's target set gets its own range)
+/// so one mask array serves all. Consecutive elements' targets are
+/// contiguous, so a block's are one slice.
 struct Targets {
     targets: Vec<u32>,
-    per_element: usize,
+    offsets: Vec<usize>,
     space: usize,
 }
 
 impl Targets {
-    fn new(elements: Range<usize>, conflicts: &[(Map, MapIndex, usize)]) -> Targets {
-        let set_size = elements.len();
-        let ngroups = conflicts.iter().map(|c| c.2 + 1).max().unwrap_or(0);
+    fn new(elements: Range<usize>, conflicts: &[(OwnedReach, usize)]) -> Targets {
+        let ngroups = conflicts.iter().map(|c| c.1 + 1).max().unwrap_or(0);
         let mut group_base = vec![0usize; ngroups + 1];
-        for (map, _, g) in conflicts {
-            group_base[g + 1] = group_base[g + 1].max(map.to_set().total_size());
+        for (reach, g) in conflicts {
+            group_base[g + 1] = group_base[g + 1].max(reach.reach().target_set().total_size());
         }
         for g in 0..ngroups {
             group_base[g + 1] += group_base[g];
         }
-        let per_element: usize = conflicts
+        let reaches: Vec<(Reach<'_>, u32)> = conflicts
             .iter()
-            .map(|(m, index, _)| match index {
-                MapIndex::Entry(_) => 1,
-                MapIndex::All => m.arity(),
-            })
-            .sum();
-        let mut targets = vec![0u32; set_size * per_element];
-        let mut column = 0;
-        for (map, index, g) in conflicts {
-            let base = group_base[*g] as u32;
-            let arity = map.arity();
-            let rows = map.values()[elements.start * arity..elements.end * arity].chunks_exact(arity);
-            let out = targets.chunks_exact_mut(per_element.max(1));
-            match *index {
-                MapIndex::Entry(i) => {
-                    for (row, out) in rows.zip(out) {
-                        out[column] = base + row[i] as u32;
-                    }
-                    column += 1;
-                }
-                MapIndex::All => {
-                    for (row, out) in rows.zip(out) {
-                        for (o, &t) in out[column..column + arity].iter_mut().zip(row) {
-                            *o = base + t as u32;
-                        }
-                    }
-                    column += arity;
-                }
+            .map(|(r, g)| (r.reach(), group_base[*g] as u32))
+            .collect();
+        let mut offsets = Vec::with_capacity(elements.len() + 1);
+        offsets.push(0);
+        let mut total = 0;
+        for e in elements.clone() {
+            total += reaches.iter().map(|(r, _)| r.count(e)).sum::<usize>();
+            offsets.push(total);
+        }
+        let mut targets = Vec::with_capacity(total);
+        for e in elements {
+            for (r, base) in &reaches {
+                r.push_targets(e, *base, &mut targets);
             }
         }
         Targets {
             targets,
-            per_element,
+            offsets,
             space: group_base[ngroups],
         }
     }
 
     fn of(&self, elems: Range<usize>) -> &[u32] {
-        &self.targets[elems.start * self.per_element..elems.end * self.per_element]
+        &self.targets[self.offsets[elems.start]..self.offsets[elems.end]]
     }
 }
 
@@ -197,8 +257,8 @@ impl Plan {
     pub fn build(range: Range<usize>, block_size: usize, conflicts: &[Conflict<'_>]) -> Plan {
         let (start, set_size) = (range.start, range.len());
         assert!(block_size > 0, "block size must be at least 1");
-        let conflicts: Vec<(Map, MapIndex, usize)> =
-            conflicts.iter().map(|c| (c.map.clone(), c.index, c.group)).collect();
+        let conflicts: Vec<(OwnedReach, usize)> =
+            conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
         let nblocks = set_size.div_ceil(block_size);
         let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
         let targets = Targets::new(range, &conflicts);
@@ -313,12 +373,9 @@ mod tests {
         let mut out = Vec::new();
         for e in elems {
             for c in conflicts {
-                let a = c.map.arity();
-                let row = &c.map.values()[e * a..(e + 1) * a];
-                match c.index {
-                    MapIndex::Entry(i) => out.push((c.group, row[i] as usize)),
-                    MapIndex::All => out.extend(row.iter().map(|&t| (c.group, t as usize))),
-                }
+                let mut ts = Vec::new();
+                c.reach.push_targets(e, 0, &mut ts);
+                out.extend(ts.iter().map(|&t| (c.group, t as usize)));
             }
         }
         out
@@ -386,13 +443,11 @@ mod tests {
         let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
         let conflicts = [
             Conflict {
-                map: &m,
-                index: MapIndex::Entry(0),
+                reach: Reach::Map(&m, MapIndex::Entry(0)),
                 group: 0,
             },
             Conflict {
-                map: &m,
-                index: MapIndex::Entry(1),
+                reach: Reach::Map(&m, MapIndex::Entry(1)),
                 group: 0,
             },
         ];
@@ -411,8 +466,7 @@ mod tests {
         let edges = Set::new("edges", 10).unwrap();
         let m = Map::new("e2c", &edges, &cells, 1, (0..10).collect()).unwrap();
         let conflicts = [Conflict {
-            map: &m,
-            index: MapIndex::Entry(0),
+            reach: Reach::Map(&m, MapIndex::Entry(0)),
             group: 0,
         }];
         let plan = Plan::build(0..10, 3, &conflicts);
@@ -430,8 +484,7 @@ mod tests {
         let edges = Set::new("edges", 40).unwrap();
         let m = Map::new("e2n", &edges, &nodes, 1, vec![0; 40]).unwrap();
         let conflicts = [Conflict {
-            map: &m,
-            index: MapIndex::All,
+            reach: Reach::Map(&m, MapIndex::All),
             group: 0,
         }];
         let plan = Plan::build(0..40, 1, &conflicts);
@@ -453,13 +506,11 @@ mod tests {
         let m2 = Map::new("m2", &edges, &nodes, 1, vec![1, 0]).unwrap();
         let separate = [
             Conflict {
-                map: &m1,
-                index: MapIndex::Entry(0),
+                reach: Reach::Map(&m1, MapIndex::Entry(0)),
                 group: 0,
             },
             Conflict {
-                map: &m2,
-                index: MapIndex::Entry(0),
+                reach: Reach::Map(&m2, MapIndex::Entry(0)),
                 group: 1,
             },
         ];
@@ -467,13 +518,11 @@ mod tests {
         // The same two maps into one Dat do conflict.
         let same = [
             Conflict {
-                map: &m1,
-                index: MapIndex::Entry(0),
+                reach: Reach::Map(&m1, MapIndex::Entry(0)),
                 group: 0,
             },
             Conflict {
-                map: &m2,
-                index: MapIndex::Entry(0),
+                reach: Reach::Map(&m2, MapIndex::Entry(0)),
                 group: 0,
             },
         ];
@@ -489,8 +538,7 @@ mod tests {
         let edges = Set::new("edges", 10).unwrap();
         let m = Map::new("e2n", &edges, &nodes, 2, (0..10).flat_map(|i| [i, i + 1]).collect()).unwrap();
         let conflicts = [Conflict {
-            map: &m,
-            index: MapIndex::All,
+            reach: Reach::Map(&m, MapIndex::All),
             group: 0,
         }];
         let good = Plan::build(0..10, 2, &conflicts);
@@ -555,6 +603,31 @@ mod tests {
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(200))]
             #[test]
+            fn ragged_plans_are_valid(
+                (n, block, targets, rows) in (1usize..200, 1usize..40, 1usize..90).prop_flat_map(|(n, block, targets)| {
+                    let rows = prop::collection::vec(prop::collection::vec(0..targets as i32, 0..51), n);
+                    (Just(n), Just(block), Just(targets), rows)
+                }),
+                with_entries in any::<bool>(),
+            ) {
+                // Degrees 0 to 50, repeats allowed, alone or beside a map's entries into the same Dat.
+                let from = Set::new("from", n).unwrap();
+                let to = Set::new("to", targets).unwrap();
+                let mut offsets = vec![0];
+                for r in &rows {
+                    offsets.push(offsets.last().unwrap() + r.len());
+                }
+                let r = RaggedMap::new("r", &from, &to, offsets, rows.concat()).unwrap();
+                let m = Map::new("m", &from, &to, 1, (0..n as i32).map(|e| e % targets as i32).collect()).unwrap();
+                let mut conflicts = vec![Conflict { reach: Reach::Ragged(&r), group: 0 }];
+                if with_entries {
+                    conflicts.push(Conflict { reach: Reach::Map(&m, MapIndex::Entry(0)), group: 0 });
+                }
+                let plan = Plan::build(0..n, block, &conflicts);
+                check_plan(&plan, &conflicts);
+            }
+
+            #[test]
             fn plans_are_valid((n, block, maps, uses) in random_loop()) {
                 let from = Set::new("from", n).unwrap();
                 let built: Vec<Map> = maps
@@ -571,7 +644,7 @@ mod tests {
                             Some(i) => MapIndex::Entry(i % map.arity()),
                             None => MapIndex::All,
                         };
-                        Conflict { map, index, group }
+                        Conflict { reach: Reach::Map(map, index), group }
                     })
                     .collect();
                 let plan = Plan::build(0..n, block, &conflicts);

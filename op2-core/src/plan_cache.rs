@@ -13,7 +13,7 @@ struct PlanKey {
     set: u64,
     range: (usize, usize),
     block_size: usize,
-    conflicts: Vec<(u64, MapIndex, usize)>,
+    conflicts: Vec<((u64, Option<MapIndex>), usize)>,
 }
 
 /// Plans computed so far, shared by all loops of a runtime.
@@ -35,7 +35,7 @@ impl PlanCache {
             set: set.id(),
             range: (range.start, range.end),
             block_size,
-            conflicts: conflicts.iter().map(|c| (c.map.id(), c.index, c.group)).collect(),
+            conflicts: conflicts.iter().map(|c| (c.reach.key(), c.group)).collect(),
         };
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         let plan = plans.entry(key).or_insert_with(|| {
@@ -65,7 +65,7 @@ impl PlanCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Access, ArgData, Dat, Map, MapArg};
+    use crate::{Access, ArgData, Dat, Map};
 
     #[test]
     fn identical_loops_share_one_plan() {
@@ -74,16 +74,8 @@ mod tests {
         let m = Map::new("e2n", &edges, &nodes, 2, (0..9).flat_map(|i| [i, i + 1]).collect()).unwrap();
         let acc = Dat::<f64>::zeros("acc", &nodes, 1).unwrap();
         let w = Dat::<f64>::zeros("w", &edges, 1).unwrap();
-        let arg = |access, index| ArgSpec {
-            data: ArgData::Dat(&acc),
-            access,
-            map: Some(MapArg { map: &m, index }),
-        };
-        let direct = ArgSpec {
-            data: ArgData::Dat(&w),
-            access: Access::Read,
-            map: None,
-        };
+        let arg = |access, index| ArgSpec::through_map(ArgData::Dat(&acc), access, &m, index);
+        let direct = ArgSpec::direct(ArgData::Dat(&w), Access::Read);
         let inc = [
             direct,
             arg(Access::Inc, MapIndex::Entry(0)),

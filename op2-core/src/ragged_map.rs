@@ -21,6 +21,8 @@ struct RaggedInner {
     to: Set,
     offsets: Vec<i32>,
     targets: Vec<i32>,
+    offsets_device: crate::DeviceCell,
+    targets_device: crate::DeviceCell,
 }
 
 /// What [`RaggedMap::from_edges`] does with an edge given twice.
@@ -147,6 +149,8 @@ impl RaggedMap {
             to: to.clone(),
             offsets: offsets.into_iter().map(|o| o as i32).collect(),
             targets,
+            offsets_device: crate::DeviceCell::default(),
+            targets_device: crate::DeviceCell::default(),
         })))
     }
 
@@ -290,6 +294,16 @@ impl RaggedMap {
     /// A process-wide unique identity, never reused: usable as a cache key.
     pub fn id(&self) -> u64 {
         self.0.id
+    }
+
+    /// The device copy of the offsets (uploaded once and kept).
+    pub fn offsets_device(&self) -> &crate::DeviceCell {
+        &self.0.offsets_device
+    }
+
+    /// The device copy of the targets (uploaded once and kept).
+    pub fn targets_device(&self) -> &crate::DeviceCell {
+        &self.0.targets_device
     }
 
     /// Whether two handles are the same map.

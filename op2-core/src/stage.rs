@@ -12,7 +12,7 @@ use crate::Scalar;
 #[diagnostic::on_unimplemented(
     message = "kernel parameter type `{Self}` does not fit data holding `{T}`",
     label = "the Dat or Global here holds `{T}`",
-    note = "a kernel parameter for data of `{T}` must be `&{T}`, `&[{T}; D]` or, through a whole map, `&[[{T}; D]; A]` (with `&mut` for anything but READ)"
+    note = "a kernel parameter for data of `{T}` must be `&{T}`, `&[{T}; D]` or, through a whole map, `&[[{T}; D]; A]`, or through a ragged map `&[{T}]` / `&[[{T}; D]]` (with `&mut` for anything but READ)"
 )]
 pub unsafe trait Stage<T: Scalar>: Copy {
     /// Number of values.

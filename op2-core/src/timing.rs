@@ -181,6 +181,15 @@ impl fmt::Display for TimingSummary {
     }
 }
 
+/// How many targets the elements `range` of a ragged map have in all.
+fn ragged_targets(r: &crate::RaggedMap, range: &std::ops::Range<usize>) -> usize {
+    let o = r.offsets();
+    match (o.get(range.start), o.get(range.end)) {
+        (Some(&a), Some(&b)) => (b - a) as usize,
+        _ => 0,
+    }
+}
+
 /// Bytes a loop moves, estimated as OP2 does: each distinct Dat once over the
 /// elements it touches, twice when it is both read and written (RW, INC, MIN,
 /// MAX), plus each distinct map table. A Dat reached through a map touches at
@@ -195,6 +204,13 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
                 bytes += (lp.range.len() * m.map.arity() * 4) as u64;
             }
         }
+        if let Some(r) = arg.ragged {
+            if !maps_seen.contains(&r.id()) {
+                maps_seen.push(r.id());
+                // The offsets of the range and its targets.
+                bytes += ((lp.range.len() + 1 + ragged_targets(r, &lp.range)) * 4) as u64;
+            }
+        }
         if lp.args[..index].iter().any(|a| a.data.id() == arg.data.id()) {
             continue;
         }
@@ -204,6 +220,7 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
                 let mut reached = 0;
                 for a in lp.args.iter().filter(|a| a.data.id() == arg.data.id()) {
                     reached += match a.map {
+                        None if a.ragged.is_some() => a.ragged.map_or(0, |r| ragged_targets(r, &lp.range)),
                         None => lp.range.len(),
                         Some(MapArg {
                             index: MapIndex::Entry(_),

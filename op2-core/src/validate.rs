@@ -35,7 +35,41 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
             });
         }
         check_access(&at, param.name, param.mutable, arg.access)?;
+        if arg.map.is_some() && arg.ragged.is_some() {
+            return Err(Error::FormMismatch {
+                at: at(),
+                param: param.name.to_string(),
+                detail: "the argument names both a map and a ragged map; give one".to_string(),
+            });
+        }
+        if let Some(r) = arg.ragged {
+            let ArgData::Dat(d) = arg.data else {
+                return Err(Error::GlobalThroughMap { at: at() });
+            };
+            check_map_sets(&at, r.name(), r.from_set(), r.to_set(), set, d.set())?;
+            if !matches!(param.form, ParamForm::Ragged { .. }) {
+                return Err(Error::FormMismatch {
+                    at: at(),
+                    param: param.name.to_string(),
+                    detail: format!(
+                        "is `{}`, but a ragged-map argument `d(ACCESS, r[..])` needs a slice: `&[T]` or `&[[T; D]]`",
+                        param.rust_type()
+                    ),
+                });
+            }
+            if !matches!(arg.access, Access::Read | Access::Inc) {
+                return Err(Error::FormMismatch {
+                    at: at(),
+                    param: param.name.to_string(),
+                    detail: format!(
+                        "a ragged-map argument is READ or INC, not {:?}: an element's targets may repeat or be shared, so a write would have no single meaning",
+                        arg.access
+                    ),
+                });
+            }
+        }
         match (arg.data, arg.map) {
+            _ if arg.ragged.is_some() => {}
             (ArgData::Global(_), Some(_)) => return Err(Error::GlobalThroughMap { at: at() }),
             (ArgData::Global(_), None) => {
                 if matches!(arg.access, Access::Write | Access::Rw) {
@@ -58,22 +92,7 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
             }
             (ArgData::Dat(d), Some(m)) => {
                 let map = m.map;
-                if !map.from_set().same(set) {
-                    return Err(Error::MapFromWrongSet {
-                        at: at(),
-                        map: map.name().to_string(),
-                        map_from: map.from_set().name().to_string(),
-                        iter_set: set.name().to_string(),
-                    });
-                }
-                if !map.to_set().same(d.set()) {
-                    return Err(Error::MapIntoWrongSet {
-                        at: at(),
-                        map: map.name().to_string(),
-                        map_to: map.to_set().name().to_string(),
-                        dat_set: d.set().name().to_string(),
-                    });
-                }
+                check_map_sets(&at, map.name(), map.from_set(), map.to_set(), set, d.set())?;
                 match m.index {
                     MapIndex::Entry(i) => {
                         if i >= map.arity() {
@@ -135,11 +154,40 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
     Ok(())
 }
 
+/// A map (fixed or ragged) must start from the iteration set and point into
+/// the Dat's set.
+fn check_map_sets(
+    at: &dyn Fn() -> ArgRef,
+    map: &str,
+    from: &Set,
+    to: &Set,
+    iter_set: &Set,
+    dat_set: &Set,
+) -> Result<()> {
+    if !from.same(iter_set) {
+        return Err(Error::MapFromWrongSet {
+            at: at(),
+            map: map.to_string(),
+            map_from: from.name().to_string(),
+            iter_set: iter_set.name().to_string(),
+        });
+    }
+    if !to.same(dat_set) {
+        return Err(Error::MapIntoWrongSet {
+            at: at(),
+            map: map.to_string(),
+            map_to: to.name().to_string(),
+            dat_set: dat_set.name().to_string(),
+        });
+    }
+    Ok(())
+}
+
 /// "directly" or "through map `m`", for errors.
 fn reach(arg: &ArgSpec<'_>) -> String {
-    match arg.map {
+    match arg.map_name() {
         None => "directly".to_string(),
-        Some(m) => format!("through map `{}`", m.map.name()),
+        Some(m) => format!("through map `{m}`"),
     }
 }
 
@@ -159,6 +207,16 @@ fn check_access(at: &dyn Fn() -> ArgRef, param: &str, mutable: bool, access: Acc
 }
 
 fn check_form(at: &dyn Fn() -> ArgRef, param: &crate::ParamInfo, whole_map: bool) -> Result<()> {
+    if matches!(param.form, ParamForm::Ragged { .. }) {
+        return Err(Error::FormMismatch {
+            at: at(),
+            param: param.name.to_string(),
+            detail: format!(
+                "is `{}`, a slice, which takes the targets of a ragged map: write `d(ACCESS, r[..])`",
+                param.rust_type()
+            ),
+        });
+    }
     let table = matches!(param.form, ParamForm::Table { .. });
     let detail = match (whole_map, table) {
         (true, false) => format!(

@@ -5,7 +5,7 @@
 //! validating the loop (dims, sets, map entries, arities) and borrowing the data
 //! before any body runs, and by giving concurrent chunks disjoint targets.
 
-use crate::{Access, ArgData, ArgSpec, Dat, Global, Map, MapArg, MapIndex, Partials, Scalar, Stage};
+use crate::{Access, ArgData, ArgSpec, Dat, Global, Map, MapIndex, Partials, RaggedMap, Scalar, Stage};
 
 /// A Dat or Global written as a direct argument `d(ACCESS)`.
 pub trait DirectArg {
@@ -148,11 +148,7 @@ impl<T: Scalar> DirectArg for Dat<T> {
     type Elem = T;
     type View = DatDirect<T>;
     fn arg_spec(&self, access: Access) -> ArgSpec<'_> {
-        ArgSpec {
-            data: ArgData::Dat(self),
-            access,
-            map: None,
-        }
+        ArgSpec::direct(ArgData::Dat(self), access)
     }
     fn direct_view(&self, _: usize, _: Access) -> DatDirect<T> {
         DatDirect { ptr: self.host_ptr() }
@@ -164,11 +160,7 @@ impl<T: Scalar> DirectArg for Global<T> {
     type Elem = T;
     type View = GlobalDirect<T>;
     fn arg_spec(&self, access: Access) -> ArgSpec<'_> {
-        ArgSpec {
-            data: ArgData::Global(self),
-            access,
-            map: None,
-        }
+        ArgSpec::direct(ArgData::Global(self), access)
     }
     fn direct_view(&self, arg: usize, access: Access) -> GlobalDirect<T> {
         GlobalDirect {
@@ -182,11 +174,7 @@ impl<T: Scalar> DirectArg for Global<T> {
 /// The description of an indirect argument `d(ACCESS, m[i])` or `d(ACCESS, m)`.
 /// Only Dats can be reached through maps.
 pub fn map_arg_spec<'a, T: Scalar>(dat: &'a Dat<T>, access: Access, map: &'a Map, index: MapIndex) -> ArgSpec<'a> {
-    ArgSpec {
-        data: ArgData::Dat(dat),
-        access,
-        map: Some(MapArg { map, index }),
-    }
+    ArgSpec::through_map(ArgData::Dat(dat), access, map, index)
 }
 
 /// An indirect Dat argument: element `e`'s entry `i` is `dat[map[e * arity + i]]`.
@@ -330,6 +318,75 @@ impl<T: Scalar> MapView<T> {
     pub unsafe fn max_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A]) {
         for (k, v) in s.iter().enumerate() {
             v.max_to(self.target_of::<S, A>(e, k));
+        }
+    }
+}
+
+/// The description of a ragged argument `d(ACCESS, r[..])`.
+pub fn ragged_arg_spec<'a, T: Scalar>(dat: &'a Dat<T>, access: Access, map: &'a RaggedMap) -> ArgSpec<'a> {
+    ArgSpec::through_ragged(ArgData::Dat(dat), access, map)
+}
+
+/// A Dat through a ragged map: element `e`'s targets are
+/// `targets[offsets[e]..offsets[e + 1]]`. The loop body gathers them into a
+/// buffer it reuses from element to element (READ), or stages zeros there and
+/// adds them back after the kernel (INC), so the kernel sees a slice.
+#[derive(Clone, Copy)]
+pub struct RaggedView<T> {
+    ptr: *mut T,
+    offsets: *const i32,
+    targets: *const i32,
+}
+
+// SAFETY: as for DatDirect; the plan keeps concurrent increments disjoint.
+unsafe impl<T: Send> Send for RaggedView<T> {}
+unsafe impl<T: Sync> Sync for RaggedView<T> {}
+
+impl<T: Scalar> RaggedView<T> {
+    /// A view of `dat` through `map`.
+    pub fn new(dat: &Dat<T>, map: &RaggedMap) -> RaggedView<T> {
+        RaggedView {
+            ptr: dat.host_ptr(),
+            offsets: map.offsets().as_ptr(),
+            targets: map.targets().as_ptr(),
+        }
+    }
+
+    /// Element `e`'s targets.
+    #[inline(always)]
+    unsafe fn row<'t>(self, e: usize) -> &'t [i32] {
+        let (a, b) = (*self.offsets.add(e) as usize, *self.offsets.add(e + 1) as usize);
+        std::slice::from_raw_parts(self.targets.add(a), b - a)
+    }
+
+    /// Gathers element `e`'s targets into `buf` (replacing what it held).
+    ///
+    /// # Safety
+    /// The loop is validated and its data borrowed; `e` is in the map's set.
+    #[inline(always)]
+    pub unsafe fn load_into<S: Stage<T>>(self, e: usize, buf: &mut Vec<S>) {
+        buf.clear();
+        buf.extend(self.row(e).iter().map(|&t| S::load(self.ptr.add(t as usize * S::DIM))));
+    }
+
+    /// Fills `buf` with one zero staging value per target of element `e`.
+    ///
+    /// # Safety
+    /// As for `load_into`.
+    #[inline(always)]
+    pub unsafe fn zero_into<S: Stage<T>>(self, e: usize, buf: &mut Vec<S>) {
+        buf.clear();
+        buf.resize(self.row(e).len(), S::zero());
+    }
+
+    /// Adds `buf` to element `e`'s targets, in target order.
+    ///
+    /// # Safety
+    /// As for `load_into`, and no concurrent chunk touches the targets.
+    #[inline(always)]
+    pub unsafe fn add_from<S: Stage<T>>(self, e: usize, buf: &[S]) {
+        for (&t, s) in self.row(e).iter().zip(buf) {
+            s.add_to(self.ptr.add(t as usize * S::DIM));
         }
     }
 }

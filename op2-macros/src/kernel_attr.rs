@@ -56,7 +56,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // Kernels are written in the C-like subset the translators accept (index
     // loops, element-by-element copies); these lints would push away from it.
     func.attrs
-        .push(syn::parse_quote!(#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]));
+        .push(syn::parse_quote!(#[allow(clippy::needless_range_loop, clippy::manual_memcpy, clippy::len_zero)]));
     if !errors.is_empty() {
         let errs = errors.iter().map(syn::Error::to_compile_error);
         return quote!(#func #(#errs)*);

@@ -57,6 +57,8 @@ enum Via {
     Direct,
     Entry(Expr),
     All,
+    /// `r[..]`: all targets of a ragged map.
+    Ragged,
 }
 
 struct LoopArg {
@@ -74,7 +76,8 @@ struct ParLoopInput {
     args: Vec<LoopArg>,
 }
 
-const ARG_HINT: &str = "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])` or `d(ACCESS, map)`";
+const ARG_HINT: &str =
+    "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])`, `d(ACCESS, map)` or, for a ragged map, `d(ACCESS, r[..])`";
 
 fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
     let span = e.span();
@@ -88,11 +91,18 @@ fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
     };
     let (access, map, via) = match inner.as_slice() {
         [a] => (Access::parse(a)?, None, Via::Direct),
-        [a, Expr::Index(ix)] => (
-            Access::parse(a)?,
-            Some((*ix.expr).clone()),
-            Via::Entry((*ix.index).clone()),
-        ),
+        [a, Expr::Index(ix)] => match &*ix.index {
+            Expr::Range(r) if r.start.is_none() && r.end.is_none() => {
+                (Access::parse(a)?, Some((*ix.expr).clone()), Via::Ragged)
+            }
+            Expr::Range(r) => {
+                return Err(syn::Error::new_spanned(
+                    r,
+                    "a ragged map argument takes all of an element's targets: write `r[..]`",
+                ))
+            }
+            index => (Access::parse(a)?, Some((*ix.expr).clone()), Via::Entry(index.clone())),
+        },
         [a, m] => (Access::parse(a)?, Some(m.clone()), Via::All),
         _ => return Err(syn::Error::new(span, ARG_HINT)),
     };
@@ -169,11 +179,14 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             Via::Direct => quote!(::op2::__private::ArgForm::Direct),
             Via::Entry(_) => quote!(::op2::__private::ArgForm::MapEntry),
             Via::All => quote!(::op2::__private::ArgForm::MapAll),
+            Via::Ragged => quote!(::op2::__private::ArgForm::Ragged),
         };
         checks.push(quote_spanned!(a.span=> const _: () = ::op2::__private::check_arg(&#info, #k, #form, #access);));
         bindings.push(quote_spanned!(a.span=> let #d = &(#data);));
-        if let Some(map) = &a.map {
-            bindings.push(quote_spanned!(a.span=> let #m: &::op2::Map = &(#map);));
+        match (&a.map, &a.via) {
+            (Some(map), Via::Ragged) => bindings.push(quote_spanned!(a.span=> let #m: &::op2::RaggedMap = &(#map);)),
+            (Some(map), _) => bindings.push(quote_spanned!(a.span=> let #m: &::op2::Map = &(#map);)),
+            (None, _) => {}
         }
         // Literal indices stay literals in the body so the optimiser sees them.
         let index = match &a.via {
@@ -186,7 +199,13 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             _ => None,
         };
         let mutable = a.access != Access::Read;
-        call_args.push(if mutable { quote!(&mut #s) } else { quote!(&#s) });
+        call_args.push(match (&a.via, mutable) {
+            // A ragged argument's staging is a buffer reused from element to element.
+            (Via::Ragged, true) => quote!(#s.as_mut_slice()),
+            (Via::Ragged, false) => quote!(#s.as_slice()),
+            (_, true) => quote!(&mut #s),
+            (_, false) => quote!(&#s),
+        });
         let mut_kw = if mutable { quote!(mut) } else { quote!() };
         let e = quote!(__op2_e);
         match (&a.via, &index) {
@@ -213,6 +232,18 @@ fn generate(p: &ParLoopInput) -> TokenStream {
                 });
                 if let Some(op) = scatter_op(a.access, "_at") {
                     scatters.push(quote_spanned!(a.span=> #v.#op(#e, #i, &#s);));
+                }
+            }
+            (Via::Ragged, _) => {
+                specs.push(quote_spanned!(a.span=> ::op2::__private::ragged_arg_spec(#d, #access, #m)));
+                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::RaggedView::new(#d, #m);));
+                binds.push(quote_spanned!(a.span=> let mut #s = ::std::vec::Vec::new();));
+                gathers.push(match a.access {
+                    Access::Read => quote_spanned!(a.span=> #v.load_into(#e, &mut #s);),
+                    _ => quote_spanned!(a.span=> #v.zero_into(#e, &mut #s);),
+                });
+                if a.access != Access::Read {
+                    scatters.push(quote_spanned!(a.span=> #v.add_from(#e, &#s);));
                 }
             }
             _ => {

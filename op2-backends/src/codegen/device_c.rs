@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use op2_core::{Access, KernelInfo, ScalarType};
 
-use super::element::{arg_code, is_indirect, kernel_call, push_indented, ArgCode, STATUS_DECL};
+use super::element::{arg_code, is_indirect, kernel_call, push_indented, ragged_inc_helpers, ArgCode, STATUS_DECL};
 use super::{c_type, helper_suffix, kernel_definition, ArgKind, Checks, LoopShape, C_PRELUDE};
 use crate::increments::IndirectWrites;
 
@@ -83,7 +83,7 @@ pub(super) fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> Strin
 /// ENTRY op2_loop(const uint *units, long unit_offset, long base, long block_size, long limit,
 ///                const uint *colours, const uint *ncolours,
 ///                ulong *partials, long partial_offset, int *report,
-///                [__local ulong *op2_scratch,] T0 *arg0, [const int *map0,] ...);
+///                [__local ulong *op2_scratch,] T0 *arg0, [const int *map0, [const int *tgt0,]] ...);
 /// ```
 ///
 /// launched with `block_size` threads per block (and `block_size * 8` bytes
@@ -92,7 +92,8 @@ pub(super) fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> Strin
 /// `base + b * block_size + thread` below `limit`. Coloured loops read each
 /// element's colour in `colours[e - base]` and the block's colour count in
 /// `ncolours[b]`. Block `g`'s reduction results go to the partials of unit
-/// `partial_offset + g`. With [`Checks::On`], a thread whose kernel failed a
+/// `partial_offset + g`. `map{k}` is a map's table or a ragged map's
+/// offsets, `tgt{k}` a ragged map's targets. With [`Checks::On`], a thread whose kernel failed a
 /// check lowers `report[0]` to its element and ors `1 << code` into
 /// `report[1]` (the caller sets them to `INT_MAX` and 0; without checks
 /// `report` may be null).
@@ -112,8 +113,12 @@ pub(super) fn device_source(
     );
     s.push_str(checks.define());
     (d.prelude)(&mut s);
+    if shape.has_ragged() {
+        let _ = writeln!(s, "#define OP2_GLOBAL {g}");
+    }
     s.push_str(C_PRELUDE);
     atomic_helpers(&mut s, shape, writes, d);
+    s.push_str(&ragged_inc_helpers(shape, writes == IndirectWrites::Atomic));
     s.push_str(&kernel_definition(kernel, d.kernel_qualifier));
 
     let mut params = vec![
@@ -146,6 +151,9 @@ pub(super) fn device_source(
         ));
         if is_indirect(a) {
             params.push(format!("{g}const int *{r} map{k}"));
+        }
+        if a.kind == ArgKind::Ragged {
+            params.push(format!("{g}const int *{r} tgt{k}"));
         }
     }
     let _ = writeln!(s, "\n{} op2_loop({})\n{{", d.entry, params.join(",\n        "));
@@ -202,7 +210,7 @@ pub(super) fn device_source(
         push_indented(&mut s, "    ", &c.decl);
     }
     let on_failure = (checks == Checks::On).then_some(d.report_failure);
-    let call = kernel_call(kernel.name, shape.args.len(), on_failure);
+    let call = kernel_call(kernel.name, &shape.args, on_failure);
     let body = |s: &mut String, ind: &str, scatter_indirect: bool| {
         for c in &codes {
             push_indented(s, ind, &c.fill);

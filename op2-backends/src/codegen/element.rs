@@ -1,8 +1,14 @@
 //! The per-element part of every generated wrapper: gather each argument
 //! into a staging array, call the kernel, scatter back by access mode
 //! (docs/ARCHITECTURE.md, Semantics every backend shares). The surrounding
-//! code declares, for argument `k`, `arg{k}` (its data), `map{k}` (its map) and `red{k}` (its reduction slot),
-//! and the element index `e`.
+//! code declares, for argument `k`, `arg{k}` (its data), `map{k}` (its map,
+//! or a ragged map's offsets), `tgt{k}` (a ragged map's targets) and
+//! `red{k}` (its reduction slot), and the element index `e`.
+//!
+//! A ragged argument is not staged: the kernel gets the Dat, the element's
+//! targets and their count, and reads (or, for INC, adds to) the targets
+//! itself through `op2_ragged_inc_<type>`, which [`ragged_inc_helpers`]
+//! defines as a plain or an atomic add.
 
 use std::fmt::Write as _;
 
@@ -21,9 +27,42 @@ pub struct ArgCode {
     pub scatter: Option<String>,
 }
 
-/// Whether argument `a` goes through a map.
+/// Whether argument `a` goes through a map (fixed or ragged).
 pub fn is_indirect(a: &ArgShape) -> bool {
-    matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. })
+    matches!(
+        a.kind,
+        ArgKind::MapEntry { .. } | ArgKind::MapAll { .. } | ArgKind::Ragged
+    )
+}
+
+/// `op2_ragged_inc_<type>(p, v)` for each element type the loop's ragged
+/// INC arguments have: `*p += v`, or the `op2_atomic_add_<type>` helper
+/// (which the caller must define first) when `atomic`. `global` is the
+/// address-space qualifier of the data.
+pub fn ragged_inc_helpers(shape: &LoopShape, atomic: bool) -> String {
+    let mut s = String::new();
+    let mut done = Vec::new();
+    for a in shape
+        .args
+        .iter()
+        .filter(|a| a.kind == ArgKind::Ragged && a.access == Access::Inc)
+    {
+        if done.contains(&a.scalar) {
+            continue;
+        }
+        done.push(a.scalar);
+        let (t, sfx) = (c_type(a.scalar), helper_suffix(a.scalar));
+        let body = if atomic {
+            format!("op2_atomic_add_{sfx}(p, v);")
+        } else {
+            "*p += v;".to_string()
+        };
+        let _ = writeln!(
+            s,
+            "OP2_FN void op2_ragged_inc_{sfx}(OP2_GLOBAL {t} *p, {t} v) {{ {body} }}"
+        );
+    }
+    s
 }
 
 /// The code of argument `k`; `atomic` makes its scatter use the
@@ -41,12 +80,16 @@ pub fn arg_code(k: usize, a: &ArgShape, atomic: bool) -> ArgCode {
 /// [`C_PRELUDE`](super::C_PRELUDE)): one per element.
 pub const STATUS_DECL: &str = "long op2_st[3] = {0, 0, 0};\n";
 
-/// The kernel call on the staging values, then `on_failure` when a check
-/// failed (checked mode; `None` leaves the record unread, and the compiler
-/// drops it).
-pub fn kernel_call(kernel_name: &str, nargs: usize, on_failure: Option<&str>) -> String {
+/// The kernel call on the staging values (a ragged argument passes its
+/// data, the element's targets and their count), then `on_failure` when a
+/// check failed (checked mode; `None` leaves the record unread, and the
+/// compiler drops it).
+pub fn kernel_call(kernel_name: &str, args: &[ArgShape], on_failure: Option<&str>) -> String {
     let call: Vec<String> = std::iter::once("op2_st".to_string())
-        .chain((0..nargs).map(|k| format!("s{k}")))
+        .chain(args.iter().enumerate().map(|(k, a)| match a.kind {
+            ArgKind::Ragged => format!("arg{k}, tgt{k} + o{k}, n{k}"),
+            _ => format!("s{k}"),
+        }))
         .collect();
     let mut s = format!("op2_kernel_{kernel_name}({});\n", call.join(", "));
     if let Some(f) = on_failure {
@@ -77,7 +120,7 @@ pub fn element_body(s: &mut String, kernel_name: &str, shape: &LoopShape, on_fai
         push_indented(s, ind, &c.decl);
         push_indented(s, ind, &c.fill);
     }
-    push_indented(s, ind, &kernel_call(kernel_name, shape.args.len(), on_failure));
+    push_indented(s, ind, &kernel_call(kernel_name, &shape.args, on_failure));
     for c in &codes {
         if let Some(sc) = &c.scatter {
             push_indented(s, ind, sc);
@@ -92,6 +135,10 @@ fn gather(k: usize, a: &ArgShape) -> (String, String) {
     let zero = matches!(a.access, Access::Write | Access::Inc);
     let (mut decl, mut fill) = (String::new(), String::new());
     match a.kind {
+        ArgKind::Ragged => {
+            let _ = writeln!(decl, "long o{k};\nint n{k};");
+            let _ = writeln!(fill, "o{k} = map{k}[e];\nn{k} = (int)(map{k}[e + 1] - o{k});");
+        }
         ArgKind::MapAll { arity } => {
             let _ = writeln!(decl, "{t} s{k}[{arity}][{d}];");
             let _ = writeln!(fill, "for (int i = 0; i < {arity}; ++i) {{");
@@ -118,7 +165,7 @@ fn gather(k: usize, a: &ArgShape) -> (String, String) {
                 (ArgKind::MapEntry { .. }, _) => format!("arg{k}[t{k} * {d} + c]"),
                 (ArgKind::Global { slot: Some(_) }, _) => format!("red{k}[c]"),
                 (ArgKind::Global { slot: None }, _) => format!("arg{k}[c]"),
-                (ArgKind::MapAll { .. }, _) => unreachable!(),
+                (ArgKind::MapAll { .. } | ArgKind::Ragged, _) => unreachable!(),
             };
             let _ = writeln!(fill, "for (int c = 0; c < {d}; ++c) s{k}[c] = {src};");
         }
@@ -155,7 +202,7 @@ fn scatter(k: usize, a: &ArgShape, atomic: bool) -> Option<String> {
         ArgKind::Global { slot: Some(_) } => {
             combine(&format!("red{k}[c]"), &format!("s{k}[c]")).map(|c| format!("for (int c = 0; c < {d}; ++c) {c}"))
         }
-        ArgKind::Global { slot: None } => None,
+        ArgKind::Global { slot: None } | ArgKind::Ragged => None,
     };
     line.map(|l| l + "\n")
 }

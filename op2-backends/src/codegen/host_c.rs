@@ -3,7 +3,7 @@ use std::fmt::Write as _;
 use op2_core::kernel_language::RANDOM_STREAM;
 use op2_core::KernelInfo;
 
-use super::element::element_body;
+use super::element::{element_body, ragged_inc_helpers};
 
 use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 
@@ -16,6 +16,9 @@ use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 ///               long *report);
 /// ```
 ///
+/// where `maps` has two entries per argument: `maps[k]` is argument `k`'s
+/// map table (or a ragged map's offsets), `maps[nargs + k]` a ragged map's
+/// targets (null otherwise);
 /// which runs units (blocks of one colour, or chunks of a direct loop) in
 /// parallel under OpenMP; unit `u` covers elements
 /// `base + units[u] * block_size .. min(+block_size, limit)` and owns partials
@@ -27,7 +30,12 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
     let _ = writeln!(s, "/* op2 generated: loop `{}` */", kernel.name);
     s.push_str(checks.define());
     s.push_str("#include <math.h>\n#include <stdint.h>\n#define OP2_FN static inline\n");
+    if shape.has_ragged() {
+        s.push_str("#define OP2_GLOBAL\n");
+    }
     s.push_str(C_PRELUDE);
+    // Blocks of one colour never share a target: plain adds.
+    s.push_str(&ragged_inc_helpers(shape, false));
     s.push_str(&kernel_definition(kernel, "static inline "));
     if checks == Checks::On {
         s.push_str(HOST_REPORT);
@@ -56,8 +64,14 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         if !matches!(a.kind, ArgKind::Global { slot: Some(_) }) {
             let _ = writeln!(s, "        {t} *arg{k} = ({t} *)data[{k}];");
         }
-        if matches!(a.kind, ArgKind::MapEntry { .. } | ArgKind::MapAll { .. }) {
+        if matches!(
+            a.kind,
+            ArgKind::MapEntry { .. } | ArgKind::MapAll { .. } | ArgKind::Ragged
+        ) {
             let _ = writeln!(s, "        const int *map{k} = maps[{k}];");
+        }
+        if a.kind == ArgKind::Ragged {
+            let _ = writeln!(s, "        const int *tgt{k} = maps[{}];", shape.args.len() + k);
         }
         if let ArgKind::Global { slot: Some(off) } = a.kind {
             let _ = writeln!(s, "        {t} *red{k} = ({t} *)(part + {off});");

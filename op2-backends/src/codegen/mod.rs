@@ -19,6 +19,7 @@ mod prelude;
 mod shape;
 
 pub use cuda_c::cuda_source;
+pub(crate) use element::is_indirect;
 pub use host_c::{host_source, kernel_definition};
 pub use opencl_c::opencl_source;
 pub use philox_c::PHILOX_C;

@@ -17,6 +17,9 @@ pub enum ArgKind {
         /// The map's arity.
         arity: usize,
     },
+    /// `d(ACCESS, r[..])`: all targets of a ragged map (READ or INC); the
+    /// kernel reaches them itself (see `element.rs`).
+    Ragged,
     /// A Global; reductions have a slot at this word offset of the partials.
     Global {
         /// Word offset of the reduction slot (`None` for READ).
@@ -65,6 +68,7 @@ impl LoopShape {
                     (ArgData::Global(_), _) => ArgKind::Global {
                         slot: layout.slot_offset(k),
                     },
+                    (ArgData::Dat(_), None) if a.ragged.is_some() => ArgKind::Ragged,
                     (ArgData::Dat(_), None) => ArgKind::Direct,
                     (ArgData::Dat(_), Some(m)) => match m.index {
                         MapIndex::Entry(index) => ArgKind::MapEntry {
@@ -85,6 +89,12 @@ impl LoopShape {
             args,
             partial_words: layout.words_per_chunk(),
         }
+    }
+
+    /// Whether an argument goes through a ragged map (the translated kernel
+    /// then takes `OP2_GLOBAL` pointers, which the wrapper defines).
+    pub fn has_ragged(&self) -> bool {
+        self.args.iter().any(|a| a.kind == ArgKind::Ragged)
     }
 
     /// The shape of a loop described without live data (for tests and

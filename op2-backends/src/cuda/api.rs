@@ -224,7 +224,7 @@ impl DeviceApi for Cuda {
         ];
         for (d, m) in a.data.iter().zip(a.maps) {
             params.push(*d);
-            params.extend(m.iter().copied());
+            params.extend(m.iter().flatten().copied());
         }
         // Block-shared scratch for the reduction tree, only where there is one.
         let shared = if a.reduces {

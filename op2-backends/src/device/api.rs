@@ -51,8 +51,9 @@ pub struct LaunchArgs<'a, M> {
     pub reduces: bool,
     /// Each argument's data buffer, in argument order.
     pub data: &'a [M],
-    /// Each argument's map table, for those that go through a map.
-    pub maps: &'a [Option<M>],
+    /// Each argument's map buffers, in the order the signature takes them:
+    /// a map's table, or a ragged map's offsets then targets.
+    pub maps: &'a [[Option<M>; 2]],
 }
 
 /// What the shared executor needs to know about one device.

@@ -1,4 +1,4 @@
-use op2_core::{before_loop, ArgData, DeviceSlot, DeviceState, LoopUse, Map, ParLoop, Result};
+use op2_core::{before_loop, ArgData, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
 
 use super::DeviceApi;
 
@@ -6,8 +6,9 @@ use super::DeviceApi;
 pub struct DeviceArgs<M> {
     /// Data, in argument order (arguments on one Dat share its buffer).
     pub data: Vec<M>,
-    /// Map tables, for the arguments that go through a map.
-    pub maps: Vec<Option<M>>,
+    /// Map buffers per argument: a map's table, or a ragged map's offsets
+    /// then targets (none for direct arguments and Globals).
+    pub maps: Vec<[Option<M>; 2]>,
 }
 
 /// Each argument's data (and map) on the device, in argument order: Dats by
@@ -34,7 +35,7 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
                     .args
                     .iter()
                     .filter(|a| a.data.id() == arg.data.id())
-                    .map(|a| LoopUse::of(a.access, a.map.is_some()))
+                    .map(|a| LoopUse::of(a.access, a.is_indirect()))
                     .fold(
                         LoopUse {
                             needs_data: false,
@@ -56,9 +57,16 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
             }
         };
         data.push(mem);
-        maps.push(match arg.map {
-            Some(m) => Some(prepare_map(api, m.map)?),
-            None => None,
+        maps.push(match (arg.map, arg.ragged) {
+            (Some(m), _) => [
+                Some(prepare_table(api, m.map.device(), m.map.name(), m.map.values())?),
+                None,
+            ],
+            (None, Some(r)) => [
+                Some(prepare_table(api, r.offsets_device(), r.name(), r.offsets())?),
+                Some(prepare_table(api, r.targets_device(), r.name(), r.targets())?),
+            ],
+            (None, None) => [None, None],
         });
     }
     Ok(DeviceArgs { data, maps })
@@ -84,11 +92,11 @@ fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
 }
 
 /// A map's table on this device (uploaded once, kept: maps never change).
-fn prepare_map<A: DeviceApi>(api: &A, map: &Map) -> Result<A::Mem> {
-    let mut slot = map.device().lock();
+fn prepare_table<A: DeviceApi>(api: &A, cell: &DeviceCell, name: &str, values: &[i32]) -> Result<A::Mem> {
+    let mut slot = cell.lock();
     if slot.buffer.as_ref().is_none_or(|b| b.context_id() != api.context_id()) {
-        let bytes = bytemuck::cast_slice(map.values());
-        slot.buffer = Some(api.new_buffer(map.name(), bytes.len())?);
+        let bytes = bytemuck::cast_slice(values);
+        slot.buffer = Some(api.new_buffer(name, bytes.len())?);
         slot.upload(bytes)?;
         slot.state = DeviceState::Both;
     }

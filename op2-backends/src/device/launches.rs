@@ -36,7 +36,7 @@ pub fn launches(plan: Option<&Plan>, n: usize, block_size: usize) -> Vec<Launch>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use op2_core::{Conflict, Map, MapIndex, Set};
+    use op2_core::{Conflict, Map, MapIndex, Reach, Set};
 
     #[test]
     fn one_launch_per_colour_covering_every_block_once() {
@@ -48,8 +48,7 @@ mod tests {
             0..6,
             1,
             &[Conflict {
-                map: &m,
-                index: MapIndex::All,
+                reach: Reach::Map(&m, MapIndex::All),
                 group: 0,
             }],
         );

@@ -167,11 +167,18 @@ impl Executor for JitExecutor {
         let layout = ReductionLayout::new(lp.args);
         let compiled = self.compiled(lp, LoopShape::of(lp, &layout))?;
         let data: Vec<*mut c_void> = lp.args.iter().map(|a| a.data.host_bytes() as *mut c_void).collect();
-        let maps: Vec<*const c_int> = lp
-            .args
-            .iter()
-            .map(|a| a.map.map_or(std::ptr::null(), |m| m.map.values().as_ptr()))
-            .collect();
+        // Map tables (or ragged offsets), then ragged targets: see `host_source`.
+        let maps: Vec<*const c_int> = (lp.args.iter().map(|a| match (a.map, a.ragged) {
+            (Some(m), _) => m.map.values().as_ptr(),
+            (None, Some(r)) => r.offsets().as_ptr(),
+            (None, None) => std::ptr::null(),
+        }))
+        .chain(
+            lp.args
+                .iter()
+                .map(|a| a.ragged.map_or(std::ptr::null(), |r| r.targets().as_ptr())),
+        )
+        .collect();
         let words = layout.words_per_chunk();
         let (base, n, bs) = (lp.range.start, lp.range.len(), self.block_size);
         // Checked mode: code, element, index, length of the lowest failure.

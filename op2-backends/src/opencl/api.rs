@@ -148,9 +148,9 @@ impl DeviceApi for OpenCl {
                 // The generated signature always has the reduction scratch,
                 // and OpenCL has no empty local arguments.
                 .set_arg_local_buffer(a.block_size * std::mem::size_of::<u64>());
-            for (m, map) in a.data.iter().zip(a.maps) {
+            for (m, maps) in a.data.iter().zip(a.maps) {
                 exec.set_arg(m);
-                if let Some(map) = map {
+                for map in maps.iter().flatten() {
                     exec.set_arg(map);
                 }
             }
