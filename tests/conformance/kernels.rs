@@ -155,3 +155,53 @@ pub fn random_draws(words: &mut [u32; 3], values: &mut [f64; 4], id: &i64, key: 
     values[2] = if rng.bernoulli(0.3) { 1.0 } else { 0.0 };
     values[3] = (rng.next_u64() >> 11) as f64;
 }
+
+/// Reads the targets of a ragged map every way a kernel can: `.len()`,
+/// iteration (`for v in x.iter()`, `for &v in x`, rows of `&[[T; D]]`) and
+/// indexing.
+#[op2::kernel]
+pub fn ragged_read(vals: &[f64], pos: &[[f64; 2]], sum: &mut f64, moments: &mut [f64; 3], count: &mut i32) {
+    let mut s = 0.0;
+    for v in vals.iter() {
+        s += *v;
+    }
+    let mut largest = -1.0e300;
+    for &v in vals {
+        if v > largest {
+            largest = v;
+        }
+    }
+    *sum = s + largest;
+    let mut weighted = 0.0;
+    for j in 0..pos.len() {
+        weighted += pos[j][0] * (j as f64 + 1.0);
+    }
+    let mut squares = 0.0;
+    for p in pos {
+        squares += p[1] * p[1];
+    }
+    moments[0] = weighted;
+    moments[1] = squares;
+    moments[2] = if vals.len() > 0 { vals[vals.len() - 1] } else { 0.0 };
+    *count = vals.len() as i32;
+}
+
+/// Increments through a ragged map, dim 1 and dim 2, `+=` and `-=`.
+#[op2::kernel]
+pub fn ragged_spread(share: &f64, out: &mut [f64], out2: &mut [[f64; 2]]) {
+    for j in 0..out.len() {
+        out[j] += *share * (j as f64 + 1.0);
+    }
+    for j in 0..out2.len() {
+        out2[j][0] += *share;
+        out2[j][1] -= 1.0;
+    }
+}
+
+/// An integer count through a ragged map.
+#[op2::kernel]
+pub fn ragged_count(hits: &mut [i32]) {
+    for j in 0..hits.len() {
+        hits[j] += 1;
+    }
+}

@@ -754,3 +754,107 @@ pub fn sir_matches_the_hand_written_model(new_rt: &dyn Fn() -> Runtime) {
         }
     }
 }
+
+/// A ragged graph on `n` nodes: degrees 0 to 12, repeated targets and self
+/// loops included (kept as given), as CSR.
+pub fn ragged_graph(n: usize) -> (Set, RaggedMap, Vec<usize>, Vec<i32>) {
+    let nodes = Set::new("nodes", n).unwrap();
+    let mut offsets = vec![0];
+    let mut targets = Vec::new();
+    let mut x = 12345u64;
+    for e in 0..n {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let degree = if e % 9 == 4 { 0 } else { (x >> 60) as usize % 13 };
+        for k in 0..degree {
+            let t = match k {
+                1 => e,                                                 // a self loop
+                2 if degree > 3 => targets[targets.len() - 1] as usize, // a repeat
+                _ => ((x >> 20) as usize + k * 31) % n,
+            };
+            targets.push(t as i32);
+        }
+        offsets.push(targets.len());
+    }
+    let r = RaggedMap::new("nbrs", &nodes, &nodes, offsets.clone(), targets.clone()).unwrap();
+    (nodes, r, offsets, targets)
+}
+
+/// READ through a ragged map, dim 1 and 2: every form a kernel reads a slice in.
+pub fn ragged_read_matches_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let (nodes, r, offsets, targets) = ragged_graph(157);
+    let vals = ramp(&nodes, 1, |i| ((i * 37) % 101) as f64 - 50.0);
+    let pos = ramp(&nodes, 2, |i| (i % 13) as f64 * 0.25);
+    let sum = Dat::<f64>::zeros("sum", &nodes, 1).unwrap();
+    let moments = Dat::<f64>::zeros("moments", &nodes, 3).unwrap();
+    let count = Dat::<i32>::zeros("count", &nodes, 1).unwrap();
+    par_loop!(
+        rt,
+        ragged_read,
+        nodes,
+        vals(READ, r[..]),
+        pos(READ, r[..]),
+        sum(WRITE),
+        moments(WRITE),
+        count(WRITE)
+    )
+    .unwrap();
+    let (v, p) = (vals.to_vec(), pos.to_vec());
+    let (mut want_sum, mut want_moments, mut want_count) = (Vec::new(), Vec::new(), Vec::new());
+    for e in 0..nodes.size() {
+        let ts: Vec<usize> = targets[offsets[e]..offsets[e + 1]]
+            .iter()
+            .map(|&t| t as usize)
+            .collect();
+        let largest = ts.iter().map(|&t| v[t]).fold(-1.0e300, f64::max);
+        want_sum.push(ts.iter().map(|&t| v[t]).sum::<f64>() + largest);
+        want_moments.push(
+            ts.iter()
+                .enumerate()
+                .map(|(j, &t)| p[2 * t] * (j as f64 + 1.0))
+                .sum::<f64>(),
+        );
+        want_moments.push(ts.iter().map(|&t| p[2 * t + 1] * p[2 * t + 1]).sum::<f64>());
+        want_moments.push(ts.last().map_or(0.0, |&t| v[t]));
+        want_count.push(ts.len() as i32);
+    }
+    assert_close(&sum.to_vec(), &want_sum);
+    assert_close(&moments.to_vec(), &want_moments);
+    assert_eq!(count.to_vec(), want_count);
+}
+
+/// INC through a ragged map: repeated targets and self loops land once per
+/// occurrence, and the planner keeps concurrent elements apart (values are
+/// integers, so every order of the sums gives the same bits).
+pub fn ragged_inc_matches_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let (nodes, r, offsets, targets) = ragged_graph(211);
+    let share = ramp(&nodes, 1, |i| (i % 7) as f64);
+    let out = Dat::<f64>::filled("out", &nodes, 1, 1.0).unwrap();
+    let out2 = Dat::<f64>::zeros("out2", &nodes, 2).unwrap();
+    let hits = Dat::<i32>::zeros("hits", &nodes, 1).unwrap();
+    for _ in 0..2 {
+        par_loop!(rt, ragged_spread, nodes, share(READ), out(INC, r[..]), out2(INC, r[..])).unwrap();
+        par_loop!(rt, ragged_count, nodes, hits(INC, r[..])).unwrap();
+    }
+    let s = share.to_vec();
+    let (mut want, mut want2, mut want_hits) = (
+        vec![1.0; nodes.size()],
+        vec![0.0; 2 * nodes.size()],
+        vec![0; nodes.size()],
+    );
+    for _ in 0..2 {
+        for e in 0..nodes.size() {
+            for (j, &t) in targets[offsets[e]..offsets[e + 1]].iter().enumerate() {
+                let t = t as usize;
+                want[t] += s[e] * (j as f64 + 1.0);
+                want2[2 * t] += s[e];
+                want2[2 * t + 1] -= 1.0;
+                want_hits[t] += 1;
+            }
+        }
+    }
+    assert_eq!(out.to_vec(), want);
+    assert_eq!(out2.to_vec(), want2);
+    assert_eq!(hits.to_vec(), want_hits);
+}
