@@ -55,4 +55,24 @@ pub fn run_catalogue(rt: &Runtime) {
         key(READ)
     )
     .unwrap();
+    // Through a ragged map: READ (dim 1 and 2) and INC (f64 and i32).
+    let nbrs = RaggedMap::new("nbrs", &nodes, &nodes, vec![0, 2, 2, 5, 6, 7], vec![1, 4, 0, 0, 3, 2, 4]).unwrap();
+    let (sum, moments, degree) = (
+        Dat::<f64>::zeros("sum", &nodes, 1).unwrap(),
+        Dat::<f64>::zeros("moments", &nodes, 3).unwrap(),
+        Dat::<i32>::zeros("degree", &nodes, 1).unwrap(),
+    );
+    par_loop!(
+        rt,
+        ragged_read,
+        nodes,
+        on_nodes(READ, nbrs[..]),
+        pairs(READ, nbrs[..]),
+        sum(WRITE),
+        moments(WRITE),
+        degree(WRITE)
+    )
+    .unwrap();
+    par_loop!(rt, ragged_spread, nodes, on_nodes(READ), sum(INC, nbrs[..]), pairs(INC, nbrs[..])).unwrap();
+    par_loop!(rt, ragged_count, nodes, ints(INC, nbrs[..])).unwrap();
 }
