@@ -544,3 +544,133 @@ fn every_backend_matches_seq_on_random_loops() {
         panic!("{e}");
     }
 }
+
+/// Ragged kernels: read the targets (sum, count), add to them, and add to
+/// one target of a fixed map into the same Dat (one conflict group, two
+/// kinds of map).
+#[op2::kernel]
+fn ragged_fuzz_f64(src: &[f64], w: &f64, out: &mut [[f64; 2]], one: &mut [f64; 2], seen: &mut [f64; 2]) {
+    let mut s = 0.0;
+    for &v in src {
+        s += v;
+    }
+    seen[0] = s;
+    seen[1] = src.len() as f64;
+    for j in 0..out.len() {
+        out[j][0] += *w;
+        out[j][1] -= j as f64;
+    }
+    one[0] += s;
+    one[1] += 1.0;
+}
+
+#[op2::kernel]
+fn ragged_fuzz_i32(src: &[i32], out: &mut [i32], seen: &mut i32) {
+    let mut s = 0;
+    for j in 0..src.len() {
+        s += src[j] * (j as i32 + 1);
+    }
+    *seen = s;
+    for j in 0..out.len() {
+        out[j] += s + 1;
+    }
+}
+
+/// A random ragged loop: iteration set size, target set size, each
+/// element's targets (degree 0 to 50, repeats allowed), repetitions.
+fn ragged_case() -> impl Strategy<Value = (usize, Vec<Vec<i32>>, usize)> {
+    (0usize..90, 1usize..70, 1usize..3).prop_flat_map(|(n, targets, reps)| {
+        let rows = prop::collection::vec(
+            prop_oneof![
+                1 => prop::collection::vec(0..targets as i32, 0..51),
+                3 => prop::collection::vec(0..targets as i32, 0..6),
+            ],
+            n,
+        );
+        (Just(targets), rows, Just(reps))
+    })
+}
+
+fn run_ragged(rt: &Runtime, (targets, rows, reps): &(usize, Vec<Vec<i32>>, usize)) -> Outcome {
+    let from = Set::new("from", rows.len()).unwrap();
+    let to = Set::new("to", *targets).unwrap();
+    let mut offsets = vec![0];
+    for r in rows {
+        offsets.push(offsets.last().unwrap() + r.len());
+    }
+    let r = RaggedMap::new("r", &from, &to, offsets, rows.concat()).unwrap();
+    let first = Map::new(
+        "first",
+        &from,
+        &to,
+        1,
+        (0..rows.len()).map(|e| (e * 7 % targets) as i32).collect(),
+    )
+    .unwrap();
+    let src = Dat::from_vec("src", &to, 1, (0..*targets).map(|i| (i % 5) as f64).collect()).unwrap();
+    let w = Dat::from_vec("w", &from, 1, (0..rows.len()).map(|i| (i % 3) as f64).collect()).unwrap();
+    let out = Dat::<f64>::zeros("out", &to, 2).unwrap();
+    let seen = Dat::<f64>::zeros("seen", &from, 2).unwrap();
+    let isrc = Dat::from_vec("isrc", &to, 1, (0..*targets).map(|i| (i % 4) as i32 - 1).collect()).unwrap();
+    let iout = Dat::<i32>::zeros("iout", &to, 1).unwrap();
+    let iseen = Dat::<i32>::zeros("iseen", &from, 1).unwrap();
+    for _ in 0..*reps {
+        par_loop!(
+            rt,
+            ragged_fuzz_f64,
+            from,
+            src(READ, r[..]),
+            w(READ),
+            out(INC, r[..]),
+            out(INC, first[0]),
+            seen(WRITE)
+        )
+        .map_err(|e| e.to_string())?;
+        par_loop!(
+            rt,
+            ragged_fuzz_i32,
+            from,
+            isrc(READ, r[..]),
+            iout(INC, r[..]),
+            iseen(WRITE)
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    let mut outcome = vec![out.to_vec(), seen.to_vec()];
+    outcome.push(iout.to_vec().into_iter().map(f64::from).collect());
+    outcome.push(iseen.to_vec().into_iter().map(f64::from).collect());
+    Ok(outcome)
+}
+
+#[test]
+fn every_backend_matches_seq_on_random_ragged_graphs() {
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let backends = backends();
+    let cases = std::env::var("OP2_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&ragged_case(), |case| {
+        let want = run_ragged(&seq, &case);
+        prop_assert!(want.is_ok(), "seq failed: {want:?}");
+        for (name, rt) in &backends {
+            let got = run_ragged(rt, &case);
+            if got != want {
+                let detail = match (&want, &got) {
+                    (Ok(w), Ok(g)) => first_difference(w, g),
+                    _ => format!("{got:?}"),
+                };
+                return Err(TestCaseError::fail(format!("{name} differs from seq: {detail}")));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
