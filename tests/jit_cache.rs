@@ -216,7 +216,7 @@ fn a_broken_kernel_returns_the_compiler_log_and_keeps_the_source() {
     let s = Set::new("s", 3).unwrap();
     let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
     let args = [op2::__private::DirectArg::arg_spec(&x, Access::Rw)];
-    let e = rt.par_loop(&BROKEN, &s, &args, &|_, _| {}).unwrap_err();
+    let e = rt.par_loop(&BROKEN, &s, None, &args, &|_, _| {}).unwrap_err();
     match &e {
         Error::JitCompile {
             loop_name,

@@ -34,7 +34,7 @@ fn a_kernel_that_fails_to_build_returns_the_log_and_the_source() {
     let s = Set::new("s", 3).unwrap();
     let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
     let args = [op2::__private::DirectArg::arg_spec(&x, Access::Rw)];
-    let e = rt.par_loop(&BROKEN, &s, &args, &|_, _| {}).unwrap_err();
+    let e = rt.par_loop(&BROKEN, &s, None, &args, &|_, _| {}).unwrap_err();
     match &e {
         Error::DeviceBuild {
             loop_name,

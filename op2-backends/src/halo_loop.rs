@@ -102,6 +102,8 @@ pub(crate) fn run(
             &ParLoop {
                 kernel,
                 set,
+                // Runtime::par_loop refuses subsets of distributed sets.
+                subset: None,
                 range,
                 args,
                 plans,

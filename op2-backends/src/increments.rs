@@ -140,6 +140,7 @@ mod tests {
                 })
                 .collect(),
             partial_words: 0,
+            subset: false,
         }
     }
 

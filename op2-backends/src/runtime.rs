@@ -2,7 +2,7 @@ use std::time::Instant;
 
 use op2_core::{
     estimate_bytes, validate_loop, ArgSpec, Error, Executor, KernelInfo, LoopBody, LoopBorrows, LoopTiming, ParLoop,
-    PlanCache, Result, Set, TimingSummary, Timings,
+    PlanCache, Result, Set, Subset, TimingSummary, Timings,
 };
 
 use crate::{Backend, SeqExecutor};
@@ -308,25 +308,61 @@ impl Runtime {
 
     /// Validates a loop, borrows its data, runs it on the backend and records
     /// its time. This is what `par_loop!` expands to; `body` is the generated
-    /// gather / kernel / scatter code for a range of elements.
+    /// gather / kernel / scatter code for a range of positions.
+    ///
+    /// The loop visits every owned element of `set`, or, with `subset` (a
+    /// subset of `set`), the subset's elements: positions `0..subset.len()`,
+    /// position `p` being element `subset.indices()[p]` of `set`, which stays
+    /// the set direct Dats live on and maps start from. A loop over an empty
+    /// subset is validated and runs nothing.
+    ///
+    /// # Errors
+    /// What [`validate_loop`] finds; [`Error::Borrowed`] for data borrowed on
+    /// the host; [`Error::InvalidSubset`] for a subset of another set than
+    /// `set`, or of a distributed set (not supported yet); the backend's errors.
     pub fn par_loop(
         &self,
         kernel: &'static KernelInfo,
         set: &Set,
+        subset: Option<&Subset>,
         args: &[ArgSpec<'_>],
         body: &LoopBody<'_>,
     ) -> Result<()> {
+        if let Some(s) = subset {
+            let reason = if !s.set().same(set) {
+                Some(format!(
+                    "is a subset of set `{}`, not of `{}`",
+                    s.set().name(),
+                    set.name()
+                ))
+            } else if set.distribution().is_some() {
+                Some(format!(
+                    "loops over subsets are not supported on distributed sets yet (set `{}`, loop `{}`)",
+                    set.name(),
+                    kernel.name
+                ))
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                return Err(Error::InvalidSubset {
+                    subset: s.name().to_string(),
+                    reason,
+                });
+            }
+        }
         validate_loop(kernel, set, args)?;
         let _borrows = LoopBorrows::take(kernel, args)?;
         if self.executor.is_device() {
-            self.register_transfers(args);
+            self.register_transfers(args, subset);
         } else {
             op2_core::sync_args_to_host(kernel, args)?;
         }
         let lp = ParLoop {
             kernel,
             set,
-            range: 0..set.size(),
+            subset,
+            range: 0..subset.map_or(set.size(), Subset::len),
             args,
             plans: &self.plans,
         };
@@ -339,6 +375,8 @@ impl Runtime {
         }
         let start = Instant::now();
         let halo = match set.distribution() {
+            // Nothing to run: not even a program to build.
+            None if subset.is_some_and(Subset::is_empty) => op2_core::HaloTraffic::default(),
             None => {
                 self.executor.execute(&lp, body)?;
                 op2_core::HaloTraffic::default()
@@ -360,7 +398,7 @@ impl Runtime {
     }
 
     /// Remembers the transfer counters of a device loop's carriers.
-    fn register_transfers(&self, args: &[ArgSpec<'_>]) {
+    fn register_transfers(&self, args: &[ArgSpec<'_>], subset: Option<&Subset>) {
         let mut seen = self.transfers.lock().unwrap_or_else(|p| p.into_inner());
         let mut note = |name: &str, counter: std::sync::Arc<op2_core::TransferCounter>| {
             if !seen.iter().any(|(_, c)| std::sync::Arc::ptr_eq(c, &counter)) {
@@ -372,6 +410,9 @@ impl Runtime {
             if let Some(m) = a.map {
                 note(m.map.name(), m.map.device().lock().counter.clone());
             }
+        }
+        if let Some(s) = subset {
+            note(s.name(), s.device().lock().counter.clone());
         }
     }
 

@@ -360,6 +360,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A subset's indices are not elements of its set, or a loop cannot run
+    /// over the subset (a distributed set).
+    #[error("subset `{subset}`: {reason}")]
+    InvalidSubset {
+        /// The subset.
+        subset: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {

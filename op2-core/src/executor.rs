@@ -3,11 +3,12 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, Set};
+use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, Set, Subset};
 
-/// The loop body a backend runs: called with a range of consecutive elements of
-/// the iteration set and that chunk's reduction partials. `par_loop!` builds it
-/// (gather, kernel call, scatter per element).
+/// The loop body a backend runs: called with a range of consecutive positions
+/// of the loop's range ([`ParLoop::range`]) and that chunk's reduction
+/// partials. `par_loop!` builds it (gather, kernel call, scatter per element);
+/// over a [`Subset`] it maps each position to its element itself.
 pub type LoopBody<'a> = dyn Fn(Range<usize>, &mut Partials<'_>) + Sync + 'a;
 
 /// One parallel loop, validated and with its data borrowed, as backends see it.
@@ -15,10 +16,15 @@ pub type LoopBody<'a> = dyn Fn(Range<usize>, &mut Partials<'_>) + Sync + 'a;
 pub struct ParLoop<'a> {
     /// The kernel.
     pub kernel: &'static KernelInfo,
-    /// The iteration set.
+    /// The iteration set (a subset's parent set): direct Dats live on it and
+    /// maps start from it.
     pub set: &'a Set,
-    /// The elements to run (all owned ones on one process; a region of them
-    /// when a distributed runtime overlaps a halo exchange).
+    /// The elements visited, when the loop runs over a subset of `set`:
+    /// position `p` of `range` is element `subset.indices()[p]`.
+    pub subset: Option<&'a Subset>,
+    /// The positions to run: elements of `set` without a subset (all owned
+    /// ones on one process; a region of them when a distributed runtime
+    /// overlaps a halo exchange), positions in the subset's indices with one.
     pub range: std::ops::Range<usize>,
     /// The arguments, in kernel-parameter order.
     pub args: &'a [ArgSpec<'a>],
@@ -26,7 +32,7 @@ pub struct ParLoop<'a> {
     pub plans: &'a PlanCache,
 }
 
-impl ParLoop<'_> {
+impl<'a> ParLoop<'a> {
     /// The loop's name (its kernel's).
     pub fn name(&self) -> &'static str {
         self.kernel.name
@@ -35,15 +41,29 @@ impl ParLoop<'_> {
     /// The colouring plan for this loop (cached), or `None` when no argument
     /// writes through a map and elements can run in any order.
     pub fn plan(&self, block_size: usize) -> Option<Arc<Plan>> {
-        self.plans.plan(self.set, self.range.clone(), self.args, block_size)
+        self.plans
+            .plan(self.set, self.subset, self.range.clone(), self.args, block_size)
+    }
+
+    /// The element of each position, for a loop over a subset (`None`: the
+    /// position is the element).
+    pub fn elements(&self) -> Option<&'a [i32]> {
+        self.subset.map(Subset::indices)
+    }
+
+    /// The element at position `p` of the range.
+    pub fn element(&self, p: usize) -> usize {
+        self.elements().map_or(p, |ix| ix[p] as usize)
     }
 }
 
 /// A way of running parallel loops (sequential, threads, JIT, devices).
 ///
 /// The runtime has already validated the loop and borrowed its data when it
-/// calls [`Executor::execute`]; the executor runs `body` over every element of
-/// `lp.set` exactly once and folds Global reductions into the Globals.
+/// calls [`Executor::execute`]; the executor runs `body` over every position
+/// of `lp.range` exactly once and folds Global reductions into the Globals.
+/// Executors that generate code map positions to elements through
+/// [`ParLoop::elements`] themselves.
 pub trait Executor: Send + Sync {
     /// The backend's name (`seq`, `rayon`, ...).
     fn name(&self) -> &'static str;

@@ -13,7 +13,7 @@
 //! plain name, and bad input is an [`Error`] that names what was wrong, never a
 //! panic. These are [`Set::new`], [`Set::with_regions`], [`Set::distributed`],
 //! [`Map::new`], [`Dat::from_vec`], [`Dat::zeros`], [`Dat::filled`],
-//! [`Global::new`] and [`Global::zeros`]; each lists its errors under "Errors".
+//! [`Global::new`], [`Global::zeros`] and [`Subset::new`]; each lists its errors under "Errors".
 //! A constructor with nothing to check returns the value itself:
 //! [`Global::scalar`] and [`Map::identity`] (every set's size already fits a
 //! map entry). There are no panicking twins of the constructors.
@@ -50,6 +50,7 @@ mod scalar;
 mod set;
 mod stage;
 mod storage;
+mod subset;
 mod timing;
 mod validate;
 // For the code `par_loop!` generates (through `op2::__private`), not for
@@ -80,5 +81,8 @@ pub use scalar::{Scalar, ScalarType};
 pub use set::{Set, SetRegions};
 #[doc(hidden)]
 pub use stage::Stage;
+#[doc(hidden)]
+pub use subset::IterationSpace;
+pub use subset::Subset;
 pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};

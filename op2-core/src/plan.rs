@@ -1,7 +1,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use crate::{Access, ArgSpec, Map, MapIndex, RaggedMap, Set};
+use crate::{Access, ArgSpec, Map, MapIndex, RaggedMap, Set, Subset};
 
 /// What a conflicting argument writes through.
 #[derive(Clone, Copy)]
@@ -116,13 +116,17 @@ impl OwnedReach {
 }
 
 /// An execution plan for an indirect loop (docs/ARCHITECTURE.md, The planner): the
-/// iteration range cut into blocks of consecutive elements, blocks coloured so
+/// iteration range cut into blocks of consecutive positions, blocks coloured so
 /// that no two blocks of one colour touch a common target of a conflicting
 /// argument, and (computed on first use, for device backends) elements
-/// coloured inside each block.
+/// coloured inside each block. Positions are elements of the iteration set,
+/// or, for a loop over a [`Subset`], indices into its elements: the targets
+/// of position `p` are those of element `subset.indices()[p]`.
 #[derive(Debug)]
 pub struct Plan {
     start: usize,
+    /// The subset whose positions the plan covers (`None`: the set's elements).
+    subset: Option<Subset>,
     set_size: usize,
     block_size: usize,
     /// Block ids grouped by colour; colour `c` is `colour_blocks[colour_offsets[c]..colour_offsets[c + 1]]`.
@@ -144,6 +148,7 @@ impl Clone for Plan {
     fn clone(&self) -> Self {
         Plan {
             start: self.start,
+            subset: self.subset.clone(),
             set_size: self.set_size,
             block_size: self.block_size,
             colour_blocks: self.colour_blocks.clone(),
@@ -155,11 +160,11 @@ impl Clone for Plan {
     }
 }
 
-/// Every element's conflict targets in CSR form: element `e` (counted from
-/// the first planned element) has `targets[offsets[e]..offsets[e + 1]]`,
-/// numbered in one index space (each group's target set gets its own range)
-/// so one mask array serves all. Consecutive elements' targets are
-/// contiguous, so a block's are one slice.
+/// Every position's conflict targets in CSR form: position `p` (counted from
+/// the first planned position) has `targets[offsets[p]..offsets[p + 1]]`,
+/// the targets of its element, numbered in one index space (each group's
+/// target set gets its own range) so one mask array serves all. Consecutive
+/// positions' targets are contiguous, so a block's are one slice.
 struct Targets {
     targets: Vec<u32>,
     offsets: Vec<usize>,
@@ -167,7 +172,9 @@ struct Targets {
 }
 
 impl Targets {
-    fn new(elements: Range<usize>, conflicts: &[(OwnedReach, usize)]) -> Targets {
+    /// The targets of `positions`, whose elements are `elements[p]` (`None`:
+    /// `p` itself).
+    fn new(positions: Range<usize>, elements: Option<&[i32]>, conflicts: &[(OwnedReach, usize)]) -> Targets {
         let ngroups = conflicts.iter().map(|c| c.1 + 1).max().unwrap_or(0);
         let mut group_base = vec![0usize; ngroups + 1];
         for (reach, g) in conflicts {
@@ -180,15 +187,17 @@ impl Targets {
             .iter()
             .map(|(r, g)| (r.reach(), group_base[*g] as u32))
             .collect();
-        let mut offsets = Vec::with_capacity(elements.len() + 1);
+        let element = |p: usize| elements.map_or(p, |ix| ix[p] as usize);
+        let mut offsets = Vec::with_capacity(positions.len() + 1);
         offsets.push(0);
         let mut total = 0;
-        for e in elements.clone() {
+        for p in positions.clone() {
+            let e = element(p);
             total += reaches.iter().map(|(r, _)| r.count(e)).sum::<usize>();
             offsets.push(total);
         }
         let mut targets = Vec::with_capacity(total);
-        for e in elements {
+        for e in positions.map(element) {
             for (r, base) in &reaches {
                 r.push_targets(e, *base, &mut targets);
             }
@@ -255,13 +264,28 @@ impl Plan {
     /// # Panics
     /// If `block_size` is 0.
     pub fn build(range: Range<usize>, block_size: usize, conflicts: &[Conflict<'_>]) -> Plan {
+        Plan::build_over(range, None, block_size, conflicts)
+    }
+
+    /// Builds the plan for the positions `range` of a loop over `subset`
+    /// (position `p` is element `subset.indices()[p]`), or over the elements
+    /// `range` of a set when `subset` is `None`.
+    ///
+    /// # Panics
+    /// If `block_size` is 0, or `range` goes past the subset's indices.
+    pub fn build_over(
+        range: Range<usize>,
+        subset: Option<&Subset>,
+        block_size: usize,
+        conflicts: &[Conflict<'_>],
+    ) -> Plan {
         let (start, set_size) = (range.start, range.len());
         assert!(block_size > 0, "block size must be at least 1");
         let conflicts: Vec<(OwnedReach, usize)> =
             conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
         let nblocks = set_size.div_ceil(block_size);
         let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
-        let targets = Targets::new(range, &conflicts);
+        let targets = Targets::new(range, subset.map(Subset::indices), &conflicts);
         let mut masks = vec![0u32; targets.space];
         let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b| targets.of(block_range(b)));
 
@@ -280,6 +304,7 @@ impl Plan {
         }
         Plan {
             start,
+            subset: subset.cloned(),
             set_size,
             block_size,
             colour_blocks,
@@ -292,7 +317,11 @@ impl Plan {
 
     fn element_colouring(&self) -> &ElementColours {
         self.elements.get_or_init(|| {
-            let targets = Targets::new(self.start..self.start + self.set_size, &self.conflicts);
+            let targets = Targets::new(
+                self.start..self.start + self.set_size,
+                self.subset.as_ref().map(Subset::indices),
+                &self.conflicts,
+            );
             let mut masks = vec![0u32; targets.space];
             let mut touched = Vec::new();
             let mut colours = vec![0u32; self.set_size];
@@ -310,14 +339,20 @@ impl Plan {
         })
     }
 
-    /// Number of elements the plan covers.
+    /// Number of positions (elements) the plan covers.
     pub fn set_size(&self) -> usize {
         self.set_size
     }
 
-    /// The elements the plan covers.
+    /// The positions the plan covers: elements of the set, or indices into
+    /// the subset's elements ([`Plan::subset`]).
     pub fn range(&self) -> Range<usize> {
         self.start..self.start + self.set_size
+    }
+
+    /// The subset whose positions the plan covers (`None`: a set's elements).
+    pub fn subset(&self) -> Option<&Subset> {
+        self.subset.as_ref()
     }
 
     /// Elements per block (the last block may be shorter).
@@ -340,7 +375,7 @@ impl Plan {
         &self.colour_blocks[self.colour_offsets[c]..self.colour_offsets[c + 1]]
     }
 
-    /// The elements of block `b`.
+    /// The positions of block `b`.
     pub fn block_range(&self, b: usize) -> Range<usize> {
         self.start + b * self.block_size..self.start + ((b + 1) * self.block_size).min(self.set_size)
     }
@@ -350,8 +385,8 @@ impl Plan {
         self.block_colours[b]
     }
 
-    /// Each element's colour inside its block, indexed from the plan's first
-    /// element (thread colouring for device backends; computed on first use).
+    /// Each position's colour inside its block, indexed from the plan's first
+    /// position (thread colouring for device backends; computed on first use).
     pub fn element_colours(&self) -> &[u32] {
         &self.element_colouring().colours
     }
@@ -367,11 +402,11 @@ mod tests {
     use super::*;
     use crate::Set;
 
-    /// Every block's targets, per group.
-    fn targets_of(plan: &Plan, conflicts: &[Conflict<'_>], elems: Range<usize>) -> Vec<(usize, usize)> {
-        let _ = plan;
+    /// The targets of some positions of a plan (of their elements), per group.
+    fn targets_of(plan: &Plan, conflicts: &[Conflict<'_>], positions: Range<usize>) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        for e in elems {
+        for p in positions {
+            let e = plan.subset().map_or(p, |s| s.indices()[p] as usize);
             for c in conflicts {
                 let mut ts = Vec::new();
                 c.reach.push_targets(e, 0, &mut ts);
@@ -457,6 +492,39 @@ mod tests {
         assert_eq!(plan.blocks_of_colour(0), &[0, 2, 4, 6, 8, 10, 12]);
         // Inside a block, consecutive edges share a node: two element colours.
         assert_eq!(plan.block_element_colours(0), 2);
+        check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn subset_plans_colour_the_elements_at_their_positions() {
+        // The chain of edges i -> (i, i+1): every other edge shares no node
+        // with the next one of the subset, so one colour does, in blocks and
+        // inside them; the same positions of the whole set need two.
+        let nodes = Set::new("nodes", 101).unwrap();
+        let edges = Set::new("edges", 100).unwrap();
+        let table: Vec<i32> = (0..100).flat_map(|i| [i, i + 1]).collect();
+        let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+        let conflicts = [Conflict {
+            reach: Reach::Map(&m, MapIndex::All),
+            group: 0,
+        }];
+        let even = Subset::filter("even", &edges, |e| e % 2 == 0).unwrap();
+        let plan = Plan::build_over(0..50, Some(&even), 8, &conflicts);
+        assert_eq!((plan.nblocks(), plan.ncolours()), (7, 1));
+        assert_eq!(plan.block_element_colours(0), 1);
+        assert!(plan.subset().unwrap().same(&even));
+        check_plan(&plan, &conflicts);
+        assert_eq!(Plan::build(0..50, 8, &conflicts).ncolours(), 2);
+        // Pairs of neighbouring edges far apart: elements of a block share a
+        // node, blocks do not.
+        let pairs = Subset::new("pairs", &edges, (0..10).flat_map(|k| [10 * k, 10 * k + 1]).collect()).unwrap();
+        let plan = Plan::build_over(0..20, Some(&pairs), 2, &conflicts);
+        assert_eq!((plan.nblocks(), plan.ncolours()), (10, 1));
+        assert_eq!(plan.block_element_colours(3), 2);
+        check_plan(&plan, &conflicts);
+        // A range of positions inside the subset (a region of it).
+        let plan = Plan::build_over(5..17, Some(&pairs), 3, &conflicts);
+        assert_eq!(plan.range(), 5..17);
         check_plan(&plan, &conflicts);
     }
 
@@ -624,6 +692,29 @@ mod tests {
                     conflicts.push(Conflict { reach: Reach::Map(&m, MapIndex::Entry(0)), group: 0 });
                 }
                 let plan = Plan::build(0..n, block, &conflicts);
+                check_plan(&plan, &conflicts);
+            }
+
+            #[test]
+            fn subset_plans_are_valid((n, block, maps, uses) in random_loop(), keep in any::<u64>()) {
+                // The same random loops over a random subset of the iteration set.
+                let from = Set::new("from", n).unwrap();
+                let built: Vec<Map> = maps
+                    .iter()
+                    .map(|(arity, table, targets)| {
+                        Map::new("m", &from, &Set::new("to", *targets).unwrap(), *arity, table.clone()).unwrap()
+                    })
+                    .collect();
+                let conflicts: Vec<Conflict<'_>> = uses
+                    .iter()
+                    .map(|&(m, entry, group)| {
+                        let map = &built[m];
+                        let index = entry.map_or(MapIndex::All, |i| MapIndex::Entry(i % map.arity()));
+                        Conflict { reach: Reach::Map(map, index), group }
+                    })
+                    .collect();
+                let subset = Subset::filter("some", &from, |e| (keep >> (e % 64)) & 1 == 1).unwrap();
+                let plan = Plan::build_over(0..subset.len(), Some(&subset), block, &conflicts);
                 check_plan(&plan, &conflicts);
             }
 

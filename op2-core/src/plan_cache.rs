@@ -3,14 +3,16 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::{conflicts, ArgSpec, MapIndex, Plan, Set};
+use crate::{conflicts, ArgSpec, MapIndex, Plan, Set, Subset};
 
-/// What a plan depends on: the iteration set, the block size, and each
-/// conflicting argument's map, entries and target group. Sets and maps are
-/// immutable and their ids never reused, so equal keys mean equal plans.
+/// What a plan depends on: the iteration set and subset, the block size, and
+/// each conflicting argument's map, entries and target group. Sets, subsets
+/// and maps are immutable and their ids never reused, so equal keys mean
+/// equal plans.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct PlanKey {
     set: u64,
+    subset: Option<u64>,
     range: (usize, usize),
     block_size: usize,
     conflicts: Vec<((u64, Option<MapIndex>), usize)>,
@@ -24,15 +26,24 @@ pub struct PlanCache {
 }
 
 impl PlanCache {
-    /// The plan for a loop over elements `range` of `set` with these arguments, built on first use;
+    /// The plan for a loop over positions `range` of `set` (its elements) or
+    /// of `subset` (its indices) with these arguments, built on first use;
     /// `None` when no argument conflicts (the loop needs no colouring).
-    pub fn plan(&self, set: &Set, range: Range<usize>, args: &[ArgSpec<'_>], block_size: usize) -> Option<Arc<Plan>> {
+    pub fn plan(
+        &self,
+        set: &Set,
+        subset: Option<&Subset>,
+        range: Range<usize>,
+        args: &[ArgSpec<'_>],
+        block_size: usize,
+    ) -> Option<Arc<Plan>> {
         let conflicts = conflicts(args);
         if conflicts.is_empty() {
             return None;
         }
         let key = PlanKey {
             set: set.id(),
+            subset: subset.map(Subset::id),
             range: (range.start, range.end),
             block_size,
             conflicts: conflicts.iter().map(|c| (c.reach.key(), c.group)).collect(),
@@ -41,9 +52,10 @@ impl PlanCache {
         let plan = plans.entry(key).or_insert_with(|| {
             self.built.fetch_add(1, Ordering::Relaxed);
             let start = std::time::Instant::now();
-            let plan = Plan::build(range.clone(), block_size, &conflicts);
+            let plan = Plan::build_over(range.clone(), subset, block_size, &conflicts);
             tracing::debug!(
                 set = set.name(),
+                subset = subset.map(Subset::name),
                 elements = range.len(),
                 block_size,
                 blocks = plan.nblocks(),
@@ -82,16 +94,27 @@ mod tests {
             arg(Access::Inc, MapIndex::Entry(1)),
         ];
         let cache = PlanCache::default();
-        let p1 = cache.plan(&edges, 0..9, &inc, 4).unwrap();
-        let p2 = cache.plan(&edges, 0..9, &inc, 4).unwrap();
+        let p1 = cache.plan(&edges, None, 0..9, &inc, 4).unwrap();
+        let p2 = cache.plan(&edges, None, 0..9, &inc, 4).unwrap();
         assert!(Arc::ptr_eq(&p1, &p2));
         assert_eq!(cache.built(), 1);
         // Another block size is another plan.
-        cache.plan(&edges, 0..9, &inc, 2).unwrap();
+        cache.plan(&edges, None, 0..9, &inc, 2).unwrap();
         assert_eq!(cache.built(), 2);
         // Reading through the map needs no plan.
         let read = [direct, arg(Access::Read, MapIndex::Entry(0))];
-        assert!(cache.plan(&edges, 0..9, &read, 4).is_none());
+        assert!(cache.plan(&edges, None, 0..9, &read, 4).is_none());
         assert_eq!(cache.built(), 2);
+        // A subset is another plan, each subset its own, positions counted in it.
+        let some = Subset::new("some", &edges, vec![1, 2, 5]).unwrap();
+        let p3 = cache.plan(&edges, Some(&some), 0..3, &inc, 4).unwrap();
+        assert_eq!((p3.range(), cache.built()), (0..3, 3));
+        assert!(Arc::ptr_eq(
+            &p3,
+            &cache.plan(&edges, Some(&some), 0..3, &inc, 4).unwrap()
+        ));
+        let same_elements = Subset::new("some", &edges, vec![1, 2, 5]).unwrap();
+        cache.plan(&edges, Some(&same_elements), 0..3, &inc, 4).unwrap();
+        assert_eq!(cache.built(), 4);
     }
 }

@@ -181,22 +181,32 @@ impl fmt::Display for TimingSummary {
     }
 }
 
-/// How many targets the elements `range` of a ragged map have in all.
-fn ragged_targets(r: &crate::RaggedMap, range: &std::ops::Range<usize>) -> usize {
+/// How many targets the elements a loop visits have in all through a ragged map.
+fn ragged_targets(r: &crate::RaggedMap, lp: &ParLoop<'_>) -> usize {
     let o = r.offsets();
-    match (o.get(range.start), o.get(range.end)) {
-        (Some(&a), Some(&b)) => (b - a) as usize,
-        _ => 0,
+    let range = &lp.range;
+    match lp.elements() {
+        Some(ix) => ix[range.clone()].iter().map(|&e| r.degree(e as usize)).sum(),
+        None => match (o.get(range.start), o.get(range.end)) {
+            (Some(&a), Some(&b)) => (b - a) as usize,
+            _ => 0,
+        },
     }
 }
 
 /// Bytes a loop moves, estimated as OP2 does: each distinct Dat once over the
 /// elements it touches, twice when it is both read and written (RW, INC, MIN,
-/// MAX), plus each distinct map table. A Dat reached through a map touches at
-/// most `iteration set size x entries used` elements, and at most its whole set.
+/// MAX), plus each distinct map table (and a subset's indices). A Dat reached
+/// through a map touches at most `elements visited x entries used` elements,
+/// and at most its whole set.
 pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
     let mut maps_seen: Vec<u64> = Vec::new();
-    let mut bytes = 0u64;
+    // A subset's indices are read once, like a map of arity 1.
+    let mut bytes = if lp.subset.is_some() {
+        lp.range.len() as u64 * 4
+    } else {
+        0
+    };
     for (index, arg) in lp.args.iter().enumerate() {
         if let Some(m) = arg.map {
             if !maps_seen.contains(&m.map.id()) {
@@ -208,7 +218,7 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
             if !maps_seen.contains(&r.id()) {
                 maps_seen.push(r.id());
                 // The offsets of the range and its targets.
-                bytes += ((lp.range.len() + 1 + ragged_targets(r, &lp.range)) * 4) as u64;
+                bytes += ((lp.range.len() + 1 + ragged_targets(r, lp)) * 4) as u64;
             }
         }
         if lp.args[..index].iter().any(|a| a.data.id() == arg.data.id()) {
@@ -220,7 +230,7 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
                 let mut reached = 0;
                 for a in lp.args.iter().filter(|a| a.data.id() == arg.data.id()) {
                     reached += match a.map {
-                        None if a.ragged.is_some() => a.ragged.map_or(0, |r| ragged_targets(r, &lp.range)),
+                        None if a.ragged.is_some() => a.ragged.map_or(0, |r| ragged_targets(r, lp)),
                         None => lp.range.len(),
                         Some(MapArg {
                             index: MapIndex::Entry(_),

@@ -24,10 +24,13 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel_attr::expand(attr.into(), item.into()).into()
 }
 
-/// Runs a kernel over every element of a set:
-/// `par_loop!(rt, kernel, set, arg, ...)`, where each argument is `d(ACCESS)`,
-/// `d(ACCESS, map[i])` or `d(ACCESS, map)`, and `ACCESS` is one of `READ`,
-/// `WRITE`, `RW`, `INC`, `MIN`, `MAX`. Evaluates to `op2::Result<()>`.
+/// Runs a kernel over every element of a set, or of a subset of one:
+/// `par_loop!(rt, kernel, set, arg, ...)`, where `set` is a `Set` or a
+/// `Subset` (or a reference to one), each argument is `d(ACCESS)`,
+/// `d(ACCESS, map[i])`, `d(ACCESS, map)` or, for a ragged map, `d(ACCESS, r[..])`,
+/// and `ACCESS` is one of `READ`, `WRITE`, `RW`, `INC`, `MIN`, `MAX`. Over a
+/// subset, direct Dats live on its parent set and maps start from it; the
+/// kernel sees the subset's elements only. Evaluates to `op2::Result<()>`.
 #[proc_macro]
 pub fn par_loop(input: TokenStream) -> TokenStream {
     par_loop::expand(input.into()).into()

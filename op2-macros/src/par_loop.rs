@@ -260,32 +260,53 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         }
     }
 
+    let space = quote_spanned!(set.span()=> ::op2::__private::IterationSpace::space(__op2_space));
+    // One element's gather, kernel call and scatter, at element `__op2_e`.
+    let element = quote! {
+        // SAFETY: Runtime::par_loop validated the loop against the kernel's
+        // signature and borrowed its data before running this body, and
+        // gives concurrent chunks disjoint write targets.
+        #[allow(unused_unsafe)]
+        unsafe {
+            #(#gathers)*
+            #kernel(#(#call_args),*);
+            #(#scatters)*
+        }
+    };
     quote! {{
         const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
         // The function called below must be the one the metadata describes.
         let _: <#kernel as ::op2::Kernel>::Fn = #kernel;
         let __op2_rt: &::op2::Runtime = &(#rt);
-        let __op2_set: &::op2::Set = &(#set);
+        // A Set or a Subset (or a reference to one), kept alive for the loop.
+        let __op2_space = &(#set);
+        let (__op2_set, __op2_subset): (&::op2::Set, ::core::option::Option<&::op2::Subset>) = #space;
+        let __op2_elems: ::core::option::Option<&[i32]> = __op2_subset.map(::op2::Subset::indices);
         #(#bindings)*
         let __op2_args: [::op2::__private::ArgSpec<'_>; #count] = [#(#specs),*];
         #(#views)*
         let __op2_body = move |__op2_range: ::core::ops::Range<usize>,
                                __op2_p: &mut ::op2::__private::Partials<'_>| {
             #(#binds)*
-            for __op2_e in __op2_range {
-                // SAFETY: Runtime::par_loop validated the loop against the kernel's
-                // signature and borrowed its data before running this body, and
-                // gives concurrent chunks disjoint write targets.
-                #[allow(unused_unsafe)]
-                unsafe {
-                    #(#gathers)*
-                    #kernel(#(#call_args),*);
-                    #(#scatters)*
+            // The range holds positions: elements of the set, or indices into
+            // a subset's elements. Branching once here keeps the loop over a
+            // whole set free of any per-element lookup.
+            match __op2_elems {
+                ::core::option::Option::None => {
+                    for __op2_e in __op2_range {
+                        #element
+                    }
+                }
+                ::core::option::Option::Some(__op2_elems) => {
+                    for &__op2_i in &__op2_elems[__op2_range] {
+                        let __op2_e = __op2_i as usize;
+                        #element
+                    }
                 }
             }
         };
-        __op2_rt.par_loop(&#info, __op2_set, &__op2_args, &__op2_body)
+        __op2_rt.par_loop(&#info, __op2_set, __op2_subset, &__op2_args, &__op2_body)
     }}
 }
 

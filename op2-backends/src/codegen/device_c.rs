@@ -97,6 +97,12 @@ pub(super) fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> Strin
 /// check lowers `report[0]` to its element and ors `1 << code` into
 /// `report[1]` (the caller sets them to `INT_MAX` and 0; without checks
 /// `report` may be null).
+///
+/// A loop over a subset (`shape.subset`) takes one more parameter after
+/// `report`, `const int *elems`: blocks and threads then cover positions, and
+/// the thread of position `p` runs element `elems[p]` (its data, maps and
+/// checked-mode report), while plan arrays stay indexed by position
+/// (`colours[p - base]`).
 pub(super) fn device_source(
     kernel: &KernelInfo,
     shape: &LoopShape,
@@ -133,8 +139,11 @@ pub(super) fn device_source(
         "long partial_offset".into(),
         format!("{g}int *report"),
     ];
-    params.extend(d.scratch_param.map(String::from));
     let r = d.restrict;
+    if shape.subset {
+        params.push(format!("{g}const int *{r} elems"));
+    }
+    params.extend(d.scratch_param.map(String::from));
     for (k, a) in shape.args.iter().enumerate() {
         // Every argument on a READ Dat is READ (loops are validated), so no
         // other pointer writes what a `const restrict` one reads.
@@ -176,8 +185,17 @@ pub(super) fn device_source(
     );
     s.push_str("    const long b = units ? (long)units[unit_offset + g] : g;\n");
     s.push_str("    const long start = base + b * block_size;\n");
-    s.push_str("    const long e = start + tid;\n");
-    s.push_str("    const int active = e < limit;\n");
+    // `pos` is the thread's position in the range; `e` the element it runs.
+    let pos = if shape.subset {
+        s.push_str("    const long p = start + tid;\n");
+        s.push_str("    const int active = p < limit;\n");
+        s.push_str("    const long e = active ? (long)elems[p] : 0;\n");
+        "p"
+    } else {
+        s.push_str("    const long e = start + tid;\n");
+        s.push_str("    const int active = e < limit;\n");
+        "e"
+    };
     if !reductions.is_empty() {
         let _ = writeln!(
             s,
@@ -236,7 +254,7 @@ pub(super) fn device_source(
             }
             let _ = writeln!(
                 s,
-                "    const {} my_colour = active ? colours[e - base] : 0xffffffffu;",
+                "    const {} my_colour = active ? colours[{pos} - base] : 0xffffffffu;",
                 d.uint
             );
             let _ = writeln!(

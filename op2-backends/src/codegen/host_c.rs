@@ -25,6 +25,12 @@ use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 /// `partials[u * partial_words ..]`, which the caller initialises and combines.
 /// With [`Checks::On`], the lowest element whose kernel failed a check is
 /// recorded in `report` (code, element, index, length; code 0: none).
+///
+/// A loop over a subset (`shape.subset`) takes one more parameter,
+/// `const int *elems`, after `report`: units then cover positions, and
+/// position `p` runs element `elems[p]` (which gathers, scatters and reports
+/// use). Positions in ascending order are elements in ascending order, so the
+/// lowest failing position is the lowest failing element.
 pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/* op2 generated: loop `{}` */", kernel.name);
@@ -42,9 +48,13 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
     }
     s.push_str(
         "void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,\n\
-         \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads,\n\
-         \x20             long *report)\n{\n",
+         \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads,\n",
     );
+    s.push_str(if shape.subset {
+        "              long *report, const int *elems)\n{\n"
+    } else {
+        "              long *report)\n{\n"
+    });
     s.push_str("    (void)maps;\n    (void)partials;\n    (void)report;\n");
     let _ = writeln!(
         s,
@@ -77,7 +87,11 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
             let _ = writeln!(s, "        {t} *red{k} = ({t} *)(part + {off});");
         }
     }
-    s.push_str("        for (long e = start; e < end; ++e) {\n");
+    if shape.subset {
+        s.push_str("        for (long p = start; p < end; ++p) {\n            const long e = elems[p];\n");
+    } else {
+        s.push_str("        for (long e = start; e < end; ++e) {\n");
+    }
     let on_failure = (checks == Checks::On).then_some("op2_report(report, e, op2_st);");
     element_body(&mut s, kernel.name, shape, on_failure);
     s.push_str("        }\n    }\n}\n");

@@ -40,9 +40,9 @@ pub struct ArgShape {
     pub dim: usize,
 }
 
-/// A loop's shape: the kernel and each argument's shape. Generated code
-/// depends on this and nothing else (never on set sizes), so it keys the
-/// in-memory code caches.
+/// A loop's shape: the kernel, each argument's shape and whether the loop
+/// runs over a subset. Generated code depends on this and nothing else (never
+/// on set sizes or which subset), so it keys the in-memory code caches.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LoopShape {
     /// The kernel's name.
@@ -54,6 +54,9 @@ pub struct LoopShape {
     pub args: Vec<ArgShape>,
     /// 64-bit words of reduction partials per block.
     pub partial_words: usize,
+    /// Whether the loop runs over a subset: the generated entry then takes
+    /// the subset's elements (`elems`) and maps each position to its element.
+    pub subset: bool,
 }
 
 impl LoopShape {
@@ -88,6 +91,7 @@ impl LoopShape {
             source_id: lp.kernel.c_source.as_ptr() as usize,
             args,
             partial_words: layout.words_per_chunk(),
+            subset: lp.subset.is_some(),
         }
     }
 
@@ -97,14 +101,15 @@ impl LoopShape {
         self.args.iter().any(|a| a.kind == ArgKind::Ragged)
     }
 
-    /// The shape of a loop described without live data (for tests and
-    /// snapshots): `args` as given.
+    /// The shape of a loop over a whole set described without live data (for
+    /// tests and snapshots): `args` as given.
     pub fn from_parts(kernel: &KernelInfo, args: Vec<ArgShape>, partial_words: usize) -> LoopShape {
         LoopShape {
             kernel: kernel.name,
             source_id: kernel.c_source.as_ptr() as usize,
             args,
             partial_words,
+            subset: false,
         }
     }
 }

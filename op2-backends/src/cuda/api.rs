@@ -222,6 +222,7 @@ impl DeviceApi for Cuda {
             a.partial_offset as u64,
             a.report,
         ];
+        params.extend(a.elems);
         for (d, m) in a.data.iter().zip(a.maps) {
             params.push(*d);
             params.extend(m.iter().flatten().copied());

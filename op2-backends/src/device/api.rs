@@ -32,9 +32,9 @@ pub struct LaunchArgs<'a, M> {
     pub units: M,
     /// First unit of this launch.
     pub unit_offset: usize,
-    /// First element of the loop's range.
+    /// First position of the loop's range (an element without a subset).
     pub start: usize,
-    /// One past the last element of the loop's range.
+    /// One past the last position of the loop's range.
     pub end: usize,
     /// The plan's element colours (null without a plan).
     pub colours: M,
@@ -46,6 +46,9 @@ pub struct LaunchArgs<'a, M> {
     pub partial_offset: usize,
     /// Checked mode's failure record (null when checks are off).
     pub report: M,
+    /// A subset's elements, for a loop over a subset (whose entry point then
+    /// takes them after `report`); `None` for a loop over a whole set.
+    pub elems: Option<M>,
     /// Whether the loop reduces Globals (and so needs `block_size` words of
     /// block-shared scratch).
     pub reduces: bool,

@@ -12,7 +12,8 @@ pub struct DeviceArgs<M> {
 }
 
 /// Each argument's data (and map) on the device, in argument order: Dats by
-/// the state machine (uploaded only when the device copy is stale), Maps
+/// the state machine (uploaded only when the device copy is stale; a WRITE
+/// over a subset or through a map keeps the elements it does not write), Maps
 /// uploaded once and kept, READ Globals like Dats. Reduction Globals get the
 /// null buffer: they work on partials, and their host copy is made current
 /// because the host combines into it.
@@ -31,11 +32,14 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
             }
             (None, _) => {
                 // Every argument on this Dat together decides its transition.
+                // A loop over a subset, like an indirect one, writes some
+                // elements only: the others' values must be on the device too.
+                let partial = lp.subset.is_some();
                 let use_ = lp
                     .args
                     .iter()
                     .filter(|a| a.data.id() == arg.data.id())
-                    .map(|a| LoopUse::of(a.access, a.is_indirect()))
+                    .map(|a| LoopUse::of(a.access, a.is_indirect() || partial))
                     .fold(
                         LoopUse {
                             needs_data: false,
@@ -91,8 +95,9 @@ fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
     slot.buffer.as_deref().map_or_else(|| api.null_mem(), |b| api.mem_of(b))
 }
 
-/// A map's table on this device (uploaded once, kept: maps never change).
-fn prepare_table<A: DeviceApi>(api: &A, cell: &DeviceCell, name: &str, values: &[i32]) -> Result<A::Mem> {
+/// A map's table (or a subset's elements) on this device (uploaded once,
+/// kept: maps and subsets never change).
+pub(super) fn prepare_table<A: DeviceApi>(api: &A, cell: &DeviceCell, name: &str, values: &[i32]) -> Result<A::Mem> {
     let mut slot = cell.lock();
     if slot.buffer.as_ref().is_none_or(|b| b.context_id() != api.context_id()) {
         let bytes = bytemuck::cast_slice(values);

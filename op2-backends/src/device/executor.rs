@@ -185,6 +185,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             partials: p.partials.mem(&self.api),
             partial_offset: 0,
             report: report.mem(&self.api),
+            elems: p.elems,
             reduces: layout.words_per_chunk() > 0,
             data: &p.args.data,
             maps: &p.args.maps,
@@ -305,6 +306,7 @@ mod tests {
                 dim: 1,
             }],
             partial_words: 0,
+            subset: false,
         }
     }
 

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use op2_core::{ParLoop, ReductionLayout, Result};
 
-use super::args::{prepare_args, DeviceArgs};
+use super::args::{prepare_args, prepare_table, DeviceArgs};
 use super::launches::{launches, Launch};
 use super::partials::{DevicePartials, PartialsPool};
 use super::plan_buffers::{PlanBuffers, PlanBuffersCache};
@@ -23,12 +23,14 @@ pub struct PreparedLoop<'p, M> {
     pub colours: M,
     /// The plan's colour count per block (null without a plan).
     pub ncolours: M,
+    /// A subset's elements (`None` for a loop over a whole set).
+    pub elems: Option<M>,
     /// Keeps the plan's buffers alive while the launches use them.
     _plan: Option<Arc<PlanBuffers>>,
 }
 
-/// Brings a loop's data to the device, and its plan when `writes` needs one,
-/// and sets up its launches and partials.
+/// Brings a loop's data to the device (and a subset's elements), and its
+/// plan when `writes` needs one, and sets up its launches and partials.
 pub fn prepare_loop<'p, A: DeviceApi>(
     api: &A,
     lp: &ParLoop<'_>,
@@ -39,6 +41,10 @@ pub fn prepare_loop<'p, A: DeviceApi>(
     pool: &'p PartialsPool,
 ) -> Result<PreparedLoop<'p, A::Mem>> {
     let args = prepare_args(api, lp)?;
+    let elems = lp
+        .subset
+        .map(|s| prepare_table(api, s.device(), s.name(), s.indices()))
+        .transpose()?;
     let plan = if writes.needs_plan() { lp.plan(block_size) } else { None };
     let plan_buffers = plan.as_ref().map(|p| plans.get(api, p)).transpose()?;
     let launches = launches(plan.as_deref(), lp.range.len(), block_size);
@@ -53,6 +59,7 @@ pub fn prepare_loop<'p, A: DeviceApi>(
         units: mem(|p| &*p.units),
         colours: mem(|p| &*p.colours),
         ncolours: mem(|p| &*p.ncolours),
+        elems,
         args,
         launches,
         partials,

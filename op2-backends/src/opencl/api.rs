@@ -144,10 +144,13 @@ impl DeviceApi for OpenCl {
                 .set_arg(&a.ncolours)
                 .set_arg(&a.partials)
                 .set_arg(&(a.partial_offset as cl_long))
-                .set_arg(&a.report)
-                // The generated signature always has the reduction scratch,
-                // and OpenCL has no empty local arguments.
-                .set_arg_local_buffer(a.block_size * std::mem::size_of::<u64>());
+                .set_arg(&a.report);
+            if let Some(elems) = &a.elems {
+                exec.set_arg(elems);
+            }
+            // The generated signature always has the reduction scratch,
+            // and OpenCL has no empty local arguments.
+            exec.set_arg_local_buffer(a.block_size * std::mem::size_of::<u64>());
             for (m, maps) in a.data.iter().zip(a.maps) {
                 exec.set_arg(m);
                 for map in maps.iter().flatten() {

@@ -1,0 +1,286 @@
+//! Subsets: loops over some elements of a set (PyOP2's `Subset`; FLAME GPU's
+//! agent states and function conditions). A subset is its parent set and a
+//! sorted list of distinct element indices; a loop over it visits
+//! *positions* `0..len()`, and position `k` is element `indices()[k]` of the
+//! parent set for every direct Dat and every map (docs/ARCHITECTURE.md,
+//! Subsets).
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::{Dat, Error, Result, Scalar, Set};
+
+/// Some elements of a [`Set`], by index: what `par_loop!` iterates over in
+/// place of the whole set. The indices are sorted ascending and distinct, so
+/// a loop over a subset visits its elements in the set's order, each once.
+/// Immutable once built; a cheap cloneable handle.
+///
+/// ```
+/// use op2::prelude::*;
+///
+/// #[op2::kernel]
+/// fn double(x: &mut f64) {
+///     *x *= 2.0;
+/// }
+///
+/// # fn main() -> op2::Result<()> {
+/// let rt = Runtime::new(Backend::Seq)?;
+/// let cells = Set::new("cells", 5)?;
+/// let x = Dat::from_vec("x", &cells, 1, vec![1.0, 2.0, 3.0, 4.0, 5.0])?;
+/// let odd = Subset::filter("odd", &cells, |e| e % 2 == 1)?;
+/// par_loop!(rt, double, odd, x(RW))?;
+/// assert_eq!(x.to_vec(), [1.0, 4.0, 3.0, 8.0, 5.0]);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Subset(Arc<SubsetInner>);
+
+struct SubsetInner {
+    id: u64,
+    name: String,
+    set: Set,
+    indices: Vec<i32>,
+    device: crate::DeviceCell,
+}
+
+impl Subset {
+    /// The elements `indices` of `set`, in any order and with repeats (as in
+    /// PyOP2, the subset sorts them and keeps each once).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSubset`] naming the first index (in the order given)
+    /// that is not an element a loop over `set` visits (`>= set.size()`, its
+    /// owned elements). Every set holds at most `i32::MAX` elements, so the
+    /// distinct indices always fit the 32-bit entries generated code reads.
+    pub fn new(name: impl Into<String>, set: &Set, mut indices: Vec<usize>) -> Result<Subset> {
+        let name = name.into();
+        let size = set.size();
+        if let Some((position, &bad)) = indices.iter().enumerate().find(|&(_, &i)| i >= size) {
+            return Err(Error::InvalidSubset {
+                subset: name,
+                reason: format!(
+                    "index {bad} (at position {position}) is outside set `{}` of {}",
+                    set.name(),
+                    crate::plural(size, "element", "elements")
+                ),
+            });
+        }
+        indices.sort_unstable();
+        indices.dedup();
+        let indices = indices
+            .into_iter()
+            .map(i32::try_from)
+            .collect::<std::result::Result<Vec<i32>, _>>()
+            .map_err(|_| Error::InvalidSubset {
+                subset: name.clone(),
+                reason: format!("an index of set `{}` does not fit 32 bits", set.name()),
+            })?;
+        Ok(Subset::from_sorted(name, set, indices))
+    }
+
+    /// The elements `e` of `set` for which `pred(e)` holds.
+    ///
+    /// # Errors
+    /// None in practice (every element of a set is a valid index); the
+    /// `Result` matches the other constructors.
+    pub fn filter(name: impl Into<String>, set: &Set, pred: impl Fn(usize) -> bool) -> Result<Subset> {
+        // Set sizes are at most i32::MAX: every index fits.
+        let indices = (0..set.size()).filter(|&e| pred(e)).map(|e| e as i32).collect();
+        Ok(Subset::from_sorted(name.into(), set, indices))
+    }
+
+    /// The elements of `dat`'s set whose values (`dat.dim()` of them) satisfy
+    /// `pred`: agents in a state, cells above a threshold. Reads the Dat
+    /// through its host access, which first brings a device copy back.
+    ///
+    /// # Errors
+    /// [`Error::HostBorrow`] if the Dat is mutably borrowed on the host; a
+    /// transfer error if its device copy cannot be read back.
+    pub fn where_dat<T: Scalar>(name: impl Into<String>, dat: &Dat<T>, pred: impl Fn(&[T]) -> bool) -> Result<Subset> {
+        let set = dat.set();
+        let values = dat.try_data_ro()?;
+        let indices = values
+            .chunks_exact(dat.dim())
+            .take(set.size())
+            .enumerate()
+            .filter(|(_, v)| pred(v))
+            .map(|(e, _)| e as i32)
+            .collect();
+        Ok(Subset::from_sorted(name.into(), set, indices))
+    }
+
+    fn from_sorted(name: String, set: &Set, indices: Vec<i32>) -> Subset {
+        debug_assert!(indices.windows(2).all(|w| w[0] < w[1]));
+        Subset(Arc::new(SubsetInner {
+            id: crate::id::next_id(),
+            name,
+            set: set.clone(),
+            indices,
+            device: crate::DeviceCell::default(),
+        }))
+    }
+
+    /// The subset's name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The parent set: direct Dats of a loop over the subset live on it, and
+    /// its maps start from it.
+    pub fn set(&self) -> &Set {
+        &self.0.set
+    }
+
+    /// The elements, sorted ascending and distinct: loop position `k` is
+    /// element `indices()[k]` of the parent set.
+    pub fn indices(&self) -> &[i32] {
+        &self.0.indices
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.0.indices.len()
+    }
+
+    /// Whether the subset has no elements (a loop over it runs nothing).
+    pub fn is_empty(&self) -> bool {
+        self.0.indices.is_empty()
+    }
+
+    /// A process-wide unique identity, never reused: usable as a cache key.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    /// Whether two handles are the same subset.
+    pub fn same(&self, other: &Subset) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The device copy of the indices (uploaded once and kept, like a map's
+    /// table).
+    pub fn device(&self) -> &crate::DeviceCell {
+        &self.0.device
+    }
+}
+
+impl fmt::Debug for Subset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Subset({:?}: {} of {:?})",
+            self.name(),
+            self.len(),
+            self.set().name()
+        )
+    }
+}
+
+/// What `par_loop!` iterates over: a whole [`Set`] or a [`Subset`] (or a
+/// reference to one). For the code `par_loop!` generates.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`par_loop!` iterates over a `Set` or a `Subset`, not `{Self}`",
+    label = "expected a Set or a Subset"
+)]
+pub trait IterationSpace {
+    /// The set the loop's direct Dats live on and its maps start from, and
+    /// the subset of it the loop visits (`None`: all its owned elements).
+    fn space(&self) -> (&Set, Option<&Subset>);
+}
+
+impl IterationSpace for Set {
+    fn space(&self) -> (&Set, Option<&Subset>) {
+        (self, None)
+    }
+}
+
+impl IterationSpace for Subset {
+    fn space(&self) -> (&Set, Option<&Subset>) {
+        (self.set(), Some(self))
+    }
+}
+
+impl<T: IterationSpace + ?Sized> IterationSpace for &T {
+    fn space(&self) -> (&Set, Option<&Subset>) {
+        (**self).space()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_are_sorted_and_distinct() {
+        let cells = Set::new("cells", 10).unwrap();
+        let s = Subset::new("s", &cells, vec![7, 2, 9, 2, 0, 7]).unwrap();
+        assert_eq!(s.indices(), &[0, 2, 7, 9]);
+        assert_eq!(s.len(), 4);
+        assert!(!s.is_empty());
+        assert_eq!(s.name(), "s");
+        assert!(s.set().same(&cells));
+        assert!(s.same(&s.clone()));
+        let again = Subset::new("s", &cells, vec![0, 2, 7, 9]).unwrap();
+        assert!(!s.same(&again) && s.id() != again.id(), "each subset is its own");
+        let empty = Subset::new("none", &cells, vec![]).unwrap();
+        assert!(empty.is_empty() && empty.indices().is_empty());
+    }
+
+    #[test]
+    fn an_index_outside_the_set_is_an_error_naming_it() {
+        let cells = Set::new("cells", 10).unwrap();
+        let e = Subset::new("active", &cells, vec![3, 12, 10, 1]).unwrap_err();
+        assert!(matches!(e, Error::InvalidSubset { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "subset `active`: index 12 (at position 1) is outside set `cells` of 10 elements"
+        );
+        // Halo elements are not visited by loops: outside too.
+        let halo = Set::with_regions(
+            "halo",
+            crate::SetRegions {
+                core: 2,
+                owned: 1,
+                exec_halo: 2,
+                nonexec_halo: 0,
+            },
+        )
+        .unwrap();
+        assert!(Subset::new("h", &halo, vec![2]).is_ok());
+        let e = Subset::new("h", &halo, vec![3]).unwrap_err().to_string();
+        assert!(e.contains("index 3") && e.contains("of 3 elements"), "{e}");
+    }
+
+    #[test]
+    fn filter_and_where_dat_pick_elements_by_predicate() {
+        let agents = Set::new("agents", 6).unwrap();
+        let evens = Subset::filter("evens", &agents, |e| e % 2 == 0).unwrap();
+        assert_eq!(evens.indices(), &[0, 2, 4]);
+        let state = Dat::from_vec("state", &agents, 2, vec![0, 1, 1, 1, 2, 0, 1, 5, 0, 0, 1, 2]).unwrap();
+        let infected = Subset::where_dat("infected", &state, |v| v[0] == 1).unwrap();
+        assert_eq!(infected.indices(), &[1, 3, 5]);
+        assert!(infected.set().same(&agents));
+        let none = Subset::where_dat("none", &state, |v| v[1] > 9).unwrap();
+        assert!(none.is_empty());
+        // A Dat being written on the host cannot be read.
+        let guard = state.data_mut();
+        let e = Subset::where_dat("busy", &state, |_| true).unwrap_err();
+        assert!(matches!(e, Error::HostBorrow { .. }), "{e:?}");
+        drop(guard);
+    }
+
+    #[test]
+    fn iteration_spaces_see_through_references() {
+        let cells = Set::new("cells", 4).unwrap();
+        let s = Subset::new("s", &cells, vec![1]).unwrap();
+        let (set, sub) = IterationSpace::space(&cells);
+        assert!(set.same(&cells) && sub.is_none());
+        // As `par_loop!` binds it: the reference lives as long as the loop.
+        let space = &&s;
+        let (set, sub) = IterationSpace::space(space);
+        assert!(set.same(&cells) && sub.unwrap().same(&s));
+        assert_eq!(format!("{s:?}"), "Subset(\"s\": 1 of \"cells\")");
+    }
+}
