@@ -1,5 +1,5 @@
-//! One loop per access mode, argument form and element type, plus one
-//! Airfoil iteration: what the code-generation tests compile for every
+//! One loop per access mode, argument form and element type, a loop over a
+//! subset, plus one Airfoil iteration: what the code-generation tests compile for every
 //! target (C snapshots, CUDA to PTX).
 
 use op2::prelude::*;
@@ -56,7 +56,14 @@ pub fn run_catalogue(rt: &Runtime) {
     )
     .unwrap();
     // Through a ragged map: READ (dim 1 and 2) and INC (f64 and i32).
-    let nbrs = RaggedMap::new("nbrs", &nodes, &nodes, vec![0, 2, 2, 5, 6, 7], vec![1, 4, 0, 0, 3, 2, 4]).unwrap();
+    let nbrs = RaggedMap::new(
+        "nbrs",
+        &nodes,
+        &nodes,
+        vec![0, 2, 2, 5, 6, 7],
+        vec![1, 4, 0, 0, 3, 2, 4],
+    )
+    .unwrap();
     let (sum, moments, degree) = (
         Dat::<f64>::zeros("sum", &nodes, 1).unwrap(),
         Dat::<f64>::zeros("moments", &nodes, 3).unwrap(),
@@ -73,6 +80,29 @@ pub fn run_catalogue(rt: &Runtime) {
         degree(WRITE)
     )
     .unwrap();
-    par_loop!(rt, ragged_spread, nodes, on_nodes(READ), sum(INC, nbrs[..]), pairs(INC, nbrs[..])).unwrap();
+    par_loop!(
+        rt,
+        ragged_spread,
+        nodes,
+        on_nodes(READ),
+        sum(INC, nbrs[..]),
+        pairs(INC, nbrs[..])
+    )
+    .unwrap();
     par_loop!(rt, ragged_count, nodes, ints(INC, nbrs[..])).unwrap();
+    // Over a subset: a direct RW, a ragged READ, an INC through a map and a reduction.
+    let some = Subset::new("some", &nodes, vec![3, 0, 2]).unwrap();
+    let n2n = Map::new("n2n", &nodes, &nodes, 1, vec![1, 1, 3, 1, 0]).unwrap();
+    let next = Dat::<f64>::zeros("next", &nodes, 1).unwrap();
+    let subset_total = Global::scalar("subset_total", 0.0);
+    par_loop!(
+        rt,
+        subset_step,
+        some,
+        sum(RW),
+        on_nodes(READ, nbrs[..]),
+        next(INC, n2n[0]),
+        subset_total(INC)
+    )
+    .unwrap();
 }

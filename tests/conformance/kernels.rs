@@ -205,3 +205,16 @@ pub fn ragged_count(hits: &mut [i32]) {
         hits[j] += 1;
     }
 }
+
+/// One step over a subset: a direct update from the element's ragged
+/// neighbours, an increment through a map and a reduction.
+#[op2::kernel]
+pub fn subset_step(x: &mut f64, nbrs: &[f64], next: &mut f64, total: &mut f64) {
+    let mut s = 0.0;
+    for &v in nbrs {
+        s += v;
+    }
+    *x = 0.5 * *x + s;
+    *next += *x;
+    *total += s;
+}

@@ -858,3 +858,267 @@ pub fn ragged_inc_matches_rust(new_rt: &dyn Fn() -> Runtime) {
     assert_eq!(out2.to_vec(), want2);
     assert_eq!(hits.to_vec(), want_hits);
 }
+
+/// The elements of `set` that `keep` picks: as a subset and as a list.
+fn subset_of(name: &str, set: &Set, keep: impl Fn(usize) -> bool) -> (Subset, Vec<usize>) {
+    let picked: Vec<usize> = (0..set.size()).filter(|&e| keep(e)).collect();
+    let subset = Subset::filter(name, set, keep).unwrap();
+    let want: Vec<i32> = picked.iter().map(|&e| e as i32).collect();
+    assert_eq!(subset.indices(), &want[..]);
+    (subset, picked)
+}
+
+/// Direct WRITE and RW over a subset: its elements change, the others keep
+/// their values; indices given unsorted and repeated run once each.
+pub fn subset_direct_write_and_rw(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(97);
+    // Every third node and a run of neighbours: positions and elements differ.
+    let (some, picked) = subset_of("some", &m.nodes, |e| e % 3 == 1 || (40..50).contains(&e));
+    let src = ramp(&m.nodes, 2, |i| i as f64 * 0.25);
+    let dst = Dat::filled("dst", &m.nodes, 2, -1.0).unwrap();
+    par_loop!(rt, copy2, some, dst(WRITE), src(READ)).unwrap();
+    let s = src.to_vec();
+    let want: Vec<f64> = (0..2 * 97)
+        .map(|i| if picked.contains(&(i / 2)) { s[i] } else { -1.0 })
+        .collect();
+    assert_eq!(dst.to_vec(), want);
+
+    let x = ramp(&m.nodes, 2, |i| i as f64);
+    let given = Subset::new("given", &m.nodes, vec![90, 3, 3, 57, 0, 96, 57]).unwrap();
+    assert_eq!(given.indices(), &[0, 3, 57, 90, 96]);
+    par_loop!(rt, affine_rw, &given, x(RW)).unwrap();
+    par_loop!(rt, affine_rw, some, x(RW)).unwrap();
+    let mut want: Vec<f64> = (0..2 * 97).map(|i| i as f64).collect();
+    for e in [0, 3, 57, 90, 96].into_iter().chain(picked) {
+        want[2 * e] = 2.0 * want[2 * e] + 1.0;
+        want[2 * e + 1] = -want[2 * e + 1];
+    }
+    assert_eq!(x.to_vec(), want);
+}
+
+/// INC through map entries and through a whole map over subsets whose
+/// elements share targets: the planner must colour the subset's elements.
+pub fn subset_inc_through_maps(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(41);
+    let (some, picked) = subset_of("some", &m.edges, |e| m.e2n_table[2 * e] % 2 == 0 || e == 41);
+    let ends: Vec<i32> = picked
+        .iter()
+        .flat_map(|&e| [m.e2n_table[2 * e], m.e2n_table[2 * e + 1]])
+        .collect();
+    let mut distinct = ends.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert!(distinct.len() < ends.len(), "the subset's edges share nodes");
+    let w = ramp(&m.edges, 1, |i| 1.0 + i as f64);
+    let acc = ramp(&m.nodes, 1, |i| i as f64);
+    par_loop!(rt, edge_spread, some, w(READ), acc(INC, m.e2n[0]), acc(INC, m.e2n[1])).unwrap();
+    let mut want: Vec<f64> = (0..41).map(|i| i as f64).collect();
+    for &e in &picked {
+        want[m.e2n_table[2 * e] as usize] += 1.0 + e as f64;
+        want[m.e2n_table[2 * e + 1] as usize] -= 2.0 * (1.0 + e as f64);
+    }
+    assert_close(&acc.to_vec(), &want);
+
+    let (cells, picked) = subset_of("cells", &m.cells, |c| c % 4 != 2);
+    let w = ramp(&m.cells, 1, |i| i as f64);
+    let acc = Dat::<f64>::zeros("acc", &m.nodes, 2).unwrap();
+    par_loop!(rt, cell_scatter, cells, w(READ), acc(INC, m.c2n)).unwrap();
+    let mut want = vec![0.0; 2 * 41];
+    for &c in &picked {
+        for (k, &n) in m.c2n_table[3 * c..3 * c + 3].iter().enumerate() {
+            want[2 * n as usize] += c as f64 * (k as f64 + 1.0);
+            want[2 * n as usize + 1] += 1.0;
+        }
+    }
+    assert_close(&acc.to_vec(), &want);
+}
+
+/// Global reductions over a subset see its elements only.
+pub fn subset_global_reductions(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(97);
+    let (some, picked) = subset_of("some", &m.nodes, |e| (e * 7) % 5 < 2);
+    let x = ramp(&m.nodes, 2, |i| ((i * 13) % 31) as f64 - 7.5);
+    let sum = Global::new("sum", vec![1.0, 0.0]).unwrap();
+    let lo = Global::scalar("lo", 1e9);
+    let hi = Global::scalar("hi", -1e9);
+    par_loop!(rt, reduce_all, some, x(READ), sum(INC), lo(MIN), hi(MAX)).unwrap();
+    let xv = x.to_vec();
+    let s0: f64 = 1.0 + picked.iter().map(|&e| xv[2 * e]).sum::<f64>();
+    let s1: f64 = picked.iter().map(|&e| xv[2 * e] * xv[2 * e + 1]).sum();
+    assert_close(&sum.data_ro(), &[s0, s1]);
+    assert_eq!(
+        lo.value(),
+        picked.iter().map(|&e| xv[2 * e + 1]).fold(f64::INFINITY, f64::min)
+    );
+    assert_eq!(
+        hi.value(),
+        picked.iter().map(|&e| xv[2 * e]).fold(f64::NEG_INFINITY, f64::max)
+    );
+    let ints = Dat::from_vec("ints", &m.nodes, 1, (0..97).collect()).unwrap();
+    let count = Global::<i32>::scalar("count", 0);
+    let biggest = Global::scalar("biggest", i32::MIN);
+    par_loop!(rt, int_ops, some, ints(RW), count(INC), biggest(MAX)).unwrap();
+    assert_eq!(count.value(), picked.len() as i32);
+    assert_eq!(biggest.value(), *picked.last().unwrap() as i32 * 3 - 1);
+}
+
+/// READ and INC through a ragged map over a subset: each element's own
+/// targets (by element, not by position).
+pub fn subset_ragged_matches_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let (nodes, r, offsets, targets) = ragged_graph(157);
+    let (some, picked) = subset_of("some", &nodes, |e| e % 4 != 0 && e % 11 != 3);
+    let vals = ramp(&nodes, 1, |i| ((i * 37) % 101) as f64 - 50.0);
+    let pos = ramp(&nodes, 2, |i| (i % 13) as f64 * 0.25);
+    let sum = Dat::filled("sum", &nodes, 1, -7.0).unwrap();
+    let moments = Dat::filled("moments", &nodes, 3, -7.0).unwrap();
+    let count = Dat::filled("count", &nodes, 1, -7).unwrap();
+    par_loop!(
+        rt,
+        ragged_read,
+        some,
+        vals(READ, r[..]),
+        pos(READ, r[..]),
+        sum(WRITE),
+        moments(WRITE),
+        count(WRITE)
+    )
+    .unwrap();
+    let (v, p) = (vals.to_vec(), pos.to_vec());
+    let (mut want_sum, mut want_moments, mut want_count) = (
+        vec![-7.0; nodes.size()],
+        vec![-7.0; 3 * nodes.size()],
+        vec![-7; nodes.size()],
+    );
+    for &e in &picked {
+        let ts: Vec<usize> = targets[offsets[e]..offsets[e + 1]]
+            .iter()
+            .map(|&t| t as usize)
+            .collect();
+        let largest = ts.iter().map(|&t| v[t]).fold(-1.0e300, f64::max);
+        want_sum[e] = ts.iter().map(|&t| v[t]).sum::<f64>() + largest;
+        want_moments[3 * e] = ts
+            .iter()
+            .enumerate()
+            .map(|(j, &t)| p[2 * t] * (j as f64 + 1.0))
+            .sum::<f64>();
+        want_moments[3 * e + 1] = ts.iter().map(|&t| p[2 * t + 1] * p[2 * t + 1]).sum::<f64>();
+        want_moments[3 * e + 2] = ts.last().map_or(0.0, |&t| v[t]);
+        want_count[e] = ts.len() as i32;
+    }
+    assert_close(&sum.to_vec(), &want_sum);
+    assert_close(&moments.to_vec(), &want_moments);
+    assert_eq!(count.to_vec(), want_count);
+
+    let share = ramp(&nodes, 1, |i| (i % 7) as f64);
+    let out = Dat::<f64>::filled("out", &nodes, 1, 1.0).unwrap();
+    let out2 = Dat::<f64>::zeros("out2", &nodes, 2).unwrap();
+    let hits = Dat::<i32>::zeros("hits", &nodes, 1).unwrap();
+    par_loop!(rt, ragged_spread, some, share(READ), out(INC, r[..]), out2(INC, r[..])).unwrap();
+    par_loop!(rt, ragged_count, some, hits(INC, r[..])).unwrap();
+    let s = share.to_vec();
+    let (mut want, mut want2, mut want_hits) = (
+        vec![1.0; nodes.size()],
+        vec![0.0; 2 * nodes.size()],
+        vec![0; nodes.size()],
+    );
+    for &e in &picked {
+        for (j, &t) in targets[offsets[e]..offsets[e + 1]].iter().enumerate() {
+            let t = t as usize;
+            want[t] += s[e] * (j as f64 + 1.0);
+            want2[2 * t] += s[e];
+            want2[2 * t + 1] -= 1.0;
+            want_hits[t] += 1;
+        }
+    }
+    assert_eq!(out.to_vec(), want);
+    assert_eq!(out2.to_vec(), want2);
+    assert_eq!(hits.to_vec(), want_hits);
+}
+
+/// One loop with everything at once over a subset: a direct RW, a ragged
+/// READ, an INC through a map whose targets the subset's elements share, and
+/// a reduction; repeated, so that each step reads the last one's results.
+pub fn subset_mixed_step_matches_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let (nodes, r, offsets, targets) = ragged_graph(173);
+    let n = nodes.size();
+    let table: Vec<i32> = (0..n).map(|e| ((e * 5) % 17) as i32).collect();
+    let to17 = Map::new("to17", &nodes, &nodes, 1, table.clone()).unwrap();
+    let (some, picked) = subset_of("some", &nodes, |e| e % 3 != 0);
+    let x = ramp(&nodes, 1, |i| (i % 9) as f64);
+    let nbr = ramp(&nodes, 1, |i| (i % 5) as f64 - 2.0);
+    let next = Dat::<f64>::zeros("next", &nodes, 1).unwrap();
+    let total = Global::scalar("total", 0.0);
+    let (mut want_x, nv, mut want_next, mut want_total) = (x.to_vec(), nbr.to_vec(), vec![0.0; n], 0.0);
+    for _ in 0..3 {
+        par_loop!(
+            rt,
+            subset_step,
+            some,
+            x(RW),
+            nbr(READ, r[..]),
+            next(INC, to17[0]),
+            total(INC)
+        )
+        .unwrap();
+        for &e in &picked {
+            let s: f64 = targets[offsets[e]..offsets[e + 1]]
+                .iter()
+                .map(|&t| nv[t as usize])
+                .sum();
+            want_x[e] = 0.5 * want_x[e] + s;
+            want_next[table[e] as usize] += want_x[e];
+            want_total += s;
+        }
+    }
+    assert_close(&x.to_vec(), &want_x);
+    assert_close(&next.to_vec(), &want_next);
+    assert_close(&[total.value()], &[want_total]);
+}
+
+/// A loop over an empty subset runs nothing and succeeds, whatever it writes.
+pub fn subset_empty(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(23);
+    let none = Subset::filter("none", &m.edges, |_| false).unwrap();
+    assert!(none.is_empty());
+    let w = ramp(&m.edges, 1, |i| i as f64);
+    let acc = Dat::filled("acc", &m.nodes, 1, 5.0).unwrap();
+    par_loop!(rt, edge_spread, none, w(READ), acc(INC, m.e2n[0]), acc(INC, m.e2n[1])).unwrap();
+    assert_eq!(acc.to_vec(), vec![5.0; 23]);
+    let no_nodes = Subset::new("no nodes", &m.nodes, vec![]).unwrap();
+    let x = ramp(&m.nodes, 2, |i| i as f64);
+    let sum = Global::new("sum", vec![2.0, 2.0]).unwrap();
+    let lo = Global::scalar("lo", 3.0);
+    let hi = Global::scalar("hi", 4.0);
+    par_loop!(rt, reduce_all, no_nodes, x(READ), sum(INC), lo(MIN), hi(MAX)).unwrap();
+    let dst = Dat::filled("dst", &m.nodes, 2, -1.0).unwrap();
+    par_loop!(rt, copy2, no_nodes, dst(WRITE), x(READ)).unwrap();
+    assert_eq!(sum.data_ro().to_vec(), vec![2.0, 2.0]);
+    assert_eq!((lo.value(), hi.value()), (3.0, 4.0));
+    assert_eq!(dst.to_vec(), vec![-1.0; 46]);
+}
+
+/// A subset chosen by the values a loop just computed (on a device backend,
+/// read back from the device), then a loop over it.
+pub fn subset_where_dat(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(61);
+    let x = ramp(&m.nodes, 2, |i| i as f64);
+    par_loop!(rt, affine_rw, m.nodes, x(RW)).unwrap();
+    // Now x[e] = (4e + 1, -(2e + 1)).
+    let big = Subset::where_dat("big", &x, |v| v[0] > 60.0 && v[1] < -40.0).unwrap();
+    let want: Vec<i32> = (20..61).collect();
+    assert_eq!(big.indices(), &want[..]);
+    par_loop!(rt, affine_rw, big, x(RW)).unwrap();
+    let got = x.to_vec();
+    for e in 0..61 {
+        let (a, b) = (4.0 * e as f64 + 1.0, -(2.0 * e as f64 + 1.0));
+        let want = if e >= 20 { [2.0 * a + 1.0, -b] } else { [a, b] };
+        assert_eq!(&got[2 * e..2 * e + 2], &want, "element {e}");
+    }
+}
