@@ -10,6 +10,10 @@
 //! backends combine contributions in: outcomes are compared exactly, floats
 //! too. A race shows up as a lost or doubled contribution.
 //!
+//! The same random loops also run over random subsets of their iteration set
+//! (indices unsorted and repeated, any density, empty included), and random
+//! ragged graphs get their own test.
+//!
 //! `OP2_FUZZ_CASES` sets the number of cases (default 64).
 
 // The RW kernels spell out read-modify-write (`*b = *b + *r`) on purpose.
@@ -169,6 +173,9 @@ struct Case {
     /// Pass the "direct" Dat through `Map::identity` instead (what a loop
     /// must do to write one Dat directly and through a map).
     via_identity: bool,
+    /// Percentage of the iteration set in the subset the subset test loops
+    /// over (0: empty, 100: every element).
+    density: u64,
     seed: u64,
 }
 
@@ -201,6 +208,18 @@ impl Case {
             .collect()
     }
 
+    /// The index list of the subset the subset test loops over: about
+    /// `density` percent of the elements, in descending order, every third
+    /// one given twice (the subset sorts them and keeps each once).
+    fn subset_indices(&self) -> Vec<usize> {
+        let kept = (0..self.n)
+            .rev()
+            .filter(|&e| splitmix(self.seed ^ 0x5b5b_0000 ^ e as u64) % 100 < self.density);
+        kept.enumerate()
+            .flat_map(|(k, e)| if k % 3 == 0 { vec![e, e] } else { vec![e] })
+            .collect()
+    }
+
     /// Initial value `i` of Dat `which`: a small integer.
     fn value(&self, which: u64, i: usize) -> i16 {
         (splitmix(self.seed ^ (which << 40) ^ i as u64) % 41) as i16 - 20
@@ -230,11 +249,15 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         1usize..=4,
         [0usize..4, 0usize..4, 0usize..4],
         [0usize..2, 0usize..3, 0usize..3, 0usize..3],
-        (1usize..=3, any::<bool>()),
+        (
+            1usize..=3,
+            any::<bool>(),
+            prop_oneof![1 => Just(0u64), 1 => Just(100), 4 => 1u64..100],
+        ),
         any::<u64>(),
     )
         .prop_map(
-            |(shape, ty, acc, n, target, arity, arity2, entries, picks, (reps, via_identity), seed)| {
+            |(shape, ty, acc, n, target, arity, arity2, entries, picks, (reps, via_identity, density), seed)| {
                 // The whole-map kernels exist for INC and RW, in f64 and i32.
                 let (acc, ty) = match shape {
                     Shape::Mix => (acc, ty),
@@ -255,6 +278,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                     picks,
                     reps,
                     via_identity,
+                    density,
                     seed,
                 }
             },
@@ -287,6 +311,8 @@ impl Value for f64 {
 /// The carriers of one case, built fresh for every backend.
 struct World<T: Value> {
     iter: Set,
+    /// The subset of `iter` the subset test loops over.
+    subset: Subset,
     m: Map,
     m2: Map,
     /// Dats on the iteration set.
@@ -321,6 +347,7 @@ impl<T: Value> World<T> {
             Global::scalar("hi", T::from(-1000)),
         ];
         World {
+            subset: Subset::new("subset", &iter, case.subset_indices()).unwrap(),
             iter,
             m,
             m2,
@@ -338,8 +365,10 @@ impl<T: Value> World<T> {
     }
 }
 
+/// Runs a "mix" loop over `w.$over`: the whole iteration set (`iter`) or the
+/// case's subset of it (`subset`).
 macro_rules! run_mix {
-    ($rt:expr, $case:expr, $ty:ident, $kernel:ident, $acc:ident) => {{
+    ($rt:expr, $case:expr, $over:ident, $ty:ident, $kernel:ident, $acc:ident) => {{
         let case: &Case = $case;
         let w = World::<$ty>::new(case, 1);
         let [pa, pb, pc, pr] = case.picks;
@@ -357,7 +386,7 @@ macro_rules! run_mix {
                 par_loop!(
                     $rt,
                     $kernel,
-                    w.iter,
+                    w.$over,
                     a($acc, id[0]),
                     b($acc, m[i]),
                     c($acc, m2[j]),
@@ -370,7 +399,7 @@ macro_rules! run_mix {
                 par_loop!(
                     $rt,
                     $kernel,
-                    w.iter,
+                    w.$over,
                     a($acc),
                     b($acc, m[i]),
                     c($acc, m2[j]),
@@ -386,8 +415,9 @@ macro_rules! run_mix {
     }};
 }
 
+/// Runs a "whole" loop over `w.$over` (as `run_mix!`).
 macro_rules! run_whole {
-    ($rt:expr, $case:expr, $ty:ident, $kernel:ident, $acc:ident) => {{
+    ($rt:expr, $case:expr, $over:ident, $ty:ident, $kernel:ident, $acc:ident) => {{
         let case: &Case = $case;
         let w = World::<$ty>::new(case, 2);
         let [pa, pv, pr, _] = case.picks;
@@ -396,9 +426,9 @@ macro_rules! run_whole {
         let id = Map::identity("id", &w.iter);
         for _ in 0..case.reps {
             if case.via_identity {
-                par_loop!($rt, $kernel, w.iter, a($acc, id[0]), v($acc, m), r(READ), s(INC))
+                par_loop!($rt, $kernel, w.$over, a($acc, id[0]), v($acc, m), r(READ), s(INC))
             } else {
-                par_loop!($rt, $kernel, w.iter, a($acc), v($acc, m), r(READ), s(INC))
+                par_loop!($rt, $kernel, w.$over, a($acc), v($acc, m), r(READ), s(INC))
             }
             .map_err(|e| e.to_string())?;
         }
@@ -406,41 +436,54 @@ macro_rules! run_whole {
     }};
 }
 
+/// The loop of `case` over `w.$over` (see `run_mix!`), by shape, type,
+/// access mode and arity.
+macro_rules! dispatch {
+    ($rt:expr, $case:expr, $over:ident) => {{
+        use Acc::*;
+        match ($case.shape, $case.ty, $case.acc, $case.arity) {
+            (Shape::Mix, Ty::F64, Inc, _) => run_mix!($rt, $case, $over, f64, mix_inc_f64, INC),
+            (Shape::Mix, Ty::F64, Rw, _) => run_mix!($rt, $case, $over, f64, mix_rw_f64, RW),
+            (Shape::Mix, Ty::F64, Write, _) => run_mix!($rt, $case, $over, f64, mix_write_f64, WRITE),
+            (Shape::Mix, Ty::F64, Min, _) => run_mix!($rt, $case, $over, f64, mix_min_f64, MIN),
+            (Shape::Mix, Ty::F64, Max, _) => run_mix!($rt, $case, $over, f64, mix_max_f64, MAX),
+            (Shape::Mix, Ty::F32, Inc, _) => run_mix!($rt, $case, $over, f32, mix_inc_f32, INC),
+            (Shape::Mix, Ty::F32, Rw, _) => run_mix!($rt, $case, $over, f32, mix_rw_f32, RW),
+            (Shape::Mix, Ty::F32, Write, _) => run_mix!($rt, $case, $over, f32, mix_write_f32, WRITE),
+            (Shape::Mix, Ty::F32, Min, _) => run_mix!($rt, $case, $over, f32, mix_min_f32, MIN),
+            (Shape::Mix, Ty::F32, Max, _) => run_mix!($rt, $case, $over, f32, mix_max_f32, MAX),
+            (Shape::Mix, Ty::I32, Inc, _) => run_mix!($rt, $case, $over, i32, mix_inc_i32, INC),
+            (Shape::Mix, Ty::I32, Rw, _) => run_mix!($rt, $case, $over, i32, mix_rw_i32, RW),
+            (Shape::Mix, Ty::I32, Write, _) => run_mix!($rt, $case, $over, i32, mix_write_i32, WRITE),
+            (Shape::Mix, Ty::I32, Min, _) => run_mix!($rt, $case, $over, i32, mix_min_i32, MIN),
+            (Shape::Mix, Ty::I32, Max, _) => run_mix!($rt, $case, $over, i32, mix_max_i32, MAX),
+            (Shape::Whole, Ty::F64, Inc, 1) => run_whole!($rt, $case, $over, f64, whole_inc_f64_1, INC),
+            (Shape::Whole, Ty::F64, Inc, 2) => run_whole!($rt, $case, $over, f64, whole_inc_f64_2, INC),
+            (Shape::Whole, Ty::F64, Inc, 3) => run_whole!($rt, $case, $over, f64, whole_inc_f64_3, INC),
+            (Shape::Whole, Ty::F64, Inc, _) => run_whole!($rt, $case, $over, f64, whole_inc_f64_4, INC),
+            (Shape::Whole, Ty::F64, _, 1) => run_whole!($rt, $case, $over, f64, whole_rw_f64_1, RW),
+            (Shape::Whole, Ty::F64, _, 2) => run_whole!($rt, $case, $over, f64, whole_rw_f64_2, RW),
+            (Shape::Whole, Ty::F64, _, 3) => run_whole!($rt, $case, $over, f64, whole_rw_f64_3, RW),
+            (Shape::Whole, Ty::F64, _, _) => run_whole!($rt, $case, $over, f64, whole_rw_f64_4, RW),
+            (Shape::Whole, _, Inc, 1) => run_whole!($rt, $case, $over, i32, whole_inc_i32_1, INC),
+            (Shape::Whole, _, Inc, 2) => run_whole!($rt, $case, $over, i32, whole_inc_i32_2, INC),
+            (Shape::Whole, _, Inc, 3) => run_whole!($rt, $case, $over, i32, whole_inc_i32_3, INC),
+            (Shape::Whole, _, Inc, _) => run_whole!($rt, $case, $over, i32, whole_inc_i32_4, INC),
+            (Shape::Whole, _, _, 1) => run_whole!($rt, $case, $over, i32, whole_rw_i32_1, RW),
+            (Shape::Whole, _, _, 2) => run_whole!($rt, $case, $over, i32, whole_rw_i32_2, RW),
+            (Shape::Whole, _, _, 3) => run_whole!($rt, $case, $over, i32, whole_rw_i32_3, RW),
+            (Shape::Whole, _, _, _) => run_whole!($rt, $case, $over, i32, whole_rw_i32_4, RW),
+        }
+    }};
+}
+
 fn run(rt: &Runtime, case: &Case) -> Outcome {
-    use Acc::*;
-    match (case.shape, case.ty, case.acc, case.arity) {
-        (Shape::Mix, Ty::F64, Inc, _) => run_mix!(rt, case, f64, mix_inc_f64, INC),
-        (Shape::Mix, Ty::F64, Rw, _) => run_mix!(rt, case, f64, mix_rw_f64, RW),
-        (Shape::Mix, Ty::F64, Write, _) => run_mix!(rt, case, f64, mix_write_f64, WRITE),
-        (Shape::Mix, Ty::F64, Min, _) => run_mix!(rt, case, f64, mix_min_f64, MIN),
-        (Shape::Mix, Ty::F64, Max, _) => run_mix!(rt, case, f64, mix_max_f64, MAX),
-        (Shape::Mix, Ty::F32, Inc, _) => run_mix!(rt, case, f32, mix_inc_f32, INC),
-        (Shape::Mix, Ty::F32, Rw, _) => run_mix!(rt, case, f32, mix_rw_f32, RW),
-        (Shape::Mix, Ty::F32, Write, _) => run_mix!(rt, case, f32, mix_write_f32, WRITE),
-        (Shape::Mix, Ty::F32, Min, _) => run_mix!(rt, case, f32, mix_min_f32, MIN),
-        (Shape::Mix, Ty::F32, Max, _) => run_mix!(rt, case, f32, mix_max_f32, MAX),
-        (Shape::Mix, Ty::I32, Inc, _) => run_mix!(rt, case, i32, mix_inc_i32, INC),
-        (Shape::Mix, Ty::I32, Rw, _) => run_mix!(rt, case, i32, mix_rw_i32, RW),
-        (Shape::Mix, Ty::I32, Write, _) => run_mix!(rt, case, i32, mix_write_i32, WRITE),
-        (Shape::Mix, Ty::I32, Min, _) => run_mix!(rt, case, i32, mix_min_i32, MIN),
-        (Shape::Mix, Ty::I32, Max, _) => run_mix!(rt, case, i32, mix_max_i32, MAX),
-        (Shape::Whole, Ty::F64, Inc, 1) => run_whole!(rt, case, f64, whole_inc_f64_1, INC),
-        (Shape::Whole, Ty::F64, Inc, 2) => run_whole!(rt, case, f64, whole_inc_f64_2, INC),
-        (Shape::Whole, Ty::F64, Inc, 3) => run_whole!(rt, case, f64, whole_inc_f64_3, INC),
-        (Shape::Whole, Ty::F64, Inc, _) => run_whole!(rt, case, f64, whole_inc_f64_4, INC),
-        (Shape::Whole, Ty::F64, _, 1) => run_whole!(rt, case, f64, whole_rw_f64_1, RW),
-        (Shape::Whole, Ty::F64, _, 2) => run_whole!(rt, case, f64, whole_rw_f64_2, RW),
-        (Shape::Whole, Ty::F64, _, 3) => run_whole!(rt, case, f64, whole_rw_f64_3, RW),
-        (Shape::Whole, Ty::F64, _, _) => run_whole!(rt, case, f64, whole_rw_f64_4, RW),
-        (Shape::Whole, _, Inc, 1) => run_whole!(rt, case, i32, whole_inc_i32_1, INC),
-        (Shape::Whole, _, Inc, 2) => run_whole!(rt, case, i32, whole_inc_i32_2, INC),
-        (Shape::Whole, _, Inc, 3) => run_whole!(rt, case, i32, whole_inc_i32_3, INC),
-        (Shape::Whole, _, Inc, _) => run_whole!(rt, case, i32, whole_inc_i32_4, INC),
-        (Shape::Whole, _, _, 1) => run_whole!(rt, case, i32, whole_rw_i32_1, RW),
-        (Shape::Whole, _, _, 2) => run_whole!(rt, case, i32, whole_rw_i32_2, RW),
-        (Shape::Whole, _, _, 3) => run_whole!(rt, case, i32, whole_rw_i32_3, RW),
-        (Shape::Whole, _, _, _) => run_whole!(rt, case, i32, whole_rw_i32_4, RW),
-    }
+    dispatch!(rt, case, iter)
+}
+
+/// The same loop over the case's subset of the iteration set.
+fn run_over_subset(rt: &Runtime, case: &Case) -> Outcome {
+    dispatch!(rt, case, subset)
 }
 
 /// Every backend compiled in (with its hardware present), small blocks.
@@ -502,14 +545,15 @@ fn first_difference(want: &[Vec<f64>], got: &[Vec<f64>]) -> String {
     "carrier count differs".to_string()
 }
 
-#[test]
-fn every_backend_matches_seq_on_random_loops() {
+/// Runs `cases` random cases through `run` on `seq` and on every backend,
+/// and fails on the first case where a backend's outcome differs.
+fn every_backend_matches_seq(run: fn(&Runtime, &Case) -> Outcome, default_cases: u32) {
     let seq = Runtime::new(Backend::Seq).unwrap();
     let backends = backends();
     let cases = std::env::var("OP2_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(64);
+        .unwrap_or(default_cases);
     let config = Config {
         cases,
         failure_persistence: None,
@@ -543,6 +587,19 @@ fn every_backend_matches_seq_on_random_loops() {
     if let Err(e) = result {
         panic!("{e}");
     }
+}
+
+#[test]
+fn every_backend_matches_seq_on_random_loops() {
+    every_backend_matches_seq(run, 64);
+}
+
+/// The random loops over random subsets: each position must reach its
+/// element's data and map rows, and the planner must keep apart the
+/// subset's elements that share targets.
+#[test]
+fn every_backend_matches_seq_on_random_subsets() {
+    every_backend_matches_seq(run_over_subset, 48);
 }
 
 /// Ragged kernels: read the targets (sum, count), add to them, and add to
