@@ -100,6 +100,38 @@ fn an_index_out_of_bounds_is_an_error_and_the_next_loop_is_right() {
 }
 
 #[test]
+fn a_failure_over_a_subset_names_the_element_not_the_position() {
+    for rt in checked_runtimes() {
+        let cells = Set::new("cells", 20).unwrap();
+        let v = Dat::from_vec("v", &cells, 3, (0..60).map(f64::from).collect()).unwrap();
+        let mut index: Vec<i32> = (0..20).map(|e| e % 3).collect();
+        index[3] = 7; // outside the subset: never checked
+        index[13] = 3; // position 2
+        index[17] = -1; // position 3
+        let i = Dat::from_vec("i", &cells, 1, index).unwrap();
+        let out = Dat::<f64>::filled("out", &cells, 1, -1.0).unwrap();
+        let some = Subset::new("some", &cells, vec![19, 2, 13, 17, 5]).unwrap();
+        let e = par_loop!(rt, pick, some, i(READ), v(READ), out(WRITE)).unwrap_err();
+        expect_check(e, "pick", 13, "index out of bounds");
+
+        i.data_mut()[13] = 2;
+        let e = par_loop!(rt, pick, some, i(READ), v(READ), out(WRITE)).unwrap_err();
+        expect_check(e, "pick", 17, "index out of bounds");
+
+        i.data_mut()[17] = 1;
+        par_loop!(rt, pick, some, i(READ), v(READ), out(WRITE)).unwrap();
+        let iv = i.to_vec();
+        let want: Vec<f64> = (0..20)
+            .map(|e| match e {
+                2 | 5 | 13 | 17 | 19 => (3 * e) as f64 + iv[e] as f64,
+                _ => -1.0,
+            })
+            .collect();
+        assert_eq!(out.to_vec(), want, "{}", rt.backend());
+    }
+}
+
+#[test]
 fn an_index_into_a_local_array_is_checked_at_its_own_depth() {
     for rt in checked_runtimes() {
         let cells = Set::new("cells", 9).unwrap();

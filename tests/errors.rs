@@ -328,3 +328,86 @@ fn identity_map_passes_a_dat_directly_next_to_another_map() {
     assert_eq!(results[0], want);
     assert_eq!(results[1], want, "coloured through the identity map");
 }
+
+#[test]
+fn subset_index_out_of_range() {
+    let f = fixture();
+    let e = Subset::new("busy", &f.edges, vec![0, 2, 3, 9]).unwrap_err();
+    assert!(matches!(e, Error::InvalidSubset { .. }), "{e:?}");
+    contains_all(&e, &["subset `busy`", "index 3", "set `edges`", "3 elements"]);
+}
+
+#[test]
+fn subset_loop_checks_dats_and_maps_against_the_parent_set() {
+    let f = fixture();
+    let some = Subset::new("some", &f.edges, vec![2, 0]).unwrap();
+    let on_nodes = Dat::<f64>::zeros("on_nodes", &f.nodes, 1).unwrap();
+    let e = par_loop!(f.rt, bump, some, on_nodes(RW)).unwrap_err();
+    assert!(matches!(e, Error::DirectSetMismatch { .. }), "{e:?}");
+    contains_all(&e, &["bump", "argument 0", "`on_nodes`", "`nodes`", "`edges`"]);
+    // A map from another set than the subset's parent.
+    let w = Dat::<f64>::zeros("w", &f.cells, 1).unwrap();
+    let acc = Dat::<f64>::zeros("acc", &f.edges, 1).unwrap();
+    let e = par_loop!(f.rt, read_and_bump, some, w(READ), acc(INC, f.c2e[0])).unwrap_err();
+    assert!(matches!(e, Error::DirectSetMismatch { .. }), "{e:?}");
+    let ones = Dat::<f64>::filled("ones", &f.edges, 1, 1.0).unwrap();
+    let e = par_loop!(f.rt, read_and_bump, some, ones(READ), on_nodes(INC, f.c2e[0])).unwrap_err();
+    assert!(matches!(e, Error::MapFromWrongSet { .. }), "{e:?}");
+    contains_all(&e, &["`c2e`", "`cells`", "`edges`"]);
+    assert_eq!(on_nodes.to_vec(), vec![0.0; 4], "nothing may run");
+    // Through the subset's own parent, the loop runs.
+    par_loop!(f.rt, read_and_bump, some, ones(READ), on_nodes(INC, f.e2n[1])).unwrap();
+    assert_eq!(on_nodes.to_vec(), vec![0.0, 1.0, 0.0, 1.0]);
+}
+
+#[test]
+fn runtime_refuses_a_subset_of_another_set() {
+    let f = fixture();
+    let some = Subset::new("some", &f.edges, vec![1]).unwrap();
+    let x = Dat::<f64>::zeros("x", &f.nodes, 1).unwrap();
+    let args = [op2_core::ArgSpec::direct(op2_core::ArgData::Dat(&x), op2::Access::Rw)];
+    let e =
+        f.rt.par_loop(&<bump as op2::Kernel>::INFO, &f.nodes, Some(&some), &args, &|_, _| {
+            panic!("nothing may run")
+        })
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidSubset { .. }), "{e:?}");
+    contains_all(&e, &["subset `some`", "`edges`", "`nodes`"]);
+}
+
+/// A distributed set whose communication must never be used.
+struct Unused;
+
+impl op2_core::Distribution for Unused {
+    fn start_exchange(&self, _: &dyn op2_core::DatHandle) -> op2::Result<Box<dyn op2_core::PendingExchange>> {
+        panic!("no halo exchange may start")
+    }
+    fn all_reduce(&self, _: &mut [u8], _: op2::ScalarType, _: op2::Access) -> op2::Result<()> {
+        panic!("no reduction may run")
+    }
+    fn rank_and_size(&self) -> (usize, usize) {
+        (0, 2)
+    }
+}
+
+#[test]
+fn subsets_of_distributed_sets_are_refused_before_anything_runs() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let regions = SetRegions {
+        core: 3,
+        owned: 1,
+        exec_halo: 1,
+        nonexec_halo: 1,
+    };
+    let cells = Set::distributed("cells", regions, std::sync::Arc::new(Unused)).unwrap();
+    let some = Subset::new("some", &cells, vec![0, 3]).unwrap();
+    let x = Dat::<f64>::zeros("x", &cells, 1).unwrap();
+    x.data_mut(); // a stale halo: a loop reading it would exchange first
+    let e = par_loop!(rt, bump, some, x(RW)).unwrap_err();
+    assert!(matches!(e, Error::InvalidSubset { .. }), "{e:?}");
+    contains_all(
+        &e,
+        &["subset `some`", "not supported on distributed sets", "`cells`", "bump"],
+    );
+    assert_eq!(x.to_vec(), vec![0.0; 6], "nothing may run");
+}
