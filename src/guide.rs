@@ -19,6 +19,7 @@
 //! | constant | `op2.Constant` (older versions) | `op_decl_const` | a [`Global`](crate::Global) passed as a READ argument |
 //! | kernel | `op2.Kernel(code, "name")` (C source in a string) | a C function the translator reads | a Rust function under [`#[op2::kernel]`](crate::kernel) |
 //! | parallel loop | `op2.par_loop(k, set, args...)` | `op_par_loop(k, "k", set, args...)` | [`par_loop!(rt, k, set, args...)?`](crate::par_loop) |
+//! | some elements of a set | `op2.Subset(set, indices)`, passed as the loop's set | — | [`Subset::new("s", &set, indices)?`](crate::Subset::new) (or [`filter`](crate::Subset::filter), [`where_dat`](crate::Subset::where_dat)), passed as the loop's set |
 //! | direct argument | `x(op2.READ)` | `op_arg_dat(x, -1, OP_ID, dim, "double", OP_READ)` | `x(READ)` |
 //! | one map entry | `x(op2.INC, m[i])` | `op_arg_dat(x, i, m, dim, "double", OP_INC)` | `x(INC, m[i])` (`i` any `usize` expression) |
 //! | all entries of a map | `x(op2.INC, m)` | a vector argument (index `-arity`) | `x(INC, m)`, kernel parameter `&mut [[T; D]; A]`, `A` the arity |

@@ -3,7 +3,7 @@
 //! sorted list of distinct element indices; a loop over it visits
 //! *positions* `0..len()`, and position `k` is element `indices()[k]` of the
 //! parent set for every direct Dat and every map (docs/ARCHITECTURE.md,
-//! Subsets).
+//! Semantics every backend shares, Subsets).
 
 use std::fmt;
 use std::sync::Arc;
