@@ -16,22 +16,22 @@ use crate::{Dat, Error, Result, Scalar, Set};
 /// Immutable once built; a cheap cloneable handle.
 ///
 /// ```
-/// use op2::prelude::*;
+/// use op2_core::{Set, Subset};
 ///
-/// #[op2::kernel]
-/// fn double(x: &mut f64) {
-///     *x *= 2.0;
-/// }
-///
-/// # fn main() -> op2::Result<()> {
-/// let rt = Runtime::new(Backend::Seq)?;
+/// # fn main() -> op2_core::Result<()> {
 /// let cells = Set::new("cells", 5)?;
-/// let x = Dat::from_vec("x", &cells, 1, vec![1.0, 2.0, 3.0, 4.0, 5.0])?;
 /// let odd = Subset::filter("odd", &cells, |e| e % 2 == 1)?;
-/// par_loop!(rt, double, odd, x(RW))?;
-/// assert_eq!(x.to_vec(), [1.0, 4.0, 3.0, 8.0, 5.0]);
+/// assert_eq!(odd.indices(), &[1, 3]);
+/// let given = Subset::new("given", &cells, vec![4, 1, 4])?;
+/// assert_eq!(given.indices(), &[1, 4]);
 /// # Ok(())
 /// # }
+/// ```
+///
+/// A loop over `odd` then visits cells 1 and 3 only, with Dats on `cells`:
+///
+/// ```text
+/// par_loop!(rt, double, odd, x(RW))?; // x = [1, 2, 3, 4, 5] becomes [1, 4, 3, 8, 5]
 /// ```
 #[derive(Clone)]
 pub struct Subset(Arc<SubsetInner>);
