@@ -411,3 +411,60 @@ fn subsets_of_distributed_sets_are_refused_before_anything_runs() {
     );
     assert_eq!(x.to_vec(), vec![0.0; 6], "nothing may run");
 }
+
+#[op2::kernel]
+fn neighbour_sum(out: &mut f64, v: &[f64]) {
+    for &x in v {
+        *out += x;
+    }
+}
+
+#[op2::kernel]
+fn push_to_neighbours(v: &mut [[f64; 2]]) {
+    for j in 0..v.len() {
+        v[j][0] += 1.0;
+    }
+}
+
+#[test]
+fn ragged_map_from_or_into_the_wrong_set() {
+    let f = fixture();
+    // Edges to their nodes, varying in number.
+    let r = RaggedMap::new("e2n_ragged", &f.edges, &f.nodes, vec![0, 2, 3, 3], vec![0, 1, 2]).unwrap();
+    let out = Dat::<f64>::zeros("out", &f.cells, 1).unwrap();
+    let on_nodes = Dat::<f64>::filled("on_nodes", &f.nodes, 1, 1.0).unwrap();
+    let e = par_loop!(f.rt, neighbour_sum, f.cells, out(INC), on_nodes(READ, r[..])).unwrap_err();
+    assert!(matches!(e, Error::MapFromWrongSet { .. }), "{e:?}");
+    contains_all(
+        &e,
+        &[
+            "neighbour_sum",
+            "argument 1",
+            "`on_nodes`",
+            "e2n_ragged",
+            "edges",
+            "cells",
+        ],
+    );
+    let on_edges = Dat::<f64>::zeros("on_edges", &f.edges, 1).unwrap();
+    let on_cells = Dat::<f64>::zeros("on_cells", &f.cells, 1).unwrap();
+    let e = par_loop!(f.rt, neighbour_sum, f.edges, on_edges(INC), on_cells(READ, r[..])).unwrap_err();
+    assert!(matches!(e, Error::MapIntoWrongSet { .. }), "{e:?}");
+    contains_all(&e, &["e2n_ragged", "nodes", "cells"]);
+    // Dims are checked as for any argument.
+    let pairs = Dat::<f64>::zeros("pairs", &f.nodes, 3).unwrap();
+    let e = par_loop!(f.rt, push_to_neighbours, f.edges, pairs(INC, r[..])).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::DimMismatch {
+                expected: 2,
+                found: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(pairs.to_vec(), vec![0.0; 12], "nothing may run");
+    assert_eq!(on_edges.to_vec(), vec![0.0; 3], "nothing may run");
+}

@@ -438,17 +438,20 @@ fn distributed_runs_match_one_process() {
         }
     }
     let ids: Vec<u64> = (0..n as u64).map(|i| 7 * i + 5).collect();
-    let mut one = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 0, (0.4, 0.25), 11).unwrap();
-    let (mut spread, ds) = op2_sir::Sir::new(n, Some(ids), &edges, 0, (0.4, 0.25), 11)
-        .unwrap()
-        .distribute(&mpi)
-        .unwrap();
-    for tick in 1..=25 {
-        let want = one.step(&seq).unwrap();
-        let got = spread.step(&rt_life).unwrap();
-        assert_eq!(got, want, "counts at tick {tick}");
-        if let Some(all) = ds.gather(spread.state()).unwrap() {
-            assert_eq!(all, one.states(), "states at tick {tick}");
+    // A stochastic run, and p = q = 1: a breadth-first wave.
+    for pq in [(0.4, 0.25), (1.0, 1.0)] {
+        let mut one = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 0, pq, 11).unwrap();
+        let (mut spread, ds) = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 0, pq, 11)
+            .unwrap()
+            .distribute(&mpi)
+            .unwrap();
+        for tick in 1..=25 {
+            let want = one.step(&seq).unwrap();
+            let got = spread.step(&rt_life).unwrap();
+            assert_eq!(got, want, "p, q = {pq:?}: counts at tick {tick}");
+            if let Some(all) = ds.gather(spread.state()).unwrap() {
+                assert_eq!(all, one.states(), "p, q = {pq:?}: states at tick {tick}");
+            }
         }
     }
 

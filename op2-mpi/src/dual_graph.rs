@@ -1,6 +1,8 @@
 //! The graph METIS partitions: elements of the primary set are neighbours
-//! when they share a target of its first map (cells sharing a node), or, if it
-//! has none, when one element of another set maps to both (cells sharing an edge).
+//! when a map from the primary set to itself joins them (a graph's edges),
+//! else when they share a target of its first map (cells sharing a node), or,
+//! if it has none, when one element of another set maps to both (cells
+//! sharing an edge).
 
 use crate::MeshDesc;
 
@@ -8,6 +10,9 @@ use crate::MeshDesc;
 /// when no map touches the primary set.
 pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Option<(Vec<i32>, Vec<i32>)> {
     let n = mesh.set_sizes[primary];
+    if let Some(m) = mesh.maps.iter().find(|m| m.from == primary && m.to == primary) {
+        return Some(self_graph(m, n));
+    }
     // Groups of mutually adjacent primary elements.
     let groups: Vec<Vec<u32>> = if let Some(m) = mesh.maps.iter().find(|m| m.from == primary) {
         let mut groups = vec![Vec::new(); mesh.set_sizes[m.to]];
@@ -34,6 +39,28 @@ pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Option<(Vec<i32>, Vec<
             }
         }
     }
+    Some(csr(adjacent))
+}
+
+/// The graph a map from a set to itself describes, symmetric and without
+/// self loops (METIS wants both).
+fn self_graph(m: &crate::MapDesc<'_>, n: usize) -> (Vec<i32>, Vec<i32>) {
+    let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for a in 0..n {
+        for &b in m.row(a) {
+            let b = b as usize;
+            if a != b {
+                adjacent[a].push(b as u32);
+                adjacent[b].push(a as u32);
+            }
+        }
+    }
+    csr(adjacent)
+}
+
+/// Sorted, repeat-free adjacency lists in CSR form.
+fn csr(mut adjacent: Vec<Vec<u32>>) -> (Vec<i32>, Vec<i32>) {
+    let n = adjacent.len();
     let mut xadj = Vec::with_capacity(n + 1);
     let mut adjncy = Vec::new();
     xadj.push(0);
@@ -43,13 +70,34 @@ pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Option<(Vec<i32>, Vec<
         adjncy.extend(list.iter().map(|&x| x as i32));
         xadj.push(adjncy.len() as i32);
     }
-    Some((xadj, adjncy))
+    (xadj, adjncy)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::MapDesc;
+
+    #[test]
+    fn a_ragged_map_from_the_primary_set_to_itself_is_the_graph() {
+        // 0 -> {1, 1, 0}, 1 -> {}, 2 -> {0}, 3 -> {}: repeats, a self loop and
+        // one-way edges give the symmetric graph 0-1, 0-2; node 3 alone.
+        let offsets = [0, 3, 3, 4, 4];
+        let targets = [1, 1, 0, 0];
+        let mesh = MeshDesc {
+            set_sizes: vec![4],
+            maps: vec![MapDesc {
+                from: 0,
+                to: 0,
+                arity: 0,
+                values: &targets,
+                offsets: Some(&offsets),
+            }],
+        };
+        let (xadj, adjncy) = dual_graph(&mesh, 0).unwrap();
+        assert_eq!(xadj, [0, 2, 3, 4, 4]);
+        assert_eq!(adjncy, [1, 2, 0, 0]);
+    }
 
     #[test]
     fn cells_sharing_a_node_are_neighbours() {
@@ -62,6 +110,7 @@ mod tests {
                 to: 1,
                 arity: 2,
                 values: &c2n,
+                offsets: None,
             }],
         };
         let (xadj, adjncy) = dual_graph(&mesh, 0).unwrap();
@@ -76,6 +125,7 @@ mod tests {
                 to: 0,
                 arity: 2,
                 values: &e2c,
+                offsets: None,
             }],
         };
         assert_eq!(dual_graph(&mesh, 0).unwrap(), (vec![0, 1, 3, 4], vec![1, 0, 2, 1]));

@@ -132,6 +132,23 @@ pub fn rank_layout(mesh: &MeshDesc<'_>, owners: &[Vec<u32>], rank: u32) -> RankL
     RankLayout { rank, sets }
 }
 
+/// A ragged map's local CSR (offsets, targets) on a rank: rows of owned and
+/// exec-halo elements hold their local targets; rows of non-exec-halo
+/// elements are never executed and are empty.
+pub fn local_ragged(map: &crate::MapDesc<'_>, from: &SetLayout, to_g2l: &[i32]) -> (Vec<usize>, Vec<i32>) {
+    let executed = from.regions.owned_size() + from.regions.exec_halo;
+    let mut offsets = Vec::with_capacity(from.globals.len() + 1);
+    let mut targets = Vec::new();
+    offsets.push(0);
+    for (l, &g) in from.globals.iter().enumerate() {
+        if l < executed {
+            targets.extend(map.row(g as usize).iter().map(|&t| to_g2l[t as usize]));
+        }
+        offsets.push(targets.len());
+    }
+    (offsets, targets)
+}
+
 /// A map's local table on a rank: rows of owned and exec-halo elements point
 /// to local targets; rows of non-exec-halo elements are never executed and
 /// point to local element 0.
@@ -207,12 +224,14 @@ mod tests {
                     to: 1,
                     arity: 2,
                     values: Box::leak(c2n.into_boxed_slice()),
+                    offsets: None,
                 },
                 MapDesc {
                     from: 2,
                     to: 0,
                     arity: 2,
                     values: Box::leak(e2c.into_boxed_slice()),
+                    offsets: None,
                 },
             ],
         };
@@ -329,6 +348,7 @@ mod tests {
             to: 1,
             arity: 2,
             values: &c2n,
+            offsets: None,
         };
         for l in &ls {
             let g2l = l.sets[1].global_to_local(7);

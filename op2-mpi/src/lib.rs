@@ -37,7 +37,7 @@ mod report;
 mod world;
 
 pub use dual_graph::dual_graph;
-pub use halo_layout::{local_map, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
+pub use halo_layout::{local_map, local_ragged, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
 pub use mesh::{MapDesc, MeshDesc};
 pub use ownership::{block_owner, derive_owners};
 #[cfg(feature = "mpi")]

@@ -6,7 +6,7 @@ use crate::MeshDesc;
 /// Owner of every element of every set. A set reached from an owned set
 /// through a map `S -> T` gives each target the smallest rank among the
 /// elements referencing it; a set that maps into an owned set takes the owner
-/// of its first target; repeated until nothing changes. Sets no map connects
+/// of its first target (by blocks when it has none); repeated until nothing changes. Sets no map connects
 /// to the primary one are cut into `nranks` contiguous blocks.
 pub fn derive_owners(mesh: &MeshDesc<'_>, primary: usize, primary_owner: Vec<u32>, nranks: u32) -> Vec<Vec<u32>> {
     let nsets = mesh.set_sizes.len();
@@ -18,7 +18,11 @@ pub fn derive_owners(mesh: &MeshDesc<'_>, primary: usize, primary_owner: Vec<u32
             match (owners[m.from].is_some(), owners[m.to].is_some()) {
                 (false, true) => {
                     let to = owners[m.to].as_ref().expect("checked");
-                    let own = (0..mesh.set_sizes[m.from]).map(|f| to[m.row(f)[0] as usize]).collect();
+                    let n = mesh.set_sizes[m.from];
+                    // A ragged row may be empty: such elements go by blocks.
+                    let own = (0..n)
+                        .map(|f| m.row(f).first().map_or(block_owner(f, n, nranks), |&t| to[t as usize]))
+                        .collect();
                     owners[m.from] = Some(own);
                     changed = true;
                 }
@@ -84,12 +88,14 @@ mod tests {
                     to: 1,
                     arity: 2,
                     values: &c2n,
+                    offsets: None,
                 },
                 MapDesc {
                     from: 2,
                     to: 0,
                     arity: 2,
                     values: &e2c,
+                    offsets: None,
                 },
             ],
         };

@@ -9,10 +9,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mpi::traits::*;
-use op2_core::{Dat, Error, Map, Result, Scalar, Set};
+use op2_core::{Dat, Error, Map, RaggedMap, Result, Scalar, Set};
 
 use crate::halo_exchange::{Comm, SetComm};
-use crate::{derive_owners, dual_graph, local_map, neighbours, rank_layout, MapDesc, MeshDesc, Mpi, RankLayout};
+use crate::{
+    derive_owners, dual_graph, local_map, local_ragged, neighbours, rank_layout, MapDesc, MeshDesc, Mpi, RankLayout,
+};
 
 impl Mpi {
     /// Distributes a mesh that every rank built identically: `sets` and the
@@ -20,6 +22,20 @@ impl Mpi {
     /// one rank). Fails if a map joins a set not given, or a rank would own no
     /// element of the primary set.
     pub fn distribute(&self, sets: &[&Set], maps: &[&Map], primary: &Set) -> Result<Distributed> {
+        self.distribute_graph(sets, maps, &[], primary)
+    }
+
+    /// [`Mpi::distribute`] with ragged maps too (agents on a graph): a
+    /// ragged map from the primary set to itself is the graph METIS cuts;
+    /// every rank gets, for its owned and exec-halo elements, their targets
+    /// renumbered locally, and the halos hold every target they read.
+    pub fn distribute_graph(
+        &self,
+        sets: &[&Set],
+        maps: &[&Map],
+        ragged: &[&RaggedMap],
+        primary: &Set,
+    ) -> Result<Distributed> {
         let index = |s: &Set, what: &str| {
             sets.iter().position(|x| x.same(s)).ok_or_else(|| Error::Mpi {
                 reason: format!("{what} `{}` is not among the sets given to distribute", s.name()),
@@ -33,6 +49,16 @@ impl Mpi {
                 to: index(m.to_set(), &format!("map `{}` points into set", m.name()))?,
                 arity: m.arity(),
                 values: m.values(),
+                offsets: None,
+            });
+        }
+        for r in ragged {
+            descs.push(MapDesc {
+                from: index(r.from_set(), &format!("ragged map `{}` starts from set", r.name()))?,
+                to: index(r.to_set(), &format!("ragged map `{}` points into set", r.name()))?,
+                arity: 0,
+                values: r.targets(),
+                offsets: Some(r.offsets()),
             });
         }
         let mesh = MeshDesc {
@@ -90,11 +116,18 @@ impl Mpi {
             let local = Map::new(m.name(), &local_sets[d.from], &local_sets[d.to], d.arity, values)?;
             local_maps.insert(m.id(), local);
         }
+        let mut local_ragged_maps = HashMap::new();
+        for (r, d) in ragged.iter().zip(&mesh.maps[maps.len()..]) {
+            let (offsets, targets) = local_ragged(d, &layouts[me as usize].sets[d.from], &g2l[d.to]);
+            let local = RaggedMap::new(r.name(), &local_sets[d.from], &local_sets[d.to], offsets, targets)?;
+            local_ragged_maps.insert(r.id(), local);
+        }
         Ok(Distributed {
             comm: self.comm.clone(),
             global_sets: sets.iter().map(|s| (*s).clone()).collect(),
             local_sets,
             local_maps,
+            local_ragged_maps,
             layouts,
             rank: me as usize,
         })
@@ -144,6 +177,7 @@ pub struct Distributed {
     global_sets: Vec<Set>,
     local_sets: Vec<Set>,
     local_maps: HashMap<u64, Map>,
+    local_ragged_maps: HashMap<u64, RaggedMap>,
     layouts: Vec<RankLayout>,
     rank: usize,
 }
@@ -168,6 +202,16 @@ impl Distributed {
         self.local_maps.get(&global.id()).cloned().ok_or_else(|| Error::Mpi {
             reason: format!("map `{}` was not distributed", global.name()),
         })
+    }
+
+    /// The local ragged map of a global one.
+    pub fn ragged(&self, global: &RaggedMap) -> Result<RaggedMap> {
+        self.local_ragged_maps
+            .get(&global.id())
+            .cloned()
+            .ok_or_else(|| Error::Mpi {
+                reason: format!("ragged map `{}` was not distributed", global.name()),
+            })
     }
 
     /// The local Dat of a global one (owned and halo values, current).

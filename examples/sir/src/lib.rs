@@ -4,18 +4,16 @@
 //! infected node recovers with probability `q`, all decided on the states at
 //! the start of the tick.
 //!
-//! [`Sir`] runs it on op2's carriers, edge-centric as OP2 runs graphs: a loop
-//! over the directed edges counts each node's infected neighbours (INC
-//! through the edge-to-node map, coloured or atomic), a loop over the nodes
-//! decides the transitions with each node's own random stream (keyed by the
-//! seed, the node's global id and the tick, so every backend and rank count
-//! draws the same numbers), and the states are double-buffered.
+//! [`Sir`] runs it on op2's carriers as one loop over the nodes: each node
+//! reads its neighbours' states through a ragged map (its neighbour list,
+//! both directions of every edge), counts the infected ones and decides its
+//! transition with its own random stream (keyed by the seed, the node's
+//! global id and the tick, so every backend and rank count draws the same
+//! numbers); the states are double-buffered.
 //! [`sir_by_hand`] is the same model written directly in Rust, and
 //! [`tick_by_hand_parallel`] one tick of it on rayon (the benchmark's baseline).
 #![deny(missing_docs)]
 
 mod model;
 
-pub use model::{
-    count_infected, sir_by_hand, tick_by_hand_parallel, transition, Counts, Csr, Sir, INFECTED, RECOVERED, SUSCEPTIBLE,
-};
+pub use model::{sir_by_hand, tick_by_hand_parallel, transition, Counts, Csr, Sir, INFECTED, RECOVERED, SUSCEPTIBLE};

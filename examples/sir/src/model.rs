@@ -1,4 +1,5 @@
 use op2::prelude::*;
+use op2::{Duplicates, EdgeRules, SelfLoops};
 
 /// A node's state: susceptible.
 pub const SUSCEPTIBLE: i32 = 0;
@@ -7,15 +8,8 @@ pub const INFECTED: i32 = 1;
 /// A node's state: recovered.
 pub const RECOVERED: i32 = 2;
 
-/// Along one directed edge: one more infected neighbour for its head.
-#[op2::kernel]
-pub fn count_infected(tail_state: &i32, head_infected: &mut i32) {
-    if *tail_state == 1 {
-        *head_infected += 1;
-    }
-}
-
-/// One node's tick. `params` = [p, q]; `key` = [seed, tick]. The chance of
+/// One node's tick, pulling its neighbours' states through the ragged
+/// neighbour map. `params` = [p, q]; `key` = [seed, tick]. The chance of
 /// escaping infection is a product rather than `powi`, so that every backend
 /// computes the same bits.
 #[op2::kernel]
@@ -23,20 +17,28 @@ pub fn transition(
     next: &mut i32,
     counts: &mut [i64; 3],
     state: &i32,
-    infected: &i32,
+    neighbours: &[i32],
     id: &i64,
     params: &[f64; 2],
     key: &[i64; 2],
 ) {
     let mut rng = Philox::new(key[0] as u64, *id as u64, key[1] as u32);
     let mut s = *state;
-    if s == 0 && *infected > 0 {
-        let mut escape = 1.0;
-        for _k in 0..*infected {
-            escape *= 1.0 - params[0];
+    if s == 0 {
+        let mut infected = 0;
+        for &n in neighbours {
+            if n == 1 {
+                infected += 1;
+            }
         }
-        if rng.uniform_f64() < 1.0 - escape {
-            s = 1;
+        if infected > 0 {
+            let mut escape = 1.0;
+            for _k in 0..infected {
+                escape *= 1.0 - params[0];
+            }
+            if rng.uniform_f64() < 1.0 - escape {
+                s = 1;
+            }
         }
     } else if s == 1 && rng.uniform_f64() < params[1] {
         s = 2;
@@ -59,11 +61,9 @@ pub struct Counts {
 /// An epidemic on a network of `nodes` (with global ids) and undirected edges.
 pub struct Sir {
     nodes: Set,
-    arcs: Set,
-    arc_ends: Map,
+    neighbours: RaggedMap,
     state: Dat<i32>,
     next: Dat<i32>,
-    infected: Dat<i32>,
     ids: Dat<i64>,
     params: Global<f64>,
     seed: u64,
@@ -105,32 +105,34 @@ impl Sir {
                 reason: format!("node {first} is not one of the {} nodes", nodes.size()),
             });
         }
-        // Each undirected edge as two arcs (tail, head): an infected tail
-        // counts towards its head.
-        let mut table = Vec::with_capacity(edges.len() * 4);
-        for (k, &(a, b)) in edges.iter().enumerate() {
-            if a >= nodes.size() || b >= nodes.size() {
-                return Err(op2::Error::InvalidOption {
-                    option: "graph",
-                    reason: format!("edge {k} ({a}, {b}) leaves the {} nodes", nodes.size()),
-                });
-            }
-            table.extend([a as i32, b as i32, b as i32, a as i32]);
+        if let Some((k, &(a, b))) = edges
+            .iter()
+            .enumerate()
+            .find(|(_, &(a, b))| a >= nodes.size() || b >= nodes.size())
+        {
+            return Err(op2::Error::InvalidOption {
+                option: "graph",
+                reason: format!("edge {k} ({a}, {b}) leaves the {} nodes", nodes.size()),
+            });
         }
-        let arcs = Set::new("arcs", table.len() / 2)?;
-        let arc_ends = Map::new("arc_ends", &arcs, &nodes, 2, table)?;
+        // Both directions of every edge, each copy counted: transmission
+        // along each edge is independent.
+        let rules = EdgeRules {
+            undirected: true,
+            duplicates: Duplicates::Keep,
+            self_loops: SelfLoops::Keep,
+        };
+        let neighbours = RaggedMap::from_edges("neighbours", &nodes, &nodes, edges, rules)?;
         let mut state = vec![SUSCEPTIBLE; nodes.size()];
         state[first] = INFECTED;
         let ids: Vec<i64> = nodes.global_ids().iter().map(|&g| g as i64).collect();
         Ok(Sir {
             state: Dat::from_vec("state", &nodes, 1, state)?,
             next: Dat::zeros("next_state", &nodes, 1)?,
-            infected: Dat::zeros("infected_neighbours", &nodes, 1)?,
             ids: Dat::from_vec("id", &nodes, 1, ids)?,
             params: Global::new("p_q", vec![p, q])?,
             nodes,
-            arcs,
-            arc_ends,
+            neighbours,
             seed,
             tick: 0,
         })
@@ -156,14 +158,6 @@ impl Sir {
     /// One tick; the counts after it.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<Counts> {
         self.tick += 1;
-        par_loop!(rt, clear, self.nodes, self.infected(WRITE))?;
-        par_loop!(
-            rt,
-            count_infected,
-            self.arcs,
-            self.state(READ, self.arc_ends[0]),
-            self.infected(INC, self.arc_ends[1])
-        )?;
         let key = Global::new("key", vec![self.seed as i64, i64::from(self.tick)])?;
         let counts = Global::<i64>::zeros("counts", 3)?;
         par_loop!(
@@ -173,7 +167,7 @@ impl Sir {
             self.next(WRITE),
             counts(INC),
             self.state(READ),
-            self.infected(READ),
+            self.state(READ, self.neighbours[..]),
             self.ids(READ),
             self.params(READ),
             key(READ)
@@ -197,18 +191,16 @@ impl Sir {
         &self.state
     }
 
-    /// This epidemic spread over the ranks of `mpi` (nodes partitioned with
-    /// METIS through the arcs).
+    /// This epidemic spread over the ranks of `mpi` (the network cut with
+    /// METIS; each rank's halo holds the neighbours its nodes read).
     #[cfg(feature = "mpi")]
     pub fn distribute(&self, mpi: &op2::mpi::Mpi) -> op2::Result<(Sir, op2::mpi::Distributed)> {
-        let d = mpi.distribute(&[&self.nodes, &self.arcs], &[&self.arc_ends], &self.nodes)?;
+        let d = mpi.distribute_graph(&[&self.nodes], &[], &[&self.neighbours], &self.nodes)?;
         let nodes = d.set(&self.nodes)?;
         let sir = Sir {
-            arcs: d.set(&self.arcs)?,
-            arc_ends: d.map(&self.arc_ends)?,
+            neighbours: d.ragged(&self.neighbours)?,
             state: d.dat(&self.state)?,
             next: Dat::zeros("next_state", &nodes, 1)?,
-            infected: Dat::zeros("infected_neighbours", &nodes, 1)?,
             ids: d.dat(&self.ids)?,
             params: self.params.clone(),
             nodes,
@@ -217,12 +209,6 @@ impl Sir {
         };
         Ok((sir, d))
     }
-}
-
-/// Starts a node's count of infected neighbours.
-#[op2::kernel]
-pub fn clear(infected: &mut i32) {
-    *infected = 0;
 }
 
 /// Adds a node's state to the counts.
