@@ -42,7 +42,7 @@ pub fn run_catalogue(rt: &Runtime) {
     par_loop!(rt, u32_i64_ops, nodes, a(READ), b(INC)).unwrap();
     // A kernel drawing from a counter-based random stream.
     let words = Dat::<u32>::zeros("words", &nodes, 3).unwrap();
-    let values = Dat::<f64>::zeros("values", &nodes, 4).unwrap();
+    let values = Dat::<f64>::zeros("values", &nodes, 6).unwrap();
     let id = Dat::from_vec("id", &nodes, 1, vec![10i64, 11, 12, 13, 14]).unwrap();
     let key = Global::new("key", vec![5i64, 0]).unwrap();
     par_loop!(
@@ -56,7 +56,14 @@ pub fn run_catalogue(rt: &Runtime) {
     )
     .unwrap();
     // Through a ragged map: READ (dim 1 and 2) and INC (f64 and i32).
-    let nbrs = RaggedMap::new("nbrs", &nodes, &nodes, vec![0, 2, 2, 5, 6, 7], vec![1, 4, 0, 0, 3, 2, 4]).unwrap();
+    let nbrs = RaggedMap::new(
+        "nbrs",
+        &nodes,
+        &nodes,
+        vec![0, 2, 2, 5, 6, 7],
+        vec![1, 4, 0, 0, 3, 2, 4],
+    )
+    .unwrap();
     let (sum, moments, degree) = (
         Dat::<f64>::zeros("sum", &nodes, 1).unwrap(),
         Dat::<f64>::zeros("moments", &nodes, 3).unwrap(),
@@ -73,6 +80,14 @@ pub fn run_catalogue(rt: &Runtime) {
         degree(WRITE)
     )
     .unwrap();
-    par_loop!(rt, ragged_spread, nodes, on_nodes(READ), sum(INC, nbrs[..]), pairs(INC, nbrs[..])).unwrap();
+    par_loop!(
+        rt,
+        ragged_spread,
+        nodes,
+        on_nodes(READ),
+        sum(INC, nbrs[..]),
+        pairs(INC, nbrs[..])
+    )
+    .unwrap();
     par_loop!(rt, ragged_count, nodes, ints(INC, nbrs[..])).unwrap();
 }
