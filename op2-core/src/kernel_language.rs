@@ -285,6 +285,8 @@ pub const RANDOM_DRAWS: &[RandomDraw] = &[
     draw("uniform_f32", KernelScalar::F32, None),
     draw("below", KernelScalar::U32, Some(KernelScalar::U32)),
     draw("bernoulli", KernelScalar::Bool, Some(KernelScalar::F64)),
+    draw("normal_f64", KernelScalar::F64, None),
+    draw("normal_f32", KernelScalar::F32, None),
 ];
 
 const fn draw(name: &'static str, returns: KernelScalar, argument: Option<KernelScalar>) -> RandomDraw {

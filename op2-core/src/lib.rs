@@ -72,7 +72,7 @@ pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};
 pub use map::Map;
 pub use partials::{Partials, ReductionLayout};
-pub use philox::{philox4x32_10, Philox};
+pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};
 pub use plan::{conflicts, Conflict, Plan, Reach};
 pub use plan_cache::PlanCache;
 pub use plural::plural;

@@ -42,7 +42,7 @@ pub fn run_catalogue(rt: &Runtime) {
     par_loop!(rt, u32_i64_ops, nodes, a(READ), b(INC)).unwrap();
     // A kernel drawing from a counter-based random stream.
     let words = Dat::<u32>::zeros("words", &nodes, 3).unwrap();
-    let values = Dat::<f64>::zeros("values", &nodes, 4).unwrap();
+    let values = Dat::<f64>::zeros("values", &nodes, 6).unwrap();
     let id = Dat::from_vec("id", &nodes, 1, vec![10i64, 11, 12, 13, 14]).unwrap();
     let key = Global::new("key", vec![5i64, 0]).unwrap();
     par_loop!(

@@ -145,7 +145,7 @@ pub fn share_quarters(na: &mut f64, nb: &mut f64, a: &f64, b: &f64) {
 /// Draws of every kind from the element's own stream: keyed by the seed and
 /// call in `key`, numbered by the element's global id.
 #[op2::kernel]
-pub fn random_draws(words: &mut [u32; 3], values: &mut [f64; 4], id: &i64, key: &[i64; 2]) {
+pub fn random_draws(words: &mut [u32; 3], values: &mut [f64; 6], id: &i64, key: &[i64; 2]) {
     let mut rng = Philox::new(key[0] as u64, *id as u64, key[1] as u32);
     words[0] = rng.next_u32();
     words[1] = rng.below(6);
@@ -154,6 +154,8 @@ pub fn random_draws(words: &mut [u32; 3], values: &mut [f64; 4], id: &i64, key: 
     values[1] = rng.uniform_f32() as f64;
     values[2] = if rng.bernoulli(0.3) { 1.0 } else { 0.0 };
     values[3] = (rng.next_u64() >> 11) as f64;
+    values[4] = rng.normal_f64();
+    values[5] = rng.normal_f32() as f64;
 }
 
 /// Reads the targets of a ragged map every way a kernel can: `.len()`,

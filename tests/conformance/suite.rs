@@ -663,14 +663,16 @@ pub fn double_buffered_steps(new_rt: &dyn Fn() -> Runtime) {
 }
 
 /// Counter-based random streams: every backend draws exactly the words Rust's
-/// `Philox` gives for (seed, global id, call), whatever the threads or blocks.
+/// `Philox` gives for (seed, global id, call), whatever the threads or blocks,
+/// and the same bits for the floats, normals included (their logarithm and
+/// cosine are no math library's).
 pub fn random_streams_match_rust(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let agents = Set::with_global_ids("agents", (0..203u64).map(|i| i * 7919 + (1 << 33)).collect()).unwrap();
     let ids: Vec<i64> = agents.global_ids().iter().map(|&g| g as i64).collect();
     let id = Dat::from_vec("id", &agents, 1, ids.clone()).unwrap();
     let words = Dat::<u32>::zeros("words", &agents, 3).unwrap();
-    let values = Dat::<f64>::zeros("values", &agents, 4).unwrap();
+    let values = Dat::<f64>::zeros("values", &agents, 6).unwrap();
     for call in [0i64, 1, 77] {
         let seed = 0x5eed_0000_1234_i64;
         let key = Global::new("key", vec![seed, call]).unwrap();
@@ -693,6 +695,8 @@ pub fn random_streams_match_rust(new_rt: &dyn Fn() -> Runtime) {
                 rng.uniform_f32() as f64,
                 if rng.bernoulli(0.3) { 1.0 } else { 0.0 },
                 (rng.next_u64() >> 11) as f64,
+                rng.normal_f64(),
+                rng.normal_f32() as f64,
             ]);
         }
         assert_eq!(words.to_vec(), want_words, "call {call}");

@@ -239,6 +239,7 @@ fn random_streams_become_prelude_calls() {
             *x = rng.uniform_f64() + rng.uniform_f32() as f64;
             *n = rng.below(6) + rng.next_u32();
             if rng.bernoulli(0.5) { *n = 0; }
+            *x += rng.normal_f64() * (rng.normal_f32() as f64);
         }",
     );
     assert!(
@@ -251,6 +252,8 @@ fn random_streams_become_prelude_calls() {
         "op2_philox_below(&rng, 6u)",
         "op2_philox_u32(&rng)",
         "op2_philox_bernoulli(&rng, 0.5)",
+        "op2_philox_normal_f64(&rng)",
+        "op2_philox_normal_f32(&rng)",
     ] {
         assert!(c.contains(call), "{call} in {c}");
     }

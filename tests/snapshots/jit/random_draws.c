@@ -89,16 +89,75 @@ OP2_FN unsigned int op2_philox_below(op2_philox *s, unsigned int n) {
     }
 }
 OP2_FN int op2_philox_bernoulli(op2_philox *s, double p) { return op2_philox_uniform_f64(s) < p; }
+#if defined(__OPENCL_VERSION__)
+#define OP2_PHILOX_BITS(d) as_ulong(d)
+#define OP2_PHILOX_DOUBLE(u) as_double(u)
+#elif defined(__CUDACC__)
+#define OP2_PHILOX_BITS(d) ((unsigned long)__double_as_longlong(d))
+#define OP2_PHILOX_DOUBLE(u) __longlong_as_double((long long)(u))
+#else
+typedef union { double d; unsigned long u; } op2_philox_pun;
+OP2_FN unsigned long op2_philox_bits(double d) { op2_philox_pun p; p.d = d; return p.u; }
+OP2_FN double op2_philox_double(unsigned long u) { op2_philox_pun p; p.u = u; return p.d; }
+#define OP2_PHILOX_BITS(d) op2_philox_bits(d)
+#define OP2_PHILOX_DOUBLE(u) op2_philox_double(u)
+#endif
+OP2_FN double op2_philox_ln(double x) {
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#endif
+    unsigned long b = OP2_PHILOX_BITS(x);
+    long e = (long)((b >> 52) & 0x7fful) - 1023;
+    double m = OP2_PHILOX_DOUBLE((b & 0x000ffffffffffffful) | 0x3ff0000000000000ul);
+    if (m > 1.4142135623730951) { m = m * 0.5; e = e + 1; }
+    double s = (m - 1.0) / (m + 1.0);
+    double f = s + s;
+    double z = s * s;
+    double q = 0.3333333333333333 + z * (0.2 + z * (0.14285714285714285 + z * (0.1111111111111111 + z * (0.09090909090909091
+        + z * (0.07692307692307693 + z * (0.06666666666666667 + z * (0.058823529411764705 + z * (0.05263157894736842
+        + z * 0.047619047619047616))))))));
+    double ed = (double)e;
+    return ed * 0.6931471803691238 + (f + (f * (z * q) + ed * 1.9082149292705877e-10));
+}
+OP2_FN double op2_philox_cos_2pi(double v) {
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#endif
+    unsigned int q = ((unsigned int)(v * 8.0) + 1u) >> 1;
+    double y = (v * 4.0 - (double)q) * 1.5707963267948966;
+    double z = y * y;
+    if (q & 1u) {
+        double sn = y + y * (z * (-0.16666666666666666 + z * (0.008333333333333333 + z * (-0.0001984126984126984
+            + z * (2.7557319223985893e-6 + z * (-2.505210838544172e-8 + z * (1.6059043836821613e-10
+            + z * (-7.647163731819816e-13 + z * 2.8114572543455206e-15))))))));
+        return (q & 2u) ? sn : -sn;
+    }
+    double cs = (1.0 - 0.5 * z) + (z * z) * (0.041666666666666664 + z * (-0.001388888888888889 + z * (2.48015873015873e-5
+        + z * (-2.755731922398589e-7 + z * (2.08767569878681e-9 + z * (-1.1470745597729725e-11
+        + z * (4.779477332387385e-14 + z * -1.5619206968586225e-16)))))));
+    return (q & 2u) ? -cs : cs;
+}
+OP2_FN double op2_philox_normal_f64(op2_philox *s) {
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#endif
+    double u = 1.0 - op2_philox_uniform_f64(s);
+    double v = op2_philox_uniform_f64(s);
+    return sqrt(-2.0 * op2_philox_ln(u)) * op2_philox_cos_2pi(v);
+}
+OP2_FN float op2_philox_normal_f32(op2_philox *s) { return (float)op2_philox_normal_f64(s); }
 static inline void op2_kernel_random_draws(long *op2_status, unsigned int *words, double *values, const long *id, const long *key) {
     (void)op2_status;
     op2_philox rng = op2_philox_new(((unsigned long)key[OP2_IX(0, 2)]), ((unsigned long)(*id)), ((unsigned int)key[OP2_IX(1, 2)]));
     words[OP2_IX(0, 3)] = op2_philox_u32(&rng);
     words[OP2_IX(1, 3)] = op2_philox_below(&rng, 6u);
     words[OP2_IX(2, 3)] = op2_philox_below(&rng, 1000000007u);
-    values[OP2_IX(0, 4)] = op2_philox_uniform_f64(&rng);
-    values[OP2_IX(1, 4)] = ((double)op2_philox_uniform_f32(&rng));
-    values[OP2_IX(2, 4)] = (op2_philox_bernoulli(&rng, 0.3) ? 1.0 : 0.0);
-    values[OP2_IX(3, 4)] = ((double)(op2_philox_u64(&rng) >> 11));
+    values[OP2_IX(0, 6)] = op2_philox_uniform_f64(&rng);
+    values[OP2_IX(1, 6)] = ((double)op2_philox_uniform_f32(&rng));
+    values[OP2_IX(2, 6)] = (op2_philox_bernoulli(&rng, 0.3) ? 1.0 : 0.0);
+    values[OP2_IX(3, 6)] = ((double)(op2_philox_u64(&rng) >> 11));
+    values[OP2_IX(4, 6)] = op2_philox_normal_f64(&rng);
+    values[OP2_IX(5, 6)] = ((double)op2_philox_normal_f32(&rng));
 }
 
 void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
@@ -122,15 +181,15 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
             long op2_st[3] = {0, 0, 0};
             unsigned int s0[3];
             for (int c = 0; c < 3; ++c) s0[c] = 0;
-            double s1[4];
-            for (int c = 0; c < 4; ++c) s1[c] = 0;
+            double s1[6];
+            for (int c = 0; c < 6; ++c) s1[c] = 0;
             long s2[1];
             for (int c = 0; c < 1; ++c) s2[c] = arg2[e * 1 + c];
             long s3[2];
             for (int c = 0; c < 2; ++c) s3[c] = arg3[c];
             op2_kernel_random_draws(op2_st, s0, s1, s2, s3);
             for (int c = 0; c < 3; ++c) arg0[e * 3 + c] = s0[c];
-            for (int c = 0; c < 4; ++c) arg1[e * 4 + c] = s1[c];
+            for (int c = 0; c < 6; ++c) arg1[e * 6 + c] = s1[c];
         }
     }
 }
