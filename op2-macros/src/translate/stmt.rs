@@ -230,7 +230,8 @@ impl Translator {
             Expr::ForLoop(f) => self.for_loop(f),
             Expr::While(w) => {
                 let cond = self.expr(&w.cond, Some(Ty::BOOL));
-                self.scoped_block(&format!("while ({cond})"), &w.body, "");
+                // One pair of parentheses: `while ((a == b))` draws clang's -Wparentheses-equality.
+                self.scoped_block(&format!("while ({})", strip_parens(&cond)), &w.body, "");
             }
             Expr::Loop(l) => self.scoped_block("for (;;)", &l.body, ""),
             Expr::Block(b) => self.scoped_block("", &b.block, ""),
@@ -247,7 +248,8 @@ impl Translator {
 
     fn if_stmt(&mut self, i: &syn::ExprIf, prefix: &str) {
         let cond = self.expr(&i.cond, Some(Ty::BOOL));
-        self.out.open(&format!("{prefix}if ({cond})"));
+        // One pair of parentheses: `if ((a == b))` draws clang's -Wparentheses-equality.
+        self.out.open(&format!("{prefix}if ({})", strip_parens(&cond)));
         self.scopes.push(Vec::new());
         self.block_stmts(&i.then_branch);
         self.scopes.pop();

@@ -52,7 +52,7 @@ static inline void op2_kernel_bres_calc(long *op2_status, const double *x1, cons
     double dy = (x1[OP2_IX(1, 2)] - x2[OP2_IX(1, 2)]);
     double ri = (1.0 / q1[OP2_IX(0, 4)]);
     double p1 = ((*gm1) * (q1[OP2_IX(3, 4)] - ((0.5 * ri) * ((q1[OP2_IX(1, 4)] * q1[OP2_IX(1, 4)]) + (q1[OP2_IX(2, 4)] * q1[OP2_IX(2, 4)])))));
-    if (((*bound) == 1)) {
+    if ((*bound) == 1) {
         res1[OP2_IX(1, 4)] += (p1 * dy);
         res1[OP2_IX(2, 4)] += ((-p1) * dx);
     }

@@ -57,7 +57,7 @@ static inline void op2_kernel_ragged_read(long *op2_status, OP2_GLOBAL const dou
     double largest = (-1.0e300);
     for (int op2_j_1 = 0; op2_j_1 < vals_len; ++op2_j_1) {
         const double v = vals[vals_targets[op2_j_1]];
-        if ((v > largest)) {
+        if (v > largest) {
             largest = v;
         }
     }
