@@ -410,6 +410,16 @@ impl Runtime {
             if let Some(m) = a.map {
                 note(m.map.name(), m.map.device().lock().counter.clone());
             }
+            if let Some(r) = a.ragged {
+                note(
+                    &format!("{} offsets", r.name()),
+                    r.offsets_device().lock().counter.clone(),
+                );
+                note(
+                    &format!("{} targets", r.name()),
+                    r.targets_device().lock().counter.clone(),
+                );
+            }
         }
         if let Some(s) = subset {
             note(s.name(), s.device().lock().counter.clone());

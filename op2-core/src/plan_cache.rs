@@ -49,6 +49,16 @@ impl PlanCache {
             conflicts: conflicts.iter().map(|c| (c.reach.key(), c.group)).collect(),
         };
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
+        if !plans.contains_key(&key) {
+            // Subsets rebuilt every step (agent states) would otherwise leave
+            // one plan per step behind: drop those whose subset only cached
+            // plans still hold, so no loop can ask for them again.
+            let mut held_by_plans: HashMap<u64, usize> = HashMap::new();
+            for s in plans.values().filter_map(|p| p.subset()) {
+                *held_by_plans.entry(s.id()).or_default() += 1;
+            }
+            plans.retain(|_, p| p.subset().is_none_or(|s| s.handles() > held_by_plans[&s.id()]));
+        }
         let plan = plans.entry(key).or_insert_with(|| {
             self.built.fetch_add(1, Ordering::Relaxed);
             let start = std::time::Instant::now();
@@ -66,6 +76,16 @@ impl PlanCache {
             Arc::new(plan)
         });
         Some(plan.clone())
+    }
+
+    /// How many plans the cache holds.
+    pub fn len(&self) -> usize {
+        self.plans.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether the cache holds no plan.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// How many plans have been built (not found in the cache).
@@ -116,5 +136,34 @@ mod tests {
         let same_elements = Subset::new("some", &edges, vec![1, 2, 5]).unwrap();
         cache.plan(&edges, Some(&same_elements), 0..3, &inc, 4).unwrap();
         assert_eq!(cache.built(), 4);
+    }
+
+    #[test]
+    fn plans_of_dropped_subsets_are_dropped() {
+        let nodes = Set::new("nodes", 50).unwrap();
+        let edges = Set::new("edges", 49).unwrap();
+        let m = Map::new("e2n", &edges, &nodes, 2, (0..49).flat_map(|i| [i, i + 1]).collect()).unwrap();
+        let acc = Dat::<f64>::zeros("acc", &nodes, 1).unwrap();
+        let args = [
+            ArgSpec::through_map(ArgData::Dat(&acc), Access::Inc, &m, MapIndex::Entry(0)),
+            ArgSpec::through_map(ArgData::Dat(&acc), Access::Inc, &m, MapIndex::Entry(1)),
+        ];
+        let cache = PlanCache::default();
+        let whole = cache.plan(&edges, None, 0..49, &args, 4).unwrap();
+        let kept = Subset::new("kept", &edges, vec![1, 2, 3]).unwrap();
+        cache.plan(&edges, Some(&kept), 0..3, &args, 4).unwrap();
+        cache.plan(&edges, Some(&kept), 0..3, &args, 2).unwrap();
+        // A new subset every step, as agent states are: the cache stays small.
+        for step in 0..200 {
+            let active = Subset::filter("active", &edges, |e| (e + step) % 3 == 0).unwrap();
+            let n = active.len();
+            cache.plan(&edges, Some(&active), 0..n, &args, 4).unwrap();
+            assert!(cache.len() <= 4, "step {step}: {} plans cached", cache.len());
+        }
+        assert_eq!(cache.built(), 203);
+        // Plans of the set and of a subset still held are kept.
+        assert!(Arc::ptr_eq(&whole, &cache.plan(&edges, None, 0..49, &args, 4).unwrap()));
+        cache.plan(&edges, Some(&kept), 0..3, &args, 2).unwrap();
+        assert_eq!(cache.built(), 203, "nothing rebuilt");
     }
 }

@@ -23,6 +23,7 @@ struct RaggedInner {
     targets: Vec<i32>,
     offsets_device: crate::DeviceCell,
     targets_device: crate::DeviceCell,
+    max_degree: usize,
 }
 
 /// What [`RaggedMap::from_edges`] does with an edge given twice.
@@ -142,7 +143,9 @@ impl RaggedMap {
                 to.name()
             )));
         }
+        let max_degree = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         Ok(RaggedMap(Arc::new(RaggedInner {
+            max_degree,
             id: crate::id::next_id(),
             name,
             from: from.clone(),
@@ -273,12 +276,7 @@ impl RaggedMap {
 
     /// The largest degree (0 for an empty set).
     pub fn max_degree(&self) -> usize {
-        self.0
-            .offsets
-            .windows(2)
-            .map(|w| (w[1] - w[0]) as usize)
-            .max()
-            .unwrap_or(0)
+        self.0.max_degree
     }
 
     /// The CSR offsets: `from.total_size() + 1` of them.

@@ -153,6 +153,12 @@ impl Subset {
         self.0.id
     }
 
+    /// How many handles of this subset exist (the plan cache compares it
+    /// with the handles its plans keep).
+    pub(crate) fn handles(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
     /// Whether two handles are the same subset.
     pub fn same(&self, other: &Subset) -> bool {
         Arc::ptr_eq(&self.0, &other.0)

@@ -275,3 +275,52 @@ impl Drop for LoopBorrows<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ArgData, Dat, Global, Map, MapIndex, ParamInfo, RaggedMap};
+
+    const SLICE: [ParamInfo; 1] = [ParamInfo::ragged::<f64, 1>("x", false, false)];
+    const SLICE_MUT: [ParamInfo; 1] = [ParamInfo::ragged::<f64, 1>("x", true, false)];
+    const ARRAY: [ParamInfo; 1] = [ParamInfo::array::<f64, 1>("x", false)];
+
+    fn kernel(params: &'static [ParamInfo]) -> KernelInfo {
+        KernelInfo {
+            name: "k",
+            params,
+            c_source: "",
+        }
+    }
+
+    /// What `par_loop!` refuses at compile time is refused at run time too,
+    /// for argument lists built by hand.
+    #[test]
+    fn ragged_arguments_are_checked_at_run_time() {
+        let nodes = Set::new("nodes", 3).unwrap();
+        let r = RaggedMap::new("r", &nodes, &nodes, vec![0, 1, 1, 3], vec![2, 0, 1]).unwrap();
+        let m = Map::new("m", &nodes, &nodes, 1, vec![1, 2, 0]).unwrap();
+        let x = Dat::<f64>::zeros("x", &nodes, 1).unwrap();
+        let g = Global::<f64>::scalar("g", 0.0);
+        let ragged = |access| ArgSpec::through_ragged(ArgData::Dat(&x), access, &r);
+        assert!(validate_loop(&kernel(&SLICE), &nodes, &[ragged(Access::Read)]).is_ok());
+        assert!(validate_loop(&kernel(&SLICE_MUT), &nodes, &[ragged(Access::Inc)]).is_ok());
+        let err = |params, arg| validate_loop(&kernel(params), &nodes, &[arg]).unwrap_err().to_string();
+        let both = ArgSpec {
+            map: Some(crate::MapArg {
+                map: &m,
+                index: MapIndex::Entry(0),
+            }),
+            ..ragged(Access::Read)
+        };
+        assert!(err(&SLICE, both).contains("both a map and a ragged map"));
+        let global = ArgSpec::through_ragged(ArgData::Global(&g), Access::Read, &r);
+        assert!(err(&SLICE, global).contains("Global cannot be accessed through a map"));
+        assert!(err(&ARRAY, ragged(Access::Read)).contains("needs a slice"));
+        assert!(err(&SLICE_MUT, ragged(Access::Rw)).contains("READ or INC"));
+        let direct = ArgSpec::direct(ArgData::Dat(&x), Access::Read);
+        assert!(err(&SLICE, direct).contains("write `d(ACCESS, r[..])`"));
+        let through_map = ArgSpec::through_map(ArgData::Dat(&x), Access::Read, &m, MapIndex::Entry(0));
+        assert!(err(&SLICE, through_map).contains("a slice"));
+    }
+}

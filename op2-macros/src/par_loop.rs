@@ -237,7 +237,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             (Via::Ragged, _) => {
                 specs.push(quote_spanned!(a.span=> ::op2::__private::ragged_arg_spec(#d, #access, #m)));
                 views.push(quote_spanned!(a.span=> let #v = ::op2::__private::RaggedView::new(#d, #m);));
-                binds.push(quote_spanned!(a.span=> let mut #s = ::std::vec::Vec::new();));
+                // Room for the largest row: no growth inside the loop.
+                binds.push(quote_spanned!(a.span=> let mut #s = ::std::vec::Vec::with_capacity(#m.max_degree());));
                 gathers.push(match a.access {
                     Access::Read => quote_spanned!(a.span=> #v.load_into(#e, &mut #s);),
                     _ => quote_spanned!(a.span=> #v.zero_into(#e, &mut #s);),

@@ -363,4 +363,44 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn local_ragged_rows_point_to_local_elements_and_unexecuted_rows_are_empty() {
+        let (ls, _) = layouts(2, vec![0, 0, 0, 1, 1, 1]);
+        let (c2n, _) = strip();
+        // The strip's cells to their nodes, each row cut to a varying length.
+        let mut offsets = vec![0i32];
+        let mut targets = Vec::new();
+        for c in 0..c2n.len() / 2 {
+            targets.extend_from_slice(&c2n[2 * c..2 * c + (c % 3).min(2)]);
+            offsets.push(targets.len() as i32);
+        }
+        let m = MapDesc {
+            from: 0,
+            to: 1,
+            arity: 0,
+            values: &targets,
+            offsets: Some(&offsets),
+        };
+        for l in &ls {
+            let g2l = l.sets[1].global_to_local(7);
+            let (local_offsets, local_targets) = local_ragged(&m, &l.sets[0], &g2l);
+            let from = &l.sets[0];
+            assert_eq!(local_offsets.len(), from.globals.len() + 1);
+            let executed = from.regions.owned_size() + from.regions.exec_halo;
+            for (i, &c) in from.globals.iter().enumerate() {
+                let row = &local_targets[local_offsets[i]..local_offsets[i + 1]];
+                if i >= executed {
+                    assert!(row.is_empty(), "non-exec row {i} must be empty");
+                    continue;
+                }
+                let want = m.row(c as usize);
+                assert_eq!(row.len(), want.len());
+                for (&t, &g) in row.iter().zip(want) {
+                    assert!(t >= 0);
+                    assert_eq!(l.sets[1].globals[t as usize] as i32, g);
+                }
+            }
+        }
+    }
 }

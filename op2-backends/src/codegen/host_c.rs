@@ -74,10 +74,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         if !matches!(a.kind, ArgKind::Global { slot: Some(_) }) {
             let _ = writeln!(s, "        {t} *arg{k} = ({t} *)data[{k}];");
         }
-        if matches!(
-            a.kind,
-            ArgKind::MapEntry { .. } | ArgKind::MapAll { .. } | ArgKind::Ragged
-        ) {
+        if super::is_indirect(a) {
             let _ = writeln!(s, "        const int *map{k} = maps[{k}];");
         }
         if a.kind == ArgKind::Ragged {

@@ -48,6 +48,9 @@ impl PlanBuffersCache {
             colours: upload("plan element colours", bytemuck::cast_slice(plan.element_colours()))?,
             ncolours: upload("plan colours per block", bytemuck::cast_slice(&ncolours))?,
         });
+        // Plans the plan cache dropped (their subset is gone) are held here
+        // only: free their device buffers too.
+        plans.retain(|_, (p, _)| Arc::strong_count(p) > 1);
         plans.insert(key, (plan.clone(), buffers.clone()));
         Ok(buffers)
     }
