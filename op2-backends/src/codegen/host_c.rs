@@ -13,7 +13,7 @@ use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 /// ```c
 /// void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
 ///               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
-///               long *report);
+///               long *report, const int *elems);
 /// ```
 ///
 /// where `maps` has two entries per argument: `maps[k]` is argument `k`'s
@@ -26,10 +26,10 @@ use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 /// With [`Checks::On`], the lowest element whose kernel failed a check is
 /// recorded in `report` (code, element, index, length; code 0: none).
 ///
-/// A loop over a subset (`shape.subset`) takes one more parameter,
-/// `const int *elems`, after `report`: units then cover positions, and
-/// position `p` runs element `elems[p]` (which gathers, scatters and reports
-/// use). Positions in ascending order are elements in ascending order, so the
+/// The last parameter, `elems`, is a subset's elements: in a loop over a
+/// subset (`shape.subset`) units cover positions, and position `p` runs
+/// element `elems[p]` (which gathers, scatters and reports use); other loops
+/// ignore it (the caller passes null), so every loop has one signature. Positions in ascending order are elements in ascending order, so the
 /// lowest failing position is the lowest failing element.
 pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> String {
     let mut s = String::new();
@@ -50,12 +50,8 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         "void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,\n\
          \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads,\n",
     );
-    s.push_str(if shape.subset {
-        "              long *report, const int *elems)\n{\n"
-    } else {
-        "              long *report)\n{\n"
-    });
-    s.push_str("    (void)maps;\n    (void)partials;\n    (void)report;\n");
+    s.push_str("              long *report, const int *elems)\n{\n");
+    s.push_str("    (void)maps;\n    (void)partials;\n    (void)report;\n    (void)elems;\n");
     let _ = writeln!(
         s,
         "    #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())"

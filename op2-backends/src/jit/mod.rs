@@ -35,33 +35,11 @@ type LoopFn = unsafe extern "C" fn(
     partials: *mut u64,
     nthreads: c_int,
     report: *mut c_long,
-);
-
-/// `op2_loop` of a loop over a subset: one more parameter, the subset's
-/// elements (see `host_source`).
-type SubsetLoopFn = unsafe extern "C" fn(
-    units: *const u32,
-    nunits: c_long,
-    base: c_long,
-    block_size: c_long,
-    limit: c_long,
-    data: *const *mut c_void,
-    maps: *const *const c_int,
-    partials: *mut u64,
-    nthreads: c_int,
-    report: *mut c_long,
     elems: *const c_int,
 );
 
-/// A loaded `op2_loop`, typed by the shape it was generated for.
-#[derive(Clone, Copy)]
-enum Entry {
-    Set(LoopFn),
-    Subset(SubsetLoopFn),
-}
-
 struct Compiled {
-    func: Entry,
+    func: LoopFn,
     // Loaded with RTLD_NODELETE: never unloaded while OpenMP threads live.
     _library: libloading::os::unix::Library,
 }
@@ -168,16 +146,10 @@ impl JitExecutor {
         // trailer); its initialisers are the C runtime's.
         let library = unsafe { libloading::os::unix::Library::open(Some(&object), flags) }
             .map_err(|e| load_err(e.to_string()))?;
-        // SAFETY: `op2_loop` has the signature `host_source` generates for
-        // this shape: with the subset's elements exactly when `shape.subset`.
-        let func = unsafe {
-            if shape.subset {
-                library.get::<SubsetLoopFn>(b"op2_loop\0").map(|s| Entry::Subset(*s))
-            } else {
-                library.get::<LoopFn>(b"op2_loop\0").map(|s| Entry::Set(*s))
-            }
-        }
-        .map_err(|e| load_err(e.to_string()))?;
+        // SAFETY: `op2_loop` has the signature `host_source` generates.
+        let func: LoopFn = unsafe { library.get::<LoopFn>(b"op2_loop\0") }
+            .map(|s| *s)
+            .map_err(|e| load_err(e.to_string()))?;
         let compiled = Arc::new(Compiled {
             func,
             _library: library,
@@ -214,7 +186,7 @@ impl Executor for JitExecutor {
         let mut report: [c_long; 4] = [0; 4];
         let report_ptr = report.as_mut_ptr();
         // A subset's elements, position by position (the range indexes them).
-        let elems = lp.elements().unwrap_or(&[]);
+        let elems = lp.elements().map_or(std::ptr::null(), <[i32]>::as_ptr);
         let run = |units: &[u32], partials: &mut [u64]| {
             // SAFETY: the runtime validated the loop (dims, maps, sets) and holds
             // its borrows; the generated code touches position ranges of `units`
@@ -222,33 +194,19 @@ impl Executor for JitExecutor {
             // partials `units.len() * words`, and the plan keeps one call's
             // units free of write conflicts.
             unsafe {
-                match compiled.func {
-                    Entry::Set(f) => f(
-                        units.as_ptr(),
-                        units.len() as c_long,
-                        base as c_long,
-                        bs as c_long,
-                        lp.range.end as c_long,
-                        data.as_ptr(),
-                        maps.as_ptr(),
-                        partials.as_mut_ptr(),
-                        self.nthreads,
-                        report_ptr,
-                    ),
-                    Entry::Subset(f) => f(
-                        units.as_ptr(),
-                        units.len() as c_long,
-                        base as c_long,
-                        bs as c_long,
-                        lp.range.end as c_long,
-                        data.as_ptr(),
-                        maps.as_ptr(),
-                        partials.as_mut_ptr(),
-                        self.nthreads,
-                        report_ptr,
-                        elems.as_ptr(),
-                    ),
-                }
+                (compiled.func)(
+                    units.as_ptr(),
+                    units.len() as c_long,
+                    base as c_long,
+                    bs as c_long,
+                    lp.range.end as c_long,
+                    data.as_ptr(),
+                    maps.as_ptr(),
+                    partials.as_mut_ptr(),
+                    self.nthreads,
+                    report_ptr,
+                    elems,
+                )
             }
         };
         let mut partials;

@@ -54,11 +54,12 @@ static inline void op2_kernel_node_rw_via_map(long *op2_status, double *v) {
 
 void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
-              long *report)
+              long *report, const int *elems)
 {
     (void)maps;
     (void)partials;
     (void)report;
+    (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
         const long start = base + (long)units[u] * block_size;

@@ -66,6 +66,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)maps;
     (void)partials;
     (void)report;
+    (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
         const long start = base + (long)units[u] * block_size;
