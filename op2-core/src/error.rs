@@ -369,6 +369,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A stencil's lattice does not fit its set, or its offsets are empty or too many.
+    #[error("stencil `{stencil}`: {reason}")]
+    InvalidStencil {
+        /// The stencil.
+        stencil: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {

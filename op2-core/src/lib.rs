@@ -49,6 +49,7 @@ mod ragged_map;
 mod scalar;
 mod set;
 mod stage;
+mod stencil;
 mod storage;
 mod subset;
 mod timing;
@@ -83,6 +84,7 @@ pub use set::{Set, SetRegions};
 pub use stage::Stage;
 #[doc(hidden)]
 pub use subset::IterationSpace;
+pub use stencil::{Stencil, MAX_STENCIL_OFFSETS};
 pub use subset::Subset;
 pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};

@@ -1,10 +1,15 @@
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use crate::stencil::LatticeRule;
 use crate::{Error, Result, Set};
 
 /// A fixed-arity table from each element of one set to `arity` elements of
 /// another (cell -> its 3 vertices). Immutable once built; a cheap cloneable handle.
+///
+/// A map made by a [`crate::Stencil`] computes its entries from a lattice
+/// rule: native loops never read a table, and the table is built only when
+/// something needs one (the planner, generated code, a device, distribution).
 #[derive(Clone)]
 pub struct Map(Arc<MapInner>);
 
@@ -15,7 +20,9 @@ struct MapInner {
     from: Set,
     to: Set,
     arity: usize,
-    values: Vec<i32>,
+    /// The table: given, or built from `rule` on first use.
+    values: OnceLock<Vec<i32>>,
+    rule: Option<LatticeRule>,
 }
 
 impl Map {
@@ -82,8 +89,24 @@ impl Map {
             from: from.clone(),
             to: to.clone(),
             arity,
-            values,
+            values: OnceLock::from(values),
+            rule: None,
         })))
+    }
+
+    /// A map whose entries `rule` computes (see [`crate::Stencil`]); `arity`
+    /// is the rule's number of offsets, checked by the caller.
+    pub(crate) fn computed(name: String, set: &Set, rule: LatticeRule) -> Map {
+        Map(Arc::new(MapInner {
+            id: crate::id::next_id(),
+            device: crate::DeviceCell::default(),
+            name,
+            from: set.clone(),
+            to: set.clone(),
+            arity: rule.arity(),
+            values: OnceLock::new(),
+            rule: Some(rule),
+        }))
     }
 
     /// The arity-1 map from `set` to itself: element `i` maps to `i`, halo
@@ -107,7 +130,7 @@ impl Map {
     /// ```
     pub fn identity(name: impl Into<String>, set: &Set) -> Map {
         // Set sizes are at most i32::MAX, so every index fits an entry.
-        let values = (0..set.total_size()).map(|i| i as i32).collect();
+        let values: Vec<i32> = (0..set.total_size()).map(|i| i as i32).collect();
         Map(Arc::new(MapInner {
             id: crate::id::next_id(),
             device: crate::DeviceCell::default(),
@@ -115,7 +138,8 @@ impl Map {
             from: set.clone(),
             to: set.clone(),
             arity: 1,
-            values,
+            values: OnceLock::from(values),
+            rule: None,
         }))
     }
 
@@ -139,9 +163,18 @@ impl Map {
         self.0.arity
     }
 
-    /// The flat table, element-major.
+    /// The flat table, element-major (built on the first call for a map
+    /// whose entries a lattice rule computes).
     pub fn values(&self) -> &[i32] {
-        &self.0.values
+        self.0
+            .values
+            .get_or_init(|| self.0.rule.as_ref().map_or_else(Vec::new, LatticeRule::table))
+    }
+
+    /// The lattice rule that computes the entries, for a map made by a
+    /// [`crate::Stencil`].
+    pub(crate) fn rule(&self) -> Option<&LatticeRule> {
+        self.0.rule.as_ref()
     }
 
     /// The device copy of the table (maps are uploaded once and kept).

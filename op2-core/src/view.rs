@@ -7,6 +7,8 @@
 
 use crate::{Access, ArgData, ArgSpec, Dat, Global, Map, MapIndex, Partials, RaggedMap, Scalar, Stage};
 
+pub use crate::stencil::StencilView;
+
 /// A Dat or Global written as a direct argument `d(ACCESS)`.
 pub trait DirectArg {
     /// Element type.
@@ -177,7 +179,195 @@ pub fn map_arg_spec<'a, T: Scalar>(dat: &'a Dat<T>, access: Access, map: &'a Map
     ArgSpec::through_map(ArgData::Dat(dat), access, map, index)
 }
 
-/// An indirect Dat argument: element `e`'s entry `i` is `dat[map[e * arity + i]]`.
+/// What `par_loop!` accepts as the map of `d(ACCESS, m[i])` and
+/// `d(ACCESS, m)`: a [`Map`] (a table) or a [`crate::Stencil`] (computed
+/// entries). The view type is known at compile time, so a loop through a
+/// table map runs the same code as ever.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a Map or a Stencil",
+    label = "expected a `Map` or a `Stencil` here",
+    note = "a ragged map reaches all of an element's targets: write `d(ACCESS, r[..])`"
+)]
+pub trait IndirectArg {
+    /// The view of a Dat through this map.
+    type View<T: Scalar>: IndirectView<T>;
+    /// The map validation, planning and generated code see.
+    fn map(&self) -> &Map;
+    /// A view of `dat` through this map.
+    fn view<T: Scalar>(&self, dat: &Dat<T>) -> Self::View<T>;
+}
+
+impl IndirectArg for Map {
+    type View<T: Scalar> = MapView<T>;
+    fn map(&self) -> &Map {
+        self
+    }
+    fn view<T: Scalar>(&self, dat: &Dat<T>) -> MapView<T> {
+        MapView::new(dat, self)
+    }
+}
+
+/// Lets `par_loop!` take a reference to a map (inside functions that receive `&Map`).
+impl<A: IndirectArg + ?Sized> IndirectArg for &A {
+    type View<T: Scalar> = A::View<T>;
+    fn map(&self) -> &Map {
+        (**self).map()
+    }
+    fn view<T: Scalar>(&self, dat: &Dat<T>) -> A::View<T> {
+        (**self).view(dat)
+    }
+}
+
+/// Entry access of an indirect argument. `interior` is true only for
+/// elements inside a run that [`IndirectView::run_end`] returned, where a
+/// computed map may take its fast path; table maps ignore it.
+///
+/// # Safety
+/// Implementations must only point inside the data they view, at the
+/// validated map's targets.
+pub unsafe trait IndirectView<T: Scalar>: Copy + Send + Sync {
+    /// Whether [`IndirectView::run_end`] can end a run before `end` (false:
+    /// the loop body keeps its plain loop).
+    #[inline(always)]
+    fn has_runs(self) -> bool {
+        false
+    }
+
+    /// The end (at most `end`) of the run of elements from `e` on that may
+    /// use the interior path; `e` itself if `e` may not.
+    #[inline(always)]
+    fn run_end(self, _e: usize, end: usize) -> usize {
+        end
+    }
+
+    /// Where entry `i` of element `e` lives (the map's arity at run time).
+    ///
+    /// # Safety
+    /// The loop is validated and its data borrowed; `interior` as above.
+    unsafe fn target<S: Stage<T>>(self, e: usize, i: usize, interior: bool) -> *mut T;
+
+    /// Where entry `k` of element `e` lives, for a map of arity `A`.
+    ///
+    /// # Safety
+    /// As for `target`.
+    #[inline(always)]
+    unsafe fn target_of<S: Stage<T>, const A: usize>(self, e: usize, k: usize, interior: bool) -> *mut T {
+        self.target::<S>(e, k, interior)
+    }
+
+    /// A zero staging value for one entry.
+    #[inline(always)]
+    fn zero<S: Stage<T>>(self) -> S {
+        S::zero()
+    }
+
+    /// Zero staging values for all entries.
+    #[inline(always)]
+    fn zero_all<S: Stage<T>, const A: usize>(self) -> [S; A] {
+        [S::zero(); A]
+    }
+
+    /// Gathers entry `i` of element `e`.
+    ///
+    /// # Safety
+    /// As for `target`.
+    #[inline(always)]
+    unsafe fn load_at<S: Stage<T>>(self, e: usize, i: usize, interior: bool) -> S {
+        S::load(self.target::<S>(e, i, interior))
+    }
+
+    /// Assigns entry `i` of element `e`.
+    ///
+    /// # Safety
+    /// As for `target`, and no concurrent chunk touches the target.
+    #[inline(always)]
+    unsafe fn store_at<S: Stage<T>>(self, e: usize, i: usize, s: &S, interior: bool) {
+        s.store(self.target::<S>(e, i, interior))
+    }
+
+    /// Adds to entry `i` of element `e`.
+    ///
+    /// # Safety
+    /// As for `store_at`.
+    #[inline(always)]
+    unsafe fn add_at<S: Stage<T>>(self, e: usize, i: usize, s: &S, interior: bool) {
+        s.add_to(self.target::<S>(e, i, interior))
+    }
+
+    /// Combines entry `i` of element `e` by minimum.
+    ///
+    /// # Safety
+    /// As for `store_at`.
+    #[inline(always)]
+    unsafe fn min_at<S: Stage<T>>(self, e: usize, i: usize, s: &S, interior: bool) {
+        s.min_to(self.target::<S>(e, i, interior))
+    }
+
+    /// Combines entry `i` of element `e` by maximum.
+    ///
+    /// # Safety
+    /// As for `store_at`.
+    #[inline(always)]
+    unsafe fn max_at<S: Stage<T>>(self, e: usize, i: usize, s: &S, interior: bool) {
+        s.max_to(self.target::<S>(e, i, interior))
+    }
+
+    /// Gathers all `A` entries of element `e` (`A` is the validated arity).
+    ///
+    /// # Safety
+    /// As for `target`.
+    #[inline(always)]
+    unsafe fn load_all<S: Stage<T>, const A: usize>(self, e: usize, interior: bool) -> [S; A] {
+        std::array::from_fn(|k| S::load(self.target_of::<S, A>(e, k, interior)))
+    }
+
+    /// Assigns all entries of element `e`, in entry order.
+    ///
+    /// # Safety
+    /// As for `store_at`.
+    #[inline(always)]
+    unsafe fn store_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A], interior: bool) {
+        for (k, v) in s.iter().enumerate() {
+            v.store(self.target_of::<S, A>(e, k, interior));
+        }
+    }
+
+    /// Adds all entries of element `e`, in entry order.
+    ///
+    /// # Safety
+    /// As for `store_at`.
+    #[inline(always)]
+    unsafe fn add_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A], interior: bool) {
+        for (k, v) in s.iter().enumerate() {
+            v.add_to(self.target_of::<S, A>(e, k, interior));
+        }
+    }
+
+    /// Combines all entries of element `e` by minimum.
+    ///
+    /// # Safety
+    /// As for `store_at`.
+    #[inline(always)]
+    unsafe fn min_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A], interior: bool) {
+        for (k, v) in s.iter().enumerate() {
+            v.min_to(self.target_of::<S, A>(e, k, interior));
+        }
+    }
+
+    /// Combines all entries of element `e` by maximum.
+    ///
+    /// # Safety
+    /// As for `store_at`.
+    #[inline(always)]
+    unsafe fn max_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A], interior: bool) {
+        for (k, v) in s.iter().enumerate() {
+            v.max_to(self.target_of::<S, A>(e, k, interior));
+        }
+    }
+}
+
+/// An indirect Dat argument through a table: element `e`'s entry `i` is
+/// `dat[map[e * arity + i]]`.
 #[derive(Clone, Copy)]
 pub struct MapView<T> {
     ptr: *mut T,
@@ -198,127 +388,20 @@ impl<T: Scalar> MapView<T> {
             arity: map.arity(),
         }
     }
+}
 
+unsafe impl<T: Scalar> IndirectView<T> for MapView<T> {
     #[inline(always)]
-    unsafe fn target<S: Stage<T>>(self, e: usize, i: usize) -> *mut T {
+    unsafe fn target<S: Stage<T>>(self, e: usize, i: usize, _: bool) -> *mut T {
         let t = *self.map.add(e * self.arity + i) as usize;
         self.ptr.add(t * S::DIM)
     }
 
     #[inline(always)]
-    unsafe fn target_of<S: Stage<T>, const A: usize>(self, e: usize, k: usize) -> *mut T {
+    unsafe fn target_of<S: Stage<T>, const A: usize>(self, e: usize, k: usize, _: bool) -> *mut T {
+        // The arity as a constant: the gather unrolls.
         let t = *self.map.add(e * A + k) as usize;
         self.ptr.add(t * S::DIM)
-    }
-
-    /// A zero staging value for one entry.
-    #[inline(always)]
-    pub fn zero<S: Stage<T>>(self) -> S {
-        S::zero()
-    }
-
-    /// Zero staging values for all entries.
-    #[inline(always)]
-    pub fn zero_all<S: Stage<T>, const A: usize>(self) -> [S; A] {
-        [S::zero(); A]
-    }
-
-    /// Gathers entry `i` of element `e`.
-    ///
-    /// # Safety
-    /// The loop is validated and its data borrowed.
-    #[inline(always)]
-    pub unsafe fn load_at<S: Stage<T>>(self, e: usize, i: usize) -> S {
-        S::load(self.target::<S>(e, i))
-    }
-
-    /// Assigns entry `i` of element `e`.
-    ///
-    /// # Safety
-    /// As for `load_at`, and no concurrent chunk touches the target.
-    #[inline(always)]
-    pub unsafe fn store_at<S: Stage<T>>(self, e: usize, i: usize, s: &S) {
-        s.store(self.target::<S>(e, i))
-    }
-
-    /// Adds to entry `i` of element `e`.
-    ///
-    /// # Safety
-    /// As for `store_at`.
-    #[inline(always)]
-    pub unsafe fn add_at<S: Stage<T>>(self, e: usize, i: usize, s: &S) {
-        s.add_to(self.target::<S>(e, i))
-    }
-
-    /// Combines entry `i` of element `e` by minimum.
-    ///
-    /// # Safety
-    /// As for `store_at`.
-    #[inline(always)]
-    pub unsafe fn min_at<S: Stage<T>>(self, e: usize, i: usize, s: &S) {
-        s.min_to(self.target::<S>(e, i))
-    }
-
-    /// Combines entry `i` of element `e` by maximum.
-    ///
-    /// # Safety
-    /// As for `store_at`.
-    #[inline(always)]
-    pub unsafe fn max_at<S: Stage<T>>(self, e: usize, i: usize, s: &S) {
-        s.max_to(self.target::<S>(e, i))
-    }
-
-    /// Gathers all `A` entries of element `e` (`A` is the validated arity).
-    ///
-    /// # Safety
-    /// As for `load_at`.
-    #[inline(always)]
-    pub unsafe fn load_all<S: Stage<T>, const A: usize>(self, e: usize) -> [S; A] {
-        std::array::from_fn(|k| S::load(self.target_of::<S, A>(e, k)))
-    }
-
-    /// Assigns all entries of element `e`, in entry order.
-    ///
-    /// # Safety
-    /// As for `store_at`.
-    #[inline(always)]
-    pub unsafe fn store_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A]) {
-        for (k, v) in s.iter().enumerate() {
-            v.store(self.target_of::<S, A>(e, k));
-        }
-    }
-
-    /// Adds all entries of element `e`, in entry order.
-    ///
-    /// # Safety
-    /// As for `store_at`.
-    #[inline(always)]
-    pub unsafe fn add_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A]) {
-        for (k, v) in s.iter().enumerate() {
-            v.add_to(self.target_of::<S, A>(e, k));
-        }
-    }
-
-    /// Combines all entries of element `e` by minimum.
-    ///
-    /// # Safety
-    /// As for `store_at`.
-    #[inline(always)]
-    pub unsafe fn min_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A]) {
-        for (k, v) in s.iter().enumerate() {
-            v.min_to(self.target_of::<S, A>(e, k));
-        }
-    }
-
-    /// Combines all entries of element `e` by maximum.
-    ///
-    /// # Safety
-    /// As for `store_at`.
-    #[inline(always)]
-    pub unsafe fn max_all<S: Stage<T>, const A: usize>(self, e: usize, s: &[S; A]) {
-        for (k, v) in s.iter().enumerate() {
-            v.max_to(self.target_of::<S, A>(e, k));
-        }
     }
 }
 

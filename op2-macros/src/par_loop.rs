@@ -167,6 +167,10 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     let mut gathers = Vec::new();
     let mut call_args = Vec::new();
     let mut scatters = Vec::new();
+    // The views of arguments through a Map or a Stencil (runs of interior elements).
+    let mut map_views = Vec::new();
+    let iarg = quote!(::op2::__private::IndirectArg);
+    let iview = quote!(::op2::__private::IndirectView);
 
     for (k, a) in p.args.iter().enumerate() {
         let d = format_ident!("__op2_d{}", k);
@@ -185,7 +189,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         bindings.push(quote_spanned!(a.span=> let #d = &(#data);));
         match (&a.map, &a.via) {
             (Some(map), Via::Ragged) => bindings.push(quote_spanned!(a.span=> let #m: &::op2::RaggedMap = &(#map);)),
-            (Some(map), _) => bindings.push(quote_spanned!(a.span=> let #m: &::op2::Map = &(#map);)),
+            // A Map or a Stencil: the trait picks the view at compile time.
+            (Some(map), _) => bindings.push(quote_spanned!(a.span=> let #m = &(#map);)),
             (None, _) => {}
         }
         // Literal indices stay literals in the body so the optimiser sees them.
@@ -224,14 +229,16 @@ fn generate(p: &ParLoopInput) -> TokenStream {
                 }
             }
             (Via::Entry(_), Some(i)) => {
-                specs.push(quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #m, ::op2::__private::MapIndex::Entry(#i))));
-                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::MapView::new(#d, #m);));
+                specs.push(quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #iarg::map(#m), ::op2::__private::MapIndex::Entry(#i))));
+                views.push(quote_spanned!(a.span=> let #v = #iarg::view(#m, #d);));
+                binds.push(quote!(let #v = #v;));
+                map_views.push(v.clone());
                 gathers.push(match a.access {
-                    Access::Write | Access::Inc => quote_spanned!(a.span=> let mut #s = #v.zero();),
-                    _ => quote_spanned!(a.span=> let #mut_kw #s = #v.load_at(#e, #i);),
+                    Access::Write | Access::Inc => quote_spanned!(a.span=> let mut #s = #iview::zero(#v);),
+                    _ => quote_spanned!(a.span=> let #mut_kw #s = #iview::load_at(#v, #e, #i, __OP2_INTERIOR);),
                 });
                 if let Some(op) = scatter_op(a.access, "_at") {
-                    scatters.push(quote_spanned!(a.span=> #v.#op(#e, #i, &#s);));
+                    scatters.push(quote_spanned!(a.span=> #iview::#op(#v, #e, #i, &#s, __OP2_INTERIOR);));
                 }
             }
             (Via::Ragged, _) => {
@@ -248,30 +255,67 @@ fn generate(p: &ParLoopInput) -> TokenStream {
                 }
             }
             _ => {
-                specs.push(quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #m, ::op2::__private::MapIndex::All)));
-                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::MapView::new(#d, #m);));
+                specs.push(quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #iarg::map(#m), ::op2::__private::MapIndex::All)));
+                views.push(quote_spanned!(a.span=> let #v = #iarg::view(#m, #d);));
+                binds.push(quote!(let #v = #v;));
+                map_views.push(v.clone());
                 gathers.push(match a.access {
-                    Access::Write | Access::Inc => quote_spanned!(a.span=> let mut #s = #v.zero_all();),
-                    _ => quote_spanned!(a.span=> let #mut_kw #s = #v.load_all(#e);),
+                    Access::Write | Access::Inc => quote_spanned!(a.span=> let mut #s = #iview::zero_all(#v);),
+                    _ => quote_spanned!(a.span=> let #mut_kw #s = #iview::load_all(#v, #e, __OP2_INTERIOR);),
                 });
                 if let Some(op) = scatter_op(a.access, "_all") {
-                    scatters.push(quote_spanned!(a.span=> #v.#op(#e, &#s);));
+                    scatters.push(quote_spanned!(a.span=> #iview::#op(#v, #e, &#s, __OP2_INTERIOR);));
                 }
             }
         }
     }
 
     let space = quote_spanned!(set.span()=> ::op2::__private::IterationSpace::space(__op2_space));
-    // One element's gather, kernel call and scatter, at element `__op2_e`.
-    let element = quote! {
-        // SAFETY: Runtime::par_loop validated the loop against the kernel's
-        // signature and borrowed its data before running this body, and
-        // gives concurrent chunks disjoint write targets.
-        #[allow(unused_unsafe)]
-        unsafe {
-            #(#gathers)*
-            #kernel(#(#call_args),*);
-            #(#scatters)*
+    // One element's gather, kernel call and scatter, at element `__op2_e`;
+    // `interior` says whether it lies in a run `run_end` returned.
+    let element = |interior: bool| {
+        quote! {
+            // SAFETY: Runtime::par_loop validated the loop against the kernel's
+            // signature and borrowed its data before running this body, and
+            // gives concurrent chunks disjoint write targets.
+            #[allow(unused_unsafe)]
+            unsafe {
+                #[allow(dead_code)]
+                const __OP2_INTERIOR: bool = #interior;
+                #(#gathers)*
+                #kernel(#(#call_args),*);
+                #(#scatters)*
+            }
+        }
+    };
+    let anywhere = element(false);
+    // Loops through maps get the run structure too (their views never start
+    // a run, so it folds away); loops without maps do not need it.
+    let runs = if map_views.is_empty() {
+        quote!()
+    } else {
+        let interior = element(true);
+        quote! {
+        // Through a Stencil: runs of interior elements, where the
+        // neighbours lie at fixed offsets (a loop that vectorises),
+        // and border elements one at a time. Constant false for maps.
+        ::core::option::Option::None if false #(|| #iview::has_runs(#map_views))* => {
+            let (mut __op2_at, __op2_end) = (__op2_range.start, __op2_range.end);
+            while __op2_at < __op2_end {
+                let __op2_run = __op2_end;
+                #(let __op2_run = #iview::run_end(#map_views, __op2_at, __op2_run);)*
+                if __op2_run > __op2_at {
+                    for __op2_e in __op2_at..__op2_run {
+                        #interior
+                    }
+                    __op2_at = __op2_run;
+                } else {
+                    let __op2_e = __op2_at;
+                    #anywhere
+                    __op2_at += 1;
+                }
+            }
+        }
         }
     };
     quote! {{
@@ -294,15 +338,16 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             // a subset's elements. Branching once here keeps the loop over a
             // whole set free of any per-element lookup.
             match __op2_elems {
+                #runs
                 ::core::option::Option::None => {
                     for __op2_e in __op2_range {
-                        #element
+                        #anywhere
                     }
                 }
                 ::core::option::Option::Some(__op2_elems) => {
                     for &__op2_i in &__op2_elems[__op2_range] {
                         let __op2_e = __op2_i as usize;
-                        #element
+                        #anywhere
                     }
                 }
             }

@@ -1,14 +1,15 @@
 //! Conway's Game of Life (B3/S23) on a W x H torus as op2 carriers: cells as a
-//! Set, the Moore neighbourhood as a Map of arity 8, the state double-buffered
-//! (one loop reads the current generation and writes the next, then the two
-//! Dats swap), the population a Global reduction. x is the column, y the row
+//! Set, the Moore neighbourhood as a Stencil (a map of arity 8 whose entries
+//! are computed; a table once distributed), the state double-buffered (one
+//! loop reads the current generation and writes the next, then the two Dats
+//! swap), the population a Global reduction. x is the column, y the row
 //! (growing downwards); cell `y * W + x`.
 
 use op2::prelude::*;
 use rayon::prelude::*;
 
 /// The eight neighbours' offsets, in the order of the map's entries.
-const MOORE: [(isize, isize); 8] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)];
+const MOORE: [(isize, isize); 8] = Stencil::MOORE;
 
 /// B3/S23: born with 3 live neighbours, survives with 2 or 3.
 #[op2::kernel]
@@ -26,12 +27,28 @@ pub fn count_alive(alive: &i32, population: &mut i64) {
     *population += *alive as i64;
 }
 
+/// The Moore neighbourhood: computed on one process, a table (the stencil's
+/// map, partitioned) once distributed.
+enum Neighbours {
+    Computed(Stencil),
+    Table(Map),
+}
+
+impl Neighbours {
+    fn map(&self) -> &Map {
+        match self {
+            Neighbours::Computed(s) => s.map(),
+            Neighbours::Table(m) => m,
+        }
+    }
+}
+
 /// A board and its generations.
 pub struct Life {
     width: usize,
     height: usize,
     cells: Set,
-    moore: Map,
+    moore: Neighbours,
     current: Dat<i32>,
     next: Dat<i32>,
     generation: usize,
@@ -52,17 +69,7 @@ impl Life {
                 reason: format!("a {width}x{height} board has no cells or too many"),
             })?;
         let cells = Set::new("cells", n)?;
-        let mut table = Vec::with_capacity(n * 8);
-        for y in 0..height {
-            for x in 0..width {
-                for (dx, dy) in MOORE {
-                    let nx = (x as isize + dx).rem_euclid(width as isize) as usize;
-                    let ny = (y as isize + dy).rem_euclid(height as isize) as usize;
-                    table.push((ny * width + nx) as i32);
-                }
-            }
-        }
-        let moore = Map::new("moore", &cells, &cells, 8, table)?;
+        let moore = Neighbours::Computed(Stencil::torus("moore", &cells, (width, height), &MOORE)?);
         let mut state = vec![0i32; n];
         for &(x, y) in alive {
             if x >= width || y >= height {
@@ -96,14 +103,26 @@ impl Life {
 
     /// One generation.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
-        par_loop!(
-            rt,
-            life_rule,
-            self.cells,
-            self.next(WRITE),
-            self.current(READ),
-            self.current(READ, self.moore)
-        )?;
+        // One loop, two map types: the stencil's view computes neighbours,
+        // the table's reads them.
+        match &self.moore {
+            Neighbours::Computed(moore) => par_loop!(
+                rt,
+                life_rule,
+                self.cells,
+                self.next(WRITE),
+                self.current(READ),
+                self.current(READ, moore)
+            )?,
+            Neighbours::Table(moore) => par_loop!(
+                rt,
+                life_rule,
+                self.cells,
+                self.next(WRITE),
+                self.current(READ),
+                self.current(READ, moore)
+            )?,
+        }
         self.current.swap(&self.next)?;
         self.generation += 1;
         Ok(())
@@ -134,12 +153,12 @@ impl Life {
     /// METIS through the neighbourhood map).
     #[cfg(feature = "mpi")]
     pub fn distribute(&self, mpi: &op2::mpi::Mpi) -> op2::Result<(Life, op2::mpi::Distributed)> {
-        let d = mpi.distribute(&[&self.cells], &[&self.moore], &self.cells)?;
+        let d = mpi.distribute(&[&self.cells], &[self.moore.map()], &self.cells)?;
         let cells = d.set(&self.cells)?;
         let life = Life {
             width: self.width,
             height: self.height,
-            moore: d.map(&self.moore)?,
+            moore: Neighbours::Table(d.map(self.moore.map())?),
             current: d.dat(&self.current)?,
             next: Dat::zeros("next_state", &cells, 1)?,
             cells,
