@@ -731,3 +731,88 @@ fn every_backend_matches_seq_on_random_ragged_graphs() {
         panic!("{e}");
     }
 }
+
+/// A stencil kernel: reads the five entries (weighted by entry), stores a
+/// value per site and adds to one entry's site.
+#[op2::kernel]
+fn stencil_fuzz(src: &[[f64; 1]; 5], w: &f64, out: &mut f64, spill: &mut f64) {
+    let mut s = 0.0;
+    for k in 0..5 {
+        s += src[k][0] * (k as f64 + 1.0);
+    }
+    *out = s;
+    *spill += *w;
+}
+
+/// A random lattice (1 to 23 sites a side), five random offsets (mostly
+/// within 3, sometimes reaching across the lattice), the INC's entry, and
+/// whether the loop runs over a random subset (each site kept by its bit).
+type StencilCase = ((usize, usize), Vec<(isize, isize)>, usize, Option<u64>);
+
+fn stencil_case() -> impl Strategy<Value = StencilCase> {
+    let offset = prop_oneof![4 => -3isize..=3, 1 => -60isize..=60];
+    (
+        (1usize..24, 1usize..24),
+        prop::collection::vec((offset.clone(), offset), 5),
+        0usize..5,
+        prop::option::of(any::<u64>()),
+    )
+}
+
+/// Runs the stencil case through the Stencil itself (`table: false`) or
+/// through a plain Map holding the stencil's table.
+fn run_stencil(rt: &Runtime, ((w, h), offsets, k, keep): &StencilCase, table: bool) -> Outcome {
+    let cells = Set::new("cells", w * h).unwrap();
+    let s = Stencil::torus("s", &cells, (*w, *h), offsets).unwrap();
+    let m = Map::new("m", &cells, &cells, 5, s.values().to_vec()).unwrap();
+    let src = Dat::from_vec("src", &cells, 1, (0..w * h).map(|i| (i % 7) as f64).collect()).unwrap();
+    let wt = Dat::from_vec("wt", &cells, 1, (0..w * h).map(|i| (i % 3) as f64 + 1.0).collect()).unwrap();
+    let out = Dat::<f64>::filled("out", &cells, 1, -1.0).unwrap();
+    let spill = Dat::<f64>::zeros("spill", &cells, 1).unwrap();
+    let subset = keep.map(|bits| Subset::filter("some", &cells, |e| bits >> (e % 64) & 1 == 1).unwrap());
+    let result = match (table, &subset) {
+        (false, None) => par_loop!(rt, stencil_fuzz, cells, src(READ, s), wt(READ), out(WRITE), spill(INC, s[*k])),
+        (true, None) => par_loop!(rt, stencil_fuzz, cells, src(READ, m), wt(READ), out(WRITE), spill(INC, m[*k])),
+        (false, Some(sub)) => par_loop!(rt, stencil_fuzz, sub, src(READ, s), wt(READ), out(WRITE), spill(INC, s[*k])),
+        (true, Some(sub)) => par_loop!(rt, stencil_fuzz, sub, src(READ, m), wt(READ), out(WRITE), spill(INC, m[*k])),
+    };
+    result.map_err(|e| e.to_string())?;
+    Ok(vec![out.to_vec(), spill.to_vec()])
+}
+
+/// Stencils: on every backend, and on seq through the stencil's own view,
+/// the same as seq through a plain map of the stencil's table.
+#[test]
+fn every_backend_matches_seq_on_random_stencils() {
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let backends = backends();
+    let cases = std::env::var("OP2_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&stencil_case(), |case| {
+        let want = run_stencil(&seq, &case, true);
+        prop_assert!(want.is_ok(), "seq failed: {want:?}");
+        for (name, rt) in std::iter::once(("seq", &seq)).chain(backends.iter().map(|(n, rt)| (*n, rt))) {
+            let got = run_stencil(rt, &case, false);
+            if got != want {
+                let detail = match (&want, &got) {
+                    (Ok(w), Ok(g)) => first_difference(w, g),
+                    _ => format!("{got:?}"),
+                };
+                return Err(TestCaseError::fail(format!(
+                    "{name} through the stencil differs from seq through its table: {detail}"
+                )));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}

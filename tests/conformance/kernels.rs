@@ -220,3 +220,25 @@ pub fn subset_step(x: &mut f64, nbrs: &[f64], next: &mut f64, total: &mut f64) {
     *next += *x;
     *total += s;
 }
+
+/// Reads a whole Moore stencil (dim 2, weighted by entry) and one entry of it.
+#[op2::kernel]
+pub fn stencil_gather(out: &mut [f64; 2], around: &[[f64; 2]; 8], right: &f64) {
+    let mut a = 0.0;
+    let mut b = 0.0;
+    for k in 0..8 {
+        a += around[k][0] * (k as f64 + 1.0);
+        b += around[k][1];
+    }
+    out[0] = a + *right;
+    out[1] = b;
+}
+
+/// Increments one entry of a stencil and all of another's entries.
+#[op2::kernel]
+pub fn stencil_spread(w: &f64, up: &mut f64, all: &mut [[f64; 1]; 4]) {
+    *up += *w;
+    for k in 0..4 {
+        all[k][0] += *w * (k as f64 + 1.0);
+    }
+}

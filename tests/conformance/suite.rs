@@ -1126,3 +1126,75 @@ pub fn subset_where_dat(new_rt: &dyn Fn() -> Runtime) {
         assert_eq!(&got[2 * e..2 * e + 2], &want, "element {e}");
     }
 }
+
+/// Lattices for the stencil tests: one that is all border, thin ones whose
+/// offsets wrap onto the same site, and one whose rows span several blocks
+/// of 7 and end inside them.
+const LATTICES: [(usize, usize); 5] = [(1, 4), (2, 3), (4, 1), (7, 5), (33, 9)];
+
+/// READ through a Stencil, whole (Moore, dim 2) and one entry (the
+/// von Neumann right neighbour), over the whole set and over a subset,
+/// against the stencil's table in Rust.
+pub fn stencil_read_matches_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    for (w, h) in LATTICES {
+        let cells = Set::new("cells", w * h).unwrap();
+        let moore = Stencil::torus("moore", &cells, (w, h), &Stencil::MOORE).unwrap();
+        let plus = Stencil::torus("plus", &cells, (w, h), &Stencil::VON_NEUMANN).unwrap();
+        let pos = ramp(&cells, 2, |i| ((i * 37) % 101) as f64 - 50.0);
+        let val = ramp(&cells, 1, |i| (i % 13) as f64);
+        let out = Dat::<f64>::zeros("out", &cells, 2).unwrap();
+        par_loop!(rt, stencil_gather, cells, out(WRITE), pos(READ, moore), val(READ, plus[2])).unwrap();
+        let (p, v, m, q) = (pos.to_vec(), val.to_vec(), moore.values().to_vec(), plus.values().to_vec());
+        let want: Vec<f64> = (0..w * h)
+            .flat_map(|e| {
+                let around = &m[e * 8..e * 8 + 8];
+                let a: f64 = around.iter().enumerate().map(|(k, &t)| p[2 * t as usize] * (k as f64 + 1.0)).sum();
+                let b: f64 = around.iter().map(|&t| p[2 * t as usize + 1]).sum();
+                [a + v[q[e * 4 + 2] as usize], b]
+            })
+            .collect();
+        assert_close(&out.to_vec(), &want);
+
+        // Over the odd-numbered cells: the subset's elements take the path
+        // that wraps, whatever their place.
+        let (odd, picked) = subset_of("odd", &cells, |e| e % 2 == 1);
+        let sub = Dat::<f64>::filled("sub", &cells, 2, -1.0).unwrap();
+        par_loop!(rt, stencil_gather, odd, sub(WRITE), pos(READ, moore), val(READ, plus[2])).unwrap();
+        let mut want_sub = vec![-1.0; 2 * w * h];
+        for &e in &picked {
+            want_sub[2 * e..2 * e + 2].copy_from_slice(&want[2 * e..2 * e + 2]);
+        }
+        assert_close(&sub.to_vec(), &want_sub);
+    }
+}
+
+/// INC through a Stencil, one entry and whole: the planner colours through
+/// the stencil's table; increments onto one site from several entries of one
+/// element (thin lattices wrap) all land.
+pub fn stencil_inc_matches_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    for (w, h) in LATTICES {
+        let cells = Set::new("cells", w * h).unwrap();
+        let moore = Stencil::torus("moore", &cells, (w, h), &Stencil::MOORE).unwrap();
+        let plus = Stencil::torus("plus", &cells, (w, h), &Stencil::VON_NEUMANN).unwrap();
+        let weight = ramp(&cells, 1, |i| (i % 5) as f64 + 1.0);
+        let up = Dat::<f64>::filled("up", &cells, 1, 0.5).unwrap();
+        let all = Dat::<f64>::zeros("all", &cells, 1).unwrap();
+        for _ in 0..2 {
+            par_loop!(rt, stencil_spread, cells, weight(READ), up(INC, moore[1]), all(INC, plus)).unwrap();
+        }
+        let (wt, m, q) = (weight.to_vec(), moore.values().to_vec(), plus.values().to_vec());
+        let (mut want_up, mut want_all) = (vec![0.5; w * h], vec![0.0; w * h]);
+        for _ in 0..2 {
+            for e in 0..w * h {
+                want_up[m[e * 8 + 1] as usize] += wt[e];
+                for k in 0..4 {
+                    want_all[q[e * 4 + k] as usize] += wt[e] * (k as f64 + 1.0);
+                }
+            }
+        }
+        assert_eq!(up.to_vec(), want_up, "{w}x{h}");
+        assert_eq!(all.to_vec(), want_all, "{w}x{h}");
+    }
+}

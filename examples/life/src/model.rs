@@ -31,10 +31,12 @@ pub fn count_alive(alive: &i32, population: &mut i64) {
 /// map, partitioned) once distributed.
 enum Neighbours {
     Computed(Stencil),
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     Table(Map),
 }
 
 impl Neighbours {
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     fn map(&self) -> &Map {
         match self {
             Neighbours::Computed(s) => s.map(),
