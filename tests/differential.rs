@@ -771,10 +771,42 @@ fn run_stencil(rt: &Runtime, ((w, h), offsets, k, keep): &StencilCase, table: bo
     let spill = Dat::<f64>::zeros("spill", &cells, 1).unwrap();
     let subset = keep.map(|bits| Subset::filter("some", &cells, |e| bits >> (e % 64) & 1 == 1).unwrap());
     let result = match (table, &subset) {
-        (false, None) => par_loop!(rt, stencil_fuzz, cells, src(READ, s), wt(READ), out(WRITE), spill(INC, s[*k])),
-        (true, None) => par_loop!(rt, stencil_fuzz, cells, src(READ, m), wt(READ), out(WRITE), spill(INC, m[*k])),
-        (false, Some(sub)) => par_loop!(rt, stencil_fuzz, sub, src(READ, s), wt(READ), out(WRITE), spill(INC, s[*k])),
-        (true, Some(sub)) => par_loop!(rt, stencil_fuzz, sub, src(READ, m), wt(READ), out(WRITE), spill(INC, m[*k])),
+        (false, None) => par_loop!(
+            rt,
+            stencil_fuzz,
+            cells,
+            src(READ, s),
+            wt(READ),
+            out(WRITE),
+            spill(INC, s[*k])
+        ),
+        (true, None) => par_loop!(
+            rt,
+            stencil_fuzz,
+            cells,
+            src(READ, m),
+            wt(READ),
+            out(WRITE),
+            spill(INC, m[*k])
+        ),
+        (false, Some(sub)) => par_loop!(
+            rt,
+            stencil_fuzz,
+            sub,
+            src(READ, s),
+            wt(READ),
+            out(WRITE),
+            spill(INC, s[*k])
+        ),
+        (true, Some(sub)) => par_loop!(
+            rt,
+            stencil_fuzz,
+            sub,
+            src(READ, m),
+            wt(READ),
+            out(WRITE),
+            spill(INC, m[*k])
+        ),
     };
     result.map_err(|e| e.to_string())?;
     Ok(vec![out.to_vec(), spill.to_vec()])

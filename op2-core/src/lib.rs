@@ -82,9 +82,9 @@ pub use scalar::{Scalar, ScalarType};
 pub use set::{Set, SetRegions};
 #[doc(hidden)]
 pub use stage::Stage;
+pub use stencil::{Stencil, MAX_STENCIL_OFFSETS};
 #[doc(hidden)]
 pub use subset::IterationSpace;
-pub use stencil::{Stencil, MAX_STENCIL_OFFSETS};
 pub use subset::Subset;
 pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};

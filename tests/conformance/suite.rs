@@ -1144,12 +1144,29 @@ pub fn stencil_read_matches_rust(new_rt: &dyn Fn() -> Runtime) {
         let pos = ramp(&cells, 2, |i| ((i * 37) % 101) as f64 - 50.0);
         let val = ramp(&cells, 1, |i| (i % 13) as f64);
         let out = Dat::<f64>::zeros("out", &cells, 2).unwrap();
-        par_loop!(rt, stencil_gather, cells, out(WRITE), pos(READ, moore), val(READ, plus[2])).unwrap();
-        let (p, v, m, q) = (pos.to_vec(), val.to_vec(), moore.values().to_vec(), plus.values().to_vec());
+        par_loop!(
+            rt,
+            stencil_gather,
+            cells,
+            out(WRITE),
+            pos(READ, moore),
+            val(READ, plus[2])
+        )
+        .unwrap();
+        let (p, v, m, q) = (
+            pos.to_vec(),
+            val.to_vec(),
+            moore.values().to_vec(),
+            plus.values().to_vec(),
+        );
         let want: Vec<f64> = (0..w * h)
             .flat_map(|e| {
                 let around = &m[e * 8..e * 8 + 8];
-                let a: f64 = around.iter().enumerate().map(|(k, &t)| p[2 * t as usize] * (k as f64 + 1.0)).sum();
+                let a: f64 = around
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &t)| p[2 * t as usize] * (k as f64 + 1.0))
+                    .sum();
                 let b: f64 = around.iter().map(|&t| p[2 * t as usize + 1]).sum();
                 [a + v[q[e * 4 + 2] as usize], b]
             })
@@ -1160,7 +1177,15 @@ pub fn stencil_read_matches_rust(new_rt: &dyn Fn() -> Runtime) {
         // that wraps, whatever their place.
         let (odd, picked) = subset_of("odd", &cells, |e| e % 2 == 1);
         let sub = Dat::<f64>::filled("sub", &cells, 2, -1.0).unwrap();
-        par_loop!(rt, stencil_gather, odd, sub(WRITE), pos(READ, moore), val(READ, plus[2])).unwrap();
+        par_loop!(
+            rt,
+            stencil_gather,
+            odd,
+            sub(WRITE),
+            pos(READ, moore),
+            val(READ, plus[2])
+        )
+        .unwrap();
         let mut want_sub = vec![-1.0; 2 * w * h];
         for &e in &picked {
             want_sub[2 * e..2 * e + 2].copy_from_slice(&want[2 * e..2 * e + 2]);
@@ -1182,7 +1207,15 @@ pub fn stencil_inc_matches_rust(new_rt: &dyn Fn() -> Runtime) {
         let up = Dat::<f64>::filled("up", &cells, 1, 0.5).unwrap();
         let all = Dat::<f64>::zeros("all", &cells, 1).unwrap();
         for _ in 0..2 {
-            par_loop!(rt, stencil_spread, cells, weight(READ), up(INC, moore[1]), all(INC, plus)).unwrap();
+            par_loop!(
+                rt,
+                stencil_spread,
+                cells,
+                weight(READ),
+                up(INC, moore[1]),
+                all(INC, plus)
+            )
+            .unwrap();
         }
         let (wt, m, q) = (weight.to_vec(), moore.values().to_vec(), plus.values().to_vec());
         let (mut want_up, mut want_all) = (vec![0.5; w * h], vec![0.0; w * h]);
