@@ -64,11 +64,11 @@ fn bench(c: &mut Criterion) -> (Vec<&'static str>, u64, u64) {
     state[0] = op2_sir::INFECTED;
     let mut next = vec![0; n];
     for tick in 1..=WARM_TICKS {
-        pool.install(|| tick_by_hand_parallel(&ids, &csr, &state, &mut next, PQ, SEED, tick));
+        pool.install(|| tick_by_hand_parallel(&ids, &csr, &state, &mut next, PQ, SEED, tick - 1));
         std::mem::swap(&mut state, &mut next);
     }
     let start = state.clone();
-    pool.install(|| tick_by_hand_parallel(&ids, &csr, &state, &mut next, PQ, SEED, WARM_TICKS + 1));
+    pool.install(|| tick_by_hand_parallel(&ids, &csr, &state, &mut next, PQ, SEED, WARM_TICKS));
     let first = next.clone();
 
     let mut ran = Vec::new();
@@ -78,7 +78,7 @@ fn bench(c: &mut Criterion) -> (Vec<&'static str>, u64, u64) {
         ran.push(HAND);
         b.iter(|| {
             tick += 1;
-            pool.install(|| tick_by_hand_parallel(&ids, &csr, &state, &mut next, PQ, SEED, tick));
+            pool.install(|| tick_by_hand_parallel(&ids, &csr, &state, &mut next, PQ, SEED, tick - 1));
             std::mem::swap(&mut state, &mut next);
         })
     });

@@ -51,7 +51,7 @@ pub mod mpi {
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
     Access, ArgRef, CodeCacheStats, Dat, Duplicates, EdgeRules, Error, Global, HostMut, HostRef, Kernel, KernelInfo,
-    LoopTiming, Map, ParamForm, ParamInfo, Philox, RaggedMap, Result, Scalar, ScalarType, SelfLoops, Set, SetRegions,
+    LoopTiming, Map, ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, SelfLoops, Set, SetRegions,
     Stencil, Subset, TimingSummary, TransferStats,
 };
 pub use op2_macros::{kernel, par_loop};
@@ -59,7 +59,8 @@ pub use op2_macros::{kernel, par_loop};
 /// Everything a program using op2 usually needs.
 pub mod prelude {
     pub use crate::{
-        kernel, par_loop, Access, Backend, Dat, Global, Map, Philox, RaggedMap, Runtime, Set, Stencil, Subset,
+        kernel, par_loop, Access, Backend, Dat, Global, Map, Philox, RaggedMap, RandomStreams, Runtime, Set, Stencil,
+        Subset,
     };
 }
 

@@ -33,6 +33,10 @@ pub struct ParamInfo {
     pub form: ParamForm,
     /// `&mut` (true) or `&` (false).
     pub mutable: bool,
+    /// One of the two hidden parameters a `&mut Philox` kernel parameter
+    /// becomes (the element's global id, then the seed and loop counter):
+    /// the loop argument is random streams, `s(DRAW)`.
+    pub random: bool,
 }
 
 impl ParamInfo {
@@ -44,6 +48,7 @@ impl ParamInfo {
             dim: 1,
             form: ParamForm::Scalar,
             mutable,
+            random: false,
         }
     }
 
@@ -55,6 +60,7 @@ impl ParamInfo {
             dim: D,
             form: ParamForm::Array,
             mutable,
+            random: false,
         }
     }
 
@@ -66,6 +72,7 @@ impl ParamInfo {
             dim: D,
             form: ParamForm::Table { arity: A },
             mutable,
+            random: false,
         }
     }
 
@@ -78,11 +85,33 @@ impl ParamInfo {
             dim: D,
             form: ParamForm::Ragged { nested },
             mutable,
+            random: false,
+        }
+    }
+
+    /// The first hidden parameter of a `&mut Philox` parameter `name`: the
+    /// element's global id (`&i64`, from the random streams' id Dat).
+    pub const fn random_id(name: &'static str) -> ParamInfo {
+        ParamInfo {
+            random: true,
+            ..ParamInfo::scalar::<i64>(name, false)
+        }
+    }
+
+    /// The second hidden parameter of a `&mut Philox` parameter `name`: the
+    /// streams' seed and the loop's counter (`&[i64; 2]`, a READ Global).
+    pub const fn random_key(name: &'static str) -> ParamInfo {
+        ParamInfo {
+            random: true,
+            ..ParamInfo::array::<i64, 2>(name, false)
         }
     }
 
     /// The Rust type of the parameter, for messages (`&mut [f64; 4]`).
     pub fn rust_type(&self) -> String {
+        if self.random {
+            return "&mut Philox".to_string();
+        }
         let m = if self.mutable { "&mut " } else { "&" };
         let t = self.scalar.rust_name();
         match self.form {
@@ -135,6 +164,9 @@ pub enum ArgForm {
     MapAll,
     /// `d(ACCESS, r[..])`: all targets of a ragged map.
     Ragged,
+    /// `s(DRAW)`: random streams, for a `&mut Philox` parameter (checked
+    /// at the first of its two hidden parameters).
+    Draw,
 }
 
 impl KernelInfo {
@@ -158,6 +190,16 @@ impl KernelInfo {
             return; // reported by check_count
         }
         let p = &self.params[index];
+        match (form, p.random) {
+            (ArgForm::Draw, false) => {
+                panic!("par_loop!: random streams `s(DRAW)` need a `&mut Philox` kernel parameter")
+            }
+            (ArgForm::Draw, true) => return,
+            (_, true) => panic!(
+                "par_loop!: a `&mut Philox` kernel parameter draws from random streams: pass an `op2::RandomStreams` as `s(DRAW)`"
+            ),
+            (_, false) => {}
+        }
         match (access, p.mutable) {
             (Access::Read, true) => {
                 panic!("par_loop!: a READ argument needs a `&` kernel parameter, not `&mut`; make the parameter `&`, or pass the argument as WRITE, RW, INC, MIN or MAX")
@@ -184,6 +226,7 @@ impl KernelInfo {
                     panic!("par_loop!: a whole-map argument `d(ACCESS, m)` needs a `&[[T; D]; A]` kernel parameter; for one entry write `d(ACCESS, m[i])`, for a ragged map `d(ACCESS, r[..])`")
                 }
             }
+            ArgForm::Draw => {}
             ArgForm::Ragged => {
                 if !ragged {
                     panic!("par_loop!: a ragged-map argument `d(ACCESS, r[..])` needs a slice kernel parameter: `&[T]` or `&[[T; D]]` (`&mut` for INC)")

@@ -2,8 +2,8 @@
 //! emits the metadata type `par_loop!` checks arguments against.
 
 use proc_macro2::TokenStream;
-use quote::quote;
-use syn::{ItemFn, ReturnType};
+use quote::{format_ident, quote};
+use syn::{FnArg, Ident, ItemFn, Pat, ReturnType, Type};
 
 use crate::signature::parse_param;
 use crate::subset::check_body;
@@ -40,14 +40,20 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             "kernels return nothing: write results through `&mut` parameters",
         ));
     }
+    // What the checks, the metadata and the translation see: the function
+    // with each `&mut Philox` parameter made its two hidden ones.
+    let (lowered, random) = lower_random_streams(&func, &mut errors);
     let mut params = Vec::new();
-    for arg in &sig.inputs {
+    for arg in &lowered.sig.inputs {
         match parse_param(arg) {
-            Ok(p) => params.push(p),
+            Ok(mut p) => {
+                p.random = random.contains(&p.name);
+                params.push(p)
+            }
             Err(e) => errors.push(e),
         }
     }
-    errors.extend(check_body(&func.block));
+    errors.extend(check_body(&lowered.block));
 
     if !func.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // The native backends call the kernel once per element: inline it into the loop.
@@ -62,7 +68,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#func #(#errs)*);
     }
 
-    let c_source = match translate(&func, &params) {
+    let c_source = match translate(&lowered, &params) {
         Ok(c) => c,
         Err(errs) => {
             let errs = errs.iter().map(syn::Error::to_compile_error);
@@ -94,4 +100,64 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             type Fn = fn(#(#param_types),*);
         }
     }
+}
+
+/// The name of a parameter written `name: &mut Philox` (`None` for any
+/// other parameter). `&Philox` is reported in `errors` and taken as `&mut`,
+/// so that it draws no second error.
+fn philox_param(arg: &FnArg, errors: &mut Vec<syn::Error>) -> Option<syn::Result<Ident>> {
+    let FnArg::Typed(pt) = arg else { return None };
+    let Type::Reference(r) = &*pt.ty else { return None };
+    let Type::Path(path) = &*r.elem else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Philox" || !last.arguments.is_empty() {
+        return None;
+    }
+    if r.mutability.is_none() {
+        errors.push(syn::Error::new_spanned(
+            &pt.ty,
+            "a random stream parameter is `&mut Philox` (drawing advances it)",
+        ));
+    }
+    match &*pt.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(Ok(p.ident.clone())),
+        other => Some(Err(syn::Error::new_spanned(
+            other,
+            "kernel parameters must be plain names (`rng: &mut Philox`), not patterns",
+        ))),
+    }
+}
+
+/// The kernel with each `rng: &mut Philox` parameter replaced by the two
+/// hidden parameters `par_loop!` passes for `streams(DRAW)`, `op2_id_rng:
+/// &i64` (the element's global id) and `op2_key_rng: &[i64; 2]` (seed, loop
+/// counter), and a first statement making the stream from them; and the
+/// hidden parameters' names. Every backend's translation starts from this.
+fn lower_random_streams(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Vec<Ident>) {
+    let mut lowered = func.clone();
+    let mut hidden = Vec::new();
+    let mut inputs = syn::punctuated::Punctuated::<FnArg, syn::Token![,]>::new();
+    let mut prologue: Vec<syn::Stmt> = Vec::new();
+    for arg in &func.sig.inputs {
+        match philox_param(arg, errors) {
+            None => inputs.push(arg.clone()),
+            Some(Err(e)) => {
+                errors.push(e);
+                inputs.push(arg.clone());
+            }
+            Some(Ok(name)) => {
+                let (id, key) = (format_ident!("op2_id_{}", name), format_ident!("op2_key_{}", name));
+                inputs.push(syn::parse_quote!(#id: &i64));
+                inputs.push(syn::parse_quote!(#key: &[i64; 2]));
+                prologue.push(syn::parse_quote!(
+                    let mut #name = Philox::new(#key[0] as u64, *#id as u64, #key[1] as u32);
+                ));
+                hidden.extend([id, key]);
+            }
+        }
+    }
+    lowered.sig.inputs = inputs;
+    prologue.append(&mut lowered.block.stmts);
+    lowered.block.stmts = prologue;
+    (lowered, hidden)
 }

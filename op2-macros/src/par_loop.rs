@@ -59,6 +59,8 @@ enum Via {
     All,
     /// `r[..]`: all targets of a ragged map.
     Ragged,
+    /// `s(DRAW)`: random streams for a `&mut Philox` parameter.
+    Draw,
 }
 
 struct LoopArg {
@@ -77,7 +79,11 @@ struct ParLoopInput {
 }
 
 const ARG_HINT: &str =
-    "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])`, `d(ACCESS, map)` or, for a ragged map, `d(ACCESS, r[..])`";
+    "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])`, `d(ACCESS, map)`, for a ragged map `d(ACCESS, r[..])`, or random streams `s(DRAW)`";
+
+fn is_draw(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("DRAW"))
+}
 
 fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
     let span = e.span();
@@ -90,6 +96,13 @@ fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
         other => return Err(syn::Error::new_spanned(other, ARG_HINT)),
     };
     let (access, map, via) = match inner.as_slice() {
+        [a] if is_draw(a) => (Access::Read, None, Via::Draw),
+        [a, _] if is_draw(a) => {
+            return Err(syn::Error::new_spanned(
+                a,
+                "random streams are drawn per element of the loop: write `s(DRAW)`, without a map",
+            ))
+        }
         [a] => (Access::parse(a)?, None, Via::Direct),
         [a, Expr::Index(ix)] => match &*ix.index {
             Expr::Range(r) if r.start.is_none() && r.end.is_none() => {
@@ -157,7 +170,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     let info = quote!(<#kernel as ::op2::Kernel>::INFO);
     let rt = &p.rt;
     let set = &p.set;
-    let count = p.args.len();
+    // Loop positions: an argument each, but two for `s(DRAW)` (ids, key).
+    let count: usize = p.args.iter().map(|a| if matches!(a.via, Via::Draw) { 2 } else { 1 }).sum();
 
     let mut checks = Vec::new();
     let mut bindings = Vec::new();
@@ -172,14 +186,35 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     let iarg = quote!(::op2::__private::IndirectArg);
     let iview = quote!(::op2::__private::IndirectView);
 
-    for (k, a) in p.args.iter().enumerate() {
+    // The streams of `s(DRAW)` arguments: told when the loop has run.
+    let mut draws = Vec::new();
+    let mut k = 0;
+    for a in &p.args {
+        let k = {
+            let here = k;
+            k += if matches!(a.via, Via::Draw) { 2 } else { 1 };
+            here
+        };
         let d = format_ident!("__op2_d{}", k);
         let v = format_ident!("__op2_v{}", k);
         let s = format_ident!("__op2_s{}", k);
         let m = format_ident!("__op2_m{}", k);
         let access = a.access.tokens();
         let data = &a.data;
+        if let Via::Draw = a.via {
+            draw_arg(a, k, &info, DrawIdents::new(k), &mut DrawParts {
+                checks: &mut checks,
+                bindings: &mut bindings,
+                specs: &mut specs,
+                views: &mut views,
+                gathers: &mut gathers,
+                call_args: &mut call_args,
+            });
+            draws.push(d);
+            continue;
+        }
         let form = match a.via {
+            Via::Draw => unreachable!("handled above"),
             Via::Direct => quote!(::op2::__private::ArgForm::Direct),
             Via::Entry(_) => quote!(::op2::__private::ArgForm::MapEntry),
             Via::All => quote!(::op2::__private::ArgForm::MapAll),
@@ -318,7 +353,9 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         }
         }
     };
-    quote! {{
+    // A label for `s(DRAW)`'s early error (only then: an unused label warns).
+    let label = if draws.is_empty() { quote!() } else { quote!('__op2_loop:) };
+    quote! {#label {
         const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
         // The function called below must be the one the metadata describes.
@@ -352,8 +389,79 @@ fn generate(p: &ParLoopInput) -> TokenStream {
                 }
             }
         };
-        __op2_rt.par_loop(&#info, __op2_set, __op2_subset, &__op2_args, &__op2_body)
+        let __op2_result = __op2_rt.par_loop(&#info, __op2_set, __op2_subset, &__op2_args, &__op2_body);
+        if __op2_result.is_ok() {
+            // The next loop drawing from these streams gets the next counter.
+            #(::op2::RandomStreams::loop_ran(#draws);)*
+        }
+        __op2_result
     }}
+}
+
+/// The names one `s(DRAW)` argument at loop position `k` binds.
+struct DrawIdents {
+    streams: syn::Ident,
+    args: syn::Ident,
+    view: syn::Ident,
+    stream: syn::Ident,
+}
+
+impl DrawIdents {
+    fn new(k: usize) -> DrawIdents {
+        DrawIdents {
+            streams: format_ident!("__op2_d{}", k),
+            args: format_ident!("__op2_r{}", k),
+            view: format_ident!("__op2_v{}", k),
+            stream: format_ident!("__op2_s{}", k),
+        }
+    }
+}
+
+/// Where the pieces of the expansion go.
+struct DrawParts<'a> {
+    checks: &'a mut Vec<TokenStream>,
+    bindings: &'a mut Vec<TokenStream>,
+    specs: &'a mut Vec<TokenStream>,
+    views: &'a mut Vec<TokenStream>,
+    gathers: &'a mut Vec<TokenStream>,
+    call_args: &'a mut Vec<TokenStream>,
+}
+
+/// `s(DRAW)` at positions `k` (the set's global ids, a direct READ Dat) and
+/// `k + 1` (`[seed, counter]`, a READ Global): what the `&mut Philox`
+/// parameter's two hidden parameters receive in generated code. The native
+/// body makes the element's stream from the id and passes it.
+fn draw_arg(a: &LoopArg, k: usize, info: &TokenStream, names: DrawIdents, out: &mut DrawParts<'_>) {
+    let DrawIdents {
+        streams,
+        args,
+        view,
+        stream,
+    } = names;
+    let data = &a.data;
+    let read = quote!(::op2::Access::Read);
+    let private = quote!(::op2::__private);
+    out.checks.push(quote_spanned!(a.span=> const _: () = #private::check_arg(&#info, #k, #private::ArgForm::Draw, #read);));
+    out.bindings.push(quote_spanned!(a.span=> let #streams: &::op2::RandomStreams = &(#data);));
+    // The ids Dat and the key Global; an error ends the loop before it runs.
+    out.bindings.push(quote_spanned!(a.span=>
+        let #args = match ::op2::RandomStreams::loop_args(#streams, __op2_set) {
+            ::core::result::Result::Ok(r) => r,
+            ::core::result::Result::Err(e) => break '__op2_loop ::core::result::Result::Err(e),
+        };
+    ));
+    out.specs.push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(&#args.ids, #read)));
+    out.specs.push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(&#args.key, #read)));
+    out.views.push(quote_spanned!(a.span=>
+        let #view = (#private::DirectArg::direct_view(&#args.ids, #k, #read), #args.seed, #args.counter);
+    ));
+    out.gathers.push(quote_spanned!(a.span=>
+        let mut #stream = {
+            let id: i64 = #private::DirectView::load(#view.0, __op2_e);
+            ::op2::Philox::new(#view.1, id as u64, #view.2)
+        };
+    ));
+    out.call_args.push(quote!(&mut #stream));
 }
 
 fn scatter_op(access: Access, suffix: &str) -> Option<syn::Ident> {

@@ -12,7 +12,8 @@ fn param_hint() -> String {
     let types: Vec<&str> = ScalarType::ALL.iter().map(|t| t.rust_name()).collect();
     format!(
         "kernel parameters must be `&T`, `&[T; D]`, `&[[T; D]; A]`, or `&[T]` / `&[[T; D]]` \
-         for a ragged map (`&mut` for data the loop writes), with T one of {}",
+         for a ragged map (`&mut` for data the loop writes), with T one of {}; \
+         or `&mut Philox` for the element's random stream",
         types.join(", ")
     )
 }
@@ -35,6 +36,8 @@ pub struct Param {
     pub scalar: Ident,
     pub shape: Shape,
     pub mutable: bool,
+    /// One of the two hidden parameters of a `&mut Philox` parameter.
+    pub random: bool,
 }
 
 impl Param {
@@ -43,6 +46,11 @@ impl Param {
         let name = self.name.to_string();
         let t = &self.scalar;
         let m = self.mutable;
+        match (&self.shape, self.random) {
+            (Shape::Scalar, true) => return quote!(::op2::ParamInfo::random_id(#name)),
+            (_, true) => return quote!(::op2::ParamInfo::random_key(#name)),
+            _ => {}
+        }
         match &self.shape {
             Shape::Scalar => quote!(::op2::ParamInfo::scalar::<#t>(#name, #m)),
             Shape::Array(d) => quote!(::op2::ParamInfo::array::<#t, { #d }>(#name, #m)),
@@ -113,5 +121,6 @@ pub fn parse_param(arg: &FnArg) -> syn::Result<Param> {
         scalar,
         shape,
         mutable,
+        random: false,
     })
 }

@@ -105,4 +105,16 @@ pub fn run_catalogue(rt: &Runtime) {
         subset_total(INC)
     )
     .unwrap();
+    // A random stream as a kernel parameter (`streams(DRAW)`).
+    let streams = RandomStreams::new("streams", 5);
+    par_loop!(rt, stream_draws, nodes, words(WRITE), streams(DRAW), values(WRITE)).unwrap();
+    // Through a stencil (generated code reads its table).
+    let lattice = Set::new("lattice", 6).unwrap();
+    let moore = Stencil::torus("moore", &lattice, (3, 2), &Stencil::MOORE).unwrap();
+    let (at, around) = (
+        Dat::<f64>::zeros("at", &lattice, 2).unwrap(),
+        Dat::<f64>::zeros("around", &lattice, 2).unwrap(),
+    );
+    let right = Dat::<f64>::zeros("right", &lattice, 1).unwrap();
+    par_loop!(rt, stencil_gather, lattice, at(WRITE), around(READ, moore), right(READ, moore[4])).unwrap();
 }

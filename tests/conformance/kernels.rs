@@ -242,3 +242,26 @@ pub fn stencil_spread(w: &f64, up: &mut f64, all: &mut [[f64; 1]; 4]) {
         all[k][0] += *w * (k as f64 + 1.0);
     }
 }
+
+/// Draws of every kind from the element's stream, given as a parameter
+/// (`streams(DRAW)`), around a plain argument on each side.
+#[op2::kernel]
+pub fn stream_draws(words: &mut [u32; 3], rng: &mut Philox, values: &mut [f64; 6]) {
+    words[0] = rng.next_u32();
+    words[1] = rng.below(6);
+    words[2] = rng.below(1000000007);
+    values[0] = rng.uniform_f64();
+    values[1] = rng.uniform_f32() as f64;
+    values[2] = if rng.bernoulli(0.3) { 1.0 } else { 0.0 };
+    values[3] = (rng.next_u64() >> 11) as f64;
+    values[4] = rng.normal_f64();
+    values[5] = rng.normal_f32() as f64;
+}
+
+/// Two streams in one kernel, and an increment through a map beside them.
+#[op2::kernel]
+pub fn two_streams(a: &mut Philox, hits: &mut f64, b: &mut Philox, out: &mut [u32; 2]) {
+    out[0] = a.next_u32();
+    out[1] = b.next_u32();
+    *hits += 1.0;
+}

@@ -54,7 +54,8 @@ macro_rules! backend_suite {
                 ragged_read_matches_rust, ragged_inc_matches_rust,
                 subset_direct_write_and_rw, subset_inc_through_maps, subset_global_reductions,
                 subset_ragged_matches_rust, subset_mixed_step_matches_rust, subset_empty, subset_where_dat,
-                stencil_read_matches_rust, stencil_inc_matches_rust
+                stencil_read_matches_rust, stencil_inc_matches_rust,
+                stream_parameter_matches_rust, two_stream_parameters
             );
         }
     };

@@ -1231,3 +1231,88 @@ pub fn stencil_inc_matches_rust(new_rt: &dyn Fn() -> Runtime) {
         assert_eq!(all.to_vec(), want_all, "{w}x{h}");
     }
 }
+
+/// What `stream_draws` draws from one stream, in Rust.
+fn draws_of(rng: &mut Philox) -> ([u32; 3], [f64; 6]) {
+    (
+        [rng.next_u32(), rng.below(6), rng.below(1_000_000_007)],
+        [
+            rng.uniform_f64(),
+            rng.uniform_f32() as f64,
+            if rng.bernoulli(0.3) { 1.0 } else { 0.0 },
+            (rng.next_u64() >> 11) as f64,
+            rng.normal_f64(),
+            rng.normal_f32() as f64,
+        ],
+    )
+}
+
+/// A `&mut Philox` parameter given `streams(DRAW)`: element `e` of the
+/// streams' `n`-th loop draws from `Philox::new(seed, global id, n)`, over a
+/// set and over a subset, every loop a new counter.
+pub fn stream_parameter_matches_rust(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let agents = Set::with_global_ids("agents", (0..203u64).map(|i| i * 7919 + (1 << 33)).collect()).unwrap();
+    let streams = RandomStreams::new("draws", 0x5eed_0000_1234);
+    let (some, picked) = subset_of("some", &agents, |e| e % 3 != 1);
+    for n in 0..3u32 {
+        assert_eq!(streams.loops(), n);
+        let words = Dat::<u32>::zeros("words", &agents, 3).unwrap();
+        let values = Dat::<f64>::filled("values", &agents, 6, -1.0).unwrap();
+        let over_subset = n == 1;
+        if over_subset {
+            par_loop!(rt, stream_draws, some, words(WRITE), streams(DRAW), values(WRITE)).unwrap();
+        } else {
+            par_loop!(rt, stream_draws, agents, words(WRITE), streams(DRAW), values(WRITE)).unwrap();
+        }
+        let (mut want_words, mut want_values) = (vec![0u32; 3 * 203], vec![-1.0f64; 6 * 203]);
+        for e in 0..203 {
+            if over_subset && !picked.contains(&e) {
+                continue;
+            }
+            let mut rng = Philox::new(0x5eed_0000_1234, agents.global_id(e).unwrap(), n);
+            let (w, v) = draws_of(&mut rng);
+            want_words[3 * e..3 * e + 3].copy_from_slice(&w);
+            want_values[6 * e..6 * e + 6].copy_from_slice(&v);
+            // The streams' own account of the stream agrees.
+            assert_eq!(draws_of(&mut streams.stream_of(&agents, e, n).unwrap()).0, w);
+        }
+        assert_eq!(words.to_vec(), want_words, "loop {n}");
+        let got: Vec<u64> = values.to_vec().iter().map(|v| v.to_bits()).collect();
+        let want: Vec<u64> = want_values.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want, "loop {n}: the same bits");
+    }
+    assert_eq!(streams.loops(), 3);
+    // A loop that fails (a Dat on another set) runs nothing and draws nothing.
+    let other = Set::new("other", 5).unwrap();
+    let (words, values) = (
+        Dat::<u32>::zeros("w", &other, 3).unwrap(),
+        Dat::<f64>::zeros("v", &agents, 6).unwrap(),
+    );
+    assert!(par_loop!(rt, stream_draws, agents, words(WRITE), streams(DRAW), values(WRITE)).is_err());
+    assert_eq!(streams.loops(), 3);
+    streams.set_loops(1);
+    assert_eq!(streams.loops(), 1);
+}
+
+/// Two stream parameters in one kernel (two RandomStreams, each with its own
+/// counter), beside an increment through a map.
+pub fn two_stream_parameters(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let m = mesh(37);
+    let (a, b) = (RandomStreams::new("a", 1), RandomStreams::new("b", 2));
+    b.set_loops(40);
+    let hits = Dat::<f64>::zeros("hits", &m.nodes, 1).unwrap();
+    let out = Dat::<u32>::zeros("out", &m.edges, 2).unwrap();
+    par_loop!(rt, two_streams, m.edges, a(DRAW), hits(INC, m.e2n[1]), b(DRAW), out(WRITE)).unwrap();
+    let want: Vec<u32> = (0..m.edges.size() as u64)
+        .flat_map(|e| [Philox::new(1, e, 0).next_u32(), Philox::new(2, e, 40).next_u32()])
+        .collect();
+    assert_eq!(out.to_vec(), want);
+    let mut want_hits = vec![0.0; m.nodes.size()];
+    for e in 0..m.edges.size() {
+        want_hits[m.e2n_table[2 * e + 1] as usize] += 1.0;
+    }
+    assert_eq!(hits.to_vec(), want_hits);
+    assert_eq!((a.loops(), b.loops()), (1, 41));
+}

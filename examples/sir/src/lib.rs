@@ -7,7 +7,8 @@
 //! [`Sir`] runs it on op2's carriers as one loop over the nodes: each node
 //! reads its neighbours' states through a ragged map (its neighbour list,
 //! both directions of every edge), counts the infected ones and decides its
-//! transition with its own random stream (keyed by the seed, the node's
+//! transition with its own random stream (a `&mut Philox` kernel parameter
+//! given the model's `op2::RandomStreams`: keyed by the seed, the node's
 //! global id and the tick, so every backend and rank count draws the same
 //! numbers); the states are double-buffered.
 //! [`sir_by_hand`] is the same model written directly in Rust, and

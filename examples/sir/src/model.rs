@@ -9,20 +9,19 @@ pub const INFECTED: i32 = 1;
 pub const RECOVERED: i32 = 2;
 
 /// One node's tick, pulling its neighbours' states through the ragged
-/// neighbour map. `params` = [p, q]; `key` = [seed, tick]. The chance of
-/// escaping infection is a product rather than `powi`, so that every backend
-/// computes the same bits.
+/// neighbour map and deciding with its own random stream (`rng`: the model's
+/// streams, keyed by the node's global id and the tick). `params` = [p, q].
+/// The chance of escaping infection is a product rather than `powi`, so that
+/// every backend computes the same bits.
 #[op2::kernel]
 pub fn transition(
     next: &mut i32,
     counts: &mut [i64; 3],
     state: &i32,
     neighbours: &[i32],
-    id: &i64,
     params: &[f64; 2],
-    key: &[i64; 2],
+    rng: &mut Philox,
 ) {
-    let mut rng = Philox::new(key[0] as u64, *id as u64, key[1] as u32);
     let mut s = *state;
     if s == 0 {
         let mut infected = 0;
@@ -64,10 +63,10 @@ pub struct Sir {
     neighbours: RaggedMap,
     state: Dat<i32>,
     next: Dat<i32>,
-    ids: Dat<i64>,
     params: Global<f64>,
-    seed: u64,
-    tick: u32,
+    /// Tick `t` is the streams' loop `t - 1`: node `v` draws from
+    /// `Philox::new(seed, global id of v, t - 1)`.
+    streams: RandomStreams,
 }
 
 impl Sir {
@@ -125,22 +124,19 @@ impl Sir {
         let neighbours = RaggedMap::from_edges("neighbours", &nodes, &nodes, edges, rules)?;
         let mut state = vec![SUSCEPTIBLE; nodes.size()];
         state[first] = INFECTED;
-        let ids: Vec<i64> = nodes.global_ids().iter().map(|&g| g as i64).collect();
         Ok(Sir {
             state: Dat::from_vec("state", &nodes, 1, state)?,
             next: Dat::zeros("next_state", &nodes, 1)?,
-            ids: Dat::from_vec("id", &nodes, 1, ids)?,
             params: Global::new("p_q", vec![p, q])?,
             nodes,
             neighbours,
-            seed,
-            tick: 0,
+            streams: RandomStreams::new("sir", seed),
         })
     }
 
     /// Ticks computed so far.
     pub fn tick(&self) -> u32 {
-        self.tick
+        self.streams.loops()
     }
 
     /// The counts of the current states (over every rank).
@@ -157,8 +153,6 @@ impl Sir {
 
     /// One tick; the counts after it.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<Counts> {
-        self.tick += 1;
-        let key = Global::new("key", vec![self.seed as i64, i64::from(self.tick)])?;
         let counts = Global::<i64>::zeros("counts", 3)?;
         par_loop!(
             rt,
@@ -168,9 +162,8 @@ impl Sir {
             counts(INC),
             self.state(READ),
             self.state(READ, self.neighbours[..]),
-            self.ids(READ),
             self.params(READ),
-            key(READ)
+            self.streams(DRAW)
         )?;
         self.state.swap(&self.next)?;
         let c = counts.data_ro();
@@ -201,11 +194,13 @@ impl Sir {
             neighbours: d.ragged(&self.neighbours)?,
             state: d.dat(&self.state)?,
             next: Dat::zeros("next_state", &nodes, 1)?,
-            ids: d.dat(&self.ids)?,
             params: self.params.clone(),
             nodes,
-            seed: self.seed,
-            tick: self.tick,
+            streams: {
+                let streams = RandomStreams::new("sir", self.streams.seed());
+                streams.set_loops(self.streams.loops());
+                streams
+            },
         };
         Ok((sir, d))
     }
@@ -220,8 +215,9 @@ pub fn tally(state: &i32, counts: &mut [i64; 3]) {
 /// One node's tick in plain Rust, as the `transition` kernel decides it (the
 /// kernel cannot call functions, so it spells the same rule out): the
 /// baselines share this.
-fn decide(state: i32, infected: usize, (p, q): (f64, f64), seed: u64, id: u64, tick: u32) -> i32 {
-    let mut rng = op2::Philox::new(seed, id, tick);
+/// `draw_loop` is the tick's loop counter: tick `t` (from 1) is loop `t - 1`.
+fn decide(state: i32, infected: usize, (p, q): (f64, f64), seed: u64, id: u64, draw_loop: u32) -> i32 {
+    let mut rng = op2::Philox::new(seed, id, draw_loop);
     if state == SUSCEPTIBLE && infected > 0 {
         // A product, not `powi`: the kernel's translation computes the same bits.
         let mut escape = 1.0;
@@ -262,7 +258,7 @@ pub fn sir_by_hand(
         }
         let mut next = state.clone();
         for v in 0..n {
-            next[v] = decide(state[v], infected[v] as usize, (p, q), seed, ids[v], tick);
+            next[v] = decide(state[v], infected[v] as usize, (p, q), seed, ids[v], tick - 1);
         }
         state = next;
         history.push(state.clone());
@@ -306,6 +302,7 @@ impl Csr {
 /// One tick of the same model written directly in Rust, pulling each node's
 /// infected neighbours from the CSR, nodes in parallel on the current rayon
 /// pool: the baseline the op2 version is timed against. Returns the counts.
+/// `draw_loop` is the tick's loop counter (tick `t` is loop `t - 1`).
 pub fn tick_by_hand_parallel(
     ids: &[u64],
     csr: &Csr,
@@ -313,7 +310,7 @@ pub fn tick_by_hand_parallel(
     next: &mut [i32],
     (p, q): (f64, f64),
     seed: u64,
-    tick: u32,
+    draw_loop: u32,
 ) -> Counts {
     use rayon::prelude::*;
     let counts = next
@@ -329,7 +326,7 @@ pub fn tick_by_hand_parallel(
             } else {
                 0
             };
-            let decided = decide(state[v], infected, (p, q), seed, ids[v], tick);
+            let decided = decide(state[v], infected, (p, q), seed, ids[v], draw_loop);
             *out = decided;
             let mut c = [0u64; 3];
             c[decided as usize] = 1;
@@ -440,7 +437,7 @@ mod tests {
         let mut state = want[0].clone();
         let mut next = vec![0; n];
         for (tick, states) in want.iter().enumerate().skip(1) {
-            let c = tick_by_hand_parallel(&ids, &csr, &state, &mut next, (0.3, 0.15), 8, tick as u32);
+            let c = tick_by_hand_parallel(&ids, &csr, &state, &mut next, (0.3, 0.15), 8, tick as u32 - 1);
             std::mem::swap(&mut state, &mut next);
             assert_eq!(&state, states, "tick {tick}");
             assert_eq!(c.infected, states.iter().filter(|&&s| s == INFECTED).count() as u64);

@@ -1,0 +1,151 @@
+//! Random streams as a loop argument: a kernel parameter `rng: &mut Philox`
+//! given `streams(DRAW)` gets, at element `e` of the `n`-th loop that draws
+//! from `streams`, the stream `Philox::new(seed, global id of e, n)`.
+//!
+//! Why the loop counter lives here: a model that draws in several loops per
+//! step, or several steps, must never reuse a stream, and must give the same
+//! bits on every backend, thread count and rank count. Counting the loops
+//! that use one `RandomStreams` (every rank runs the same loops in the same
+//! order) gives that without the model threading a counter through its code.
+//!
+//! `par_loop!` turns the argument into two ordinary ones: the set's global
+//! ids as a Dat of `i64` (built once per set and kept, so devices upload it
+//! once) and a READ Global `[seed, counter]`. The `&mut Philox` parameter is
+//! two hidden parameters of those types in the kernel's metadata and its C
+//! translation, which starts with `Philox::new(seed, id, counter)`; the
+//! native body makes the stream itself. So every backend runs it unchanged.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use crate::{Dat, Global, Philox, Result, Set};
+
+/// Per-element random streams for the loops that draw from them (a kernel
+/// parameter `rng: &mut Philox`, the loop argument `streams(DRAW)`).
+///
+/// Element `e` of the `n`-th such loop (counting from 0) draws from
+/// `Philox::new(seed, set.global_id(e), n)`: the same bits on every backend,
+/// thread count and rank count.
+///
+/// (Tested in the `op2` crate's documentation of `par_loop!`.)
+///
+/// ```text
+/// use op2::prelude::*;
+///
+/// #[op2::kernel]
+/// fn coin(heads: &mut i32, rng: &mut Philox) {
+///     *heads = if rng.bernoulli(0.5) { 1 } else { 0 };
+/// }
+///
+/// let rt = Runtime::new(Backend::Seq)?;
+/// let agents = Set::new("agents", 100)?;
+/// let heads = Dat::<i32>::zeros("heads", &agents, 1)?;
+/// let streams = RandomStreams::new("coins", 7);
+/// par_loop!(rt, coin, agents, heads(WRITE), streams(DRAW))?;
+/// // Agent 3's stream in loop 0, drawn again on the host:
+/// let mut again = streams.stream_of(&agents, 3, 0).unwrap();
+/// assert_eq!(heads.data_ro()[3], i32::from(again.bernoulli(0.5)));
+/// assert_eq!(streams.loops(), 1);
+/// ```
+pub struct RandomStreams {
+    name: String,
+    seed: u64,
+    /// Loops run so far: the counter of the next.
+    loops: AtomicU32,
+    /// The global ids of each set drawn over, as the `i64` Dat the loops read.
+    ids: Mutex<Vec<(Set, Dat<i64>)>>,
+}
+
+impl RandomStreams {
+    /// Streams under `seed`, no loop run yet.
+    pub fn new(name: impl Into<String>, seed: u64) -> RandomStreams {
+        RandomStreams {
+            name: name.into(),
+            seed,
+            loops: AtomicU32::new(0),
+            ids: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The name (in the loop's argument errors).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Loops that have drawn from these streams: the counter the next loop uses.
+    pub fn loops(&self) -> u32 {
+        self.loops.load(Ordering::Relaxed)
+    }
+
+    /// Makes the next loop use counter `n` (to resume a run from a checkpoint
+    /// taken after `n` loops).
+    pub fn set_loops(&self, n: u32) {
+        self.loops.store(n, Ordering::Relaxed);
+    }
+
+    /// The stream element `e` of `set` gets in loop `n`, for checking or
+    /// reproducing draws on the host; `None` if `e` is not an element of
+    /// `set` on this process.
+    pub fn stream_of(&self, set: &Set, e: usize, n: u32) -> Option<Philox> {
+        set.global_id(e).map(|id| Philox::new(self.seed, id, n))
+    }
+
+    /// The two loop arguments for a loop over `set`: the global ids (built
+    /// once per set) and `[seed, counter]`.
+    #[doc(hidden)]
+    pub fn loop_args(&self, set: &Set) -> Result<DrawArgs> {
+        let mut cache = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let ids = match cache.iter().find(|(s, _)| s.same(set)) {
+            Some((_, d)) => d.clone(),
+            None => {
+                // Ids are u64; the Dat holds their bits (`as u64` gives them back).
+                let ids: Vec<i64> = set.global_ids().iter().map(|&g| g as i64).collect();
+                let d = Dat::from_vec(format!("{}_ids", self.name), set, 1, ids)?;
+                cache.push((set.clone(), d.clone()));
+                d
+            }
+        };
+        let counter = self.loops();
+        let key = Global::new(format!("{}_key", self.name), vec![self.seed as i64, i64::from(counter)])?;
+        Ok(DrawArgs {
+            ids,
+            key,
+            seed: self.seed,
+            counter,
+        })
+    }
+
+    /// Called after a loop that drew from these streams ran.
+    #[doc(hidden)]
+    pub fn loop_ran(&self) {
+        self.loops.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// What one loop drawing from [`RandomStreams`] passes (for `par_loop!`).
+#[doc(hidden)]
+pub struct DrawArgs {
+    /// The loop's set's global ids, as `i64` bits.
+    pub ids: Dat<i64>,
+    /// `[seed, counter]`.
+    pub key: Global<i64>,
+    /// The seed.
+    pub seed: u64,
+    /// The loop counter.
+    pub counter: u32,
+}
+
+impl std::fmt::Debug for RandomStreams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RandomStreams")
+            .field("name", &self.name)
+            .field("seed", &self.seed)
+            .field("loops", &self.loops())
+            .finish()
+    }
+}
