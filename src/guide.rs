@@ -337,6 +337,45 @@
 //! # Ok::<(), op2::Error>(())
 //! ```
 //!
+//! ## Agents: lattices and random streams
+//!
+//! A lattice neighbourhood is a [`Stencil`](crate::Stencil): a map whose
+//! entries native loops compute (no table to stream through memory), usable
+//! wherever a Map goes. Per-element randomness is a `&mut Philox` kernel
+//! parameter given [`RandomStreams`](crate::RandomStreams) as `s(DRAW)`:
+//! element `e` of the streams' `n`-th loop draws from
+//! `Philox::new(seed, global id of e, n)`, the same bits on every backend,
+//! thread count and rank count.
+//!
+//! ```
+//! use op2::prelude::*;
+//!
+//! /// A cell becomes alive by a coin toss when exactly two neighbours live.
+//! #[op2::kernel]
+//! fn toss(next: &mut i32, around: &[[i32; 1]; 4], rng: &mut Philox) {
+//!     let mut alive = 0;
+//!     for k in 0..4 {
+//!         alive += around[k][0];
+//!     }
+//!     *next = if alive == 2 && rng.bernoulli(0.5) { 1 } else { 0 };
+//! }
+//!
+//! let rt = Runtime::new(Backend::Seq)?;
+//! let cells = Set::new("cells", 8 * 6)?;
+//! let plus = Stencil::torus("plus", &cells, (8, 6), &Stencil::VON_NEUMANN)?;
+//! let state = Dat::from_vec("state", &cells, 1, (0..48).map(|i| i32::from(i % 3 == 0)).collect())?;
+//! let next = Dat::<i32>::zeros("next", &cells, 1)?;
+//! let streams = RandomStreams::new("tosses", 7);
+//! par_loop!(rt, toss, cells, next(WRITE), state(READ, plus), streams(DRAW))?;
+//! // Cell 9 in loop 0, on the host: its neighbours 1, 8, 10, 17.
+//! let s = state.to_vec();
+//! let alive = s[1] + s[8] + s[10] + s[17];
+//! let mut rng = streams.stream_of(&cells, 9, 0).unwrap();
+//! assert_eq!(next.to_vec()[9], i32::from(alive == 2 && rng.bernoulli(0.5)));
+//! assert_eq!(streams.loops(), 1);
+//! # Ok::<(), op2::Error>(())
+//! ```
+//!
 //! ## Where to go next
 //!
 //! - `README.md`: building, the test suite, the Airfoil commands, and the

@@ -51,8 +51,8 @@ pub mod mpi {
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
     Access, ArgRef, CodeCacheStats, Dat, Duplicates, EdgeRules, Error, Global, HostMut, HostRef, Kernel, KernelInfo,
-    LoopTiming, Map, ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, SelfLoops, Set, SetRegions,
-    Stencil, Subset, TimingSummary, TransferStats,
+    LoopTiming, Map, ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, SelfLoops,
+    Set, SetRegions, Stencil, Subset, TimingSummary, TransferStats,
 };
 pub use op2_macros::{kernel, par_loop};
 

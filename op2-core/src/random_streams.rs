@@ -27,7 +27,7 @@ use crate::{Dat, Global, Philox, Result, Set};
 /// `Philox::new(seed, set.global_id(e), n)`: the same bits on every backend,
 /// thread count and rank count.
 ///
-/// (Tested in the `op2` crate's documentation of `par_loop!`.)
+/// (A tested example is in the `op2` crate's guide, "Agents".)
 ///
 /// ```text
 /// use op2::prelude::*;

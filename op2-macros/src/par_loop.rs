@@ -171,7 +171,11 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     let rt = &p.rt;
     let set = &p.set;
     // Loop positions: an argument each, but two for `s(DRAW)` (ids, key).
-    let count: usize = p.args.iter().map(|a| if matches!(a.via, Via::Draw) { 2 } else { 1 }).sum();
+    let count: usize = p
+        .args
+        .iter()
+        .map(|a| if matches!(a.via, Via::Draw) { 2 } else { 1 })
+        .sum();
 
     let mut checks = Vec::new();
     let mut bindings = Vec::new();
@@ -202,14 +206,20 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         let access = a.access.tokens();
         let data = &a.data;
         if let Via::Draw = a.via {
-            draw_arg(a, k, &info, DrawIdents::new(k), &mut DrawParts {
-                checks: &mut checks,
-                bindings: &mut bindings,
-                specs: &mut specs,
-                views: &mut views,
-                gathers: &mut gathers,
-                call_args: &mut call_args,
-            });
+            draw_arg(
+                a,
+                k,
+                &info,
+                DrawIdents::new(k),
+                &mut DrawParts {
+                    checks: &mut checks,
+                    bindings: &mut bindings,
+                    specs: &mut specs,
+                    views: &mut views,
+                    gathers: &mut gathers,
+                    call_args: &mut call_args,
+                },
+            );
             draws.push(d);
             continue;
         }
@@ -354,7 +364,11 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         }
     };
     // A label for `s(DRAW)`'s early error (only then: an unused label warns).
-    let label = if draws.is_empty() { quote!() } else { quote!('__op2_loop:) };
+    let label = if draws.is_empty() {
+        quote!()
+    } else {
+        quote!('__op2_loop:)
+    };
     quote! {#label {
         const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
@@ -441,8 +455,10 @@ fn draw_arg(a: &LoopArg, k: usize, info: &TokenStream, names: DrawIdents, out: &
     let data = &a.data;
     let read = quote!(::op2::Access::Read);
     let private = quote!(::op2::__private);
-    out.checks.push(quote_spanned!(a.span=> const _: () = #private::check_arg(&#info, #k, #private::ArgForm::Draw, #read);));
-    out.bindings.push(quote_spanned!(a.span=> let #streams: &::op2::RandomStreams = &(#data);));
+    out.checks
+        .push(quote_spanned!(a.span=> const _: () = #private::check_arg(&#info, #k, #private::ArgForm::Draw, #read);));
+    out.bindings
+        .push(quote_spanned!(a.span=> let #streams: &::op2::RandomStreams = &(#data);));
     // The ids Dat and the key Global; an error ends the loop before it runs.
     out.bindings.push(quote_spanned!(a.span=>
         let #args = match ::op2::RandomStreams::loop_args(#streams, __op2_set) {
@@ -450,8 +466,10 @@ fn draw_arg(a: &LoopArg, k: usize, info: &TokenStream, names: DrawIdents, out: &
             ::core::result::Result::Err(e) => break '__op2_loop ::core::result::Result::Err(e),
         };
     ));
-    out.specs.push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(&#args.ids, #read)));
-    out.specs.push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(&#args.key, #read)));
+    out.specs
+        .push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(&#args.ids, #read)));
+    out.specs
+        .push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(&#args.key, #read)));
     out.views.push(quote_spanned!(a.span=>
         let #view = (#private::DirectArg::direct_view(&#args.ids, #k, #read), #args.seed, #args.counter);
     ));

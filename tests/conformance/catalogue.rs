@@ -116,5 +116,13 @@ pub fn run_catalogue(rt: &Runtime) {
         Dat::<f64>::zeros("around", &lattice, 2).unwrap(),
     );
     let right = Dat::<f64>::zeros("right", &lattice, 1).unwrap();
-    par_loop!(rt, stencil_gather, lattice, at(WRITE), around(READ, moore), right(READ, moore[4])).unwrap();
+    par_loop!(
+        rt,
+        stencil_gather,
+        lattice,
+        at(WRITE),
+        around(READ, moore),
+        right(READ, moore[4])
+    )
+    .unwrap();
 }

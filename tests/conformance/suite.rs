@@ -1304,7 +1304,16 @@ pub fn two_stream_parameters(new_rt: &dyn Fn() -> Runtime) {
     b.set_loops(40);
     let hits = Dat::<f64>::zeros("hits", &m.nodes, 1).unwrap();
     let out = Dat::<u32>::zeros("out", &m.edges, 2).unwrap();
-    par_loop!(rt, two_streams, m.edges, a(DRAW), hits(INC, m.e2n[1]), b(DRAW), out(WRITE)).unwrap();
+    par_loop!(
+        rt,
+        two_streams,
+        m.edges,
+        a(DRAW),
+        hits(INC, m.e2n[1]),
+        b(DRAW),
+        out(WRITE)
+    )
+    .unwrap();
     let want: Vec<u32> = (0..m.edges.size() as u64)
         .flat_map(|e| [Philox::new(1, e, 0).next_u32(), Philox::new(2, e, 40).next_u32()])
         .collect();
