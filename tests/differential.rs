@@ -545,21 +545,38 @@ fn first_difference(want: &[Vec<f64>], got: &[Vec<f64>]) -> String {
     "carrier count differs".to_string()
 }
 
+/// A proptest runner for `OP2_FUZZ_CASES` cases (`default_cases` unset),
+/// failures not persisted.
+fn fuzz_runner(default_cases: u32) -> TestRunner {
+    let cases = std::env::var("OP2_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default_cases);
+    TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+/// Fails the case, saying `what` and where, unless `got` equals `want`.
+fn same_outcome(want: &Outcome, got: &Outcome, what: &str) -> Result<(), TestCaseError> {
+    if got == want {
+        return Ok(());
+    }
+    let detail = match (want, got) {
+        (Ok(w), Ok(g)) => first_difference(w, g),
+        _ => format!("{got:?}"),
+    };
+    Err(TestCaseError::fail(format!("{what}: {detail}")))
+}
+
 /// Runs `cases` random cases through `run` on `seq` and on every backend,
 /// and fails on the first case where a backend's outcome differs.
 fn every_backend_matches_seq(run: fn(&Runtime, &Case) -> Outcome, default_cases: u32) {
     let seq = Runtime::new(Backend::Seq).unwrap();
     let backends = backends();
-    let cases = std::env::var("OP2_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default_cases);
-    let config = Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    let mut runner = TestRunner::new(config);
+    let mut runner = fuzz_runner(default_cases);
     let result = runner.run(&case_strategy(), |case| {
         let want = run(&seq, &case);
         for (name, rt) in &backends {
@@ -703,27 +720,12 @@ fn run_ragged(rt: &Runtime, (targets, rows, reps): &(usize, Vec<Vec<i32>>, usize
 fn every_backend_matches_seq_on_random_ragged_graphs() {
     let seq = Runtime::new(Backend::Seq).unwrap();
     let backends = backends();
-    let cases = std::env::var("OP2_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48);
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = fuzz_runner(48);
     let result = runner.run(&ragged_case(), |case| {
         let want = run_ragged(&seq, &case);
         prop_assert!(want.is_ok(), "seq failed: {want:?}");
         for (name, rt) in &backends {
-            let got = run_ragged(rt, &case);
-            if got != want {
-                let detail = match (&want, &got) {
-                    (Ok(w), Ok(g)) => first_difference(w, g),
-                    _ => format!("{got:?}"),
-                };
-                return Err(TestCaseError::fail(format!("{name} differs from seq: {detail}")));
-            }
+            same_outcome(&want, &run_ragged(rt, &case), &format!("{name} differs from seq"))?;
         }
         Ok(())
     });
@@ -818,29 +820,13 @@ fn run_stencil(rt: &Runtime, ((w, h), offsets, k, keep): &StencilCase, table: bo
 fn every_backend_matches_seq_on_random_stencils() {
     let seq = Runtime::new(Backend::Seq).unwrap();
     let backends = backends();
-    let cases = std::env::var("OP2_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48);
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = fuzz_runner(48);
     let result = runner.run(&stencil_case(), |case| {
         let want = run_stencil(&seq, &case, true);
         prop_assert!(want.is_ok(), "seq failed: {want:?}");
         for (name, rt) in std::iter::once(("seq", &seq)).chain(backends.iter().map(|(n, rt)| (*n, rt))) {
-            let got = run_stencil(rt, &case, false);
-            if got != want {
-                let detail = match (&want, &got) {
-                    (Ok(w), Ok(g)) => first_difference(w, g),
-                    _ => format!("{got:?}"),
-                };
-                return Err(TestCaseError::fail(format!(
-                    "{name} through the stencil differs from seq through its table: {detail}"
-                )));
-            }
+            let what = format!("{name} through the stencil differs from seq through its table");
+            same_outcome(&want, &run_stencil(rt, &case, false), &what)?;
         }
         Ok(())
     });
