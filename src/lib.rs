@@ -70,7 +70,7 @@ pub mod __private {
     pub use op2_core::view::{
         map_arg_spec, ragged_arg_spec, DirectArg, DirectView, IndirectArg, IndirectView, RaggedView,
     };
-    pub use op2_core::{ArgForm, ArgSpec, IterationSpace, MapIndex, Partials};
+    pub use op2_core::{ArgForm, ArgSpec, IterationSpace, MapIndex, Partials, Row};
 
     use op2_core::{Access, KernelInfo};
 

@@ -47,6 +47,7 @@ mod plan_cache;
 mod plural;
 mod ragged_map;
 mod random_streams;
+mod row;
 mod scalar;
 mod set;
 mod stage;
@@ -80,6 +81,8 @@ pub use plan_cache::PlanCache;
 pub use plural::plural;
 pub use ragged_map::{Duplicates, EdgeRules, RaggedMap, SelfLoops};
 pub use random_streams::RandomStreams;
+#[doc(hidden)]
+pub use row::{Row, RowIter};
 pub use scalar::{Scalar, ScalarType};
 pub use set::{Set, SetRegions};
 #[doc(hidden)]

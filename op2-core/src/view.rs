@@ -5,7 +5,7 @@
 //! validating the loop (dims, sets, map entries, arities) and borrowing the data
 //! before any body runs, and by giving concurrent chunks disjoint targets.
 
-use crate::{Access, ArgData, ArgSpec, Dat, Global, Map, MapIndex, Partials, RaggedMap, Scalar, Stage};
+use crate::{Access, ArgData, ArgSpec, Dat, Global, Map, MapIndex, Partials, RaggedMap, Row, Scalar, Stage};
 
 pub use crate::stencil::StencilView;
 
@@ -437,38 +437,39 @@ impl<T: Scalar> RaggedView<T> {
 
     /// Element `e`'s targets.
     #[inline(always)]
-    unsafe fn row<'t>(self, e: usize) -> &'t [i32] {
+    unsafe fn targets_of<'t>(self, e: usize) -> &'t [i32] {
         let (a, b) = (*self.offsets.add(e) as usize, *self.offsets.add(e + 1) as usize);
         std::slice::from_raw_parts(self.targets.add(a), b - a)
     }
 
-    /// Gathers element `e`'s targets into `buf` (replacing what it held).
+    /// Element `e`'s targets' values, read in place (a READ argument).
     ///
     /// # Safety
-    /// The loop is validated and its data borrowed; `e` is in the map's set.
+    /// The loop is validated and its data borrowed; `e` is in the map's set;
+    /// nothing writes the Dat while the row lives.
     #[inline(always)]
-    pub unsafe fn load_into<S: Stage<T>>(self, e: usize, buf: &mut Vec<S>) {
-        buf.clear();
-        buf.extend(self.row(e).iter().map(|&t| S::load(self.ptr.add(t as usize * S::DIM))));
+    pub unsafe fn row<'t, S: Stage<T> + 't>(self, e: usize) -> Row<'t, S> {
+        // A `[T; D]` is D consecutive `T`s: the Dat's rows are its elements.
+        Row::new(self.ptr as *const S, self.targets_of(e))
     }
 
     /// Fills `buf` with one zero staging value per target of element `e`.
     ///
     /// # Safety
-    /// As for `load_into`.
+    /// The loop is validated and its data borrowed; `e` is in the map's set.
     #[inline(always)]
     pub unsafe fn zero_into<S: Stage<T>>(self, e: usize, buf: &mut Vec<S>) {
         buf.clear();
-        buf.resize(self.row(e).len(), S::zero());
+        buf.resize(self.targets_of(e).len(), S::zero());
     }
 
     /// Adds `buf` to element `e`'s targets, in target order.
     ///
     /// # Safety
-    /// As for `load_into`, and no concurrent chunk touches the targets.
+    /// As for `zero_into`, and no concurrent chunk touches the targets.
     #[inline(always)]
     pub unsafe fn add_from<S: Stage<T>>(self, e: usize, buf: &[S]) {
-        for (&t, s) in self.row(e).iter().zip(buf) {
+        for (&t, s) in self.targets_of(e).iter().zip(buf) {
             s.add_to(self.ptr.add(t as usize * S::DIM));
         }
     }

@@ -3,7 +3,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+use syn::{FnArg, Ident, ItemFn, Pat, ReturnType, Type, TypeReference};
 
 use crate::signature::parse_param;
 use crate::subset::check_body;
@@ -83,12 +83,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         syn::FnArg::Typed(t) => Some(&t.ty),
         syn::FnArg::Receiver(_) => None,
     });
+    let native = native_twin(&func);
     quote! {
         #func
 
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident {}
+
+        #native
 
         // SAFETY: the metadata is generated from the signature just above.
         unsafe impl ::op2::Kernel for #ident {
@@ -160,4 +163,41 @@ fn lower_random_streams(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn,
     prologue.append(&mut lowered.block.stmts);
     lowered.block.stmts = prologue;
     (lowered, hidden)
+}
+
+/// The kernel as the native backends call it, `<kernel>::__op2_native`: the
+/// same body, with each READ ragged parameter (`&[T]`, `&[[T; D]]`) taken as
+/// an `op2::Row`, which reads the targets in place through the map instead of
+/// from a gathered copy. The function the user wrote keeps its slices.
+fn native_twin(func: &ItemFn) -> TokenStream {
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    let block = &func.block;
+    let inputs = func.sig.inputs.iter().map(|arg| match arg {
+        FnArg::Typed(pt) => match &*pt.ty {
+            Type::Reference(TypeReference {
+                mutability: None, elem, ..
+            }) => match &**elem {
+                Type::Slice(slice) => {
+                    let (pat, elem) = (&pt.pat, &slice.elem);
+                    quote!(#pat: ::op2::__private::Row<'_, #elem>)
+                }
+                _ => quote!(#arg),
+            },
+            _ => quote!(#arg),
+        },
+        FnArg::Receiver(_) => quote!(#arg),
+    });
+    // The lints the user allowed on the kernel hold for its twin.
+    let allows = func.attrs.iter().filter(|a| a.path().is_ident("allow"));
+    // Spanned as the kernel's name, so that errors point at the kernel.
+    let native = Ident::new("__op2_native", ident.span());
+    quote! {
+        impl #ident {
+            #[doc(hidden)]
+            #[inline(always)]
+            #(#allows)*
+            #vis fn #native(#(#inputs),*) #block
+        }
+    }
 }

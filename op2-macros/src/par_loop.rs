@@ -167,6 +167,8 @@ pub fn expand(input: TokenStream) -> TokenStream {
 
 fn generate(p: &ParLoopInput) -> TokenStream {
     let kernel = &p.kernel;
+    // The kernel as the native backends call it (see `#[op2::kernel]`).
+    let native = syn::Ident::new("__op2_native", kernel.span());
     let info = quote!(<#kernel as ::op2::Kernel>::INFO);
     let rt = &p.rt;
     let set = &p.set;
@@ -250,9 +252,10 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         };
         let mutable = a.access != Access::Read;
         call_args.push(match (&a.via, mutable) {
-            // A ragged argument's staging is a buffer reused from element to element.
+            // A ragged argument's staging is a buffer reused from element to
+            // element; a READ one is read in place, as a Row.
             (Via::Ragged, true) => quote!(#s.as_mut_slice()),
-            (Via::Ragged, false) => quote!(#s.as_slice()),
+            (Via::Ragged, false) => quote!(#v.row(__op2_e)),
             (_, true) => quote!(&mut #s),
             (_, false) => quote!(&#s),
         });
@@ -289,13 +292,10 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             (Via::Ragged, _) => {
                 specs.push(quote_spanned!(a.span=> ::op2::__private::ragged_arg_spec(#d, #access, #m)));
                 views.push(quote_spanned!(a.span=> let #v = ::op2::__private::RaggedView::new(#d, #m);));
-                // Room for the largest row: no growth inside the loop.
-                binds.push(quote_spanned!(a.span=> let mut #s = ::std::vec::Vec::with_capacity(#m.max_degree());));
-                gathers.push(match a.access {
-                    Access::Read => quote_spanned!(a.span=> #v.load_into(#e, &mut #s);),
-                    _ => quote_spanned!(a.span=> #v.zero_into(#e, &mut #s);),
-                });
                 if a.access != Access::Read {
+                    // Room for the largest row: no growth inside the loop.
+                    binds.push(quote_spanned!(a.span=> let mut #s = ::std::vec::Vec::with_capacity(#m.max_degree());));
+                    gathers.push(quote_spanned!(a.span=> #v.zero_into(#e, &mut #s);));
                     scatters.push(quote_spanned!(a.span=> #v.add_from(#e, &#s);));
                 }
             }
@@ -328,7 +328,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
                 #[allow(dead_code)]
                 const __OP2_INTERIOR: bool = #interior;
                 #(#gathers)*
-                #kernel(#(#call_args),*);
+                #kernel::#native(#(#call_args),*);
                 #(#scatters)*
             }
         }

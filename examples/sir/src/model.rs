@@ -174,6 +174,36 @@ impl Sir {
         })
     }
 
+    /// Goes back to `states` (every local node's, in node order) after
+    /// `tick` ticks: the next step computes tick `tick + 1` with that tick's
+    /// draws (to resume from a checkpoint, or to time one tick repeatedly).
+    ///
+    /// # Errors
+    /// [`op2::Error::InvalidOption`] if `states` does not hold one valid
+    /// state per local node.
+    pub fn restart(&mut self, states: &[i32], tick: u32) -> op2::Result<()> {
+        let n = self.state.set().size();
+        if states.len() != n {
+            return Err(op2::Error::InvalidOption {
+                option: "states",
+                reason: format!("{} states given for {n} nodes", states.len()),
+            });
+        }
+        if let Some((v, s)) = states
+            .iter()
+            .enumerate()
+            .find(|(_, s)| !(SUSCEPTIBLE..=RECOVERED).contains(*s))
+        {
+            return Err(op2::Error::InvalidOption {
+                option: "states",
+                reason: format!("node {v} has state {s}, not 0 (S), 1 (I) or 2 (R)"),
+            });
+        }
+        self.state.try_data_mut()?[..n].copy_from_slice(states);
+        self.streams.set_loops(tick);
+        Ok(())
+    }
+
     /// Every local node's state, in node order.
     pub fn states(&self) -> Vec<i32> {
         self.state.to_vec()
@@ -442,6 +472,31 @@ mod tests {
             assert_eq!(&state, states, "tick {tick}");
             assert_eq!(c.infected, states.iter().filter(|&&s| s == INFECTED).count() as u64);
         }
+    }
+
+    #[test]
+    fn a_restart_repeats_the_tick_it_goes_back_to() {
+        let rt = Runtime::new(Backend::Seq).unwrap();
+        let edges = random_graph(60, 150, 5);
+        let mut sir = Sir::new(60, None, &edges, 3, (0.4, 0.2), 6).unwrap();
+        for _ in 0..4 {
+            sir.step(&rt).unwrap();
+        }
+        let at4 = sir.states();
+        let c5 = sir.step(&rt).unwrap();
+        let at5 = sir.states();
+        sir.step(&rt).unwrap();
+        sir.restart(&at4, 4).unwrap();
+        assert_eq!(sir.tick(), 4);
+        assert_eq!(sir.step(&rt).unwrap(), c5);
+        assert_eq!(sir.states(), at5);
+        let e = sir.restart(&at4[1..], 4).unwrap_err();
+        assert!(e.to_string().contains("59 states given for 60 nodes"), "{e}");
+        let mut bad = at4.clone();
+        bad[7] = 3;
+        let e = sir.restart(&bad, 4).unwrap_err();
+        assert!(e.to_string().contains("node 7 has state 3"), "{e}");
+        assert_eq!(sir.states(), at5, "a refused restart changes nothing");
     }
 
     #[test]
