@@ -45,7 +45,7 @@ pub mod guide;
 /// Distributed runs under `mpirun` (feature `mpi`).
 #[cfg(feature = "mpi")]
 pub mod mpi {
-    pub use op2_mpi::{Distributed, Mpi};
+    pub use op2_mpi::{Distributed, Mpi, Partitioner};
 }
 
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};

@@ -5,7 +5,7 @@
 //! single-process `seq` run, halo exchange counts, and Airfoil against one rank.
 #![cfg(feature = "mpi")]
 
-use op2::mpi::Mpi;
+use op2::mpi::{Mpi, Partitioner};
 use op2::prelude::*;
 use op2_airfoil::{generate, AirfoilDsl, Constants};
 
@@ -411,20 +411,67 @@ fn distributed_runs_match_one_process() {
         }
     }
 
-    // Game of Life: a glider and a blinker on a 12x10 torus, distributed,
-    // cell for cell as on one process.
-    let alive = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2), (7, 6), (8, 6), (9, 6)];
-    let mut one = op2_life::Life::new(12, 10, &alive).unwrap();
-    let (mut spread, dl) = op2_life::Life::new(12, 10, &alive).unwrap().distribute(&mpi).unwrap();
-    let rt_life = Runtime::new(Backend::Rayon).unwrap();
-    for generation in 1..=10 {
-        one.step(&seq).unwrap();
-        spread.step(&rt_life).unwrap();
-        assert_eq!(spread.population(&rt_life).unwrap(), one.population(&seq).unwrap());
-        if let Some(all) = dl.gather(spread.current()).unwrap() {
-            assert_eq!(all, one.states(), "generation {generation}");
+    // Game of Life: a glider and a blinker on a 12x10 torus, distributed in
+    // strips of rows with the neighbourhood still computed, cell for cell as
+    // on one process, on every host backend; and a 6x4 torus, one row per
+    // rank on 4 ranks (the halo rows above and below meet).
+    for (w, h, alive) in [
+        (
+            12,
+            10,
+            &[(1, 0), (2, 1), (0, 2), (1, 2), (2, 2), (7, 6), (8, 6), (9, 6)][..],
+        ),
+        (6, 4, &[(1, 1), (2, 1), (3, 1), (4, 3)][..]),
+    ] {
+        for backend in [Backend::Seq, Backend::Rayon, Backend::Jit] {
+            let Ok(rt_life) = Runtime::new(backend) else { continue };
+            let mut one = op2_life::Life::new(w, h, alive).unwrap();
+            let (mut spread, dl) = op2_life::Life::new(w, h, alive).unwrap().distribute(&mpi).unwrap();
+            for generation in 1..=8 {
+                one.step(&seq).unwrap();
+                spread.step(&rt_life).unwrap();
+                assert_eq!(
+                    spread.population(&rt_life).unwrap(),
+                    one.population(&seq).unwrap(),
+                    "{w}x{h} on {backend}"
+                );
+                if let Some(all) = dl.gather(spread.current()).unwrap() {
+                    assert_eq!(all, one.states(), "{w}x{h} generation {generation} on {backend}");
+                }
+            }
         }
     }
+
+    // A stencil stays computed only on whole rows: a lattice cut column by
+    // column is refused (use the stencil's map there), and a stencil cannot
+    // be built on a distributed set directly.
+    let cells = Set::new("cells", 8 * 6).unwrap();
+    let moore = Stencil::torus("moore", &cells, (8, 6), &Stencil::MOORE).unwrap();
+    let by_column: Vec<u32> = (0..48).map(|e| (e % mpi.size()) as u32).collect();
+    let dc = mpi
+        .distribute_with(&[&cells], &[moore.map()], &[], &cells, &Partitioner::Given(by_column))
+        .unwrap();
+    match dc.stencil(&moore) {
+        Ok(local) if mpi.size() == 1 => assert_eq!(local.size(), (8, 6)),
+        Ok(_) => panic!("a stencil on part of a row on {} ranks", mpi.size()),
+        Err(e) => assert!(
+            mpi.size() > 1 && e.to_string().contains("holds part of a row of `cells`"),
+            "{e}"
+        ),
+    }
+    assert!(dc.map(moore.map()).is_ok(), "the stencil's map is distributed");
+    let local_cells = dc.set(&cells).unwrap();
+    let e = Stencil::torus("moore", &local_cells, (8, 6), &Stencil::MOORE).unwrap_err();
+    assert!(e.to_string().contains("is distributed"), "{e}");
+    let e = mpi
+        .distribute_with(&[&cells], &[moore.map()], &[], &cells, &Partitioner::Given(vec![0; 3]))
+        .err()
+        .expect("too few owners");
+    assert!(
+        e.to_string()
+            .contains("3 owners given for the 48 elements of the primary set"),
+        "{e}"
+    );
 
     // SIR on a random network: distributed, the same states tick by tick as
     // one process (each node's random stream is keyed by its global id).
@@ -439,7 +486,11 @@ fn distributed_runs_match_one_process() {
     }
     let ids: Vec<u64> = (0..n as u64).map(|i| 7 * i + 5).collect();
     // A stochastic run, and p = q = 1: a breadth-first wave.
-    for pq in [(0.4, 0.25), (1.0, 1.0)] {
+    for (pq, backend) in [(0.4, 0.25), (1.0, 1.0)]
+        .into_iter()
+        .flat_map(|pq| [Backend::Seq, Backend::Rayon, Backend::Jit].map(|b| (pq, b)))
+    {
+        let Ok(rt) = Runtime::new(backend) else { continue };
         let mut one = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 0, pq, 11).unwrap();
         let (mut spread, ds) = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 0, pq, 11)
             .unwrap()
@@ -447,10 +498,10 @@ fn distributed_runs_match_one_process() {
             .unwrap();
         for tick in 1..=25 {
             let want = one.step(&seq).unwrap();
-            let got = spread.step(&rt_life).unwrap();
-            assert_eq!(got, want, "p, q = {pq:?}: counts at tick {tick}");
+            let got = spread.step(&rt).unwrap();
+            assert_eq!(got, want, "p, q = {pq:?} on {backend}: counts at tick {tick}");
             if let Some(all) = ds.gather(spread.state()).unwrap() {
-                assert_eq!(all, one.states(), "p, q = {pq:?}: states at tick {tick}");
+                assert_eq!(all, one.states(), "p, q = {pq:?} on {backend}: states at tick {tick}");
             }
         }
     }

@@ -20,12 +20,29 @@ pub const MAX_STENCIL_OFFSETS: usize = 64;
 
 /// A periodic `width x height` lattice numbered row by row (site `y * width +
 /// x`) and the offsets of a neighbourhood: entry `k` of site `(x, y)` is
-/// `((x + dx_k) mod width, (y + dy_k) mod height)`.
+/// `((x + dx_k) mod width, (y + dy_k) mod height)`. With `rows`, the sites are
+/// some whole rows of that lattice in another order (one rank's part of a
+/// distributed lattice): site `r * width + x` is column `x` of local row `r`.
 #[derive(Clone, Debug)]
 pub(crate) struct LatticeRule {
     width: usize,
     height: usize,
     offsets: Vec<(isize, isize)>,
+    rows: Option<LocalRows>,
+}
+
+/// A local row's neighbour row that is not local (only rows that loops never
+/// execute have one; their entries point to site 0, as a distributed map's do).
+const NOT_LOCAL: u32 = u32::MAX;
+
+/// Some whole rows of a lattice, in local order.
+#[derive(Clone, Debug)]
+struct LocalRows {
+    /// Per local row, per offset: the local row entry `k` lies in.
+    neighbour: Vec<u32>,
+    /// Per local row: whether every offset's row is this row plus `dy`, so
+    /// that the interior's fixed index offsets hold in it.
+    regular: Vec<bool>,
 }
 
 impl LatticeRule {
@@ -34,18 +51,29 @@ impl LatticeRule {
         self.offsets.len()
     }
 
-    /// Entry `k` of site `(x, y)`.
+    /// Rows of sites.
+    fn row_count(&self) -> usize {
+        self.rows.as_ref().map_or(self.height, |r| r.regular.len())
+    }
+
+    /// Entry `k` of the site in column `x` of (local) row `y`.
     fn target(&self, x: usize, y: usize, k: usize) -> usize {
         let (dx, dy) = self.offsets[k];
         let nx = (x as isize).wrapping_add(dx).rem_euclid(self.width as isize) as usize;
-        let ny = (y as isize).wrapping_add(dy).rem_euclid(self.height as isize) as usize;
+        let ny = match &self.rows {
+            None => (y as isize).wrapping_add(dy).rem_euclid(self.height as isize) as usize,
+            Some(rows) => match rows.neighbour[y * self.arity() + k] {
+                NOT_LOCAL => return 0,
+                r => r as usize,
+            },
+        };
         ny * self.width + nx
     }
 
     /// The whole table, site-major (sizes are at most `i32::MAX` sites).
     pub(crate) fn table(&self) -> Vec<i32> {
-        let mut table = Vec::with_capacity(self.width * self.height * self.arity());
-        for y in 0..self.height {
+        let mut table = Vec::with_capacity(self.width * self.row_count() * self.arity());
+        for y in 0..self.row_count() {
             for x in 0..self.width {
                 table.extend((0..self.arity()).map(|k| self.target(x, y, k) as i32));
             }
@@ -132,6 +160,97 @@ impl Stencil {
             width,
             height,
             offsets: offsets.to_vec(),
+            rows: None,
+        };
+        Ok(Stencil {
+            map: Map::computed(name, cells, rule),
+        })
+    }
+
+    /// The stencil `offsets` of a periodic `width x height` lattice on
+    /// `cells`, which hold some of the lattice's rows, whole, in another
+    /// order: element `r * width + x` of `cells` is site `(x, rows[r])`. This
+    /// is one rank's part of a distributed lattice (`Distributed::stencil`
+    /// in `op2::mpi` builds it from the partition): the rows of owned and
+    /// exec-halo elements must have all their neighbours among `rows`; the
+    /// entries of the other rows (halo rows no loop executes) point to
+    /// element 0, as a distributed map's do.
+    ///
+    /// # Errors
+    /// [`Error::InvalidStencil`] if `cells` does not hold `rows.len() *
+    /// width` elements (halos included), or its executed elements are not
+    /// whole rows, a row lies outside the lattice or is given twice, an
+    /// executed row has a neighbour outside `rows`, or the offsets are as
+    /// [`Stencil::torus`] refuses.
+    pub fn torus_rows(
+        name: impl Into<String>,
+        cells: &Set,
+        (width, height): (usize, usize),
+        offsets: &[(isize, isize)],
+        rows: &[usize],
+    ) -> Result<Stencil> {
+        let name = name.into();
+        let invalid = |reason: String| Error::InvalidStencil {
+            stencil: name.clone(),
+            reason,
+        };
+        if width == 0 || rows.len().checked_mul(width) != Some(cells.total_size()) {
+            return Err(invalid(format!(
+                "{} rows of {width} sites, but set `{}` has {} elements",
+                rows.len(),
+                cells.name(),
+                cells.total_size()
+            )));
+        }
+        if offsets.is_empty() || offsets.len() > MAX_STENCIL_OFFSETS {
+            return Err(invalid(format!(
+                "{} offsets given; a stencil has 1 to {MAX_STENCIL_OFFSETS}",
+                offsets.len()
+            )));
+        }
+        let regions = cells.regions();
+        let executed = regions.owned_size() + regions.exec_halo;
+        if executed % width != 0 {
+            return Err(invalid(format!(
+                "the {executed} elements of `{}` that loops execute are not whole rows of {width}",
+                cells.name()
+            )));
+        }
+        let mut local_of = std::collections::HashMap::with_capacity(rows.len());
+        for (r, &row) in rows.iter().enumerate() {
+            if row >= height {
+                return Err(invalid(format!("row {row} lies outside the lattice's {height} rows")));
+            }
+            if local_of.insert(row, r as u32).is_some() {
+                return Err(invalid(format!("row {row} is given twice")));
+            }
+        }
+        let arity = offsets.len();
+        let mut neighbour = Vec::with_capacity(rows.len() * arity);
+        let mut regular = Vec::with_capacity(rows.len());
+        for (r, &row) in rows.iter().enumerate() {
+            let mut plain = true;
+            for &(_, dy) in offsets {
+                let global = (row as isize).wrapping_add(dy).rem_euclid(height as isize) as usize;
+                let local = match local_of.get(&global) {
+                    Some(&l) => l,
+                    None if r * width < executed => {
+                        return Err(invalid(format!(
+                            "row {row} is executed, but its neighbour row {global} is not among the rows given"
+                        )))
+                    }
+                    None => NOT_LOCAL,
+                };
+                plain &= local as isize == r as isize + dy;
+                neighbour.push(local);
+            }
+            regular.push(plain);
+        }
+        let rule = LatticeRule {
+            width,
+            height,
+            offsets: offsets.to_vec(),
+            rows: Some(LocalRows { neighbour, regular }),
         };
         Ok(Stencil {
             map: Map::computed(name, cells, rule),
@@ -144,7 +263,8 @@ impl Stencil {
         &self.map
     }
 
-    /// The lattice's width and height.
+    /// The lattice's width and height (the whole lattice's, for a stencil on
+    /// some of its rows).
     pub fn size(&self) -> (usize, usize) {
         let rule = self.rule();
         (rule.width, rule.height)
@@ -177,7 +297,8 @@ pub struct StencilView<T> {
     width: usize,
     height: usize,
     /// The interior: `x` in `lo_x..hi_x`, `y` in `lo_y..hi_y` (empty if the
-    /// offsets reach across the whole lattice).
+    /// offsets reach across the whole lattice); on some rows, `y` such that
+    /// `regular[y]`.
     lo_x: usize,
     hi_x: usize,
     lo_y: usize,
@@ -187,6 +308,11 @@ pub struct StencilView<T> {
     /// Per entry: the offsets reduced into `0..width` and `0..height`.
     dx: [usize; MAX_STENCIL_OFFSETS],
     dy: [usize; MAX_STENCIL_OFFSETS],
+    /// On some rows (null on the whole torus): the rule's `neighbour` and
+    /// `regular`, which live as long as the stencil the loop borrows.
+    neighbour: *const u32,
+    regular: *const bool,
+    arity: usize,
 }
 
 // SAFETY: as for the other views (view.rs): the runtime serialises conflicting
@@ -204,7 +330,8 @@ impl<T: Scalar> StencilView<T> {
             lo_y = lo_y.max(dy.saturating_neg());
             hi_y = hi_y.min(h.saturating_sub(dy));
         }
-        let interior = lo_x < hi_x && lo_y < hi_y;
+        // On some rows, the rows decide which are inside (`regular`).
+        let interior = lo_x < hi_x && (lo_y < hi_y || rule.rows.is_some());
         let mut view = StencilView {
             ptr: dat.host_ptr(),
             width: rule.width,
@@ -216,9 +343,17 @@ impl<T: Scalar> StencilView<T> {
             delta: [0; MAX_STENCIL_OFFSETS],
             dx: [0; MAX_STENCIL_OFFSETS],
             dy: [0; MAX_STENCIL_OFFSETS],
+            neighbour: std::ptr::null(),
+            regular: std::ptr::null(),
+            arity: rule.arity(),
         };
+        if let Some(rows) = &rule.rows {
+            view.neighbour = rows.neighbour.as_ptr();
+            view.regular = rows.regular.as_ptr();
+        }
         for (k, &(dx, dy)) in rule.offsets.iter().enumerate() {
-            // With an interior, |dx| < width and |dy| < height: no overflow.
+            // With an interior, |dx| < width and |dy| < height (or, on some
+            // rows, a regular row r + dy exists): no overflow.
             if interior {
                 view.delta[k] = dy * w + dx;
             }
@@ -234,6 +369,17 @@ impl<T: Scalar> StencilView<T> {
         let y = e / self.width;
         (e - y * self.width, y)
     }
+
+    /// Whether row `y`'s neighbours lie at fixed offsets.
+    #[inline(always)]
+    fn regular_row(self, y: usize) -> bool {
+        if self.regular.is_null() {
+            (self.lo_y..self.hi_y).contains(&y)
+        } else {
+            // SAFETY: `y` is a local row: the loop runs over the rule's sites.
+            unsafe { *self.regular.add(y) }
+        }
+    }
 }
 
 unsafe impl<T: Scalar> IndirectView<T> for StencilView<T> {
@@ -245,7 +391,7 @@ unsafe impl<T: Scalar> IndirectView<T> for StencilView<T> {
     #[inline(always)]
     fn run_end(self, e: usize, end: usize) -> usize {
         let (x, y) = self.site(e);
-        if (self.lo_x..self.hi_x).contains(&x) && (self.lo_y..self.hi_y).contains(&y) {
+        if (self.lo_x..self.hi_x).contains(&x) && self.regular_row(y) {
             end.min(e + (self.hi_x - x))
         } else {
             e
@@ -262,10 +408,18 @@ unsafe impl<T: Scalar> IndirectView<T> for StencilView<T> {
             if nx >= self.width {
                 nx -= self.width;
             }
-            let mut ny = y + self.dy[k];
-            if ny >= self.height {
-                ny -= self.height;
-            }
+            let ny = if self.neighbour.is_null() {
+                let mut ny = y + self.dy[k];
+                if ny >= self.height {
+                    ny -= self.height;
+                }
+                ny
+            } else {
+                match *self.neighbour.add(y * self.arity + k) {
+                    NOT_LOCAL => return self.ptr,
+                    r => r as usize,
+                }
+            };
             ny * self.width + nx
         };
         self.ptr.add(t * S::DIM)
@@ -338,6 +492,90 @@ mod tests {
             // Offsets reaching across the whole lattice, and beyond.
             check_view(w, h, &[(-2, 3), (5, -7), (-40, 0), (0, 23)]);
         }
+    }
+
+    /// Both paths of the view of `s` (on `n` sites) against its table.
+    fn check_paths(s: &Stencil, n: usize) -> usize {
+        let dat = Dat::<i32>::zeros("d", s.from_set(), 1).unwrap();
+        let v = s.view(&dat);
+        let base = dat.host_ptr();
+        let table = s.values();
+        let a = s.arity();
+        let mut runs = 0;
+        for e in 0..n {
+            let run = v.run_end(e, n);
+            assert!((e..=n).contains(&run), "run_end stays between e and the end");
+            for k in 0..a {
+                let want = table[e * a + k] as usize;
+                // SAFETY: only pointer arithmetic inside the Dat.
+                let wrapped = unsafe { v.target::<i32>(e, k, false).offset_from(base) } as usize;
+                assert_eq!(wrapped, want, "site {e} entry {k} (wrapping)");
+                if run > e {
+                    let fast = unsafe { v.target::<i32>(e, k, true).offset_from(base) } as usize;
+                    assert_eq!(fast, want, "site {e} entry {k} (interior)");
+                }
+            }
+            runs += usize::from(run > e);
+        }
+        runs
+    }
+
+    #[test]
+    fn a_stencil_on_some_rows_is_the_torus_renumbered() {
+        let (w, h) = (7, 6);
+        for offsets in [&Stencil::MOORE[..], &Stencil::VON_NEUMANN, &[(-2, 3), (5, -7), (0, 0)]] {
+            // Every row, in an order where rows 2 and 3 (and only they, for
+            // offsets within one row) keep their neighbours at +-1.
+            let rows = [5, 1, 2, 3, 4, 0];
+            let cells = Set::new("cells", w * h).unwrap();
+            let torus = Stencil::torus("t", &cells, (w, h), offsets).unwrap();
+            let local = Stencil::torus_rows("l", &cells, (w, h), offsets, &rows).unwrap();
+            let local_of = |g: usize| rows.iter().position(|&r| r == g / w).unwrap() * w + g % w;
+            let a = offsets.len();
+            for (r, &row) in rows.iter().enumerate() {
+                for x in 0..w {
+                    let (l, g) = (r * w + x, row * w + x);
+                    for k in 0..a {
+                        let want = local_of(torus.values()[g * a + k] as usize);
+                        assert_eq!(
+                            local.values()[l * a + k] as usize,
+                            want,
+                            "{offsets:?} local site {l} entry {k}"
+                        );
+                    }
+                }
+            }
+            let runs = check_paths(&local, w * h);
+            if offsets == Stencil::MOORE {
+                // Rows 2 and 3 (local 2 and 3), columns 1 to 5.
+                assert_eq!(runs, 2 * 5);
+            }
+            assert_eq!(local.size(), (w, h));
+        }
+    }
+
+    #[test]
+    fn bad_row_stencils_are_errors() {
+        let cells = Set::new("cells", 12).unwrap();
+        let e = Stencil::torus_rows("s", &cells, (4, 5), &Stencil::MOORE, &[0, 1]).unwrap_err();
+        assert!(
+            e.to_string().contains("2 rows of 4 sites, but set `cells` has 12"),
+            "{e}"
+        );
+        let e = Stencil::torus_rows("s", &cells, (4, 5), &Stencil::MOORE, &[0, 1, 7]).unwrap_err();
+        assert!(e.to_string().contains("row 7 lies outside the lattice's 5 rows"), "{e}");
+        let e = Stencil::torus_rows("s", &cells, (4, 5), &Stencil::MOORE, &[0, 1, 0]).unwrap_err();
+        assert!(e.to_string().contains("row 0 is given twice"), "{e}");
+        let e = Stencil::torus_rows("s", &cells, (4, 5), &Stencil::MOORE, &[0, 1, 2]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("row 0 is executed, but its neighbour row 4 is not among the rows given"),
+            "{e}"
+        );
+        let e = Stencil::torus_rows("s", &cells, (4, 3), &[], &[0, 1, 2]).unwrap_err();
+        assert!(e.to_string().contains("0 offsets given"), "{e}");
+        let e = Stencil::torus_rows("s", &cells, (0, 3), &Stencil::MOORE, &[]).unwrap_err();
+        assert!(e.to_string().contains("0 rows of 0 sites"), "{e}");
     }
 
     #[test]

@@ -318,7 +318,13 @@ pub unsafe trait IndirectView<T: Scalar>: Copy + Send + Sync {
     /// As for `target`.
     #[inline(always)]
     unsafe fn load_all<S: Stage<T>, const A: usize>(self, e: usize, interior: bool) -> [S; A] {
-        std::array::from_fn(|k| S::load(self.target_of::<S, A>(e, k, interior)))
+        // A plain loop, not `array::from_fn`: that one is not always inlined,
+        // and then copies the view (a Stencil's is 1.5 KB) for every element.
+        let mut all = [S::zero(); A];
+        for (k, v) in all.iter_mut().enumerate() {
+            *v = S::load(self.target_of::<S, A>(e, k, interior));
+        }
+        all
     }
 
     /// Assigns all entries of element `e`, in entry order.

@@ -32,6 +32,7 @@ mod mesh;
 mod ownership;
 #[cfg(feature = "mpi")]
 mod partition;
+mod partitioner;
 mod report;
 #[cfg(feature = "mpi")]
 mod world;
@@ -42,6 +43,7 @@ pub use mesh::{MapDesc, MeshDesc};
 pub use ownership::{block_owner, derive_owners};
 #[cfg(feature = "mpi")]
 pub use partition::Distributed;
+pub use partitioner::Partitioner;
 pub use report::{rank_message, write_rank_message};
 #[cfg(feature = "mpi")]
 pub use world::Mpi;

@@ -9,11 +9,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use mpi::traits::*;
-use op2_core::{Dat, Error, Map, RaggedMap, Result, Scalar, Set};
+use op2_core::{Dat, Error, Map, RaggedMap, Result, Scalar, Set, Stencil};
 
 use crate::halo_exchange::{Comm, SetComm};
 use crate::{
-    derive_owners, dual_graph, local_map, local_ragged, neighbours, rank_layout, MapDesc, MeshDesc, Mpi, RankLayout,
+    derive_owners, dual_graph, local_map, local_ragged, neighbours, rank_layout, MapDesc, MeshDesc, Mpi, Partitioner,
+    RankLayout,
 };
 
 impl Mpi {
@@ -35,6 +36,21 @@ impl Mpi {
         maps: &[&Map],
         ragged: &[&RaggedMap],
         primary: &Set,
+    ) -> Result<Distributed> {
+        self.distribute_with(sets, maps, ragged, primary, &Partitioner::Metis)
+    }
+
+    /// [`Mpi::distribute_graph`] with the primary set cut by `partitioner`
+    /// instead of METIS: strips of whole rows for a lattice
+    /// ([`Partitioner::Blocks`], which keeps a [`Stencil`] computed through
+    /// [`Distributed::stencil`]), or owners of your own.
+    pub fn distribute_with(
+        &self,
+        sets: &[&Set],
+        maps: &[&Map],
+        ragged: &[&RaggedMap],
+        primary: &Set,
+        partitioner: &Partitioner,
     ) -> Result<Distributed> {
         let index = |s: &Set, what: &str| {
             sets.iter().position(|x| x.same(s)).ok_or_else(|| Error::Mpi {
@@ -77,7 +93,12 @@ impl Mpi {
         if primary.size() < nranks as usize {
             return Err(empty_rank(primary.size()));
         }
-        let part = self.partition(&mesh, p)?;
+        let part = match partitioner.fixed_owners(primary.size(), nranks) {
+            None => self.partition(&mesh, p)?,
+            Some(owners) => owners.map_err(|reason| Error::Mpi {
+                reason: format!("partitioning `{}`: {reason}", primary.name()),
+            })?,
+        };
         let mut owned = vec![0usize; nranks as usize];
         for &r in &part {
             owned[r as usize] += 1;
@@ -202,6 +223,48 @@ impl Distributed {
         self.local_maps.get(&global.id()).cloned().ok_or_else(|| Error::Mpi {
             reason: format!("map `{}` was not distributed", global.name()),
         })
+    }
+
+    /// The local stencil of a global one, still computed: this rank's
+    /// elements of the lattice are whole rows when the lattice was cut with
+    /// [`Partitioner::Blocks`] `{ unit: width }` (and the stencil's map was
+    /// among the maps distributed, so that the halos hold its neighbours).
+    ///
+    /// # Errors
+    /// [`Error::InvalidStencil`] if this rank holds part of a row (another
+    /// partitioner; use [`Distributed::map`] of the stencil's map then) or a
+    /// row whose neighbours the halos lack; [`Error::Mpi`] if the stencil's
+    /// set was not distributed.
+    pub fn stencil(&self, global: &Stencil) -> Result<Stencil> {
+        let k = self.set_index(global.from_set())?;
+        let layout = &self.layouts[self.rank].sets[k];
+        let (width, height) = global.size();
+        let mut rows = Vec::with_capacity(layout.globals.len() / width.max(1));
+        for chunk in layout.globals.chunks(width.max(1)) {
+            let first = chunk[0] as usize;
+            let whole = chunk.len() == width
+                && first % width == 0
+                && chunk.iter().enumerate().all(|(i, &g)| g as usize == first + i);
+            if !whole {
+                return Err(Error::InvalidStencil {
+                    stencil: global.name().to_string(),
+                    reason: format!(
+                        "rank {} holds part of a row of `{}` (element {first} onwards); cut the lattice into whole \
+                         rows with `Partitioner::Blocks {{ unit: {width} }}`, or use the stencil's map",
+                        self.rank,
+                        global.from_set().name()
+                    ),
+                });
+            }
+            rows.push(first / width);
+        }
+        Stencil::torus_rows(
+            global.name(),
+            &self.local_sets[k],
+            (width, height),
+            global.offsets(),
+            &rows,
+        )
     }
 
     /// The local ragged map of a global one.

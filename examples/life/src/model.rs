@@ -1,9 +1,10 @@
 //! Conway's Game of Life (B3/S23) on a W x H torus as op2 carriers: cells as a
 //! Set, the Moore neighbourhood as a Stencil (a map of arity 8 whose entries
-//! are computed; a table once distributed), the state double-buffered (one
-//! loop reads the current generation and writes the next, then the two Dats
-//! swap), the population a Global reduction. x is the column, y the row
-//! (growing downwards); cell `y * W + x`.
+//! are computed, on one process and on each rank's strip of rows once
+//! distributed), the state double-buffered (one loop reads the current
+//! generation and writes the next, then the two Dats swap), the population a
+//! Global reduction. x is the column, y the row (growing downwards); cell
+//! `y * W + x`.
 
 use op2::prelude::*;
 use rayon::prelude::*;
@@ -27,30 +28,12 @@ pub fn count_alive(alive: &i32, population: &mut i64) {
     *population += *alive as i64;
 }
 
-/// The Moore neighbourhood: computed on one process, a table (the stencil's
-/// map, partitioned) once distributed.
-enum Neighbours {
-    Computed(Stencil),
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    Table(Map),
-}
-
-impl Neighbours {
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    fn map(&self) -> &Map {
-        match self {
-            Neighbours::Computed(s) => s.map(),
-            Neighbours::Table(m) => m,
-        }
-    }
-}
-
 /// A board and its generations.
 pub struct Life {
     width: usize,
     height: usize,
     cells: Set,
-    moore: Neighbours,
+    moore: Stencil,
     current: Dat<i32>,
     next: Dat<i32>,
     generation: usize,
@@ -71,7 +54,7 @@ impl Life {
                 reason: format!("a {width}x{height} board has no cells or too many"),
             })?;
         let cells = Set::new("cells", n)?;
-        let moore = Neighbours::Computed(Stencil::torus("moore", &cells, (width, height), &MOORE)?);
+        let moore = Stencil::torus("moore", &cells, (width, height), &MOORE)?;
         let mut state = vec![0i32; n];
         for &(x, y) in alive {
             if x >= width || y >= height {
@@ -105,26 +88,14 @@ impl Life {
 
     /// One generation.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
-        // One loop, two map types: the stencil's view computes neighbours,
-        // the table's reads them.
-        match &self.moore {
-            Neighbours::Computed(moore) => par_loop!(
-                rt,
-                life_rule,
-                self.cells,
-                self.next(WRITE),
-                self.current(READ),
-                self.current(READ, moore)
-            )?,
-            Neighbours::Table(moore) => par_loop!(
-                rt,
-                life_rule,
-                self.cells,
-                self.next(WRITE),
-                self.current(READ),
-                self.current(READ, moore)
-            )?,
-        }
+        par_loop!(
+            rt,
+            life_rule,
+            self.cells,
+            self.next(WRITE),
+            self.current(READ),
+            self.current(READ, self.moore)
+        )?;
         self.current.swap(&self.next)?;
         self.generation += 1;
         Ok(())
@@ -151,16 +122,21 @@ impl Life {
             .collect()
     }
 
-    /// This board spread over the ranks of `mpi` (cells partitioned with
-    /// METIS through the neighbourhood map).
+    /// This board spread over the ranks of `mpi`, in strips of whole rows
+    /// (so that each rank's neighbourhood stays computed, and no METIS run
+    /// is needed: a strip's halo is the rows above and below it).
+    ///
+    /// # Errors
+    /// An [`op2::Error`] if there are more ranks than rows.
     #[cfg(feature = "mpi")]
     pub fn distribute(&self, mpi: &op2::mpi::Mpi) -> op2::Result<(Life, op2::mpi::Distributed)> {
-        let d = mpi.distribute(&[&self.cells], &[self.moore.map()], &self.cells)?;
+        let strips = op2::mpi::Partitioner::Blocks { unit: self.width };
+        let d = mpi.distribute_with(&[&self.cells], &[self.moore.map()], &[], &self.cells, &strips)?;
         let cells = d.set(&self.cells)?;
         let life = Life {
             width: self.width,
             height: self.height,
-            moore: Neighbours::Table(d.map(self.moore.map())?),
+            moore: d.stencil(&self.moore)?,
             current: d.dat(&self.current)?,
             next: Dat::zeros("next_state", &cells, 1)?,
             cells,
