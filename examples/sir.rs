@@ -89,7 +89,8 @@ fn epidemic(
     seed: u64,
     rt: &Runtime,
     ctx: &Ranks,
-) -> Result<Vec<Counts>, String> {
+    on_tick: &mut dyn FnMut(u32, Counts),
+) -> Result<Counts, String> {
     let sir = Sir::new(
         net.ids.len(),
         Some(net.ids.clone()),
@@ -100,11 +101,13 @@ fn epidemic(
     )
     .map_err(|e| e.to_string())?;
     let mut sir = ctx.local(sir)?;
-    let mut history = vec![sir.counts(rt).map_err(|e| e.to_string())?];
-    while sir.tick() < cli.ticks && history.last().is_some_and(|c| c.infected > 0) {
-        history.push(sir.step(rt).map_err(|e| e.to_string())?);
+    let mut counts = sir.counts(rt).map_err(|e| e.to_string())?;
+    on_tick(0, counts);
+    while sir.tick() < cli.ticks && counts.infected > 0 {
+        counts = sir.step(rt).map_err(|e| e.to_string())?;
+        on_tick(sir.tick(), counts);
     }
-    Ok(history)
+    Ok(counts)
 }
 
 /// The ranks of a distributed run (one process without `mpi`).
@@ -157,17 +160,18 @@ fn run(cli: &Cli) -> Result<(), String> {
     let rank0 = ranks.rank() == 0;
     match cli.runs {
         None => {
-            for (tick, c) in epidemic(cli, &net, first, cli.seed, &rt, &ranks)?.iter().enumerate() {
+            // Each tick's line as soon as it is computed.
+            let mut print = |tick: u32, c: Counts| {
                 if rank0 {
                     println!("{tick} {} {} {}", c.susceptible, c.infected, c.recovered);
                 }
-            }
+            };
+            epidemic(cli, &net, first, cli.seed, &rt, &ranks, &mut print)?;
         }
         Some(runs) => {
             let mut finals: BTreeMap<u64, u64> = BTreeMap::new();
             for r in 0..runs {
-                let history = epidemic(cli, &net, first, cli.seed + r, &rt, &ranks)?;
-                let last = history.last().copied().unwrap_or_default();
+                let last = epidemic(cli, &net, first, cli.seed + r, &rt, &ranks, &mut |_, _| {})?;
                 *finals.entry(last.infected + last.recovered).or_default() += 1;
             }
             if rank0 {

@@ -166,7 +166,13 @@ impl Mpi {
         if self.rank() == 0 {
             match dual_graph(mesh, primary) {
                 Some((xadj, adjncy)) => {
+                    // An element weighs 1 + its neighbours in the graph: a
+                    // loop's work grows with the entries it reads, and on
+                    // scale-free graphs (hubs of thousands of neighbours)
+                    // equal element counts are far from equal work.
+                    let weights: Vec<i32> = xadj.windows(2).map(|w| 1 + w[1] - w[0]).collect();
                     let result = metis::Graph::new(1, nranks as i32, &xadj, &adjncy)
+                        .map(|g| g.set_vwgt(&weights))
                         .map_err(|e| e.to_string())
                         .and_then(|g| g.part_kway(&mut part).map_err(|e| format!("{e:?}")));
                     if result.is_err() {
