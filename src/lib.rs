@@ -42,6 +42,10 @@ extern crate self as op2;
 
 pub mod guide;
 
+/// Output for people: a Set's Dats as CSV tables and VTK point clouds
+/// (`op2-output`).
+pub use op2_output as output;
+
 /// Distributed runs under `mpirun` (feature `mpi`).
 #[cfg(feature = "mpi")]
 pub mod mpi {

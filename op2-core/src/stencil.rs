@@ -442,32 +442,12 @@ impl IndirectArg for Stencil {
 mod tests {
     use super::*;
 
-    /// Every entry of every site through the view's two paths, against the
-    /// rule's table.
+    /// Every entry of every site of a torus through the view's two paths,
+    /// against the rule's table; and the interior found.
     fn check_view(w: usize, h: usize, offsets: &[(isize, isize)]) {
         let cells = Set::new("cells", w * h).unwrap();
         let s = Stencil::torus("s", &cells, (w, h), offsets).unwrap();
-        let dat = Dat::<i32>::zeros("d", &cells, 1).unwrap();
-        let v = s.view(&dat);
-        let base = dat.host_ptr();
-        let table = s.values();
-        let a = offsets.len();
-        let mut interior_seen = 0;
-        for e in 0..w * h {
-            let run = v.run_end(e, w * h);
-            assert!((e..=w * h).contains(&run), "run_end stays between e and the end");
-            for k in 0..a {
-                let want = table[e * a + k] as usize;
-                // SAFETY: only pointer arithmetic inside the Dat.
-                let wrapped = unsafe { v.target::<i32>(e, k, false).offset_from(base) } as usize;
-                assert_eq!(wrapped, want, "{w}x{h} site {e} entry {k} (wrapping)");
-                if run > e {
-                    let fast = unsafe { v.target::<i32>(e, k, true).offset_from(base) } as usize;
-                    assert_eq!(fast, want, "{w}x{h} site {e} entry {k} (interior)");
-                }
-            }
-            interior_seen += usize::from(run > e);
-        }
+        let interior_seen = check_paths(&s, w * h);
         // The interior: every site whose offsets stay on the lattice unwrapped.
         let inside = |size: usize, d: &dyn Fn(&(isize, isize)) -> isize| {
             let lo = offsets.iter().map(|o| -d(o)).max().unwrap().max(0);
@@ -509,10 +489,22 @@ mod tests {
                 let want = table[e * a + k] as usize;
                 // SAFETY: only pointer arithmetic inside the Dat.
                 let wrapped = unsafe { v.target::<i32>(e, k, false).offset_from(base) } as usize;
-                assert_eq!(wrapped, want, "site {e} entry {k} (wrapping)");
+                assert_eq!(
+                    wrapped,
+                    want,
+                    "{:?} {:?}: site {e} entry {k} (wrapping)",
+                    s.size(),
+                    s.offsets()
+                );
                 if run > e {
                     let fast = unsafe { v.target::<i32>(e, k, true).offset_from(base) } as usize;
-                    assert_eq!(fast, want, "site {e} entry {k} (interior)");
+                    assert_eq!(
+                        fast,
+                        want,
+                        "{:?} {:?}: site {e} entry {k} (interior)",
+                        s.size(),
+                        s.offsets()
+                    );
                 }
             }
             runs += usize::from(run > e);

@@ -1,0 +1,22 @@
+//! Output for people: the elements of a Set (agents, cells, nodes) and the
+//! values of its Dats, written as
+//!
+//! - a CSV table ([`CsvTable`]): one row per element in global-id order, an
+//!   `id` column and one column per component of each Dat;
+//! - VTK XML PolyData (`.vtp`, [`write_vtp`]): the elements as points at a
+//!   position Dat (2-D or 3-D), every Dat as point data, for ParaView or
+//!   VisIt; [`VtkSeries`] writes one file per step and keeps a `.pvd`
+//!   collection of them, so that ParaView opens the run as a time series.
+//!
+//! Only the elements this process owns are written (halos are not): on a
+//! distributed set, gather the Dats to rank 0 first (`Distributed::gather`)
+//! or write one file per rank.
+#![deny(missing_docs)]
+
+mod csv;
+mod field;
+mod vtk;
+
+pub use csv::CsvTable;
+pub use field::{Field, Values};
+pub use vtk::{write_vtp, VtkSeries};

@@ -1,0 +1,301 @@
+//! VTK XML PolyData: a Set's elements as points, its Dats as point data.
+//! ASCII, so that the values are exact and the files readable; a `.pvd`
+//! collection makes a run a time series in ParaView.
+
+use std::path::{Path, PathBuf};
+
+use op2_core::{Error, Result};
+
+use crate::csv::write_file;
+use crate::field::{by_id, check_fields, vtk_type, Field};
+
+/// Writes the elements of the positions' set that this process owns as a
+/// VTK XML PolyData file (`.vtp`): one vertex per element at `positions`
+/// (2 or 3 components; z = 0 in 2-D), in global-id order, with the point data
+/// `id` (the global ids, Int64) and every Dat of `fields` (same set, any
+/// number of components).
+///
+/// # Errors
+/// [`Error::InvalidOption`] if `positions` has neither 2 nor 3 components
+/// or a field lives on another set; [`Error::HostBorrow`] if a Dat is
+/// mutably borrowed; [`Error::Io`] if the file cannot be written.
+pub fn write_vtp(path: impl AsRef<Path>, positions: &dyn Field, fields: &[&dyn Field]) -> Result<()> {
+    let text = vtp_text(positions, fields)?;
+    write_file(path.as_ref(), text.as_bytes())
+}
+
+fn vtp_text(positions: &dyn Field, fields: &[&dyn Field]) -> Result<String> {
+    let set = positions.set();
+    let dims = positions.components();
+    if !(2..=3).contains(&dims) {
+        return Err(Error::InvalidOption {
+            option: "VTK positions",
+            reason: format!(
+                "Dat `{}` has {dims} components; positions have 2 or 3",
+                positions.name()
+            ),
+        });
+    }
+    check_fields(set, fields, "a VTK file")?;
+    let order = by_id(set);
+    let n = order.len();
+    let mut out = String::with_capacity(64 * n + 1024);
+    out.push_str("<?xml version=\"1.0\"?>\n");
+    out.push_str("<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n");
+    out.push_str("<PolyData>\n");
+    out.push_str(&format!(
+        "<Piece NumberOfPoints=\"{n}\" NumberOfVerts=\"{n}\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
+    ));
+    out.push_str("<PointData>\n");
+    array_open(&mut out, "Int64", "id", 1);
+    for &(id, _) in &order {
+        out.push_str(&id.to_string());
+        out.push(' ');
+    }
+    out.push_str("\n</DataArray>\n");
+    for f in fields {
+        let values = f.values()?;
+        array_open(&mut out, vtk_type(f.scalar()), f.name(), f.components());
+        for &(_, e) in &order {
+            for c in 0..f.components() {
+                values.write(e, c, &mut out);
+                out.push(' ');
+            }
+        }
+        out.push_str("\n</DataArray>\n");
+    }
+    out.push_str("</PointData>\n<Points>\n");
+    let values = positions.values()?;
+    array_open(&mut out, vtk_type(positions.scalar()), positions.name(), 3);
+    for &(_, e) in &order {
+        for c in 0..dims {
+            values.write(e, c, &mut out);
+            out.push(' ');
+        }
+        if dims == 2 {
+            out.push_str("0 ");
+        }
+    }
+    out.push_str("\n</DataArray>\n</Points>\n<Verts>\n");
+    array_open(&mut out, "Int64", "connectivity", 1);
+    for v in 0..n {
+        out.push_str(&v.to_string());
+        out.push(' ');
+    }
+    out.push_str("\n</DataArray>\n");
+    array_open(&mut out, "Int64", "offsets", 1);
+    for v in 1..=n {
+        out.push_str(&v.to_string());
+        out.push(' ');
+    }
+    out.push_str("\n</DataArray>\n</Verts>\n</Piece>\n</PolyData>\n</VTKFile>\n");
+    Ok(out)
+}
+
+fn array_open(out: &mut String, ty: &str, name: &str, components: usize) {
+    out.push_str(&format!(
+        "<DataArray type=\"{ty}\" Name=\"{}\" NumberOfComponents=\"{components}\" format=\"ascii\">\n",
+        escape(name)
+    ));
+}
+
+/// `text` as an XML attribute value.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A run written for ParaView: [`VtkSeries::write`] puts one `.vtp` file per
+/// step in a directory, `<name>_<step>.vtp`, and rewrites `<name>.pvd`, the
+/// collection that lists them with their times (open it in ParaView to play
+/// the run).
+pub struct VtkSeries {
+    dir: PathBuf,
+    name: String,
+    steps: Vec<(f64, String)>,
+}
+
+impl VtkSeries {
+    /// A series of files `<dir>/<name>_<step>.vtp` (creating `dir`).
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the directory cannot be created;
+    /// [`Error::InvalidOption`] if `name` is empty or holds a path separator.
+    pub fn new(dir: impl Into<PathBuf>, name: &str) -> Result<VtkSeries> {
+        let dir = dir.into();
+        if name.is_empty() || name.contains(['/', '\\']) {
+            return Err(Error::InvalidOption {
+                option: "VTK series name",
+                reason: format!("{name:?} is not a file name"),
+            });
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
+            path: dir.clone(),
+            reason: e.to_string(),
+        })?;
+        Ok(VtkSeries {
+            dir,
+            name: name.to_string(),
+            steps: Vec::new(),
+        })
+    }
+
+    /// Writes step `step` at time `time` ([`write_vtp`]) and the updated
+    /// collection; returns the step's file.
+    ///
+    /// # Errors
+    /// As [`write_vtp`], and [`Error::Io`] if the collection cannot be written.
+    pub fn write(&mut self, step: u64, time: f64, positions: &dyn Field, fields: &[&dyn Field]) -> Result<PathBuf> {
+        let file = format!("{}_{step:06}.vtp", self.name);
+        let path = self.dir.join(&file);
+        write_vtp(&path, positions, fields)?;
+        self.steps.retain(|(_, f)| *f != file);
+        self.steps.push((time, file));
+        let mut pvd =
+            String::from("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n<Collection>\n");
+        for (t, f) in &self.steps {
+            pvd.push_str(&format!(
+                "<DataSet timestep=\"{t}\" part=\"0\" file=\"{}\"/>\n",
+                escape(f)
+            ));
+        }
+        pvd.push_str("</Collection>\n</VTKFile>\n");
+        write_file(&self.collection(), pvd.as_bytes())?;
+        Ok(path)
+    }
+
+    /// The collection file, `<dir>/<name>.pvd`.
+    pub fn collection(&self) -> PathBuf {
+        self.dir.join(format!("{}.pvd", self.name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use op2_core::{Dat, Set};
+    use vtkio::model::{Attribute, DataSet, IOBuffer};
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("op2-output-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// The file read back with vtkio (an independent reader): points, and
+    /// each point-data array by name.
+    fn read_back(path: &Path) -> (Vec<f64>, Vec<(String, usize, IOBuffer)>) {
+        let vtk = vtkio::Vtk::import(path).expect("vtkio reads the file");
+        let DataSet::PolyData { pieces, .. } = vtk.data else {
+            panic!("not PolyData")
+        };
+        let piece = pieces[0].load_piece_data(None).expect("an inline piece");
+        let points: Vec<f64> = piece.points.cast_into().expect("numeric points");
+        let arrays = piece
+            .data
+            .point
+            .into_iter()
+            .map(|a| match a {
+                Attribute::DataArray(d) => {
+                    let n = match d.elem {
+                        vtkio::model::ElementType::Generic(n) => n as usize,
+                        vtkio::model::ElementType::Scalars { num_comp, .. } => num_comp as usize,
+                        other => panic!("unexpected element type {other:?}"),
+                    };
+                    (d.name, n, d.data)
+                }
+                other => panic!("unexpected attribute {other:?}"),
+            })
+            .collect();
+        (points, arrays)
+    }
+
+    #[test]
+    fn points_and_fields_read_back_with_vtkio() {
+        let agents = Set::with_global_ids("agents", vec![9, 2, 5]).unwrap();
+        let pos = Dat::from_vec(
+            "pos",
+            &agents,
+            3,
+            vec![1.0f32, 2.0, 3.0, 0.5, -1.0, 7.25, 0.0, 0.0, 1e-7],
+        )
+        .unwrap();
+        let energy = Dat::from_vec("energy", &agents, 1, vec![10i32, 20, 30]).unwrap();
+        let vel = Dat::from_vec("v<el>", &agents, 2, vec![0.1f64, 0.2, 0.3, 0.4, 0.5, 0.6]).unwrap();
+        let dir = temp_dir("vtp");
+        let mut series = VtkSeries::new(&dir, "agents").unwrap();
+        let path = series.write(3, 0.75, &pos, &[&energy, &vel]).unwrap();
+        assert_eq!(path, dir.join("agents_000003.vtp"));
+        let (points, arrays) = read_back(&path);
+        // Global-id order: ids 2, 5, 9 are elements 1, 2, 0.
+        let want: Vec<f64> = [0.5f32, -1.0, 7.25, 0.0, 0.0, 1e-7, 1.0, 2.0, 3.0]
+            .iter()
+            .map(|&v| v as f64)
+            .collect();
+        assert_eq!(points, want);
+        let names: Vec<&str> = arrays.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["id", "energy", "v<el>"]);
+        assert_eq!(arrays[0].2.clone().cast_into::<i64>().unwrap(), [2, 5, 9]);
+        assert_eq!(arrays[1].2.clone().cast_into::<i32>().unwrap(), [20, 30, 10]);
+        assert_eq!(arrays[2].1, 2);
+        assert_eq!(
+            arrays[2].2.clone().cast_into::<f64>().unwrap(),
+            [0.3, 0.4, 0.5, 0.6, 0.1, 0.2]
+        );
+        let pvd = std::fs::read_to_string(series.collection()).unwrap();
+        assert!(
+            pvd.contains("<DataSet timestep=\"0.75\" part=\"0\" file=\"agents_000003.vtp\"/>"),
+            "{pvd}"
+        );
+        series.write(4, 1.0, &pos, &[]).unwrap();
+        let pvd = std::fs::read_to_string(series.collection()).unwrap();
+        assert_eq!(pvd.matches("<DataSet ").count(), 2, "{pvd}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn positions_in_2d_get_z_zero() {
+        let cells = Set::new("cells", 2).unwrap();
+        let xy = Dat::from_vec("xy", &cells, 2, vec![1.0f64, 2.0, 3.0, 4.0]).unwrap();
+        let dir = temp_dir("vtp2d");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("flat.vtp");
+        write_vtp(&path, &xy, &[]).unwrap();
+        assert_eq!(read_back(&path).0, [1.0, 2.0, 0.0, 3.0, 4.0, 0.0]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_output_is_an_error() {
+        let cells = Set::new("cells", 2).unwrap();
+        let line = Dat::from_vec("line", &cells, 1, vec![1.0f64, 2.0]).unwrap();
+        let dir = temp_dir("bad");
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = write_vtp(dir.join("x.vtp"), &line, &[]).unwrap_err();
+        assert!(
+            e.to_string().contains("`line` has 1 components; positions have 2 or 3"),
+            "{e}"
+        );
+        let other = Set::new("other", 2).unwrap();
+        let xy = Dat::from_vec("xy", &other, 2, vec![0.0f64; 4]).unwrap();
+        let e = write_vtp(dir.join("x.vtp"), &xy, &[&line]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("Dat `line` lives on set `cells`, not on `other`"),
+            "{e}"
+        );
+        assert!(VtkSeries::new(&dir, "a/b").is_err());
+        assert!(VtkSeries::new(&dir, "").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
