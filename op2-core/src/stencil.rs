@@ -150,12 +150,7 @@ impl Stencil {
                 cells.total_size()
             )));
         }
-        if offsets.is_empty() || offsets.len() > MAX_STENCIL_OFFSETS {
-            return Err(invalid(format!(
-                "{} offsets given; a stencil has 1 to {MAX_STENCIL_OFFSETS}",
-                offsets.len()
-            )));
-        }
+        check_offsets(offsets).map_err(invalid)?;
         let rule = LatticeRule {
             width,
             height,
@@ -202,12 +197,7 @@ impl Stencil {
                 cells.total_size()
             )));
         }
-        if offsets.is_empty() || offsets.len() > MAX_STENCIL_OFFSETS {
-            return Err(invalid(format!(
-                "{} offsets given; a stencil has 1 to {MAX_STENCIL_OFFSETS}",
-                offsets.len()
-            )));
-        }
+        check_offsets(offsets).map_err(invalid)?;
         let regions = cells.regions();
         let executed = regions.owned_size() + regions.exec_halo;
         if executed % width != 0 {
@@ -279,6 +269,17 @@ impl Stencil {
         // A Stencil's map is always made with its rule.
         self.map.rule().expect("a stencil's map has a lattice rule")
     }
+}
+
+/// `Err` with the reason unless a stencil may have `offsets`.
+fn check_offsets(offsets: &[(isize, isize)]) -> std::result::Result<(), String> {
+    if offsets.is_empty() || offsets.len() > MAX_STENCIL_OFFSETS {
+        return Err(format!(
+            "{} offsets given; a stencil has 1 to {MAX_STENCIL_OFFSETS}",
+            offsets.len()
+        ));
+    }
+    Ok(())
 }
 
 impl Deref for Stencil {
