@@ -460,6 +460,11 @@ fn distributed_runs_match_one_process() {
         ),
     }
     assert!(dc.map(moore.map()).is_ok(), "the stencil's map is distributed");
+    let elsewhere = Set::new("elsewhere", 4).unwrap();
+    let e = dc
+        .stencil(&Stencil::torus("s", &elsewhere, (2, 2), &Stencil::VON_NEUMANN).unwrap())
+        .unwrap_err();
+    assert!(e.to_string().contains("set `elsewhere` was not distributed"), "{e}");
     let local_cells = dc.set(&cells).unwrap();
     let e = Stencil::torus("moore", &local_cells, (8, 6), &Stencil::MOORE).unwrap_err();
     assert!(e.to_string().contains("is distributed"), "{e}");

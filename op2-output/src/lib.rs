@@ -15,6 +15,7 @@
 
 mod csv;
 mod field;
+mod file;
 mod vtk;
 
 pub use csv::CsvTable;

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use op2_core::{Error, Result};
 
-use crate::csv::write_file;
 use crate::field::{by_id, check_fields, vtk_type, Field};
+use crate::file::write_file;
 
 /// Writes the elements of the positions' set that this process owns as a
 /// VTK XML PolyData file (`.vtp`): one vertex per element at `positions`
