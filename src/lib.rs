@@ -54,17 +54,18 @@ pub mod mpi {
 
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
-    Access, ArgRef, CodeCacheStats, Dat, Duplicates, EdgeRules, Error, Global, HostMut, HostRef, Kernel, KernelInfo,
-    LoopTiming, Map, ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, SelfLoops,
-    Set, SetRegions, Stencil, Subset, TimingSummary, TransferStats,
+    Access, ArgRef, Boundary, CodeCacheStats, Coordinate, Dat, Duplicates, EdgeRules, Error, Global, HostMut, HostRef,
+    Kernel, KernelInfo, LoopTiming, Map, MessageList, Near, ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams,
+    Result, Scalar, ScalarType, SelfLoops, Set, SetRegions, Spatial2d, Spatial3d, SpatialGrid, Stencil, Subset,
+    TimingSummary, TransferStats,
 };
 pub use op2_macros::{kernel, par_loop};
 
 /// Everything a program using op2 usually needs.
 pub mod prelude {
     pub use crate::{
-        kernel, par_loop, Access, Backend, Dat, Global, Map, Philox, RaggedMap, RandomStreams, Runtime, Set, Stencil,
-        Subset,
+        kernel, par_loop, Access, Backend, Boundary, Dat, Global, Map, MessageList, Philox, RaggedMap, RandomStreams,
+        Runtime, Set, Spatial2d, Spatial3d, SpatialGrid, Stencil, Subset,
     };
 }
 
@@ -72,9 +73,10 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use op2_core::view::{
-        map_arg_spec, ragged_arg_spec, DirectArg, DirectView, IndirectArg, IndirectView, RaggedView,
+        map_arg_spec, near_bins_spec, ragged_arg_spec, DirectArg, DirectView, IndirectArg, IndirectView, MessageView,
+        RaggedView, SliceSource,
     };
-    pub use op2_core::{ArgForm, ArgSpec, IterationSpace, MapIndex, Partials, Row};
+    pub use op2_core::{ArgForm, ArgSpec, FromSpatialView, IterationSpace, MapIndex, Partials, Row};
 
     use op2_core::{Access, KernelInfo};
 

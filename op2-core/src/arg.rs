@@ -1,4 +1,4 @@
-use crate::{Access, BorrowFlag, DeviceCell, Map, RaggedMap, ScalarType, Set};
+use crate::{Access, BorrowFlag, DeviceCell, Map, RaggedMap, ScalarType, Set, WholeCount};
 
 /// What a loop argument refers to, type-erased: the runtime validates, borrows,
 /// plans and times loops through these handles.
@@ -106,6 +106,23 @@ pub struct ArgSpec<'a> {
     pub map: Option<MapArg<'a>>,
     /// The ragged map, for `d(ACCESS, r[..])` (READ or INC).
     pub ragged: Option<&'a RaggedMap>,
+    /// For a Dat read whole (a message list's variable, or its bins): how
+    /// many of its elements the kernel sees.
+    pub whole: Option<WholeArg<'a>>,
+}
+
+/// A Dat read whole, `m(READ, list[..])`: every kernel call sees the same
+/// first `count` elements (a slice parameter), indexed by the kernel.
+#[derive(Clone, Copy)]
+pub struct WholeArg<'a> {
+    /// The message list it belongs to.
+    pub list: &'a str,
+    /// The set the Dat must be on.
+    pub set: &'a Set,
+    /// How many elements the kernel sees (unset before the list's first build).
+    pub count: &'a WholeCount,
+    /// 2 or 3 for a spatial list's bins (`list(NEAR)`), 0 for a variable.
+    pub spatial_dims: usize,
 }
 
 impl<'a> ArgSpec<'a> {
@@ -116,6 +133,7 @@ impl<'a> ArgSpec<'a> {
             access,
             map: None,
             ragged: None,
+            whole: None,
         }
     }
 
@@ -126,6 +144,7 @@ impl<'a> ArgSpec<'a> {
             access,
             map: Some(MapArg { map, index }),
             ragged: None,
+            whole: None,
         }
     }
 
@@ -136,6 +155,18 @@ impl<'a> ArgSpec<'a> {
             access,
             map: None,
             ragged: Some(ragged),
+            whole: None,
+        }
+    }
+
+    /// A Dat read whole: `m(READ, list[..])`, or a spatial list's bins.
+    pub fn whole(data: ArgData<'a>, access: Access, whole: WholeArg<'a>) -> ArgSpec<'a> {
+        ArgSpec {
+            data,
+            access,
+            map: None,
+            ragged: None,
+            whole: Some(whole),
         }
     }
 

@@ -377,6 +377,23 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A message list cannot be made or built as asked.
+    #[error("message list `{list}`: {reason}")]
+    InvalidMessages {
+        /// The list.
+        list: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A loop reads a message list in a way it cannot: before its first
+    /// build, through a Dat that is not one of its variables, or not READ.
+    #[error("{at}: {reason}")]
+    MessageArg {
+        /// The argument.
+        at: ArgRef,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {

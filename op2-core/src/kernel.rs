@@ -37,6 +37,11 @@ pub struct ParamInfo {
     /// becomes (the element's global id, then the seed and loop counter):
     /// the loop argument is random streams, `s(DRAW)`.
     pub random: bool,
+    /// One of the two hidden parameters a `Spatial2d`/`Spatial3d` kernel
+    /// parameter becomes (the bins' offsets, then the grid): 2 or 3, the
+    /// dimension; 0 for every other parameter. The loop argument is a
+    /// spatial message list, `list(NEAR)`.
+    pub near: usize,
 }
 
 impl ParamInfo {
@@ -49,6 +54,7 @@ impl ParamInfo {
             form: ParamForm::Scalar,
             mutable,
             random: false,
+            near: 0,
         }
     }
 
@@ -61,6 +67,7 @@ impl ParamInfo {
             form: ParamForm::Array,
             mutable,
             random: false,
+            near: 0,
         }
     }
 
@@ -73,6 +80,7 @@ impl ParamInfo {
             form: ParamForm::Table { arity: A },
             mutable,
             random: false,
+            near: 0,
         }
     }
 
@@ -86,6 +94,7 @@ impl ParamInfo {
             form: ParamForm::Ragged { nested },
             mutable,
             random: false,
+            near: 0,
         }
     }
 
@@ -107,10 +116,31 @@ impl ParamInfo {
         }
     }
 
+    /// The first hidden parameter of a `Spatial{dims}d` parameter `name`:
+    /// the bins' offsets (`&[i32]`, read whole).
+    pub const fn near_bins(name: &'static str, dims: usize) -> ParamInfo {
+        ParamInfo {
+            near: dims,
+            ..ParamInfo::ragged::<i32, 1>(name, false, false)
+        }
+    }
+
+    /// The second hidden parameter of a `Spatial{dims}d` parameter `name`:
+    /// the grid (`&[f64; 8]`, a READ Global).
+    pub const fn near_grid(name: &'static str, dims: usize) -> ParamInfo {
+        ParamInfo {
+            near: dims,
+            ..ParamInfo::array::<f64, { crate::messages::GRID_PARAMS }>(name, false)
+        }
+    }
+
     /// The Rust type of the parameter, for messages (`&mut [f64; 4]`).
     pub fn rust_type(&self) -> String {
         if self.random {
             return "&mut Philox".to_string();
+        }
+        if self.near != 0 {
+            return format!("&Spatial{}d", self.near);
         }
         let m = if self.mutable { "&mut " } else { "&" };
         let t = self.scalar.rust_name();
@@ -162,11 +192,15 @@ pub enum ArgForm {
     MapEntry,
     /// `d(ACCESS, m)`.
     MapAll,
-    /// `d(ACCESS, r[..])`: all targets of a ragged map.
+    /// `d(ACCESS, r[..])`: all targets of a ragged map, or every message of
+    /// a message list.
     Ragged,
     /// `s(DRAW)`: random streams, for a `&mut Philox` parameter (checked
     /// at the first of its two hidden parameters).
     Draw,
+    /// `list(NEAR)`: a spatial message list, for a `Spatial2d`/`Spatial3d`
+    /// parameter (checked at the first of its two hidden parameters).
+    Near,
 }
 
 impl KernelInfo {
@@ -190,6 +224,16 @@ impl KernelInfo {
             return; // reported by check_count
         }
         let p = &self.params[index];
+        match (form, p.near != 0) {
+            (ArgForm::Near, false) => {
+                panic!("par_loop!: a spatial message list `list(NEAR)` needs a `&Spatial2d` or `&Spatial3d` kernel parameter")
+            }
+            (ArgForm::Near, true) => return,
+            (_, true) => panic!(
+                "par_loop!: a `&Spatial2d`/`&Spatial3d` kernel parameter reads a spatial message list: pass it as `list(NEAR)`"
+            ),
+            (_, false) => {}
+        }
         match (form, p.random) {
             (ArgForm::Draw, false) => {
                 panic!("par_loop!: random streams `s(DRAW)` need a `&mut Philox` kernel parameter")
@@ -226,7 +270,7 @@ impl KernelInfo {
                     panic!("par_loop!: a whole-map argument `d(ACCESS, m)` needs a `&[[T; D]; A]` kernel parameter; for one entry write `d(ACCESS, m[i])`, for a ragged map `d(ACCESS, r[..])`")
                 }
             }
-            ArgForm::Draw => {}
+            ArgForm::Draw | ArgForm::Near => {}
             ArgForm::Ragged => {
                 if !ragged {
                     panic!("par_loop!: a ragged-map argument `d(ACCESS, r[..])` needs a slice kernel parameter: `&[T]` or `&[[T; D]]` (`&mut` for INC)")

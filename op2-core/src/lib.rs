@@ -40,6 +40,7 @@ mod id;
 mod kernel;
 pub mod kernel_language;
 mod map;
+mod messages;
 mod partials;
 mod philox;
 mod plan;
@@ -62,7 +63,7 @@ mod validate;
 pub mod view;
 
 pub use access::Access;
-pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex};
+pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg};
 pub use borrow::BorrowFlag;
 pub use dat::{Dat, HostMut, HostRef};
 pub use device::{DeviceBuffer, DeviceCell, DeviceSlot, TransferCounter, TransferStats};
@@ -74,6 +75,11 @@ pub use halo::{Distribution, HaloState, PendingExchange};
 pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};
 pub use map::Map;
+#[doc(hidden)]
+pub use messages::{
+    axis_bin, bin_of, strips, FromSpatialView, NearArgs, SpatialView, WholeCount, GRID_PARAMS, MAX_BINS, MAX_STRIPS,
+};
+pub use messages::{Boundary, Coordinate, MessageList, Near, Spatial2d, Spatial3d, SpatialGrid};
 pub use partials::{Partials, ReductionLayout};
 pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};
 pub use plan::{conflicts, Conflict, Plan, Reach};

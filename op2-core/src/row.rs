@@ -15,10 +15,16 @@ use std::ops::Index;
 /// is the value (`S` = `T`, or `[T; D]`) at the element's `k`th target. It
 /// offers what a kernel may do with a `&[T]` ragged parameter: `len`,
 /// `is_empty`, `iter`, `for v in row`, and `row[k]`.
+///
+/// A message list's variable is a row too: every message, in order
+/// ([`Row::whole`]).
 #[derive(Debug)]
 pub struct Row<'a, S> {
     values: *const S,
-    targets: &'a [i32],
+    /// The targets; null for a whole row (entry `k` is value `k`).
+    targets: *const i32,
+    len: usize,
+    _targets: std::marker::PhantomData<&'a [i32]>,
 }
 
 impl<S> Clone for Row<'_, S> {
@@ -37,28 +43,60 @@ impl<'a, S: 'a> Row<'a, S> {
     /// values that nothing writes while the row lives.
     #[inline(always)]
     pub unsafe fn new(values: *const S, targets: &'a [i32]) -> Row<'a, S> {
-        Row { values, targets }
+        Row {
+            values,
+            targets: targets.as_ptr(),
+            len: targets.len(),
+            _targets: std::marker::PhantomData,
+        }
+    }
+
+    /// The first `len` values, in order.
+    ///
+    /// # Safety
+    /// `values` holds `len` initialised values that nothing writes while the
+    /// row lives.
+    #[inline(always)]
+    pub unsafe fn whole(values: *const S, len: usize) -> Row<'a, S> {
+        Row {
+            values,
+            targets: std::ptr::null(),
+            len,
+            _targets: std::marker::PhantomData,
+        }
     }
 
     /// Number of targets.
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.targets.len()
+        self.len
     }
 
     /// Whether the element has no targets.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.targets.is_empty()
+        self.len == 0
     }
 
     /// The targets' values, in map order.
     #[inline(always)]
     pub fn iter(&self) -> RowIter<'a, S> {
-        RowIter {
-            values: self.values,
-            targets: self.targets.iter(),
-        }
+        RowIter { row: *self, at: 0 }
+    }
+
+    /// Value `k`, unchecked.
+    ///
+    /// # Safety
+    /// `k < len`.
+    #[inline(always)]
+    unsafe fn get(&self, k: usize) -> &'a S {
+        let t = if self.targets.is_null() {
+            k
+        } else {
+            *self.targets.add(k) as usize
+        };
+        // SAFETY: `new`'s and `whole`'s contracts: every target indexes `values`.
+        &*self.values.add(t)
     }
 }
 
@@ -68,9 +106,13 @@ impl<S> Index<usize> for Row<'_, S> {
     /// The `k`th target's value; panics if `k >= len()`, as a slice does.
     #[inline(always)]
     fn index(&self, k: usize) -> &S {
-        let t = self.targets[k];
-        // SAFETY: `new`'s contract: every target indexes `values`.
-        unsafe { &*self.values.add(t as usize) }
+        assert!(
+            k < self.len,
+            "index out of bounds: the len is {} but the index is {k}",
+            self.len
+        );
+        // SAFETY: checked just above.
+        unsafe { self.get(k) }
     }
 }
 
@@ -95,30 +137,37 @@ impl<'a, S: 'a> IntoIterator for &Row<'a, S> {
 /// The iterator over a [`Row`]'s values.
 #[derive(Debug)]
 pub struct RowIter<'a, S> {
-    values: *const S,
-    targets: std::slice::Iter<'a, i32>,
+    row: Row<'a, S>,
+    at: usize,
 }
 
 impl<'a, S: 'a> Iterator for RowIter<'a, S> {
     type Item = &'a S;
     #[inline(always)]
     fn next(&mut self) -> Option<&'a S> {
-        let &t = self.targets.next()?;
-        // SAFETY: as in `Index`; the values outlive the row ('a).
-        Some(unsafe { &*self.values.add(t as usize) })
+        if self.at == self.row.len {
+            return None;
+        }
+        self.at += 1;
+        // SAFETY: `at - 1 < len`.
+        Some(unsafe { self.row.get(self.at - 1) })
     }
     #[inline(always)]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.targets.size_hint()
+        let n = self.row.len - self.at;
+        (n, Some(n))
     }
 }
 
 impl<'a, S: 'a> DoubleEndedIterator for RowIter<'a, S> {
     #[inline(always)]
     fn next_back(&mut self) -> Option<Self::Item> {
-        let &t = self.targets.next_back()?;
-        // SAFETY: as in `next`.
-        Some(unsafe { &*self.values.add(t as usize) })
+        if self.at == self.row.len {
+            return None;
+        }
+        self.row.len -= 1;
+        // SAFETY: the new `len` was below the old one.
+        Some(unsafe { self.row.get(self.row.len) })
     }
 }
 
@@ -148,6 +197,27 @@ mod tests {
         // SAFETY: no targets.
         let empty = unsafe { Row::new(values.as_ptr(), &[]) };
         assert!(empty.is_empty() && empty.iter().next().is_none());
+    }
+
+    #[test]
+    fn a_whole_row_reads_every_value_in_order() {
+        let values = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]];
+        // SAFETY: three values, all initialised.
+        let row = unsafe { Row::whole(values.as_ptr(), 3) };
+        assert_eq!(row.len(), 3);
+        assert_eq!(row[2][1], 6.0);
+        assert_eq!(row.iter().map(|v| v[0]).collect::<Vec<_>>(), [1.0, 3.0, 5.0]);
+        assert_eq!(row.iter().rev().map(|v| v[0]).collect::<Vec<_>>(), [5.0, 3.0, 1.0]);
+        assert_eq!(row.iter().len(), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "index out of bounds")]
+    fn indexing_past_a_whole_row_panics() {
+        let values = [1, 2, 3];
+        // SAFETY: two values.
+        let row = unsafe { Row::whole(values.as_ptr(), 2) };
+        let _ = row[2];
     }
 
     #[test]

@@ -1,4 +1,71 @@
-use crate::{Access, ArgData, ArgRef, ArgSpec, Error, KernelInfo, MapIndex, ParamForm, Result, Set};
+use crate::{
+    Access, ArgData, ArgRef, ArgSpec, Error, KernelInfo, MapIndex, ParamForm, ParamInfo, Result, Set, WholeArg,
+};
+
+/// A Dat read whole (`m(READ, list[..])`, or a spatial list's bins for
+/// `list(NEAR)`): on the list's set, READ, into a slice parameter (or the
+/// bins into a spatial parameter of the list's dimension), after the list's
+/// first build, in a loop that is not distributed.
+fn check_whole(
+    at: &dyn Fn() -> ArgRef,
+    param: &ParamInfo,
+    arg: &ArgSpec<'_>,
+    w: &WholeArg<'_>,
+    set: &Set,
+) -> Result<()> {
+    let fail = |reason: String| Err(Error::MessageArg { at: at(), reason });
+    let ArgData::Dat(d) = arg.data else {
+        return Err(Error::GlobalThroughMap { at: at() });
+    };
+    if !d.set().same(w.set) {
+        return fail(format!(
+            "`{}` is on set `{}`, not a variable of message list `{}` (make one with `list.carry(&dat)`)",
+            d.name(),
+            d.set().name(),
+            w.list
+        ));
+    }
+    if arg.access != Access::Read {
+        return fail(format!(
+            "a message list is read only: pass `{}` as READ, not {:?}",
+            d.name(),
+            arg.access
+        ));
+    }
+    if !matches!(param.form, ParamForm::Ragged { .. }) {
+        return Err(Error::FormMismatch {
+            at: at(),
+            param: param.name.to_string(),
+            detail: format!(
+                "is `{}`, but a message list's variable `m(READ, list[..])` needs a slice: `&[T]` or `&[[T; D]]`",
+                param.rust_type()
+            ),
+        });
+    }
+    if param.near != w.spatial_dims {
+        return fail(match (param.near, w.spatial_dims) {
+            (0, _) => "the bins of a spatial list go to a `Spatial2d`/`Spatial3d` parameter".to_string(),
+            (want, 0) => format!("a `Spatial{want}d` parameter needs a spatial list as `list(NEAR)`"),
+            (want, got) => format!(
+                "message list `{}` is {got}-D but the kernel's parameter is `Spatial{want}d`",
+                w.list
+            ),
+        });
+    }
+    if w.count.get().is_none() {
+        return fail(format!(
+            "message list `{}` is read before it was built: call `{}.build()` after the loop that writes what it carries",
+            w.list, w.list
+        ));
+    }
+    if set.distribution().is_some() {
+        return fail(format!(
+            "the loop runs over distributed set `{}`: message lists across ranks are not supported yet",
+            set.name()
+        ));
+    }
+    Ok(())
+}
 
 /// Checks everything about a loop that is only known at run time: argument
 /// count, element types, dims, map arities and indices, which sets maps start
@@ -68,8 +135,20 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 });
             }
         }
+        if let Some(w) = &arg.whole {
+            check_whole(&at, param, arg, w, set)?;
+        } else if param.near != 0 && matches!(param.form, ParamForm::Ragged { .. }) {
+            return Err(Error::FormMismatch {
+                at: at(),
+                param: param.name.to_string(),
+                detail: format!(
+                    "belongs to a `Spatial{}d` parameter: pass a spatial message list as `list(NEAR)`",
+                    param.near
+                ),
+            });
+        }
         match (arg.data, arg.map) {
-            _ if arg.ragged.is_some() => {}
+            _ if arg.ragged.is_some() || arg.whole.is_some() => {}
             (ArgData::Global(_), Some(_)) => return Err(Error::GlobalThroughMap { at: at() }),
             (ArgData::Global(_), None) => {
                 if matches!(arg.access, Access::Write | Access::Rw) {

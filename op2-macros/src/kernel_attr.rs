@@ -43,11 +43,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // What the checks, the metadata and the translation see: the function
     // with each `&mut Philox` parameter made its two hidden ones.
     let (lowered, random) = lower_random_streams(&func, &mut errors);
+    let (lowered, near) = lower_spatial(&lowered, &mut errors);
     let mut params = Vec::new();
     for arg in &lowered.sig.inputs {
         match parse_param(arg) {
             Ok(mut p) => {
                 p.random = random.contains(&p.name);
+                p.near = near.iter().find(|(n, _)| *n == p.name).map_or(0, |&(_, d)| d);
                 params.push(p)
             }
             Err(e) => errors.push(e),
@@ -156,6 +158,63 @@ fn lower_random_streams(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn,
                     let mut #name = Philox::new(#key[0] as u64, *#id as u64, #key[1] as u32);
                 ));
                 hidden.extend([id, key]);
+            }
+        }
+    }
+    lowered.sig.inputs = inputs;
+    prologue.append(&mut lowered.block.stmts);
+    lowered.block.stmts = prologue;
+    (lowered, hidden)
+}
+
+/// The dimension and name of a parameter written `name: &Spatial2d` or
+/// `name: &Spatial3d` (`None` for any other parameter).
+fn spatial_param(arg: &FnArg, errors: &mut Vec<syn::Error>) -> Option<syn::Result<(Ident, usize)>> {
+    let FnArg::Typed(pt) = arg else { return None };
+    let Type::Reference(r) = &*pt.ty else { return None };
+    let Type::Path(path) = &*r.elem else { return None };
+    let segs: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let dims = crate::subset::spatial_type_dims(&segs)?;
+    if r.mutability.is_some() {
+        errors.push(syn::Error::new_spanned(
+            &pt.ty,
+            "a spatial message parameter is read only: `&Spatial2d` / `&Spatial3d`",
+        ));
+    }
+    match &*pt.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(Ok((p.ident.clone(), dims))),
+        other => Some(Err(syn::Error::new_spanned(
+            other,
+            "kernel parameters must be plain names (`msgs: &Spatial3d`), not patterns",
+        ))),
+    }
+}
+
+/// The kernel with each `msgs: &Spatial3d` (or `&Spatial2d`) parameter
+/// replaced by the two hidden parameters `par_loop!` passes for
+/// `list(NEAR)`, `op2_bins_msgs: &[i32]` (the first message of every bin,
+/// read whole) and `op2_grid_msgs: &[f64; 8]` (the grid), and a first
+/// statement making the parameter from them; and the hidden parameters'
+/// names with the dimension. The translation starts from this.
+fn lower_spatial(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Vec<(Ident, usize)>) {
+    let mut lowered = func.clone();
+    let mut hidden = Vec::new();
+    let mut inputs = syn::punctuated::Punctuated::<FnArg, syn::Token![,]>::new();
+    let mut prologue: Vec<syn::Stmt> = Vec::new();
+    for arg in &func.sig.inputs {
+        match spatial_param(arg, errors) {
+            None => inputs.push(arg.clone()),
+            Some(Err(e)) => {
+                errors.push(e);
+                inputs.push(arg.clone());
+            }
+            Some(Ok((name, dims))) => {
+                let (bins, grid) = (format_ident!("op2_bins_{}", name), format_ident!("op2_grid_{}", name));
+                let ty = format_ident!("Spatial{}d", dims);
+                inputs.push(syn::parse_quote!(#bins: &[i32]));
+                inputs.push(syn::parse_quote!(#grid: &[f64; 8]));
+                prologue.push(syn::parse_quote!(let #name = #ty::new(#bins, #grid);));
+                hidden.extend([(bins, dims), (grid, dims)]);
             }
         }
     }

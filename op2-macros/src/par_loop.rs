@@ -61,6 +61,8 @@ enum Via {
     Ragged,
     /// `s(DRAW)`: random streams for a `&mut Philox` parameter.
     Draw,
+    /// `list(NEAR)`: a spatial message list for a `&Spatial2d` / `&Spatial3d` parameter.
+    Near,
 }
 
 struct LoopArg {
@@ -79,10 +81,14 @@ struct ParLoopInput {
 }
 
 const ARG_HINT: &str =
-    "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])`, `d(ACCESS, map)`, for a ragged map `d(ACCESS, r[..])`, or random streams `s(DRAW)`";
+    "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])`, `d(ACCESS, map)`, for a ragged map or a message list `d(ACCESS, r[..])`, random streams `s(DRAW)`, or a spatial message list `list(NEAR)`";
 
 fn is_draw(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("DRAW"))
+}
+
+fn is_near(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("NEAR"))
 }
 
 fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
@@ -97,6 +103,13 @@ fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
     };
     let (access, map, via) = match inner.as_slice() {
         [a] if is_draw(a) => (Access::Read, None, Via::Draw),
+        [a] if is_near(a) => (Access::Read, None, Via::Near),
+        [a, _] if is_near(a) => {
+            return Err(syn::Error::new_spanned(
+                a,
+                "a spatial message list is passed on its own: write `list(NEAR)`",
+            ))
+        }
         [a, _] if is_draw(a) => {
             return Err(syn::Error::new_spanned(
                 a,
@@ -176,7 +189,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     let count: usize = p
         .args
         .iter()
-        .map(|a| if matches!(a.via, Via::Draw) { 2 } else { 1 })
+        .map(|a| if matches!(a.via, Via::Draw | Via::Near) { 2 } else { 1 })
         .sum();
 
     let mut checks = Vec::new();
@@ -198,7 +211,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     for a in &p.args {
         let k = {
             let here = k;
-            k += if matches!(a.via, Via::Draw) { 2 } else { 1 };
+            k += if matches!(a.via, Via::Draw | Via::Near) { 2 } else { 1 };
             here
         };
         let d = format_ident!("__op2_d{}", k);
@@ -225,8 +238,24 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             draws.push(d);
             continue;
         }
+        if let Via::Near = a.via {
+            near_arg(
+                a,
+                k,
+                &info,
+                &mut DrawParts {
+                    checks: &mut checks,
+                    bindings: &mut bindings,
+                    specs: &mut specs,
+                    views: &mut views,
+                    gathers: &mut binds,
+                    call_args: &mut call_args,
+                },
+            );
+            continue;
+        }
         let form = match a.via {
-            Via::Draw => unreachable!("handled above"),
+            Via::Draw | Via::Near => unreachable!("handled above"),
             Via::Direct => quote!(::op2::__private::ArgForm::Direct),
             Via::Entry(_) => quote!(::op2::__private::ArgForm::MapEntry),
             Via::All => quote!(::op2::__private::ArgForm::MapAll),
@@ -235,7 +264,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         checks.push(quote_spanned!(a.span=> const _: () = ::op2::__private::check_arg(&#info, #k, #form, #access);));
         bindings.push(quote_spanned!(a.span=> let #d = &(#data);));
         match (&a.map, &a.via) {
-            (Some(map), Via::Ragged) => bindings.push(quote_spanned!(a.span=> let #m: &::op2::RaggedMap = &(#map);)),
+            // A RaggedMap or a MessageList: the trait picks the view.
+            (Some(map), Via::Ragged) => bindings.push(quote_spanned!(a.span=> let #m = &(#map);)),
             // A Map or a Stencil: the trait picks the view at compile time.
             (Some(map), _) => bindings.push(quote_spanned!(a.span=> let #m = &(#map);)),
             (None, _) => {}
@@ -290,11 +320,12 @@ fn generate(p: &ParLoopInput) -> TokenStream {
                 }
             }
             (Via::Ragged, _) => {
-                specs.push(quote_spanned!(a.span=> ::op2::__private::ragged_arg_spec(#d, #access, #m)));
-                views.push(quote_spanned!(a.span=> let #v = ::op2::__private::RaggedView::new(#d, #m);));
+                let source = quote!(::op2::__private::SliceSource);
+                specs.push(quote_spanned!(a.span=> #source::slice_arg_spec(#m, #d, #access)));
+                views.push(quote_spanned!(a.span=> let #v = #source::slice_view(#m, #d);));
                 if a.access != Access::Read {
                     // Room for the largest row: no growth inside the loop.
-                    binds.push(quote_spanned!(a.span=> let mut #s = ::std::vec::Vec::with_capacity(#m.max_degree());));
+                    binds.push(quote_spanned!(a.span=> let mut #s = ::std::vec::Vec::with_capacity(#source::slice_capacity(#m));));
                     gathers.push(quote_spanned!(a.span=> #v.zero_into(#e, &mut #s);));
                     scatters.push(quote_spanned!(a.span=> #v.add_from(#e, &#s);));
                 }
@@ -364,11 +395,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         }
     };
     // A label for `s(DRAW)`'s early error (only then: an unused label warns).
-    let label = if draws.is_empty() {
-        quote!()
-    } else {
-        quote!('__op2_loop:)
-    };
+    let early_exit = !draws.is_empty() || p.args.iter().any(|a| matches!(a.via, Via::Near));
+    let label = if !early_exit { quote!() } else { quote!('__op2_loop:) };
     quote! {#label {
         const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
@@ -480,6 +508,41 @@ fn draw_arg(a: &LoopArg, k: usize, info: &TokenStream, names: DrawIdents, out: &
         };
     ));
     out.call_args.push(quote!(&mut #stream));
+}
+
+/// `list(NEAR)` at positions `k` (the bins' offsets, a Dat read whole) and
+/// `k + 1` (the grid, a READ Global): what the `&Spatial2d`/`&Spatial3d`
+/// parameter's two hidden parameters receive in generated code. The native
+/// body makes the parameter from the list's view, once per chunk.
+fn near_arg(a: &LoopArg, k: usize, info: &TokenStream, out: &mut DrawParts<'_>) {
+    let DrawIdents {
+        streams: list,
+        args,
+        view,
+        stream: param,
+    } = DrawIdents::new(k);
+    let data = &a.data;
+    let read = quote!(::op2::Access::Read);
+    let private = quote!(::op2::__private);
+    out.checks
+        .push(quote_spanned!(a.span=> const _: () = #private::check_arg(&#info, #k, #private::ArgForm::Near, #read);));
+    out.bindings
+        .push(quote_spanned!(a.span=> let #list: &::op2::MessageList = &(#data);));
+    out.bindings.push(quote_spanned!(a.span=>
+        let #args = match ::op2::MessageList::near_args(#list) {
+            ::core::result::Result::Ok(r) => r,
+            ::core::result::Result::Err(e) => break '__op2_loop ::core::result::Result::Err(e),
+        };
+    ));
+    out.specs
+        .push(quote_spanned!(a.span=> #private::near_bins_spec(&#args)));
+    out.specs
+        .push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(#args.params, #read)));
+    out.views.push(quote_spanned!(a.span=> let #view = #args.view();));
+    // `gathers` here is the per-chunk bindings: one parameter per chunk.
+    out.gathers
+        .push(quote_spanned!(a.span=> let #param = #private::FromSpatialView::from_view(#view);));
+    out.call_args.push(quote!(&#param));
 }
 
 fn scatter_op(access: Access, suffix: &str) -> Option<syn::Ident> {

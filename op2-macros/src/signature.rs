@@ -13,7 +13,8 @@ fn param_hint() -> String {
     format!(
         "kernel parameters must be `&T`, `&[T; D]`, `&[[T; D]; A]`, or `&[T]` / `&[[T; D]]` \
          for a ragged map (`&mut` for data the loop writes), with T one of {}; \
-         or `&mut Philox` for the element's random stream",
+         `&mut Philox` for the element's random stream, or `&Spatial2d` / `&Spatial3d` \
+         for a spatial message list",
         types.join(", ")
     )
 }
@@ -38,6 +39,9 @@ pub struct Param {
     pub mutable: bool,
     /// One of the two hidden parameters of a `&mut Philox` parameter.
     pub random: bool,
+    /// One of the two hidden parameters of a `&Spatial2d`/`&Spatial3d`
+    /// parameter: its dimension (0 otherwise).
+    pub near: usize,
 }
 
 impl Param {
@@ -50,6 +54,12 @@ impl Param {
             (Shape::Scalar, true) => return quote!(::op2::ParamInfo::random_id(#name)),
             (_, true) => return quote!(::op2::ParamInfo::random_key(#name)),
             _ => {}
+        }
+        let dims = self.near;
+        match (&self.shape, dims) {
+            (_, 0) => {}
+            (Shape::Ragged(_), _) => return quote!(::op2::ParamInfo::near_bins(#name, #dims)),
+            _ => return quote!(::op2::ParamInfo::near_grid(#name, #dims)),
         }
         match &self.shape {
             Shape::Scalar => quote!(::op2::ParamInfo::scalar::<#t>(#name, #m)),
@@ -122,5 +132,6 @@ pub fn parse_param(arg: &FnArg) -> syn::Result<Param> {
         shape,
         mutable,
         random: false,
+        near: 0,
     })
 }

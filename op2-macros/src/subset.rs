@@ -195,7 +195,7 @@ impl Checker {
                         let math = segs.len() == 2
                             && (segs[0] == "f64" || segs[0] == "f32")
                             && MathFunction::named(&segs[1]).is_some();
-                        math || is_random_stream_new(&segs)
+                        math || is_random_stream_new(&segs) || spatial_new(&segs)
                     }
                     _ => false,
                 };
@@ -310,6 +310,18 @@ impl Checker {
                 }
                 true
             }
+            Expr::MethodCall(m) if m.method == "near" && m.turbofish.is_none() => {
+                // A spatial message parameter's neighbourhood: the translator
+                // checks the receiver's type and the number of coordinates.
+                if !plain_name(&m.receiver) {
+                    self.err(
+                        &m.receiver,
+                        "iterate a spatial message parameter by name: `for j in msgs.near(x, y, z)`",
+                    );
+                }
+                m.args.iter().for_each(|x| self.expr(x));
+                false
+            }
             Expr::MethodCall(m) if m.method == "iter_mut" => {
                 self.err(
                     &m.method,
@@ -393,6 +405,27 @@ pub(crate) fn is_random_stream_new(segs: &[String]) -> bool {
         [krate, ty, new] => krate == "op2" && named(ty, new),
         _ => false,
     }
+}
+
+/// The dimension of a spatial message parameter type (`Spatial2d`,
+/// `op2::Spatial3d`), from its path.
+pub(crate) fn spatial_type_dims(segs: &[String]) -> Option<usize> {
+    let dims = |ty: &String| match ty.as_str() {
+        "Spatial2d" => Some(2),
+        "Spatial3d" => Some(3),
+        _ => None,
+    };
+    match segs {
+        [ty] => dims(ty),
+        [krate, ty] if krate == "op2" => dims(ty),
+        _ => None,
+    }
+}
+
+/// Whether a call is `Spatial2d::new` / `Spatial3d::new` (only in the
+/// prologue `#[op2::kernel]` writes for a spatial message parameter).
+fn spatial_new(segs: &[String]) -> bool {
+    segs.last().is_some_and(|n| n == "new") && spatial_type_dims(&segs[..segs.len() - 1]).is_some()
 }
 
 /// The draws' names, for messages.

@@ -2,6 +2,7 @@
 //! instantiated for every backend compiled in. `seq` is the reference.
 
 mod kernels;
+mod messages;
 mod suite;
 
 /// A device backend whose hardware may be missing (CUDA without a GPU): its
@@ -55,7 +56,8 @@ macro_rules! backend_suite {
                 subset_direct_write_and_rw, subset_inc_through_maps, subset_global_reductions,
                 subset_ragged_matches_rust, subset_mixed_step_matches_rust, subset_empty, subset_where_dat,
                 stencil_read_matches_rust, stencil_inc_matches_rust,
-                stream_parameter_matches_rust, two_stream_parameters
+                stream_parameter_matches_rust, two_stream_parameters,
+                spatial_messages_match_brute_force, brute_force_messages_match_rust
             );
         }
     };

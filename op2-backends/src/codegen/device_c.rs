@@ -125,7 +125,7 @@ pub(super) fn device_source(
     s.push_str(C_PRELUDE);
     atomic_helpers(&mut s, shape, writes, d);
     s.push_str(&ragged_inc_helpers(shape, writes == IndirectWrites::Atomic));
-    s.push_str(&kernel_definition(kernel, d.kernel_qualifier));
+    s.push_str(&kernel_definition(kernel, shape, d.kernel_qualifier));
 
     let mut params = vec![
         format!("{g}const {} *units", d.uint),

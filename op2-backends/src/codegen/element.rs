@@ -27,11 +27,12 @@ pub struct ArgCode {
     pub scatter: Option<String>,
 }
 
-/// Whether argument `a` goes through a map (fixed or ragged).
+/// Whether argument `a` goes through a map (fixed or ragged) or is read
+/// whole: whether the wrapper gets a `map{k}` (for a whole Dat, its count).
 pub fn is_indirect(a: &ArgShape) -> bool {
     matches!(
         a.kind,
-        ArgKind::MapEntry { .. } | ArgKind::MapAll { .. } | ArgKind::Ragged
+        ArgKind::MapEntry { .. } | ArgKind::MapAll { .. } | ArgKind::Ragged | ArgKind::Whole
     )
 }
 
@@ -88,6 +89,8 @@ pub fn kernel_call(kernel_name: &str, args: &[ArgShape], on_failure: Option<&str
     let call: Vec<String> = std::iter::once("op2_st".to_string())
         .chain(args.iter().enumerate().map(|(k, a)| match a.kind {
             ArgKind::Ragged => format!("arg{k}, tgt{k} + o{k}, n{k}"),
+            // Whole: the kernel's `OP2_TGT_<param>` ignores the targets.
+            ArgKind::Whole => format!("arg{k}, 0, n{k}"),
             _ => format!("s{k}"),
         }))
         .collect();
@@ -139,6 +142,10 @@ fn gather(k: usize, a: &ArgShape) -> (String, String) {
             let _ = writeln!(decl, "long o{k};\nint n{k};");
             let _ = writeln!(fill, "o{k} = map{k}[e];\nn{k} = (int)(map{k}[e + 1] - o{k});");
         }
+        ArgKind::Whole => {
+            let _ = writeln!(decl, "int n{k};");
+            let _ = writeln!(fill, "n{k} = map{k}[0];");
+        }
         ArgKind::MapAll { arity } => {
             let _ = writeln!(decl, "{t} s{k}[{arity}][{d}];");
             let _ = writeln!(fill, "for (int i = 0; i < {arity}; ++i) {{");
@@ -165,7 +172,7 @@ fn gather(k: usize, a: &ArgShape) -> (String, String) {
                 (ArgKind::MapEntry { .. }, _) => format!("arg{k}[t{k} * {d} + c]"),
                 (ArgKind::Global { slot: Some(_) }, _) => format!("red{k}[c]"),
                 (ArgKind::Global { slot: None }, _) => format!("arg{k}[c]"),
-                (ArgKind::MapAll { .. } | ArgKind::Ragged, _) => unreachable!(),
+                (ArgKind::MapAll { .. } | ArgKind::Ragged | ArgKind::Whole, _) => unreachable!(),
             };
             let _ = writeln!(fill, "for (int c = 0; c < {d}; ++c) s{k}[c] = {src};");
         }
@@ -202,7 +209,7 @@ fn scatter(k: usize, a: &ArgShape, atomic: bool) -> Option<String> {
         ArgKind::Global { slot: Some(_) } => {
             combine(&format!("red{k}[c]"), &format!("s{k}[c]")).map(|c| format!("for (int c = 0; c < {d}; ++c) {c}"))
         }
-        ArgKind::Global { slot: None } | ArgKind::Ragged => None,
+        ArgKind::Global { slot: None } | ArgKind::Ragged | ArgKind::Whole => None,
     };
     line.map(|l| l + "\n")
 }

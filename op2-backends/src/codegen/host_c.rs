@@ -42,7 +42,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
     s.push_str(C_PRELUDE);
     // Blocks of one colour never share a target: plain adds.
     s.push_str(&ragged_inc_helpers(shape, false));
-    s.push_str(&kernel_definition(kernel, "static inline "));
+    s.push_str(&kernel_definition(kernel, shape, "static inline "));
     if checks == Checks::On {
         s.push_str(HOST_REPORT);
     }
@@ -108,12 +108,25 @@ const HOST_REPORT: &str = "static void op2_report(long *report, long e, const lo
 
 /// The translated kernel with `qualifier` in front, preceded by the
 /// `OP2_DIM_<param>` and `OP2_ARITY_<param>` macros it uses for dims and
-/// arities written as named constants.
-pub fn kernel_definition(kernel: &KernelInfo, qualifier: &str) -> String {
+/// arities written as named constants, and for each slice parameter
+/// `OP2_TGT_<param>(targets, j)`, its `j`th element's index: `targets[j]`
+/// through a ragged map, `j` for a Dat read whole (`shape` says which).
+pub fn kernel_definition(kernel: &KernelInfo, shape: &LoopShape, qualifier: &str) -> String {
     let mut s = String::from("\n");
     // The generator only for kernels that make random streams.
     if kernel.c_source.contains(RANDOM_STREAM.c_new) {
         s.push_str(super::PHILOX_C);
+    }
+    // The bins' search only for kernels that read spatial message lists.
+    if kernel.c_source.contains("op2_spatial_new") {
+        s.push_str(super::SPATIAL_C);
+    }
+    for (p, a) in kernel.params.iter().zip(&shape.args) {
+        let name = format!("OP2_TGT_{}", p.name);
+        if kernel.c_source.contains(&name) {
+            let index = if a.kind == ArgKind::Whole { "(j)" } else { "(t)[j]" };
+            let _ = writeln!(s, "#define {name}(t, j) {index}");
+        }
     }
     for p in kernel.params {
         let name = format!("OP2_DIM_{}", p.name);

@@ -17,6 +17,7 @@ mod opencl_c;
 mod philox_c;
 mod prelude;
 mod shape;
+mod spatial_c;
 
 pub use cuda_c::cuda_source;
 pub(crate) use element::is_indirect;
@@ -25,6 +26,7 @@ pub use opencl_c::opencl_source;
 pub use philox_c::PHILOX_C;
 pub use prelude::C_PRELUDE;
 pub use shape::{ArgKind, ArgShape, LoopShape};
+pub use spatial_c::SPATIAL_C;
 
 use op2_core::kernel_language::KernelScalar;
 use op2_core::ScalarType;

@@ -20,6 +20,10 @@ pub enum ArgKind {
     /// `d(ACCESS, r[..])`: all targets of a ragged map (READ or INC); the
     /// kernel reaches them itself (see `element.rs`).
     Ragged,
+    /// `m(READ, list[..])`: a Dat read whole (a message list's variable, or
+    /// its bins); the kernel indexes it itself, as a ragged argument whose
+    /// targets are the first `count` elements in order.
+    Whole,
     /// A Global; reductions have a slot at this word offset of the partials.
     Global {
         /// Word offset of the reduction slot (`None` for READ).
@@ -72,6 +76,7 @@ impl LoopShape {
                         slot: layout.slot_offset(k),
                     },
                     (ArgData::Dat(_), None) if a.ragged.is_some() => ArgKind::Ragged,
+                    (ArgData::Dat(_), None) if a.whole.is_some() => ArgKind::Whole,
                     (ArgData::Dat(_), None) => ArgKind::Direct,
                     (ArgData::Dat(_), Some(m)) => match m.index {
                         MapIndex::Entry(index) => ArgKind::MapEntry {
@@ -95,10 +100,13 @@ impl LoopShape {
         }
     }
 
-    /// Whether an argument goes through a ragged map (the translated kernel
-    /// then takes `OP2_GLOBAL` pointers, which the wrapper defines).
+    /// Whether an argument goes through a ragged map or is read whole (the
+    /// translated kernel then takes `OP2_GLOBAL` pointers, which the wrapper
+    /// defines).
     pub fn has_ragged(&self) -> bool {
-        self.args.iter().any(|a| a.kind == ArgKind::Ragged)
+        self.args
+            .iter()
+            .any(|a| matches!(a.kind, ArgKind::Ragged | ArgKind::Whole))
     }
 
     /// The shape of a loop over a whole set described without live data (for

@@ -61,16 +61,21 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
             }
         };
         data.push(mem);
-        maps.push(match (arg.map, arg.ragged) {
-            (Some(m), _) => [
+        maps.push(match (arg.map, arg.ragged, &arg.whole) {
+            (Some(m), _, _) => [
                 Some(prepare_table(api, m.map.device(), m.map.name(), m.map.values())?),
                 None,
             ],
-            (None, Some(r)) => [
+            (None, Some(r), _) => [
                 Some(prepare_table(api, r.offsets_device(), r.name(), r.offsets())?),
                 Some(prepare_table(api, r.targets_device(), r.name(), r.targets())?),
             ],
-            (None, None) => [None, None],
+            // A Dat read whole: its count (uploaded again after it changes).
+            (None, None, Some(w)) => [
+                Some(prepare_table(api, w.count.device(), w.list, &w.count.table())?),
+                None,
+            ],
+            (None, None, None) => [None, None],
         });
     }
     Ok(DeviceArgs { data, maps })
@@ -95,8 +100,9 @@ fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
     slot.buffer.as_deref().map_or_else(|| api.null_mem(), |b| api.mem_of(b))
 }
 
-/// A map's table (or a subset's elements) on this device (uploaded once,
-/// kept: maps and subsets never change).
+/// A map's table (or a subset's elements, or a whole Dat's count) on this
+/// device: uploaded when the cell has no buffer here and kept (maps and
+/// subsets never change; a count drops its buffer when it changes).
 pub(super) fn prepare_table<A: DeviceApi>(api: &A, cell: &DeviceCell, name: &str, values: &[i32]) -> Result<A::Mem> {
     let mut slot = cell.lock();
     if slot.buffer.as_ref().is_none_or(|b| b.context_id() != api.context_id()) {

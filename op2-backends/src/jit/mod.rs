@@ -169,10 +169,12 @@ impl Executor for JitExecutor {
         let compiled = self.compiled(lp, LoopShape::of(lp, &layout))?;
         let data: Vec<*mut c_void> = lp.args.iter().map(|a| a.data.host_bytes() as *mut c_void).collect();
         // Map tables (or ragged offsets), then ragged targets: see `host_source`.
-        let maps: Vec<*const c_int> = (lp.args.iter().map(|a| match (a.map, a.ragged) {
-            (Some(m), _) => m.map.values().as_ptr(),
-            (None, Some(r)) => r.offsets().as_ptr(),
-            (None, None) => std::ptr::null(),
+        let maps: Vec<*const c_int> = (lp.args.iter().map(|a| match (a.map, a.ragged, &a.whole) {
+            (Some(m), _, _) => m.map.values().as_ptr(),
+            (None, Some(r), _) => r.offsets().as_ptr(),
+            // A Dat read whole: its count.
+            (None, None, Some(w)) => w.count.as_ptr(),
+            (None, None, None) => std::ptr::null(),
         }))
         .chain(
             lp.args

@@ -59,6 +59,10 @@ impl Translator {
                     String::new()
                 }
             },
+            Expr::Assign(a) if matches!(self.ty(&a.left), ETy::Array(..)) => {
+                self.err(a.span(), "an array assignment is a statement of its own: `a = b;`");
+                String::new()
+            }
             Expr::Assign(a) => {
                 let t = self.ty(&a.left).scalar();
                 let l = self.expr(&a.left, None);
@@ -112,6 +116,13 @@ impl Translator {
                 }
             }
             Expr::MethodCall(m) if self.ty(&m.receiver) == ETy::Stream => self.random_draw(m),
+            Expr::MethodCall(m) if matches!(self.ty(&m.receiver), ETy::Spatial(_)) => {
+                self.err(
+                    m.span(),
+                    "a spatial message parameter is only iterated: `for j in msgs.near(x, y, z) { .. }`",
+                );
+                String::new()
+            }
             Expr::MethodCall(m) if m.method == "len" => self.len_call(m),
             Expr::MethodCall(m) => {
                 let args: Vec<&Expr> = m.args.iter().collect();
@@ -318,7 +329,13 @@ impl Translator {
     fn ragged_index(&mut self, v: &Var, j: &Expr) -> String {
         let r = v.ragged.as_ref().expect("a ragged parameter");
         let idx = self.expr(j, None);
-        let target = format!("{}[OP2_IX({}, {})]", r.targets, strip_parens(&idx), r.len);
+        let target = format!(
+            "{}({}, OP2_IX({}, {}))",
+            r.index_macro,
+            r.targets,
+            strip_parens(&idx),
+            r.len
+        );
         if r.rows {
             format!("({} + (long){target} * {})", v.c, v.dims[1])
         } else {
@@ -408,7 +425,7 @@ impl Translator {
 
     /// The C length of the array `e[..]` indexes: `e` is a named array, or an
     /// element of one (`v[k]` in `v[k][c]`).
-    fn index_length(&self, e: &Expr, depth: usize) -> Option<String> {
+    pub(super) fn index_length(&self, e: &Expr, depth: usize) -> Option<String> {
         match e {
             Expr::Index(i) => self.index_length(&i.expr, depth + 1),
             Expr::Paren(p) => self.index_length(&p.expr, depth),

@@ -16,6 +16,7 @@ mod expr;
 mod math;
 mod names;
 mod random;
+mod spatial;
 mod stmt;
 mod types;
 mod writer;
@@ -54,8 +55,10 @@ struct Translator {
 /// becomes three C parameters: `OP2_GLOBAL const T *x` (the whole Dat, D
 /// values per element; no `const` for `&mut`), `OP2_GLOBAL const int
 /// *x_targets` (this element's targets) and `int x_len` (their number).
-/// `x.len()` is `x_len`; `x[j]` is `x[x_targets[j]]`, or for rows the pointer
-/// `(x + (long)x_targets[j] * D)`; `for v in x` loops over the targets. A
+/// `x.len()` is `x_len`; `x[j]` is `x[OP2_TGT_x(x_targets, j)]`, or for rows
+/// the pointer `(x + (long)OP2_TGT_x(x_targets, j) * D)`, where the wrapper
+/// defines `OP2_TGT_x(t, j)` as `(t)[j]` for a ragged map and `(j)` for a
+/// Dat read whole (a message list's variable: the targets are unused); `for v in x` loops over the targets. A
 /// `&mut` one is an INC argument, only added to: `x[j] += v` becomes
 /// `op2_ragged_inc_<type>(&x[x_targets[j]], v)`. The wrappers define
 /// `OP2_GLOBAL` and `op2_ragged_inc_<type>`.
@@ -112,6 +115,7 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
                 let mut dims = vec![len.clone()];
                 dims.extend(d.as_ref().map(|d| length(d, "OP2_DIM")));
                 let ragged = names::Ragged {
+                    index_macro: format!("OP2_TGT_{}", p.name),
                     targets,
                     len,
                     rows: d.is_some(),

@@ -45,6 +45,9 @@ pub(super) struct Var {
 /// of its [`Var`]).
 #[derive(Clone)]
 pub(super) struct Ragged {
+    /// `OP2_TGT_<param>`: the wrapper's macro for target `j`'s index,
+    /// `targets[j]` through a ragged map, `j` for a Dat read whole.
+    pub(super) index_macro: String,
     pub(super) targets: String,
     pub(super) len: String,
     /// `&[[T; D]]`: a target is a row of D values, `x[j]` a row pointer.

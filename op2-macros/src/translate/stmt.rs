@@ -49,7 +49,7 @@ impl Translator {
                 let v = self.expr(&c.expr, Some(t));
                 self.out.line(&format!("const {} {cname} = {v};", t.c_name()));
             }
-            ETy::Array(..) | ETy::Stream => {
+            ETy::Array(..) | ETy::Stream | ETy::Spatial(_) => {
                 self.err(c.ty.span(), "kernel `const` items must be scalars; use a `let` array");
                 return;
             }
@@ -84,6 +84,7 @@ impl Translator {
         };
         match ty {
             ETy::Stream => self.local_stream(&name, init, ident.span()),
+            ETy::Spatial(dims) => self.local_spatial(&name, init, dims, ident.span()),
             ETy::Scalar(t) => {
                 let t = t.concrete();
                 let cname = self.declare_name(&name);
@@ -239,10 +240,65 @@ impl Translator {
             Expr::Continue(_) => self.out.line("continue;"),
             Expr::Return(_) => self.out.line("return;"),
             Expr::Paren(p) => self.stmt_expr(&p.expr),
+            Expr::Assign(a) if matches!(self.ty(&a.left), ETy::Array(..)) => self.array_assign(a),
             other => {
                 let v = self.expr(other, None);
                 self.out.line(&format!("{};", strip_parens(&v)));
             }
+        }
+    }
+
+    /// `a = b` of arrays (`*out = local;`, `row = p[j];`): Rust copies the
+    /// array, so C copies it element by element, over the left side's
+    /// dims. The right side must be an array value of the same shape.
+    fn array_assign(&mut self, a: &syn::ExprAssign) {
+        let ETy::Array(t, rank) = self.ty(&a.left) else { return };
+        if self.ty(&a.right) != ETy::Array(t, rank) && !matches!(&*a.right, Expr::Array(_)) {
+            self.err(
+                a.right.span(),
+                "assign an array of the same shape (or an array literal) to an array",
+            );
+            return;
+        }
+        let dims: Option<Vec<String>> = (0..rank).map(|d| self.index_length(&a.left, d)).collect();
+        let Some(dims) = dims else {
+            self.err(a.left.span(), "cannot tell this array's size");
+            return;
+        };
+        let right_dims: Option<Vec<String>> = (0..rank).map(|d| self.index_length(&a.right, d)).collect();
+        if right_dims.is_some_and(|r| r != dims) {
+            self.err(
+                a.right.span(),
+                "assign an array of the same shape (or an array literal) to an array",
+            );
+            return;
+        }
+        if let Expr::Array(_) = &*a.right {
+            // A literal: one assignment per element.
+            let left = self.expr(&a.left, None);
+            let lit = self.array_literal(&a.right, t.concrete());
+            let tmp = self.fresh("op2_lit");
+            let dims_text: String = dims.iter().map(|d| format!("[{d}]")).collect();
+            self.out.open("");
+            self.out
+                .line(&format!("const {} {tmp}{dims_text} = {lit};", t.concrete().c_name()));
+            self.copy_loops(&left, &tmp, &dims);
+            self.out.close("");
+            return;
+        }
+        let (left, right) = (self.expr(&a.left, None), self.expr(&a.right, None));
+        self.copy_loops(&left, &right, &dims);
+    }
+
+    fn copy_loops(&mut self, left: &str, right: &str, dims: &[String]) {
+        let idx: Vec<String> = (0..dims.len()).map(|d| self.fresh(&format!("op2_c{d}"))).collect();
+        for (i, d) in idx.iter().zip(dims) {
+            self.out.open(&format!("for (long {i} = 0; {i} < {d}; ++{i})"));
+        }
+        let at: String = idx.iter().map(|i| format!("[{i}]")).collect();
+        self.out.line(&format!("({left}){at} = ({right}){at};"));
+        for _ in &idx {
+            self.out.close("");
         }
     }
 
@@ -272,6 +328,9 @@ impl Translator {
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) {
         let Expr::Range(r) = &*f.expr else {
+            if self.spatial_loop(f) {
+                return;
+            }
             return self.ragged_loop(f);
         };
         let Pat::Ident(var) = &*f.pat else { return };
@@ -339,7 +398,7 @@ impl Translator {
         let name = var.ident.to_string();
         let c = self.declare_name(&name);
         let t = v.ty.scalar();
-        let target = format!("{}[{j}]", r.targets);
+        let target = format!("{}({}, {j})", r.index_macro, r.targets);
         if r.rows {
             let d = v.dims[1].clone();
             self.out.line(&format!(

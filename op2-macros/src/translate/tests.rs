@@ -302,14 +302,17 @@ fn ragged_read_rank_1() {
         c.contains("for (unsigned long j = 0ul, j_end = ((unsigned long)x_len); j < j_end; ++j) {"),
         "{c}"
     );
-    assert!(c.contains("s += x[x_targets[OP2_IX(j, x_len)]];"), "{c}");
+    assert!(c.contains("s += x[OP2_TGT_x(x_targets, OP2_IX(j, x_len))];"), "{c}");
     assert!(c.contains("for (int op2_j = 0; op2_j < x_len; ++op2_j) {"), "{c}");
-    assert!(c.contains("const double v = x[x_targets[op2_j]];"), "{c}");
+    assert!(c.contains("const double v = x[OP2_TGT_x(x_targets, op2_j)];"), "{c}");
     assert!(c.contains("s += (v * 2.0);"), "{c}");
     assert!(c.contains("for (int op2_j_1 = 0; op2_j_1 < x_len; ++op2_j_1) {"), "{c}");
-    assert!(c.contains("const double v = x[x_targets[op2_j_1]];"), "{c}");
+    assert!(c.contains("const double v = x[OP2_TGT_x(x_targets, op2_j_1)];"), "{c}");
     assert!(c.contains("s += v;"), "{c}");
-    assert!(c.contains("(*r) = (s + x[x_targets[OP2_IX(0, x_len)]]);"), "{c}");
+    assert!(
+        c.contains("(*r) = (s + x[OP2_TGT_x(x_targets, OP2_IX(0, x_len))]);"),
+        "{c}"
+    );
 }
 
 #[test]
@@ -328,17 +331,17 @@ fn ragged_read_rank_2() {
         "{c}"
     );
     assert!(
-        c.contains("OP2_GLOBAL const float *v = p + (long)p_targets[op2_j] * 3;"),
+        c.contains("OP2_GLOBAL const float *v = p + (long)OP2_TGT_p(p_targets, op2_j) * 3;"),
         "{c}"
     );
     assert!(c.contains("r[OP2_IX(k, 3)] += v[OP2_IX(k, 3)];"), "{c}");
     assert!(
-        c.contains("(p + (long)p_targets[OP2_IX(j, p_len)] * 3)[OP2_IX(2, 3)]"),
+        c.contains("(p + (long)OP2_TGT_p(p_targets, OP2_IX(j, p_len)) * 3)[OP2_IX(2, 3)]"),
         "{c}"
     );
     assert!(c.contains("((float)((unsigned long)3))"), "{c}");
     assert!(
-        c.contains("OP2_GLOBAL const double *w = q + (long)q_targets[op2_j_1] * OP2_DIM_q;"),
+        c.contains("OP2_GLOBAL const double *w = q + (long)OP2_TGT_q(q_targets, op2_j_1) * OP2_DIM_q;"),
         "{c}"
     );
     assert!(c.contains("w[OP2_IX(0, OP2_DIM_q)]"), "{c}");
@@ -360,19 +363,21 @@ fn ragged_inc_adds_through_the_wrapper_helper() {
         "{c}"
     );
     assert!(
-        c.contains("op2_ragged_inc_f64(&x[x_targets[OP2_IX(j, x_len)]], ((*a) * 2.0));"),
+        c.contains("op2_ragged_inc_f64(&x[OP2_TGT_x(x_targets, OP2_IX(j, x_len))], ((*a) * 2.0));"),
         "{c}"
     );
     assert!(
-        c.contains("op2_ragged_inc_f64(&x[x_targets[OP2_IX(j, x_len)]], (-(1.0)));"),
+        c.contains("op2_ragged_inc_f64(&x[OP2_TGT_x(x_targets, OP2_IX(j, x_len))], (-(1.0)));"),
         "{c}"
     );
     assert!(
-        c.contains("op2_ragged_inc_i32(&(y + (long)y_targets[OP2_IX(j, y_len)] * 2)[OP2_IX(1, 2)], (-(3)));"),
+        c.contains(
+            "op2_ragged_inc_i32(&(y + (long)OP2_TGT_y(y_targets, OP2_IX(j, y_len)) * 2)[OP2_IX(1, 2)], (-(3)));"
+        ),
         "{c}"
     );
     assert!(
-        c.contains("op2_ragged_inc_i32(&(y + (long)y_targets[OP2_IX(j, y_len)] * 2)[OP2_IX(0, 2)], 1);"),
+        c.contains("op2_ragged_inc_i32(&(y + (long)OP2_TGT_y(y_targets, OP2_IX(j, y_len)) * 2)[OP2_IX(0, 2)], 1);"),
         "{c}"
     );
 }
@@ -443,7 +448,7 @@ fn ragged_kernels_compile_and_run_as_c() {
     let src = dir.join("ragged.c");
     let exe = dir.join("ragged");
     let program = format!(
-        "#include <stdio.h>\n#define OP2_GLOBAL\n#define OP2_IX(i, n) (i)\n\
+        "#include <stdio.h>\n#define OP2_GLOBAL\n#define OP2_IX(i, n) (i)\n#define OP2_TGT_x(t, j) (t)[j]\n#define OP2_TGT_p(t, j) (t)[j]\n#define OP2_TGT_out(t, j) (t)[j]\n\
          static void op2_ragged_inc_f64(double *p, double v) {{ *p += v; }}\n\
          {kernel}\n\
          int main(void) {{\n\
@@ -474,4 +479,48 @@ fn ragged_kernels_compile_and_run_as_c() {
     // s = (8 + 1 + 4) + (5*6 + 1*2) = 45; r = 45 + 3000 + p[0][1] = 3047;
     // out[1] gets x[3]*10-1 and x[0]*10-1, out[3] gets x[2]*10-1.
     assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "3047 0 88 0 39");
+}
+
+#[test]
+fn array_assignments_copy_every_element() {
+    let c = c_of(
+        "fn k(out: &mut [i64; 3], t: &mut [[f64; 2]; 2], p: &[[f64; 2]]) { let f = [1i64; 3]; *out = f; t[1] = p[0]; *out = [4, 5, 6]; }",
+    );
+    assert!(c.contains("for (long op2_c0 = 0; op2_c0 < 3; ++op2_c0) {"), "{c}");
+    assert!(c.contains("(out)[op2_c0] = (f)[op2_c0];"), "{c}");
+    assert!(
+        c.contains("(t[OP2_IX(1, 2)])[op2_c0_1] = ((p + (long)OP2_TGT_p(p_targets, OP2_IX(0, p_len)) * 2))[op2_c0_1];"),
+        "{c}"
+    );
+    assert!(c.contains("const long op2_lit[3] = {4L, 5L, 6L};"), "{c}");
+    let errs = errors_of("fn k(out: &mut [f64; 3], b: &[f64; 2]) { *out = *b; }");
+    assert!(errs.iter().any(|e| e.contains("same shape")), "{errs:?}");
+}
+
+#[test]
+fn spatial_loops_walk_the_strips() {
+    let src = "fn k(p: &[f32; 3], n: &mut i32, op2_bins_m: &[i32], op2_grid_m: &[f64; 8]) {
+        let m = Spatial3d::new(op2_bins_m, op2_grid_m);
+        for j in m.near(p[0], p[1], p[2]) { if j > 3 { continue; } *n += 1; }
+    }";
+    let c = c_of(src);
+    // `op2_` names are the generator's: the hidden parameters are renamed.
+    assert!(
+        c.contains("op2_spatial m = op2_spatial_new(op2_op2_bins_m, op2_op2_grid_m);"),
+        "{c}"
+    );
+    assert!(
+        c.contains("op2_near op2_near = op2_spatial_near(&m, (double)(p[OP2_IX(0, 3)]), (double)(p[OP2_IX(1, 3)]), (double)(p[OP2_IX(2, 3)]));"),
+        "{c}"
+    );
+    assert!(c.contains("while (op2_near_next(&op2_near, &op2_at)) {"), "{c}");
+    assert!(c.contains("const unsigned long j = (unsigned long)op2_at;"), "{c}");
+    let bad = errors_of(
+        "fn k(p: &[f32; 3], op2_bins_m: &[i32], op2_grid_m: &[f64; 8]) {
+            let m = Spatial3d::new(op2_bins_m, op2_grid_m);
+            for j in m.near(p[0], p[1]) {}
+            let x = m.near(1.0, 2.0, 3.0);
+        }",
+    );
+    assert!(bad.iter().any(|e| e.contains("takes 3 coordinates")), "{bad:?}");
 }

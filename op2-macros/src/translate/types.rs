@@ -95,6 +95,9 @@ pub(super) enum ETy {
     Array(Ty, usize),
     /// A random stream (`Philox`): a local, created and drawn from only.
     Stream,
+    /// A spatial message list's bins (`Spatial2d`/`Spatial3d`, the
+    /// dimension): a local made by the lowered prologue, iterated only.
+    Spatial(usize),
 }
 
 impl ETy {
@@ -104,7 +107,7 @@ impl ETy {
     pub(super) fn scalar(self) -> Ty {
         match self {
             ETy::Scalar(t) | ETy::Array(t, _) => t,
-            ETy::Stream => Ty::U32,
+            ETy::Stream | ETy::Spatial(_) => Ty::U32,
         }
     }
 }
@@ -142,7 +145,7 @@ impl Translator {
             Type::Array(a) => match self.parse_type(&a.elem)? {
                 ETy::Scalar(ty) => Some(ETy::Array(ty, 1)),
                 ETy::Array(ty, r) => Some(ETy::Array(ty, r + 1)),
-                ETy::Stream => None, // never written as a type: streams are inferred
+                ETy::Stream | ETy::Spatial(_) => None, // never written as a type: inferred
             },
             other => {
                 self.err(other.span(), "unsupported type in a kernel");
@@ -210,7 +213,7 @@ impl Translator {
                 ETy::Array(t, 1) | ETy::Scalar(t) => ETy::Scalar(t),
                 ETy::Array(t, r) => ETy::Array(t, r - 1),
                 // Translation refuses indexing anything but arrays.
-                ETy::Stream => ETy::Scalar(Ty::U32),
+                ETy::Stream | ETy::Spatial(_) => ETy::Scalar(Ty::U32),
             },
             Expr::Paren(p) => self.ty(&p.expr),
             Expr::Group(g) => self.ty(&g.expr),
@@ -231,6 +234,9 @@ impl Translator {
             },
             Expr::Call(c) => match &*c.func {
                 _ if super::random::is_stream_new(c) => ETy::Stream,
+                _ if super::spatial::spatial_new_dims(c).is_some() => {
+                    ETy::Spatial(super::spatial::spatial_new_dims(c).unwrap_or(3))
+                }
                 Expr::Path(p) => match p.path.segments.first().map(|s| s.ident.to_string()).as_deref() {
                     Some("f32") => ETy::Scalar(Ty::F32),
                     _ => ETy::Scalar(Ty::F64),
@@ -250,12 +256,14 @@ impl Translator {
                 Some(ETy::Array(t, r)) => ETy::Array(t, r + 1),
                 // No arrays of streams: `let` refuses the stream's initialiser.
                 Some(ETy::Stream) => ETy::Stream,
+                Some(ETy::Spatial(d)) => ETy::Spatial(d),
                 None => ETy::Array(Ty::F64, 1),
             },
             Expr::Repeat(r) => match self.ty(&r.expr) {
                 ETy::Scalar(t) => ETy::Array(t, 1),
                 ETy::Array(t, rank) => ETy::Array(t, rank + 1),
                 ETy::Stream => ETy::Stream,
+                ETy::Spatial(d) => ETy::Spatial(d),
             },
             _ => ETy::Scalar(Ty::F64),
         }

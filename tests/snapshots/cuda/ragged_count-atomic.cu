@@ -47,10 +47,11 @@ OP2_FN void op2_atomic_add_i32(int *p, int v) {
 }
 OP2_FN void op2_ragged_inc_i32(OP2_GLOBAL int *p, int v) { op2_atomic_add_i32(p, v); }
 
+#define OP2_TGT_hits(t, j) (t)[j]
 static __device__ inline void op2_kernel_ragged_count(long *op2_status, OP2_GLOBAL int *hits, OP2_GLOBAL const int *hits_targets, int hits_len) {
     (void)op2_status;
     for (unsigned long j = 0ul, j_end = ((unsigned long)hits_len); j < j_end; ++j) {
-        op2_ragged_inc_i32(&hits[hits_targets[OP2_IX(j, hits_len)]], 1);
+        op2_ragged_inc_i32(&hits[OP2_TGT_hits(hits_targets, OP2_IX(j, hits_len))], 1);
     }
 }
 

@@ -43,16 +43,18 @@ OP2_DIVISION(unsigned int, u32, 0u)
 OP2_DIVISION(unsigned long, u64, 0ul)
 #undef OP2_DIVISION
 
+#define OP2_TGT_vals(t, j) (t)[j]
+#define OP2_TGT_pos(t, j) (t)[j]
 static __device__ inline void op2_kernel_ragged_read(long *op2_status, OP2_GLOBAL const double *vals, OP2_GLOBAL const int *vals_targets, int vals_len, OP2_GLOBAL const double *pos, OP2_GLOBAL const int *pos_targets, int pos_len, double *sum, double *moments, int *count) {
     (void)op2_status;
     double s = 0.0;
     for (int op2_j = 0; op2_j < vals_len; ++op2_j) {
-        const double v = vals[vals_targets[op2_j]];
+        const double v = vals[OP2_TGT_vals(vals_targets, op2_j)];
         s += v;
     }
     double largest = (-1.0e300);
     for (int op2_j_1 = 0; op2_j_1 < vals_len; ++op2_j_1) {
-        const double v = vals[vals_targets[op2_j_1]];
+        const double v = vals[OP2_TGT_vals(vals_targets, op2_j_1)];
         if (v > largest) {
             largest = v;
         }
@@ -60,16 +62,16 @@ static __device__ inline void op2_kernel_ragged_read(long *op2_status, OP2_GLOBA
     (*sum) = (s + largest);
     double weighted = 0.0;
     for (unsigned long j = 0ul, j_end = ((unsigned long)pos_len); j < j_end; ++j) {
-        weighted += ((pos + (long)pos_targets[OP2_IX(j, pos_len)] * 2)[OP2_IX(0, 2)] * (((double)j) + 1.0));
+        weighted += ((pos + (long)OP2_TGT_pos(pos_targets, OP2_IX(j, pos_len)) * 2)[OP2_IX(0, 2)] * (((double)j) + 1.0));
     }
     double squares = 0.0;
     for (int op2_j_2 = 0; op2_j_2 < pos_len; ++op2_j_2) {
-        OP2_GLOBAL const double *p = pos + (long)pos_targets[op2_j_2] * 2;
+        OP2_GLOBAL const double *p = pos + (long)OP2_TGT_pos(pos_targets, op2_j_2) * 2;
         squares += (p[OP2_IX(1, 2)] * p[OP2_IX(1, 2)]);
     }
     moments[OP2_IX(0, 3)] = weighted;
     moments[OP2_IX(1, 3)] = squares;
-    moments[OP2_IX(2, 3)] = ((((unsigned long)vals_len) > 0ul) ? vals[vals_targets[OP2_IX(((unsigned long)vals_len) - 1ul, vals_len)]] : 0.0);
+    moments[OP2_IX(2, 3)] = ((((unsigned long)vals_len) > 0ul) ? vals[OP2_TGT_vals(vals_targets, OP2_IX(((unsigned long)vals_len) - 1ul, vals_len))] : 0.0);
     (*count) = ((int)((unsigned long)vals_len));
 }
 

@@ -44,14 +44,16 @@ OP2_DIVISION(unsigned long, u64, 0ul)
 #undef OP2_DIVISION
 OP2_FN void op2_ragged_inc_f64(OP2_GLOBAL double *p, double v) { *p += v; }
 
+#define OP2_TGT_out(t, j) (t)[j]
+#define OP2_TGT_out2(t, j) (t)[j]
 static __device__ inline void op2_kernel_ragged_spread(long *op2_status, const double *share, OP2_GLOBAL double *out, OP2_GLOBAL const int *out_targets, int out_len, OP2_GLOBAL double *out2, OP2_GLOBAL const int *out2_targets, int out2_len) {
     (void)op2_status;
     for (unsigned long j = 0ul, j_end = ((unsigned long)out_len); j < j_end; ++j) {
-        op2_ragged_inc_f64(&out[out_targets[OP2_IX(j, out_len)]], ((*share) * (((double)j) + 1.0)));
+        op2_ragged_inc_f64(&out[OP2_TGT_out(out_targets, OP2_IX(j, out_len))], ((*share) * (((double)j) + 1.0)));
     }
     for (unsigned long j = 0ul, j_end_1 = ((unsigned long)out2_len); j < j_end_1; ++j) {
-        op2_ragged_inc_f64(&(out2 + (long)out2_targets[OP2_IX(j, out2_len)] * 2)[OP2_IX(0, 2)], (*share));
-        op2_ragged_inc_f64(&(out2 + (long)out2_targets[OP2_IX(j, out2_len)] * 2)[OP2_IX(1, 2)], (-(1.0)));
+        op2_ragged_inc_f64(&(out2 + (long)OP2_TGT_out2(out2_targets, OP2_IX(j, out2_len)) * 2)[OP2_IX(0, 2)], (*share));
+        op2_ragged_inc_f64(&(out2 + (long)OP2_TGT_out2(out2_targets, OP2_IX(j, out2_len)) * 2)[OP2_IX(1, 2)], (-(1.0)));
     }
 }
 

@@ -47,11 +47,12 @@ OP2_DIVISION(unsigned int, u32, 0u)
 OP2_DIVISION(unsigned long, u64, 0ul)
 #undef OP2_DIVISION
 
+#define OP2_TGT_nbrs(t, j) (t)[j]
 static inline void op2_kernel_subset_step(long *op2_status, double *x, OP2_GLOBAL const double *nbrs, OP2_GLOBAL const int *nbrs_targets, int nbrs_len, double *next, double *total) {
     (void)op2_status;
     double s = 0.0;
     for (int op2_j = 0; op2_j < nbrs_len; ++op2_j) {
-        const double v = nbrs[nbrs_targets[op2_j]];
+        const double v = nbrs[OP2_TGT_nbrs(nbrs_targets, op2_j)];
         s += v;
     }
     (*x) = ((0.5 * (*x)) + s);

@@ -1,0 +1,290 @@
+//! The uniform grid of a spatial message list: its bins, the bin of a
+//! position, and the runs of bins ("strips") a query visits.
+//!
+//! Kernels receive the grid as eight `f64`s ([`SpatialGrid::params`]) and
+//! the translated code repeats these computations in C (`spatial_c.rs` in
+//! op2-backends) operation for operation, so that a message is found by the
+//! same bins on every backend.
+
+use crate::{Error, Result};
+
+/// What happens to positions outside a spatial message list's bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Boundary {
+    /// Positions outside the bounds fall into the edge bins (FLAME GPU's
+    /// rule); neighbourhoods stop at the edges.
+    Clamp,
+    /// The domain is periodic: positions wrap around and the bins at one edge
+    /// neighbour those at the other. Kernels measure distances the periodic
+    /// way themselves.
+    Wrap,
+}
+
+/// Number of `f64`s a kernel receives for the grid: minimum corner (3), the
+/// inverse bin width, bins per axis (3), and 1.0 when wrapping.
+pub const GRID_PARAMS: usize = 8;
+
+/// Most bins a grid may have (bin offsets are 32-bit).
+pub const MAX_BINS: usize = (i32::MAX - 1) as usize;
+
+/// A uniform grid of square (cubic) bins over a box, at least as wide as
+/// the search radius, so that every message within the radius of a point
+/// lies in the point's bin or a neighbouring one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpatialGrid {
+    dims: usize,
+    min: [f64; 3],
+    max: [f64; 3],
+    radius: f64,
+    boundary: Boundary,
+    bins: [usize; 3],
+    inv_width: f64,
+}
+
+impl SpatialGrid {
+    /// A 2-D grid over `[min, max)` for a search radius `radius`. With
+    /// [`Boundary::Clamp`] the bins are `radius` wide (`ceil((max - min) /
+    /// radius)` per axis); with [`Boundary::Wrap`] the box is cut into
+    /// `floor((max - min) / radius)` bins per axis (at least one), each at
+    /// least `radius` wide.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the radius is not positive and finite,
+    /// a bound is not finite, `max <= min` on an axis, or the grid would
+    /// have more than [`MAX_BINS`] bins.
+    pub fn new_2d(name: &str, min: [f64; 2], max: [f64; 2], radius: f64, boundary: Boundary) -> Result<SpatialGrid> {
+        SpatialGrid::build(name, 2, [min[0], min[1], 0.0], [max[0], max[1], 1.0], radius, boundary)
+    }
+
+    /// A 3-D grid over `[min, max)`; as [`SpatialGrid::new_2d`].
+    ///
+    /// # Errors
+    /// As [`SpatialGrid::new_2d`].
+    pub fn new_3d(name: &str, min: [f64; 3], max: [f64; 3], radius: f64, boundary: Boundary) -> Result<SpatialGrid> {
+        SpatialGrid::build(name, 3, min, max, radius, boundary)
+    }
+
+    fn build(
+        name: &str,
+        dims: usize,
+        min: [f64; 3],
+        max: [f64; 3],
+        radius: f64,
+        boundary: Boundary,
+    ) -> Result<SpatialGrid> {
+        let bad = |reason: String| Error::InvalidMessages {
+            list: name.to_string(),
+            reason,
+        };
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(bad(format!("the radius must be positive and finite, not {radius}")));
+        }
+        let mut bins = [1usize; 3];
+        let mut total = 1usize;
+        for a in 0..dims {
+            let (lo, hi) = (min[a], max[a]);
+            if !(lo.is_finite() && hi.is_finite() && hi > lo) {
+                return Err(bad(format!(
+                    "axis {a}: the bounds must be finite with min < max, not [{lo}, {hi})"
+                )));
+            }
+            let cells = (hi - lo) / radius;
+            let n = match boundary {
+                Boundary::Clamp => cells.ceil(),
+                Boundary::Wrap => cells.floor().max(1.0),
+            };
+            // n is finite and positive here (checked bounds and radius).
+            if n > MAX_BINS as f64 {
+                return Err(bad(format!(
+                    "axis {a}: {n} bins of width {radius} (at most {MAX_BINS})"
+                )));
+            }
+            bins[a] = (n as usize).max(1);
+            total = total
+                .checked_mul(bins[a])
+                .filter(|&t| t <= MAX_BINS)
+                .ok_or_else(|| bad(format!("more than {MAX_BINS} bins of width {radius}")))?;
+        }
+        // Wrapping cuts the box into whole bins: the width is box / bins.
+        let inv_width = match boundary {
+            Boundary::Clamp => 1.0 / radius,
+            Boundary::Wrap => bins[0] as f64 / (max[0] - min[0]),
+        };
+        if boundary == Boundary::Wrap {
+            for a in 1..dims {
+                let w = (max[a] - min[a]) / bins[a] as f64;
+                if (w * inv_width - 1.0).abs() > 1e-12 {
+                    return Err(bad(format!(
+                        "a periodic grid needs bins of one width on every axis: axis 0 gives {}, axis {a} gives {w} (make each side a multiple of one width)",
+                        1.0 / inv_width
+                    )));
+                }
+            }
+        }
+        Ok(SpatialGrid {
+            dims,
+            min,
+            max,
+            radius,
+            boundary,
+            bins,
+            inv_width,
+        })
+    }
+
+    /// 2 or 3.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// The search radius.
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
+    /// The boundary rule.
+    pub fn boundary(&self) -> Boundary {
+        self.boundary
+    }
+
+    /// Bins per axis (1 on the third axis of a 2-D grid).
+    pub fn bins_per_axis(&self) -> [usize; 3] {
+        self.bins
+    }
+
+    /// Number of bins.
+    pub fn bin_count(&self) -> usize {
+        self.bins.iter().product()
+    }
+
+    /// The box `[min, max)` (the third axis of a 2-D grid is `[0, 1)`).
+    pub fn bounds(&self) -> ([f64; 3], [f64; 3]) {
+        (self.min, self.max)
+    }
+
+    /// The grid as kernels receive it.
+    pub fn params(&self) -> [f64; GRID_PARAMS] {
+        let wrap = if self.boundary == Boundary::Wrap { 1.0 } else { 0.0 };
+        [
+            self.min[0],
+            self.min[1],
+            self.min[2],
+            self.inv_width,
+            self.bins[0] as f64,
+            self.bins[1] as f64,
+            self.bins[2] as f64,
+            wrap,
+        ]
+    }
+
+    /// The bin of a position (the third coordinate is ignored in 2-D).
+    pub fn bin_of(&self, p: [f64; 3]) -> usize {
+        bin_of(&self.params(), p)
+    }
+}
+
+/// The bin coordinate of `x` on an axis starting at `min` with `n` bins of
+/// width `1 / inv`: clamped to the edge bins, or wrapped. NaN goes to bin 0.
+/// The C prelude computes the same in the same order.
+#[inline(always)]
+pub fn axis_bin(x: f64, min: f64, inv: f64, n: f64, wrap: bool) -> i64 {
+    let mut c = ((x - min) * inv).floor();
+    if wrap {
+        c -= (c / n).floor() * n;
+    }
+    // Also catches NaN and the rounding of huge wrapped values (the C
+    // prelude writes `!(c >= 0.0)`, the same test).
+    if c.is_nan() || c < 0.0 {
+        c = 0.0;
+    }
+    if c > n - 1.0 {
+        c = n - 1.0;
+    }
+    c as i64
+}
+
+/// The bin of a position under grid parameters `g` ([`SpatialGrid::params`]).
+#[inline(always)]
+pub fn bin_of(g: &[f64; GRID_PARAMS], p: [f64; 3]) -> usize {
+    let wrap = g[7] != 0.0;
+    let x = axis_bin(p[0], g[0], g[3], g[4], wrap);
+    let y = axis_bin(p[1], g[1], g[3], g[5], wrap);
+    let z = if g[6] > 1.0 {
+        axis_bin(p[2], g[2], g[3], g[6], wrap)
+    } else {
+        0
+    };
+    (x + g[4] as i64 * (y + g[5] as i64 * z)) as usize
+}
+
+/// The distinct neighbouring coordinates of bin `b` on an axis of `n` bins,
+/// in the order of the offsets -1, 0, +1 (those past an edge skipped, or
+/// wrapped; repeats skipped). Returns how many.
+#[inline(always)]
+fn neighbours(b: i64, n: i64, wrap: bool, out: &mut [i64; 3]) -> usize {
+    let mut count = 0;
+    for d in -1..=1 {
+        let mut c = b + d;
+        if wrap {
+            c = c.rem_euclid(n);
+        } else if c < 0 || c >= n {
+            continue;
+        }
+        if !out[..count].contains(&c) {
+            out[count] = c;
+            count += 1;
+        }
+    }
+    count
+}
+
+/// Most strips a query visits: 9 rows of bins, each at most two runs.
+pub const MAX_STRIPS: usize = 18;
+
+/// The runs of messages a query at `p` visits, as `[start, end)` message
+/// indices: for each row of neighbouring bins (z, then y, in offset
+/// order), the row's neighbouring bins in offset order, consecutive bins
+/// merged into one run (the messages of consecutive bins are consecutive).
+/// `starts[b]` is the first message of bin `b`. Returns how many.
+#[inline(always)]
+pub fn strips(
+    g: &[f64; GRID_PARAMS],
+    starts: impl Fn(usize) -> i32,
+    p: [f64; 3],
+    out: &mut [[u32; 2]; MAX_STRIPS],
+) -> usize {
+    let wrap = g[7] != 0.0;
+    let (nx, ny, nz) = (g[4] as i64, g[5] as i64, g[6] as i64);
+    let bx = axis_bin(p[0], g[0], g[3], g[4], wrap);
+    let by = axis_bin(p[1], g[1], g[3], g[5], wrap);
+    let bz = if nz > 1 {
+        axis_bin(p[2], g[2], g[3], g[6], wrap)
+    } else {
+        0
+    };
+    let (mut xs, mut ys, mut zs) = ([0i64; 3], [0i64; 3], [0i64; 3]);
+    let cx = neighbours(bx, nx, wrap, &mut xs);
+    let cy = neighbours(by, ny, wrap, &mut ys);
+    let cz = neighbours(bz, nz, wrap, &mut zs);
+    let mut count = 0;
+    for &z in &zs[..cz] {
+        for &y in &ys[..cy] {
+            let row = nx * (y + ny * z);
+            let mut i = 0;
+            while i < cx {
+                // Merge the run of consecutive bins starting at xs[i].
+                let first = xs[i];
+                let mut last = first;
+                while i + 1 < cx && xs[i + 1] == last + 1 {
+                    i += 1;
+                    last = xs[i];
+                }
+                i += 1;
+                let (a, b) = (starts((row + first) as usize), starts((row + last + 1) as usize));
+                out[count] = [a as u32, b as u32];
+                count += 1;
+            }
+        }
+    }
+    count
+}

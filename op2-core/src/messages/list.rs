@@ -1,0 +1,479 @@
+//! A message list: a Set whose size changes every step, with Dats as its
+//! variables, built from what the senders wrote (FLAME GPU's messages).
+
+use std::any::Any;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::grid::{bin_of, SpatialGrid, GRID_PARAMS};
+use super::query::SpatialView;
+use crate::Dat;
+use crate::{DatHandle, DeviceCell, Error, Global, Result, Scalar, Set};
+
+/// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,
+/// as loops and generated code read it: -1 until the list is first built.
+/// Generated code reads the count through a pointer (and devices through a
+/// one-entry buffer, uploaded again after every change).
+#[derive(Default)]
+pub struct WholeCount {
+    count: AtomicI32,
+    device: DeviceCell,
+}
+
+impl WholeCount {
+    fn unbuilt() -> WholeCount {
+        WholeCount {
+            count: AtomicI32::new(-1),
+            device: DeviceCell::default(),
+        }
+    }
+
+    /// The number of elements, or `None` before the first build.
+    pub fn get(&self) -> Option<usize> {
+        usize::try_from(self.count.load(Ordering::Acquire)).ok()
+    }
+
+    fn set(&self, n: usize) {
+        // Set sizes fit an i32 (MAX_SET_SIZE).
+        self.count.store(n as i32, Ordering::Release);
+        // The device copy is stale: the next loop uploads the new count.
+        self.device.lock().buffer = None;
+    }
+
+    /// The count, where generated code reads it (one `int`).
+    pub fn as_ptr(&self) -> *const i32 {
+        self.count.as_ptr()
+    }
+
+    /// The count as a one-entry table, for devices.
+    pub fn table(&self) -> [i32; 1] {
+        [self.count.load(Ordering::Acquire)]
+    }
+
+    /// The count's device copy.
+    pub fn device(&self) -> &DeviceCell {
+        &self.device
+    }
+}
+
+/// A sender Dat and the message Dat its values are copied to.
+trait Carried: Send + Sync {
+    fn source_id(&self) -> usize;
+    fn message(&self) -> &dyn Any;
+    /// Message `i` gets the value of sender `order[i]`.
+    fn gather(&self, order: &[u32]) -> Result<()>;
+}
+
+struct CarriedDat<T: Scalar> {
+    source: Dat<T>,
+    message: Dat<T>,
+}
+
+impl<T: Scalar> Carried for CarriedDat<T> {
+    fn source_id(&self) -> usize {
+        DatHandle::id(&self.source)
+    }
+
+    fn message(&self) -> &dyn Any {
+        &self.message
+    }
+
+    fn gather(&self, order: &[u32]) -> Result<()> {
+        let src = self.source.try_data_ro()?;
+        let mut dst = self.message.try_data_mut()?;
+        let d = self.source.dim();
+        for (to, &from) in dst.chunks_exact_mut(d).zip(order) {
+            let from = from as usize * d;
+            to.copy_from_slice(&src[from..from + d]);
+        }
+        Ok(())
+    }
+}
+
+/// A coordinate type positions may have.
+pub trait Coordinate: Scalar + Into<f64> {}
+impl Coordinate for f32 {}
+impl Coordinate for f64 {}
+
+/// Reads the senders' positions as `f64`s.
+trait Positions: Send + Sync {
+    /// The bin of each sender in `senders`, into `out`.
+    fn bins(&self, grid: &[f64; GRID_PARAMS], senders: &[u32], out: &mut Vec<u32>) -> Result<()>;
+}
+
+impl<T: Coordinate> Positions for Dat<T> {
+    fn bins(&self, grid: &[f64; GRID_PARAMS], senders: &[u32], out: &mut Vec<u32>) -> Result<()> {
+        let p = self.try_data_ro()?;
+        let d = self.dim();
+        out.clear();
+        out.extend(senders.iter().map(|&e| {
+            let e = e as usize * d;
+            let z = if d == 3 { p[e + 2].into() } else { 0.0 };
+            bin_of(grid, [p[e].into(), p[e + 1].into(), z]) as u32
+        }));
+        Ok(())
+    }
+}
+
+/// How kernels find messages.
+enum Search {
+    /// Every message (`for j in 0..x.len()`).
+    BruteForce,
+    /// Messages binned on a uniform grid.
+    Spatial(Box<Bins>),
+}
+
+/// The bins of a spatial list: the grid, the senders' positions, and the
+/// first message of each bin (plus the end), a Dat kernels read whole.
+struct Bins {
+    grid: SpatialGrid,
+    positions: Box<dyn Positions>,
+    starts: Dat<i32>,
+    starts_count: WholeCount,
+    params: Global<f64>,
+}
+
+/// Scratch reused from build to build: no allocation once warm.
+#[derive(Default)]
+struct Scratch {
+    sent: Vec<u32>,
+    bins: Vec<u32>,
+    counts: Vec<i32>,
+    order: Vec<u32>,
+}
+
+/// A message list (FLAME GPU's messages): a Set of messages whose size
+/// changes every step, with Dats as its variables, each a copy of a Dat
+/// of the senders' ([`MessageList::carry`]). Each step, loops over the
+/// senders write those Dats (and, for optional output, a flag), then
+/// [`MessageList::build`] gathers the sent messages, in sender order, into
+/// the list; loops over any set then read all of them through
+/// `m(READ, list[..])` (a slice parameter), and for a spatial list find the
+/// ones near a point through `list(NEAR)` (a [`Spatial2d`](super::Spatial2d)
+/// or [`Spatial3d`](super::Spatial3d) parameter).
+///
+/// A spatial list sorts its messages by bin with a counting sort (histogram,
+/// prefix sum, stable scatter), so the messages of a bin are consecutive
+/// and in sender order (by global id when the senders' ids are not their
+/// indices): a kernel sees them in the same order on every backend and
+/// thread count, and its sums come out bitwise the same.
+///
+/// A cheap cloneable handle. The message Set has one slot per sender; the
+/// list's size is the number of messages sent in the last build.
+#[derive(Clone)]
+pub struct MessageList(Arc<ListInner>);
+
+struct ListInner {
+    name: String,
+    senders: Set,
+    set: Set,
+    /// Senders in id order, when that is not index order.
+    id_order: Option<Vec<u32>>,
+    search: Search,
+    carried: Mutex<Vec<Box<dyn Carried>>>,
+    count: WholeCount,
+    scratch: Mutex<Scratch>,
+}
+
+impl MessageList {
+    /// A list read by brute force: every kernel visits every message.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if `senders` is distributed (messages
+    /// across ranks are not supported yet).
+    pub fn brute_force(name: impl Into<String>, senders: &Set) -> Result<MessageList> {
+        MessageList::build_list(name.into(), senders, |_, _| Ok(Search::BruteForce))
+    }
+
+    /// A list binned on `grid`, each message at the position its sender has
+    /// in `position` (dim 2 or 3, as the grid), which the list carries.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if `position`'s dim is not the grid's,
+    /// or its set is distributed; [`Error::HostOutOfMemory`] if the bins
+    /// cannot be allocated.
+    pub fn spatial<T: Coordinate>(
+        name: impl Into<String>,
+        grid: SpatialGrid,
+        position: &Dat<T>,
+    ) -> Result<MessageList> {
+        let name = name.into();
+        if position.dim() != grid.dims() {
+            return Err(Error::InvalidMessages {
+                list: name,
+                reason: format!(
+                    "the position `{}` has dim {} but the grid is {}-D",
+                    position.name(),
+                    position.dim(),
+                    grid.dims()
+                ),
+            });
+        }
+        let pos = position.clone();
+        let list = MessageList::build_list(name, position.set(), move |name, _| {
+            let bins = Set::new(format!("{name}.bins"), grid.bin_count() + 1)?;
+            Ok(Search::Spatial(Box::new(Bins {
+                grid,
+                positions: Box::new(pos),
+                starts: Dat::zeros(format!("{name}.bin_starts"), &bins, 1)?,
+                starts_count: WholeCount::unbuilt(),
+                params: Global::new(format!("{name}.grid"), grid.params().to_vec())?,
+            })))
+        })?;
+        list.carry(position)?;
+        Ok(list)
+    }
+
+    fn build_list(
+        name: String,
+        senders: &Set,
+        search: impl FnOnce(&str, &Set) -> Result<Search>,
+    ) -> Result<MessageList> {
+        if senders.distribution().is_some() {
+            return Err(Error::InvalidMessages {
+                list: name,
+                reason: format!(
+                    "the senders `{}` are distributed: messages across ranks are not supported yet",
+                    senders.name()
+                ),
+            });
+        }
+        let set = Set::new(name.clone(), senders.total_size())?;
+        let ids = senders.global_ids();
+        let id_order = (!ids.windows(2).all(|w| w[0] < w[1])).then(|| {
+            let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| ids[i as usize]);
+            order
+        });
+        let search = search(&name, senders)?;
+        Ok(MessageList(Arc::new(ListInner {
+            name,
+            senders: senders.clone(),
+            set,
+            id_order,
+            search,
+            carried: Mutex::new(Vec::new()),
+            count: WholeCount::unbuilt(),
+            scratch: Mutex::new(Scratch::default()),
+        })))
+    }
+
+    /// The list's name.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The set of senders.
+    pub fn senders(&self) -> &Set {
+        &self.0.senders
+    }
+
+    /// The message Set: one slot per sender; the messages of the last build
+    /// are the first [`MessageList::len`].
+    pub fn set(&self) -> &Set {
+        &self.0.set
+    }
+
+    /// Messages in the list (0 before the first build).
+    pub fn len(&self) -> usize {
+        self.0.count.get().unwrap_or(0)
+    }
+
+    /// Whether the list holds no messages.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the list has been built.
+    pub fn is_built(&self) -> bool {
+        self.0.count.get().is_some()
+    }
+
+    /// The grid of a spatial list.
+    pub fn grid(&self) -> Option<&SpatialGrid> {
+        match &self.0.search {
+            Search::Spatial(b) => Some(&b.grid),
+            Search::BruteForce => None,
+        }
+    }
+
+    /// The message Dat that carries `source` (a Dat of the senders): each
+    /// build copies the senders' values there, in message order. Carrying a
+    /// Dat twice returns the same message Dat.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if `source` is not on the senders' set.
+    pub fn carry<T: Scalar>(&self, source: &Dat<T>) -> Result<Dat<T>> {
+        if !source.set().same(&self.0.senders) {
+            return Err(Error::InvalidMessages {
+                list: self.0.name.clone(),
+                reason: format!(
+                    "`{}` is on set `{}`, not on the senders `{}`",
+                    source.name(),
+                    source.set().name(),
+                    self.0.senders.name()
+                ),
+            });
+        }
+        let mut carried = self.0.carried.lock().unwrap_or_else(|e| e.into_inner());
+        let id = DatHandle::id(source);
+        if let Some(c) = carried.iter().find(|c| c.source_id() == id) {
+            if let Some(m) = c.message().downcast_ref::<Dat<T>>() {
+                return Ok(m.clone());
+            }
+        }
+        let message = Dat::zeros(format!("{}.{}", self.0.name, source.name()), &self.0.set, source.dim())?;
+        carried.push(Box::new(CarriedDat {
+            source: source.clone(),
+            message: message.clone(),
+        }));
+        Ok(message)
+    }
+
+    /// Builds the list from every sender; returns the number of messages.
+    ///
+    /// # Errors
+    /// [`Error::HostBorrow`] if a carried Dat is borrowed (a guard alive);
+    /// [`Error::Transfer`] if a device copy cannot be brought back.
+    pub fn build(&self) -> Result<usize> {
+        self.build_from(None)
+    }
+
+    /// Builds the list from the senders whose `sent` flag is not 0 (optional
+    /// output: a loop over the senders sets the flag); returns the number of
+    /// messages.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if `sent` is not a dim-1 Dat of the
+    /// senders; as [`MessageList::build`].
+    pub fn build_sent(&self, sent: &Dat<i32>) -> Result<usize> {
+        if !sent.set().same(&self.0.senders) || sent.dim() != 1 {
+            return Err(Error::InvalidMessages {
+                list: self.0.name.clone(),
+                reason: format!(
+                    "the sent flags `{}` must be a dim-1 Dat of the senders `{}` (it is dim {} on `{}`)",
+                    sent.name(),
+                    self.0.senders.name(),
+                    sent.dim(),
+                    sent.set().name()
+                ),
+            });
+        }
+        self.build_from(Some(sent))
+    }
+
+    fn build_from(&self, sent: Option<&Dat<i32>>) -> Result<usize> {
+        let inner = &*self.0;
+        let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        let n = inner.senders.total_size() as u32;
+        // The senders, in id order, that send.
+        s.sent.clear();
+        let flags = sent.map(Dat::try_data_ro).transpose()?;
+        let sends = |e: u32| flags.as_ref().is_none_or(|f| f[e as usize] != 0);
+        match &inner.id_order {
+            Some(order) => s.sent.extend(order.iter().copied().filter(|&e| sends(e))),
+            None => s.sent.extend((0..n).filter(|&e| sends(e))),
+        }
+        drop(flags);
+        let order = match &inner.search {
+            Search::BruteForce => &s.sent,
+            Search::Spatial(b) => {
+                counting_sort(b, s)?;
+                &s.order
+            }
+        };
+        for c in inner.carried.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            c.gather(order)?;
+        }
+        if let Search::Spatial(b) = &inner.search {
+            b.starts.try_data_mut()?.copy_from_slice(&s.counts);
+            b.starts_count.set(s.counts.len());
+        }
+        inner.count.set(s.sent.len());
+        Ok(s.sent.len())
+    }
+
+    /// The message count that whole-Dat arguments of this list read.
+    #[doc(hidden)]
+    pub fn whole_count(&self) -> &WholeCount {
+        &self.0.count
+    }
+
+    /// What `list(NEAR)` passes: the bins' offsets (read whole), the grid
+    /// parameters, and the native view of both.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the list is not spatial.
+    #[doc(hidden)]
+    pub fn near_args(&self) -> Result<NearArgs<'_>> {
+        match &self.0.search {
+            Search::Spatial(b) => Ok(NearArgs {
+                starts: &b.starts,
+                starts_count: &b.starts_count,
+                params: &b.params,
+                grid: &b.grid,
+                list: self,
+            }),
+            Search::BruteForce => Err(Error::InvalidMessages {
+                list: self.0.name.clone(),
+                reason: "`list(NEAR)` needs a spatial list; a brute-force list is read whole, `m(READ, list[..])`"
+                    .to_string(),
+            }),
+        }
+    }
+}
+
+/// Histogram of the sent messages' bins, exclusive prefix sum into
+/// `counts` (then the first message of each bin, plus the end), and a
+/// stable scatter into `order`: bin by bin, in sender order.
+fn counting_sort(b: &Bins, s: &mut Scratch) -> Result<()> {
+    let params = b.grid.params();
+    b.positions.bins(&params, &s.sent, &mut s.bins)?;
+    let nbins = b.grid.bin_count();
+    s.counts.clear();
+    s.counts.resize(nbins + 1, 0);
+    for &bin in &s.bins {
+        s.counts[bin as usize + 1] += 1;
+    }
+    for i in 0..nbins {
+        s.counts[i + 1] += s.counts[i];
+    }
+    s.order.clear();
+    s.order.resize(s.sent.len(), 0);
+    // `counts[bin]` is the next free place of the bin while scattering;
+    // afterwards it is the bin's end, i.e. the next bin's start.
+    for (&bin, &e) in s.bins.iter().zip(&s.sent) {
+        let at = &mut s.counts[bin as usize];
+        s.order[*at as usize] = e;
+        *at += 1;
+    }
+    // Shift back: start of bin b is the end of bin b - 1.
+    s.counts.copy_within(0..nbins, 1);
+    s.counts[0] = 0;
+    Ok(())
+}
+
+/// The arguments of `list(NEAR)`.
+#[doc(hidden)]
+pub struct NearArgs<'a> {
+    /// First message of each bin, and the end.
+    pub starts: &'a Dat<i32>,
+    /// The number of offsets (bins + 1; -1 before the first build).
+    pub starts_count: &'a WholeCount,
+    /// The grid's parameters.
+    pub params: &'a Global<f64>,
+    /// The grid.
+    pub grid: &'a SpatialGrid,
+    /// The list.
+    pub list: &'a MessageList,
+}
+
+impl NearArgs<'_> {
+    /// The native view of the bins.
+    pub fn view(&self) -> SpatialView {
+        // SAFETY: the loop borrows `starts` (a READ argument) while it runs,
+        // and a built list's offsets cover every bin.
+        unsafe { SpatialView::new(self.starts.host_ptr(), self.grid.params()) }
+    }
+}

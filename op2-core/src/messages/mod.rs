@@ -1,0 +1,16 @@
+//! Messages between agents (FLAME GPU's): lists built each step from what
+//! senders wrote, read by brute force or through a uniform spatial grid.
+//!
+//! - `list.rs`: [`MessageList`], its carried Dats and its build (the
+//!   counting sort);
+//! - `grid.rs`: [`SpatialGrid`], the bins and the strips a query visits;
+//! - `query.rs`: the kernel parameters [`Spatial2d`] and [`Spatial3d`] and
+//!   the [`Near`] iterator.
+
+mod grid;
+mod list;
+mod query;
+
+pub use grid::{axis_bin, bin_of, strips, Boundary, SpatialGrid, GRID_PARAMS, MAX_BINS, MAX_STRIPS};
+pub use list::{Coordinate, MessageList, NearArgs, WholeCount};
+pub use query::{FromSpatialView, Near, Spatial2d, Spatial3d, SpatialView};

@@ -1,0 +1,121 @@
+//! Spatial message lists: the lowered prologue `let msgs =
+//! Spatial3d::new(op2_bins_msgs, op2_grid_msgs);` becomes the prelude's
+//! `op2_spatial` (`codegen/spatial_c.rs` in op2-backends), and `for j in
+//! msgs.near(x, y, z) { .. }` a loop over the messages in the bins around
+//! the point, strip by strip, with `j` the message index (a `usize`).
+
+use syn::spanned::Spanned;
+use syn::{Expr, ExprCall, Pat};
+
+use super::names::Kind;
+use super::types::{ETy, Ty};
+use super::Translator;
+
+/// The dimension of a `Spatial2d::new(..)` / `Spatial3d::new(..)` call.
+pub(super) fn spatial_new_dims(c: &ExprCall) -> Option<usize> {
+    let Expr::Path(p) = &*c.func else { return None };
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.split_last() {
+        Some((new, ty)) if new == "new" => crate::subset::spatial_type_dims(ty),
+        _ => None,
+    }
+}
+
+impl Translator {
+    /// `let msgs = Spatial3d::new(bins, grid);` (only as `#[op2::kernel]`
+    /// lowers a `&Spatial3d` parameter).
+    pub(super) fn local_spatial(&mut self, name: &str, init: Option<&Expr>, dims: usize, span: proc_macro2::Span) {
+        let Some(Expr::Call(c)) = init else {
+            self.err(span, "a spatial message parameter is made by op2 only");
+            return;
+        };
+        let args: Vec<String> = c
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.lookup(&i.to_string()))
+                    .map(|v| v.c.clone()),
+                _ => None,
+            })
+            .collect();
+        let [bins, grid] = args.as_slice() else {
+            self.err(c.span(), "a spatial message parameter is made by op2 only");
+            return;
+        };
+        let cname = self.declare_name(name);
+        self.out
+            .line(&format!("op2_spatial {cname} = op2_spatial_new({bins}, {grid});"));
+        self.bind(name, cname, ETy::Spatial(dims), Kind::Local);
+    }
+
+    /// `for j in msgs.near(x, y[, z]) { body }`: returns false if the loop is
+    /// not over a spatial parameter's `near`.
+    pub(super) fn spatial_loop(&mut self, f: &syn::ExprForLoop) -> bool {
+        let mut iterated = &*f.expr;
+        while let Expr::Paren(p) = iterated {
+            iterated = &p.expr;
+        }
+        let Expr::MethodCall(m) = iterated else { return false };
+        let ETy::Spatial(dims) = self.ty(&m.receiver) else {
+            return false;
+        };
+        if m.method != "near" {
+            self.err(
+                m.method.span(),
+                "a spatial message parameter offers `.near(x, y)` (2-D) or `.near(x, y, z)` (3-D) only",
+            );
+            return true;
+        }
+        if m.args.len() != dims {
+            self.err(
+                m.span(),
+                format!("`.near()` of a `Spatial{dims}d` takes {dims} coordinates"),
+            );
+            return true;
+        }
+        let Pat::Ident(var) = &*f.pat else {
+            self.err(
+                f.pat.span(),
+                "bind the message index to a name: `for j in msgs.near(..)`",
+            );
+            return true;
+        };
+        let receiver = self.expr(&m.receiver, None);
+        let mut coords: Vec<String> = m
+            .args
+            .iter()
+            .map(|a| {
+                let t = self.ty(a).scalar().concrete();
+                let v = self.expr(a, Some(t));
+                format!("(double)({v})")
+            })
+            .collect();
+        if dims == 2 {
+            coords.push("0.0".to_string());
+        }
+        let it = self.fresh("op2_near");
+        let at = self.fresh("op2_at");
+        self.out.open("");
+        self.out.line(&format!(
+            "op2_near {it} = op2_spatial_near(&{receiver}, {});",
+            coords.join(", ")
+        ));
+        self.out.line(&format!("long {at};"));
+        self.out.open(&format!("while (op2_near_next(&{it}, &{at}))"));
+        self.scopes.push(Vec::new());
+        let name = var.ident.to_string();
+        let c = self.declare_name(&name);
+        let t = Ty::USIZE;
+        self.out
+            .line(&format!("const {} {c} = ({}){at};", t.c_name(), t.c_name()));
+        self.bind(&name, c, ETy::Scalar(t), Kind::Local);
+        self.block_stmts(&f.body);
+        self.scopes.pop();
+        self.out.close("");
+        self.out.close("");
+        true
+    }
+}
