@@ -1,0 +1,163 @@
+//! Circles on op2's carriers.
+
+use op2::prelude::*;
+
+/// The model's constants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// The interaction radius `r`.
+    pub radius: f32,
+    /// The repulsion strength.
+    pub repulse: f32,
+}
+
+impl Default for Params {
+    /// FLAME GPU's: `r = 2`, `repulse = 0.05`.
+    fn default() -> Params {
+        Params {
+            radius: 2.0,
+            repulse: 0.05,
+        }
+    }
+}
+
+/// One agent's move: the mean repulsion of the messages within the radius,
+/// added to its position.
+#[op2::kernel]
+pub fn circles_move(me: &u32, p: &mut [f32; 3], ids: &[u32], ps: &[[f32; 3]], msgs: &Spatial3d, params: &[f32; 2]) {
+    let r = params[0];
+    let repulse = params[1];
+    let mut f = [0.0f32; 3];
+    let mut n = 0;
+    for j in msgs.near(p[0], p[1], p[2]) {
+        if ids[j] != *me {
+            let dx = ps[j][0] - p[0];
+            let dy = ps[j][1] - p[1];
+            let dz = ps[j][2] - p[2];
+            let s = (dx * dx + dy * dy + dz * dz).sqrt();
+            if s > 0.0 && s < r {
+                let k = ((s / r) * 3.141f32 * -2.0f32).sin() * repulse;
+                f[0] += k * dx / s;
+                f[1] += k * dy / s;
+                f[2] += k * dz / s;
+                n += 1;
+            }
+        }
+    }
+    if n > 0 {
+        for c in 0..3 {
+            p[c] += f[c] / (n as f32);
+        }
+    }
+}
+
+/// The side of the box `N` agents fill at `density` agents per unit volume.
+pub fn box_side(agents: usize, density: f64) -> f64 {
+    (agents as f64 / density).cbrt()
+}
+
+/// `agents` positions uniform in `[0, side)^3`, agent `i`'s from the
+/// counter-based stream `(seed, i, 0)`: the same on every machine.
+pub fn initial_positions(agents: usize, side: f64, seed: u64) -> Vec<[f32; 3]> {
+    (0..agents)
+        .map(|i| {
+            let mut s = Philox::new(seed, i as u64, 0);
+            let mut p = [0.0f32; 3];
+            for c in &mut p {
+                // Rounding to f32 may reach `side` itself: stay inside.
+                *c = ((s.uniform_f64() * side) as f32).min(side.next_down() as f32);
+            }
+            p
+        })
+        .collect()
+}
+
+/// Circles on op2: the agents' ids and positions, the spatial message list
+/// they send to each step (a copy of both), and the model's constants.
+pub struct Circles {
+    agents: Set,
+    id: Dat<u32>,
+    pos: Dat<f32>,
+    list: MessageList,
+    m_id: Dat<u32>,
+    m_pos: Dat<f32>,
+    params: Global<f32>,
+    steps: u64,
+}
+
+impl Circles {
+    /// Agents `0, 1, ...` at `positions`, in a box of side `side` (the
+    /// message grid's extent; agents may leave it: they then fall into the
+    /// edge bins).
+    ///
+    /// # Errors
+    /// [`op2::Error::InvalidMessages`] if the radius or side is not positive
+    /// and finite.
+    pub fn new(positions: &[[f32; 3]], side: f64, params: Params) -> op2::Result<Circles> {
+        let n = positions.len();
+        let agents = Set::new("agents", n)?;
+        let id = Dat::from_vec("id", &agents, 1, (0..n as u32).collect())?;
+        let pos = Dat::from_vec("pos", &agents, 3, positions.iter().flatten().copied().collect())?;
+        let grid = SpatialGrid::new_3d("location", [0.0; 3], [side; 3], params.radius as f64, Boundary::Clamp)?;
+        let list = MessageList::spatial("location", grid, &pos)?;
+        let (m_id, m_pos) = (list.carry(&id)?, list.carry(&pos)?);
+        let params = Global::new("params", vec![params.radius, params.repulse])?;
+        Ok(Circles {
+            agents,
+            id,
+            pos,
+            list,
+            m_id,
+            m_pos,
+            params,
+            steps: 0,
+        })
+    }
+
+    /// One step: every agent sends its message, then moves.
+    ///
+    /// # Errors
+    /// As `MessageList::build` and `Runtime::par_loop`.
+    pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
+        self.list.build()?;
+        let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
+        par_loop!(
+            rt,
+            circles_move,
+            self.agents,
+            self.id(READ),
+            self.pos(RW),
+            m_id(READ, list[..]),
+            m_pos(READ, list[..]),
+            list(NEAR),
+            params(READ)
+        )?;
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The agents.
+    pub fn agents(&self) -> &Set {
+        &self.agents
+    }
+
+    /// The agents' ids (`0..N`).
+    pub fn ids(&self) -> &Dat<u32> {
+        &self.id
+    }
+
+    /// The agents' positions (dim 3).
+    pub fn positions_dat(&self) -> &Dat<f32> {
+        &self.pos
+    }
+
+    /// The positions, agent by agent.
+    pub fn positions(&self) -> Vec<[f32; 3]> {
+        self.pos.to_vec().chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
+    }
+}
