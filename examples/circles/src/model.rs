@@ -136,6 +136,28 @@ impl Circles {
         Ok(())
     }
 
+    /// Puts the agents back at `positions` (one per agent), e.g. to time
+    /// the same step again.
+    ///
+    /// # Errors
+    /// [`op2::Error::DatLength`] if there is not one position per agent;
+    /// [`op2::Error::HostBorrow`] if the positions are borrowed.
+    pub fn restart(&mut self, positions: &[[f32; 3]], steps: u64) -> op2::Result<()> {
+        if positions.len() != self.agents.size() {
+            return Err(op2::Error::DatLength {
+                dat: self.pos.name().to_string(),
+                set: self.agents.name().to_string(),
+                set_size: self.agents.size(),
+                dim: 3,
+                expected: self.agents.size() * 3,
+                found: positions.len() * 3,
+            });
+        }
+        self.pos.try_data_mut()?.copy_from_slice(positions.as_flattened());
+        self.steps = steps;
+        Ok(())
+    }
+
     /// Steps taken.
     pub fn steps(&self) -> u64 {
         self.steps
