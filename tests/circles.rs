@@ -32,6 +32,7 @@ fn backends() -> Vec<(Runtime, bool)> {
 }
 
 /// The formula for one agent pushed by one neighbour at `d = p_other - p_self`.
+#[allow(clippy::approx_constant)] // 3.141 is the model's constant
 fn push(d: [f32; 3], p: Params) -> [f32; 3] {
     let s = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
     if !(s > 0.0 && s < p.radius) {

@@ -55,6 +55,29 @@ pub fn run_catalogue(rt: &Runtime) {
         key(READ)
     )
     .unwrap();
+    // A spatial message list: its variables read whole, its bins through `list(NEAR)`.
+    let near_pos = Dat::from_vec(
+        "near_pos",
+        &nodes,
+        2,
+        vec![0.5f32, 0.5, 1.5, 0.5, 2.5, 2.5, 0.5, 1.5, 9.0, -3.0],
+    )
+    .unwrap();
+    let grid = SpatialGrid::new_2d("near", [0.0; 2], [3.0; 2], 1.0, Boundary::Clamp).unwrap();
+    let near = MessageList::spatial("near", grid, &near_pos).unwrap();
+    let near_id = near.carry(&a).unwrap();
+    near.build().unwrap();
+    let near_n = Dat::<i32>::zeros("near_n", &nodes, 1).unwrap();
+    par_loop!(
+        rt,
+        near_count,
+        nodes,
+        near_pos(READ),
+        near_n(WRITE),
+        near_id(READ, near[..]),
+        near(NEAR)
+    )
+    .unwrap();
     // Through a ragged map: READ (dim 1 and 2) and INC (f64 and i32).
     let nbrs = RaggedMap::new(
         "nbrs",

@@ -265,3 +265,21 @@ pub fn two_streams(a: &mut Philox, hits: &mut f64, b: &mut Philox, out: &mut [u3
     out[1] = b.next_u32();
     *hits += 1.0;
 }
+
+/// Counts the messages with a positive id in the bins around an agent (a
+/// spatial message list) and sums all messages' ids (brute force). Used by
+/// the catalogue (jit and CUDA snapshots, the PTX check).
+#[op2::kernel]
+#[allow(dead_code)]
+pub fn near_count(p: &[f32; 2], n: &mut i32, ids: &[u32], msgs: &op2::Spatial2d) {
+    let mut c = 0;
+    for j in msgs.near(p[0], p[1]) {
+        if ids[j] > 0 {
+            c += 1;
+        }
+    }
+    for j in 0..ids.len() {
+        c += ids[j] as i32;
+    }
+    *n = c;
+}

@@ -49,6 +49,7 @@ impl CellList {
 }
 
 /// One step of `pos` (agent `i` has id `i`) in a box of side `side`.
+#[allow(clippy::approx_constant)] // 3.141 is the model's constant
 pub fn step_by_hand(pos: &mut [[f32; 3]], side: f64, params: Params, cells: &mut CellList) {
     let (r, repulse) = (params.radius, params.repulse);
     cells.build(pos, side, r as f64);

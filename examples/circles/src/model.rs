@@ -22,8 +22,9 @@ impl Default for Params {
 }
 
 /// One agent's move: the mean repulsion of the messages within the radius,
-/// added to its position.
+/// added to its position. (3.141 is the model's constant, not a rounded pi.)
 #[op2::kernel]
+#[allow(clippy::approx_constant)]
 pub fn circles_move(me: &u32, p: &mut [f32; 3], ids: &[u32], ps: &[[f32; 3]], msgs: &Spatial3d, params: &[f32; 2]) {
     let r = params[0];
     let repulse = params[1];
@@ -65,7 +66,7 @@ pub fn initial_positions(agents: usize, side: f64, seed: u64) -> Vec<[f32; 3]> {
             let mut p = [0.0f32; 3];
             for c in &mut p {
                 // Rounding to f32 may reach `side` itself: stay inside.
-                *c = ((s.uniform_f64() * side) as f32).min(side.next_down() as f32);
+                *c = ((s.uniform_f64() * side) as f32).min(side as f32 * (1.0 - f32::EPSILON));
             }
             p
         })

@@ -1,0 +1,211 @@
+//! Message lists refuse what they cannot do with an error naming the list
+//! (or the loop and argument), never a panic or a wrong answer. An output
+//! overflow cannot happen: a list has one slot per sender and a sender
+//! sends at most one message per build (the conformance suite checks that
+//! every flagged sender's message arrives).
+
+use op2::prelude::*;
+use op2::Error;
+
+#[op2::kernel]
+fn count_3d(p: &[f64; 3], n: &mut i32, ps: &[[f64; 3]], msgs: &Spatial3d) {
+    let mut c = 0;
+    for j in msgs.near(p[0], p[1], p[2]) {
+        if ps[j][0] >= 0.0 {
+            c += 1;
+        }
+    }
+    *n = c;
+}
+
+#[op2::kernel]
+fn count_all(n: &mut i32, ps: &[f64]) {
+    *n = ps.len() as i32;
+}
+
+#[op2::kernel]
+fn add_all(ps: &mut [f64]) {
+    for j in 0..ps.len() {
+        ps[j] += 1.0;
+    }
+}
+
+struct World {
+    agents: Set,
+    pos: Dat<f64>,
+    n: Dat<i32>,
+}
+
+fn world(dims: usize) -> World {
+    let agents = Set::new("agents", 5).unwrap();
+    let pos = Dat::from_vec("pos", &agents, dims, (0..5 * dims).map(|i| i as f64 * 0.3).collect()).unwrap();
+    let n = Dat::zeros("n", &agents, 1).unwrap();
+    World { agents, pos, n }
+}
+
+fn grid3() -> SpatialGrid {
+    SpatialGrid::new_3d("g", [0.0; 3], [4.0; 3], 1.0, Boundary::Clamp).unwrap()
+}
+
+fn message_arg(e: Error) -> String {
+    match e {
+        Error::MessageArg { at, reason } => format!("{at}: {reason}"),
+        other => panic!("expected Error::MessageArg, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_list_read_before_its_first_build_is_an_error() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let w = world(3);
+    let list = MessageList::spatial("location", grid3(), &w.pos).unwrap();
+    let m_pos = list.carry(&w.pos).unwrap();
+    let (agents, pos, n) = (&w.agents, &w.pos, &w.n);
+    let e = par_loop!(
+        rt,
+        count_3d,
+        agents,
+        pos(READ),
+        n(WRITE),
+        m_pos(READ, list[..]),
+        list(NEAR)
+    )
+    .unwrap_err();
+    let msg = message_arg(e);
+    assert!(
+        msg.contains("loop `count_3d`") && msg.contains("read before it was built"),
+        "{msg}"
+    );
+    assert!(!list.is_built() && list.is_empty());
+    list.build().unwrap();
+    par_loop!(
+        rt,
+        count_3d,
+        agents,
+        pos(READ),
+        n(WRITE),
+        m_pos(READ, list[..]),
+        list(NEAR)
+    )
+    .unwrap();
+    assert!(n.to_vec().iter().all(|&c| c >= 1), "each agent finds at least itself");
+}
+
+#[test]
+fn reading_a_dat_that_is_not_the_lists_is_an_error() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let w = world(1);
+    let list = MessageList::brute_force("all", &w.agents).unwrap();
+    list.build().unwrap();
+    let (agents, pos, n) = (&w.agents, &w.pos, &w.n);
+    let msg = message_arg(par_loop!(rt, count_all, agents, n(WRITE), pos(READ, list[..])).unwrap_err());
+    assert!(
+        msg.contains("not a variable of message list `all`") && msg.contains("carry"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn writing_a_message_variable_is_an_error() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let w = world(1);
+    let list = MessageList::brute_force("all", &w.agents).unwrap();
+    let m = list.carry(&w.pos).unwrap();
+    list.build().unwrap();
+    let before = m.to_vec();
+    let agents = &w.agents;
+    let msg = message_arg(par_loop!(rt, add_all, agents, m(INC, list[..])).unwrap_err());
+    assert!(msg.contains("read only") && msg.contains("not Inc"), "{msg}");
+    assert_eq!(m.to_vec(), before, "nothing ran");
+}
+
+#[test]
+fn near_needs_a_spatial_list_of_the_kernels_dimension() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let w = world(3);
+    let brute = MessageList::brute_force("all", &w.agents).unwrap();
+    let m_pos = brute.carry(&w.pos).unwrap();
+    brute.build().unwrap();
+    let (agents, pos, n) = (&w.agents, &w.pos, &w.n);
+    match par_loop!(
+        rt,
+        count_3d,
+        agents,
+        pos(READ),
+        n(WRITE),
+        m_pos(READ, brute[..]),
+        brute(NEAR)
+    ) {
+        Err(Error::InvalidMessages { list, reason }) => {
+            assert_eq!(list, "all");
+            assert!(reason.contains("needs a spatial list"), "{reason}");
+        }
+        other => panic!("expected InvalidMessages, got {:?}", other.err()),
+    }
+    // A 2-D list for a `Spatial3d` parameter.
+    let flat = world(2);
+    let grid2 = SpatialGrid::new_2d("g", [0.0; 2], [4.0; 2], 1.0, Boundary::Clamp).unwrap();
+    let list2 = MessageList::spatial("flat", grid2, &flat.pos).unwrap();
+    list2.build().unwrap();
+    let msg = message_arg(
+        par_loop!(
+            rt,
+            count_3d,
+            agents,
+            pos(READ),
+            n(WRITE),
+            m_pos(READ, brute[..]),
+            list2(NEAR)
+        )
+        .unwrap_err(),
+    );
+    assert!(msg.contains("`flat` is 2-D") && msg.contains("Spatial3d"), "{msg}");
+}
+
+#[test]
+fn bad_lists_and_builds_are_errors_naming_the_list() {
+    let w = world(3);
+    let other = Set::new("other", 5).unwrap();
+    let stray = Dat::<f64>::zeros("stray", &other, 1).unwrap();
+    let list = MessageList::spatial("location", grid3(), &w.pos).unwrap();
+    let reason = |e: Error| match e {
+        Error::InvalidMessages { list, reason } => format!("{list}: {reason}"),
+        other => panic!("expected InvalidMessages, got {other:?}"),
+    };
+    let msg = reason(list.carry(&stray).unwrap_err());
+    assert!(
+        msg.starts_with("location:") && msg.contains("not on the senders `agents`"),
+        "{msg}"
+    );
+    let flags = Dat::<i32>::zeros("flags", &other, 1).unwrap();
+    assert!(reason(list.build_sent(&flags).unwrap_err()).contains("dim-1 Dat of the senders"));
+    let wide = Dat::<i32>::zeros("wide", &w.agents, 2).unwrap();
+    assert!(reason(list.build_sent(&wide).unwrap_err()).contains("dim 2"));
+    let flat = Dat::<f64>::zeros("flat", &w.agents, 2).unwrap();
+    let msg = reason(MessageList::spatial("x", grid3(), &flat).err().unwrap());
+    assert!(msg.contains("dim 2 but the grid is 3-D"), "{msg}");
+    // A build while a carried Dat is borrowed: an error, the list unchanged.
+    let guard = w.pos.data_mut();
+    assert!(matches!(list.build(), Err(Error::HostBorrow { .. })));
+    drop(guard);
+    assert!(!list.is_built());
+    assert_eq!(list.build().unwrap(), 5);
+}
+
+#[test]
+fn bad_grids_are_errors() {
+    let bad = |g: op2::Result<SpatialGrid>| match g {
+        Err(Error::InvalidMessages { reason, .. }) => reason,
+        other => panic!("expected InvalidMessages, got {other:?}"),
+    };
+    let clamp = Boundary::Clamp;
+    assert!(bad(SpatialGrid::new_3d("g", [0.0; 3], [1.0; 3], 0.0, clamp)).contains("radius"));
+    assert!(bad(SpatialGrid::new_3d("g", [0.0; 3], [1.0; 3], f64::NAN, clamp)).contains("radius"));
+    assert!(bad(SpatialGrid::new_2d("g", [0.0; 2], [0.0, 1.0], 0.5, clamp)).contains("axis 0"));
+    assert!(bad(SpatialGrid::new_2d("g", [0.0; 2], [1.0, f64::INFINITY], 0.5, clamp)).contains("axis 1"));
+    assert!(bad(SpatialGrid::new_3d("g", [0.0; 3], [1e6; 3], 1e-3, clamp)).contains("bins"));
+    let msg = bad(SpatialGrid::new_2d("g", [0.0; 2], [10.0, 7.0], 2.0, Boundary::Wrap));
+    assert!(msg.contains("one width"), "{msg}");
+    let ok = SpatialGrid::new_2d("g", [0.0; 2], [10.0, 6.0], 2.0, Boundary::Wrap).unwrap();
+    assert_eq!(ok.bins_per_axis(), [5, 3, 1]);
+}
