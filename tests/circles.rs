@@ -3,10 +3,11 @@
 //! on a few thousand agents; OpenCL (another `sinf`) stays within 1e-5 of
 //! them; the hand-written cell-list baseline computes the same model.
 
+#[allow(unused_imports)] // RuntimeOptions: only with the rayon or jit feature
 use op2::{Backend, Runtime, RuntimeOptions};
 use op2_circles::{box_side, initial_positions, step_by_hand, CellList, Circles, Params};
 
-/// The backends built in, each with its name and whether it must match seq bitwise.
+/// The backends built in, each with whether it must match seq bitwise.
 fn backends() -> Vec<(Runtime, bool)> {
     let mut v = vec![(Runtime::new(Backend::Seq).unwrap(), true)];
     #[cfg(feature = "rayon")]
@@ -27,7 +28,6 @@ fn backends() -> Vec<(Runtime, bool)> {
     ));
     #[cfg(feature = "opencl")]
     v.push((Runtime::new(Backend::OpenCl).unwrap(), false));
-    let _ = RuntimeOptions::default();
     v
 }
 

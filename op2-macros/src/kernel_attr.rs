@@ -212,7 +212,8 @@ fn lower_spatial(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Vec<(I
                 let (bins, grid) = (format_ident!("op2_bins_{}", name), format_ident!("op2_grid_{}", name));
                 let ty = format_ident!("Spatial{}d", dims);
                 inputs.push(syn::parse_quote!(#bins: &[i32]));
-                inputs.push(syn::parse_quote!(#grid: &[f64; 8]));
+                let params = op2_core::GRID_PARAMS;
+                inputs.push(syn::parse_quote!(#grid: &[f64; #params]));
                 prologue.push(syn::parse_quote!(let #name = #ty::new(#bins, #grid);));
                 hidden.extend([(bins, dims), (grid, dims)]);
             }

@@ -14,7 +14,6 @@ use crate::{DatHandle, DeviceCell, Error, Global, Result, Scalar, Set};
 /// as loops and generated code read it: -1 until the list is first built.
 /// Generated code reads the count through a pointer (and devices through a
 /// one-entry buffer, uploaded again after every change).
-#[derive(Default)]
 pub struct WholeCount {
     count: AtomicI32,
     device: DeviceCell,

@@ -232,12 +232,10 @@ impl Translator {
                     .map_or(ETy::Scalar(Ty::U32), |d| ETy::Scalar(Ty::Known(d.returns))),
                 t => t,
             },
-            Expr::Call(c) => match &*c.func {
+            Expr::Call(c) => match (&*c.func, super::spatial::spatial_new_dims(c)) {
                 _ if super::random::is_stream_new(c) => ETy::Stream,
-                _ if super::spatial::spatial_new_dims(c).is_some() => {
-                    ETy::Spatial(super::spatial::spatial_new_dims(c).unwrap_or(3))
-                }
-                Expr::Path(p) => match p.path.segments.first().map(|s| s.ident.to_string()).as_deref() {
+                (_, Some(dims)) => ETy::Spatial(dims),
+                (Expr::Path(p), None) => match p.path.segments.first().map(|s| s.ident.to_string()).as_deref() {
                     Some("f32") => ETy::Scalar(Ty::F32),
                     _ => ETy::Scalar(Ty::F64),
                 },
