@@ -351,6 +351,11 @@ impl Runtime {
                 });
             }
         }
+        // Dynamic sets first: validation must see the numbering the loop runs on.
+        let _sets = op2_core::SetsInUse::take(set, args)?;
+        if let Some(s) = subset {
+            s.check_current()?;
+        }
         validate_loop(kernel, set, args)?;
         let _borrows = LoopBorrows::take(kernel, args)?;
         if self.executor.is_device() {

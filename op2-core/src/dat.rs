@@ -124,13 +124,25 @@ impl<T: Scalar> Dat<T> {
     }
 
     fn build(name: String, set: &Set, dim: usize, values: Vec<T>) -> Dat<T> {
-        Dat(Arc::new(DatInner {
+        let host = match set.population() {
+            // Room for the population's capacity (the count fits: a set's
+            // size times dim was checked, and capacity is a hint).
+            Some(p) => HostStorage::with_capacity(values, p.capacity().saturating_mul(dim), T::ZERO),
+            None => HostStorage::new(values),
+        };
+        let dat = Dat(Arc::new(DatInner {
             name,
             set: set.clone(),
             dim,
-            host: HostStorage::new(values),
+            host,
             halo: crate::HaloState::default(),
-        }))
+        }));
+        if let Some(p) = set.population() {
+            // Weak: the set must not keep its Dats alive (they hold the set).
+            let weak: std::sync::Weak<DatInner<T>> = Arc::downgrade(&dat.0);
+            p.register(weak);
+        }
+        dat
     }
 
     /// The Dat's name.
@@ -254,6 +266,34 @@ impl<T: Scalar> Dat<T> {
     #[doc(hidden)]
     pub fn host_ptr(&self) -> *mut T {
         self.0.host.ptr()
+    }
+}
+
+impl<T: Scalar> crate::population::Member for DatInner<T> {
+    fn member_id(&self) -> usize {
+        self as *const DatInner<T> as *const u8 as usize
+    }
+    fn member_name(&self) -> &str {
+        &self.name
+    }
+    fn member_flag(&self) -> &BorrowFlag {
+        self.host.flag()
+    }
+    fn sync_host(&self) -> Result<()> {
+        self.host.sync_host_held(&self.name)
+    }
+    fn element_bytes(&self) -> usize {
+        self.dim * std::mem::size_of::<T>()
+    }
+    fn host_bytes(&self) -> *mut u8 {
+        self.host.ptr() as *mut u8
+    }
+    fn reserve_elements(&self, elements: usize) -> Result<()> {
+        self.host
+            .reserve(&self.name, elements.saturating_mul(self.dim), T::ZERO)
+    }
+    fn set_elements(&self, elements: usize) {
+        self.host.set_len(elements * self.dim, T::ZERO)
     }
 }
 

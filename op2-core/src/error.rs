@@ -394,6 +394,41 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A dynamic set cannot change now: a loop over it (or through a map
+    /// from or into it) is running.
+    #[error("set `{set}` cannot change size while it is in use ({how})")]
+    SetInUse {
+        /// The set.
+        set: String,
+        /// Which kind of use is in the way.
+        how: &'static str,
+    },
+    /// A map (or subset) refers to a dynamic set's elements by index, and
+    /// the set has been renumbered (agents died or were born) since it was
+    /// made: its indices point at other agents now.
+    #[error(
+        "{what} `{name}` was made for set `{set}` before it changed size (generation {made}, now {now}): rebuild it"
+    )]
+    StaleIndices {
+        /// "map", "ragged map" or "subset".
+        what: &'static str,
+        /// Its name.
+        name: String,
+        /// The dynamic set.
+        set: String,
+        /// The set's generation when it was made.
+        made: u64,
+        /// The set's generation now.
+        now: u64,
+    },
+    /// A dynamic population's births and deaths cannot be set up as asked.
+    #[error("lifecycle of set `{set}`: {reason}")]
+    InvalidLifecycle {
+        /// The set.
+        set: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {

@@ -42,6 +42,10 @@ pub struct ParamInfo {
     /// dimension; 0 for every other parameter. The loop argument is a
     /// spatial message list, `list(NEAR)`.
     pub near: usize,
+    /// The hidden parameter a `&mut Fate` kernel parameter becomes (the
+    /// agent's flags, `&mut i32`): the loop argument is a
+    /// [`Lifecycle`](crate::Lifecycle), `life(FATE)`.
+    pub fate: bool,
 }
 
 impl ParamInfo {
@@ -55,6 +59,7 @@ impl ParamInfo {
             mutable,
             random: false,
             near: 0,
+            fate: false,
         }
     }
 
@@ -68,6 +73,7 @@ impl ParamInfo {
             mutable,
             random: false,
             near: 0,
+            fate: false,
         }
     }
 
@@ -81,6 +87,7 @@ impl ParamInfo {
             mutable,
             random: false,
             near: 0,
+            fate: false,
         }
     }
 
@@ -95,6 +102,7 @@ impl ParamInfo {
             mutable,
             random: false,
             near: 0,
+            fate: false,
         }
     }
 
@@ -113,6 +121,15 @@ impl ParamInfo {
         ParamInfo {
             random: true,
             ..ParamInfo::array::<i64, 2>(name, false)
+        }
+    }
+
+    /// The hidden parameter of a `&mut Fate` parameter `name`: the agent's
+    /// flags (`&mut i32`, a direct WRITE of the lifecycle's fates).
+    pub const fn fate(name: &'static str) -> ParamInfo {
+        ParamInfo {
+            fate: true,
+            ..ParamInfo::scalar::<i32>(name, true)
         }
     }
 
@@ -136,6 +153,9 @@ impl ParamInfo {
 
     /// The Rust type of the parameter, for messages (`&mut [f64; 4]`).
     pub fn rust_type(&self) -> String {
+        if self.fate {
+            return "&mut Fate".to_string();
+        }
         if self.random {
             return "&mut Philox".to_string();
         }
@@ -201,6 +221,8 @@ pub enum ArgForm {
     /// `list(NEAR)`: a spatial message list, for a `Spatial2d`/`Spatial3d`
     /// parameter (checked at the first of its two hidden parameters).
     Near,
+    /// `life(FATE)`: births and deaths, for a `&mut Fate` parameter.
+    Fate,
 }
 
 impl KernelInfo {
@@ -231,6 +253,16 @@ impl KernelInfo {
             (ArgForm::Near, true) => return,
             (_, true) => panic!(
                 "par_loop!: a `&Spatial2d`/`&Spatial3d` kernel parameter reads a spatial message list: pass it as `list(NEAR)`"
+            ),
+            (_, false) => {}
+        }
+        match (form, p.fate) {
+            (ArgForm::Fate, false) => {
+                panic!("par_loop!: births and deaths `life(FATE)` need a `&mut Fate` kernel parameter")
+            }
+            (ArgForm::Fate, true) => return,
+            (_, true) => panic!(
+                "par_loop!: a `&mut Fate` kernel parameter decides births and deaths: pass an `op2::Lifecycle` as `life(FATE)`"
             ),
             (_, false) => {}
         }
@@ -270,7 +302,7 @@ impl KernelInfo {
                     panic!("par_loop!: a whole-map argument `d(ACCESS, m)` needs a `&[[T; D]; A]` kernel parameter; for one entry write `d(ACCESS, m[i])`, for a ragged map `d(ACCESS, r[..])`")
                 }
             }
-            ArgForm::Draw | ArgForm::Near => {}
+            ArgForm::Draw | ArgForm::Near | ArgForm::Fate => {}
             ArgForm::Ragged => {
                 if !ragged {
                     panic!("par_loop!: a ragged-map argument `d(ACCESS, r[..])` needs a slice kernel parameter: `&[T]` or `&[[T; D]]` (`&mut` for INC)")

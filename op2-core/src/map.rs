@@ -23,12 +23,25 @@ struct MapInner {
     /// The table: given, or built from `rule` on first use.
     values: OnceLock<Vec<i32>>,
     rule: Option<LatticeRule>,
+    /// The generations of `from` and `to` when the map was made.
+    generations: (u64, u64),
 }
 
 impl Map {
     /// Largest arity op2 supports: generated code indexes a map's entries with
     /// 32-bit integers.
     pub const MAX_ARITY: usize = i32::MAX as usize;
+
+    /// Whether the map still fits its sets: `Err` if either is a dynamic set
+    /// that has been renumbered (births or deaths) since the map was made.
+    ///
+    /// # Errors
+    /// [`Error::StaleIndices`] naming the map and the set.
+    pub fn check_current(&self) -> Result<()> {
+        let m = &*self.0;
+        m.from.check_generation("map", &m.name, m.generations.0)?;
+        m.to.check_generation("map", &m.name, m.generations.1)
+    }
 
     /// Builds a map from a flat, element-major table of `from.total_size() * arity`
     /// entries, each inside `to`.
@@ -91,6 +104,7 @@ impl Map {
             arity,
             values: OnceLock::from(values),
             rule: None,
+            generations: (from.generation(), to.generation()),
         })))
     }
 
@@ -106,6 +120,7 @@ impl Map {
             arity: rule.arity(),
             values: OnceLock::new(),
             rule: Some(rule),
+            generations: (set.generation(), set.generation()),
         }))
     }
 
@@ -140,6 +155,7 @@ impl Map {
             arity: 1,
             values: OnceLock::from(values),
             rule: None,
+            generations: (set.generation(), set.generation()),
         }))
     }
 

@@ -24,6 +24,8 @@ struct RaggedInner {
     offsets_device: crate::DeviceCell,
     targets_device: crate::DeviceCell,
     max_degree: usize,
+    /// The generations of `from` and `to` when the map was made.
+    generations: (u64, u64),
 }
 
 /// What [`RaggedMap::from_edges`] does with an edge given twice.
@@ -81,6 +83,17 @@ impl RaggedMap {
     /// Most targets a ragged map may hold in all: generated code indexes them
     /// with 32-bit integers, as map entries.
     pub const MAX_TARGETS: usize = i32::MAX as usize;
+
+    /// Whether the map still fits its sets: `Err` if either is a dynamic set
+    /// that has been renumbered (births or deaths) since the map was made.
+    ///
+    /// # Errors
+    /// [`Error::StaleIndices`] naming the map and the set.
+    pub fn check_current(&self) -> Result<()> {
+        let m = &*self.0;
+        m.from.check_generation("ragged map", &m.name, m.generations.0)?;
+        m.to.check_generation("ragged map", &m.name, m.generations.1)
+    }
 
     /// A ragged map from CSR arrays: `offsets` has `from.total_size() + 1`
     /// entries, starts at 0, never decreases and ends at `targets.len()`;
@@ -154,6 +167,7 @@ impl RaggedMap {
             targets,
             offsets_device: crate::DeviceCell::default(),
             targets_device: crate::DeviceCell::default(),
+            generations: (from.generation(), to.generation()),
         })))
     }
 

@@ -53,7 +53,8 @@ pub struct RandomStreams {
     /// Loops run so far: the counter of the next.
     loops: AtomicU32,
     /// The global ids of each set drawn over, as the `i64` Dat the loops read.
-    ids: Mutex<Vec<(Set, Dat<i64>)>>,
+    /// The generation of a dynamic set they were written for.
+    ids: Mutex<Vec<(Set, u64, Dat<i64>)>>,
 }
 
 impl RandomStreams {
@@ -100,13 +101,23 @@ impl RandomStreams {
     #[doc(hidden)]
     pub fn loop_args(&self, set: &Set) -> Result<DrawArgs> {
         let mut cache = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        let ids = match cache.iter().find(|(s, _)| s.same(set)) {
-            Some((_, d)) => d.clone(),
+        let ids = match cache.iter_mut().find(|(s, _, _)| s.same(set)) {
+            Some((_, generation, d)) => {
+                if *generation != set.generation() {
+                    // Births and deaths renumbered the set (the Dat followed,
+                    // but children copied their parents' ids): rewrite it.
+                    if let Some(p) = set.population() {
+                        p.copy_ids(&mut d.try_data_mut()?);
+                    }
+                    *generation = set.generation();
+                }
+                d.clone()
+            }
             None => {
                 // Ids are u64; the Dat holds their bits (`as u64` gives them back).
                 let ids: Vec<i64> = set.global_ids().iter().map(|&g| g as i64).collect();
                 let d = Dat::from_vec(format!("{}_ids", self.name), set, 1, ids)?;
-                cache.push((set.clone(), d.clone()));
+                cache.push((set.clone(), set.generation(), d.clone()));
                 d
             }
         };

@@ -3,6 +3,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use crate::population::Population;
 use crate::Distribution;
 
 use crate::{Error, Result};
@@ -55,6 +56,8 @@ struct SetInner {
     distribution: Option<Arc<dyn Distribution>>,
     /// Each local element's stable global id, when not its index.
     global_ids: Option<GlobalIds>,
+    /// The size, ids and Dats of a set whose agents die and are born.
+    population: Option<Population>,
 }
 
 /// Explicit global ids, and their inverse built on the first lookup (a
@@ -146,6 +149,27 @@ impl Set {
         Set::build(name.into(), regions, None, Some(ids))
     }
 
+    /// A dynamic set: a population of `len` agents (ids 0 to `len - 1`) that
+    /// die and are born ([`Lifecycle`](crate::Lifecycle)). Its Dats start
+    /// with room for `capacity` agents (at least `len`) and double when more
+    /// are needed. Every change renumbers the agents (survivors keep their
+    /// order, children follow in their parents' order), keeps their ids
+    /// and gives each child the next id, so ids never repeat; maps, ragged
+    /// maps and subsets made before a change are refused afterwards
+    /// ([`Error::StaleIndices`]).
+    ///
+    /// # Errors
+    /// [`Error::SetTooLarge`] if `len` exceeds `i32::MAX`.
+    pub fn dynamic(name: impl Into<String>, len: usize, capacity: usize) -> Result<Set> {
+        let regions = SetRegions {
+            core: len,
+            ..SetRegions::default()
+        };
+        let mut inner = Set::build_inner(name.into(), regions, None, None)?;
+        inner.population = Some(Population::new(len, capacity));
+        Ok(Set(Arc::new(inner)))
+    }
+
     /// A rank's set of a distributed run whose local elements (halos
     /// included, in local order) have the global ids `ids`.
     ///
@@ -167,6 +191,15 @@ impl Set {
         distribution: Option<Arc<dyn Distribution>>,
         ids: Option<Vec<u64>>,
     ) -> Result<Set> {
+        Ok(Set(Arc::new(Set::build_inner(name, regions, distribution, ids)?)))
+    }
+
+    fn build_inner(
+        name: String,
+        regions: SetRegions,
+        distribution: Option<Arc<dyn Distribution>>,
+        ids: Option<Vec<u64>>,
+    ) -> Result<SetInner> {
         let Some(total) = regions.checked_total() else {
             return Err(Error::SizeOverflow {
                 kind: "set",
@@ -195,18 +228,22 @@ impl Set {
             }
             Some(ids) => Some(GlobalIds::new(&name, ids)?),
         };
-        Ok(Set(Arc::new(SetInner {
+        Ok(SetInner {
             id: crate::id::next_id(),
             name,
             regions,
             distribution,
             global_ids,
-        })))
+            population: None,
+        })
     }
 
     /// The global id of local element `i` (`None` past the local elements):
     /// the id it was given, else its index in the set before distribution.
     pub fn global_id(&self, i: usize) -> Option<u64> {
+        if let Some(p) = &self.0.population {
+            return p.global_id(i);
+        }
         if i >= self.total_size() {
             return None;
         }
@@ -215,6 +252,9 @@ impl Set {
 
     /// The global ids of every local element, in local order.
     pub fn global_ids(&self) -> Cow<'_, [u64]> {
+        if let Some(p) = &self.0.population {
+            return Cow::Owned(p.global_ids());
+        }
         match &self.0.global_ids {
             Some(g) => Cow::Borrowed(&g.ids),
             None => Cow::Owned((0..self.total_size() as u64).collect()),
@@ -223,6 +263,9 @@ impl Set {
 
     /// The local element with global id `id`, if this process has it.
     pub fn index_of(&self, id: u64) -> Option<usize> {
+        if let Some(p) = &self.0.population {
+            return p.index_of(id);
+        }
         match &self.0.global_ids {
             Some(g) => g.index_of(id),
             None => usize::try_from(id).ok().filter(|&i| i < self.total_size()),
@@ -242,17 +285,81 @@ impl Set {
     /// Number of elements a loop over this set visits on this process
     /// (owned elements; on one process, all of them).
     pub fn size(&self) -> usize {
-        self.0.regions.owned_size()
+        self.regions().owned_size()
     }
 
     /// Every local element, halos included: the length of a Dat on this set.
     pub fn total_size(&self) -> usize {
-        self.0.regions.total()
+        self.regions().total()
     }
 
     /// The region sizes.
     pub fn regions(&self) -> SetRegions {
-        self.0.regions
+        match &self.0.population {
+            Some(p) => SetRegions {
+                core: p.len(),
+                ..SetRegions::default()
+            },
+            None => self.0.regions,
+        }
+    }
+
+    /// Whether the set is dynamic ([`Set::dynamic`]).
+    pub fn is_dynamic(&self) -> bool {
+        self.0.population.is_some()
+    }
+
+    /// How many times a dynamic set has been renumbered (0 for other sets):
+    /// maps and subsets remember it to notice they are stale.
+    pub fn generation(&self) -> u64 {
+        self.0.population.as_ref().map_or(0, Population::generation)
+    }
+
+    /// The id the next agent born into a dynamic set gets (`None` for other
+    /// sets).
+    pub fn next_id(&self) -> Option<u64> {
+        self.0.population.as_ref().map(Population::next_id)
+    }
+
+    pub(crate) fn population(&self) -> Option<&Population> {
+        self.0.population.as_ref()
+    }
+
+    /// Refuses a map or subset made at `generation` of this set if the set
+    /// has changed since.
+    pub(crate) fn check_generation(&self, what: &'static str, name: &str, made: u64) -> Result<()> {
+        let now = self.generation();
+        if now == made {
+            return Ok(());
+        }
+        Err(Error::StaleIndices {
+            what,
+            name: name.to_string(),
+            set: self.name().to_string(),
+            made,
+            now,
+        })
+    }
+
+    /// Holds a dynamic set still (no births or deaths) until released with
+    /// [`Set::release_use`]; `false` for other sets, which never change.
+    #[doc(hidden)]
+    pub fn try_use(&self) -> Result<bool> {
+        match &self.0.population {
+            None => Ok(false),
+            Some(p) => p.in_use().try_shared().map(|()| true).map_err(|how| Error::SetInUse {
+                set: self.name().to_string(),
+                how,
+            }),
+        }
+    }
+
+    /// Releases a [`Set::try_use`] that returned `true`.
+    #[doc(hidden)]
+    pub fn release_use(&self) {
+        if let Some(p) = &self.0.population {
+            p.in_use().release_shared();
+        }
     }
 
     /// Whether two handles are the same set.

@@ -1,20 +1,23 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use crate::device::DeviceCell;
 use crate::{BorrowFlag, Error, Result};
 
-/// Host memory of a Dat or Global: a fixed-length buffer plus a borrow flag.
+/// Host memory of a Dat or Global: a buffer plus a borrow flag.
 ///
 /// The buffer never moves or changes length while anyone holds the borrow
 /// flag, so loops can work on raw pointers to it while they hold it. Only
-/// [`HostStorage::swap_contents`], under both storages' exclusive borrows,
-/// exchanges buffers (double buffering in O(1)).
+/// [`HostStorage::swap_contents`] (double buffering in O(1)) and
+/// [`HostStorage::resize`] (a dynamic set's compaction), both under the
+/// exclusive borrow, change the buffer.
 pub(crate) struct HostStorage<T> {
-    /// An owned `Box<[T]>` of `len` values, as a pointer that swaps atomically.
+    /// An owned `Box<[T]>` of `capacity` values, as a pointer that swaps
+    /// atomically; the first `len` are the data.
     data: AtomicPtr<T>,
-    len: usize,
+    len: AtomicUsize,
+    capacity: AtomicUsize,
     flag: BorrowFlag,
     device: DeviceCell,
 }
@@ -29,14 +32,92 @@ impl<T> HostStorage<T> {
         let len = boxed.len();
         HostStorage {
             data: AtomicPtr::new(Box::into_raw(boxed) as *mut T),
-            len,
+            len: AtomicUsize::new(len),
+            capacity: AtomicUsize::new(len),
             flag: BorrowFlag::default(),
             device: DeviceCell::default(),
         }
     }
 
+    /// `values` in a buffer with room for `capacity` values (at least
+    /// their number), the rest `fill`.
+    pub(crate) fn with_capacity(mut values: Vec<T>, capacity: usize, fill: T) -> Self
+    where
+        T: Copy,
+    {
+        let len = values.len();
+        if capacity > len && values.try_reserve_exact(capacity - len).is_ok() {
+            values.resize(capacity, fill);
+        }
+        let storage = HostStorage::new(values);
+        storage.len.store(len, Ordering::Release);
+        storage
+    }
+
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.len.load(Ordering::Acquire)
+    }
+
+    /// Values the buffer holds room for.
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity.load(Ordering::Acquire)
+    }
+
+    /// Makes room for `len` values, keeping the data. Past the capacity
+    /// the buffer is reallocated at twice the capacity (or `len`, if more),
+    /// so a population that grows step by step reallocates O(log n) times.
+    /// The caller holds the exclusive borrow, so nobody holds a pointer into
+    /// the buffer.
+    ///
+    /// # Errors
+    /// [`Error::HostOutOfMemory`] (naming `name`) if the larger buffer cannot
+    /// be allocated; nothing changes then.
+    pub(crate) fn reserve(&self, name: &str, len: usize, fill: T) -> Result<()>
+    where
+        T: Copy,
+    {
+        let (old_len, cap) = (self.len(), self.capacity());
+        if len <= cap {
+            return Ok(());
+        }
+        let new_cap = len.max(cap.saturating_mul(2));
+        let mut values = Vec::new();
+        if values.try_reserve_exact(new_cap).is_err() {
+            return Err(Error::HostOutOfMemory {
+                name: name.to_string(),
+                bytes: new_cap.saturating_mul(std::mem::size_of::<T>()),
+            });
+        }
+        // SAFETY: the exclusive borrow is held; `old_len <= cap` values are live.
+        values.extend_from_slice(unsafe { std::slice::from_raw_parts(self.ptr(), old_len) });
+        values.resize(new_cap, fill);
+        let old = self
+            .data
+            .swap(Box::into_raw(values.into_boxed_slice()) as *mut T, Ordering::AcqRel);
+        // SAFETY: `old` came from `Box::into_raw` of `cap` values, owned here.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(old, cap)) });
+        self.capacity.store(new_cap, Ordering::Release);
+        Ok(())
+    }
+
+    /// Makes the data `len` values long (at most the capacity; see
+    /// [`HostStorage::reserve`]); values past the old length are `fill`. The
+    /// device copy is dropped: the host holds the data afterwards. The
+    /// caller holds the exclusive borrow.
+    pub(crate) fn set_len(&self, len: usize, fill: T)
+    where
+        T: Copy,
+    {
+        let old_len = self.len();
+        assert!(len <= self.capacity(), "set_len past the capacity: reserve first");
+        if len > old_len {
+            // SAFETY: the exclusive borrow is held and `len <= capacity`.
+            unsafe { std::slice::from_raw_parts_mut(self.ptr(), len)[old_len..].fill(fill) };
+        }
+        self.len.store(len, Ordering::Release);
+        let mut device = self.device.lock();
+        device.buffer = None;
+        device.state = crate::DeviceState::DeviceUnallocated;
     }
 
     /// Exchanges the host buffers and the device buffers and states of two
@@ -44,10 +125,15 @@ impl<T> HostStorage<T> {
     /// borrows, so nobody holds a pointer into either buffer; transfer
     /// counters stay with their storage.
     pub(crate) fn swap_contents(&self, other: &HostStorage<T>) {
-        debug_assert_eq!(self.len, other.len, "swap of storages of different lengths");
+        debug_assert_eq!(self.len(), other.len(), "swap of storages of different lengths");
         let mine = self.data.load(Ordering::Acquire);
         let theirs = other.data.swap(mine, Ordering::AcqRel);
         self.data.store(theirs, Ordering::Release);
+        // Each buffer keeps its capacity (equal for Dats of one set, but
+        // nothing needs that to be so).
+        let my_cap = self.capacity();
+        self.capacity
+            .store(other.capacity.swap(my_cap, Ordering::AcqRel), Ordering::Release);
         // Lock in address order: two swaps of the same pair never deadlock.
         let (first, second) = if (self as *const Self) < (other as *const Self) {
             (self, other)
@@ -70,7 +156,7 @@ impl<T> HostStorage<T> {
 
     /// Size of the host data in bytes.
     pub(crate) fn byte_len(&self) -> usize {
-        self.len * std::mem::size_of::<T>()
+        self.len() * std::mem::size_of::<T>()
     }
 
     /// Brings the host copy up to date for a reader (`write == false`) or a
@@ -86,6 +172,12 @@ impl<T> HostStorage<T> {
             name: name.to_string(),
             reason: e.to_string(),
         })
+    }
+
+    /// Brings the host copy up to date for a writer whose exclusive borrow
+    /// the caller already holds (a dynamic set's reordering).
+    pub(crate) fn sync_host_held(&self, name: &str) -> Result<()> {
+        self.sync_host(name, true)
     }
 
     /// Pointer to the first value. Dereferencing it needs a borrow of the flag.
@@ -127,9 +219,9 @@ impl<T> HostStorage<T> {
 impl<T> Drop for HostStorage<T> {
     fn drop(&mut self) {
         let ptr = *self.data.get_mut();
-        // SAFETY: `ptr` came from `Box::into_raw` of a `Box<[T]>` of `len`
-        // values (swaps exchange only buffers of equal length), owned here.
-        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, self.len)) });
+        // SAFETY: `ptr` came from `Box::into_raw` of a `Box<[T]>` of
+        // `capacity` values (swaps exchange capacities with buffers), owned here.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, *self.capacity.get_mut())) });
     }
 }
 

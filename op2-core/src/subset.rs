@@ -42,9 +42,20 @@ struct SubsetInner {
     set: Set,
     indices: Vec<i32>,
     device: crate::DeviceCell,
+    /// The set's generation when the subset was made.
+    generation: u64,
 }
 
 impl Subset {
+    /// Whether the subset still fits its set: `Err` if the set is dynamic
+    /// and has been renumbered (births or deaths) since the subset was made.
+    ///
+    /// # Errors
+    /// [`Error::StaleIndices`] naming the subset and the set.
+    pub fn check_current(&self) -> Result<()> {
+        self.0.set.check_generation("subset", &self.0.name, self.0.generation)
+    }
+
     /// The elements `indices` of `set`, in any order and with repeats (as in
     /// PyOP2, the subset sorts them and keeps each once).
     ///
@@ -118,6 +129,7 @@ impl Subset {
             set: set.clone(),
             indices,
             device: crate::DeviceCell::default(),
+            generation: set.generation(),
         }))
     }
 

@@ -102,6 +102,12 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
             });
         }
         check_access(&at, param.name, param.mutable, arg.access)?;
+        if let Some(m) = arg.map {
+            m.map.check_current()?;
+        }
+        if let Some(r) = arg.ragged {
+            r.check_current()?;
+        }
         if arg.map.is_some() && arg.ragged.is_some() {
             return Err(Error::FormMismatch {
                 at: at(),
@@ -401,5 +407,46 @@ mod tests {
         assert!(err(&SLICE, direct).contains("write `d(ACCESS, r[..])`"));
         let through_map = ArgSpec::through_map(ArgData::Dat(&x), Access::Read, &m, MapIndex::Entry(0));
         assert!(err(&SLICE, through_map).contains("a slice"));
+    }
+}
+
+/// Holds still, while a loop runs, the dynamic sets it indexes: its set and
+/// the sets its maps start from and point into, so that no births or deaths
+/// renumber them under it (a change meanwhile is refused with
+/// [`Error::SetInUse`]). Other sets never change and are not held.
+pub struct SetsInUse<'a> {
+    held: Vec<&'a Set>,
+}
+
+impl<'a> SetsInUse<'a> {
+    /// Holds `set` and the sets of `args`' maps that are dynamic.
+    ///
+    /// # Errors
+    /// [`Error::SetInUse`] if one of them is changing right now.
+    pub fn take(set: &'a Set, args: &'a [ArgSpec<'a>]) -> Result<SetsInUse<'a>> {
+        let mut sets = SetsInUse { held: Vec::new() };
+        let mut candidates = vec![set];
+        for a in args {
+            if let Some(m) = a.map {
+                candidates.extend([m.map.from_set(), m.map.to_set()]);
+            }
+            if let Some(r) = a.ragged {
+                candidates.extend([r.from_set(), r.to_set()]);
+            }
+        }
+        for s in candidates {
+            if s.is_dynamic() && !sets.held.iter().any(|h| h.same(s)) && s.try_use()? {
+                sets.held.push(s);
+            }
+        }
+        Ok(sets)
+    }
+}
+
+impl Drop for SetsInUse<'_> {
+    fn drop(&mut self) {
+        for s in &self.held {
+            s.release_use();
+        }
     }
 }

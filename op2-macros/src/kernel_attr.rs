@@ -44,12 +44,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // with each `&mut Philox` parameter made its two hidden ones.
     let (lowered, random) = lower_random_streams(&func, &mut errors);
     let (lowered, near) = lower_spatial(&lowered, &mut errors);
+    let (lowered, fates) = lower_fate(&lowered, &mut errors);
     let mut params = Vec::new();
     for arg in &lowered.sig.inputs {
         match parse_param(arg) {
             Ok(mut p) => {
                 p.random = random.contains(&p.name);
                 p.near = near.iter().find(|(n, _)| *n == p.name).map_or(0, |&(_, d)| d);
+                p.fate = fates.contains(&p.name);
                 params.push(p)
             }
             Err(e) => errors.push(e),
@@ -216,6 +218,62 @@ fn lower_spatial(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Vec<(I
                 inputs.push(syn::parse_quote!(#grid: &[f64; #params]));
                 prologue.push(syn::parse_quote!(let #name = #ty::new(#bins, #grid);));
                 hidden.extend([(bins, dims), (grid, dims)]);
+            }
+        }
+    }
+    lowered.sig.inputs = inputs;
+    prologue.append(&mut lowered.block.stmts);
+    lowered.block.stmts = prologue;
+    (lowered, hidden)
+}
+
+/// The name of a parameter written `name: &mut Fate` (`None` for any other
+/// parameter). `&Fate` is reported in `errors` and taken as `&mut`.
+fn fate_param(arg: &FnArg, errors: &mut Vec<syn::Error>) -> Option<syn::Result<Ident>> {
+    let FnArg::Typed(pt) = arg else { return None };
+    let Type::Reference(r) = &*pt.ty else { return None };
+    let Type::Path(path) = &*r.elem else { return None };
+    let segs: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    if !crate::subset::is_fate_type(&segs) {
+        return None;
+    }
+    if r.mutability.is_none() {
+        errors.push(syn::Error::new_spanned(
+            &pt.ty,
+            "a fate parameter is `&mut Fate` (the kernel decides it)",
+        ));
+    }
+    match &*pt.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(Ok(p.ident.clone())),
+        other => Some(Err(syn::Error::new_spanned(
+            other,
+            "kernel parameters must be plain names (`fate: &mut Fate`), not patterns",
+        ))),
+    }
+}
+
+/// The kernel with each `fate: &mut Fate` parameter replaced by the hidden
+/// parameter `par_loop!` passes for `life(FATE)`, `op2_fate_fate: &mut i32`
+/// (the agent's flags, a direct WRITE), and a first statement making the
+/// fate from it (the translation clears the flags there); and the hidden
+/// parameters' names.
+fn lower_fate(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Vec<Ident>) {
+    let mut lowered = func.clone();
+    let mut hidden = Vec::new();
+    let mut inputs = syn::punctuated::Punctuated::<FnArg, syn::Token![,]>::new();
+    let mut prologue: Vec<syn::Stmt> = Vec::new();
+    for arg in &func.sig.inputs {
+        match fate_param(arg, errors) {
+            None => inputs.push(arg.clone()),
+            Some(Err(e)) => {
+                errors.push(e);
+                inputs.push(arg.clone());
+            }
+            Some(Ok(name)) => {
+                let flags = format_ident!("op2_fate_{}", name);
+                inputs.push(syn::parse_quote!(#flags: &mut i32));
+                prologue.push(syn::parse_quote!(let mut #name = Fate::new(#flags);));
+                hidden.push(flags);
             }
         }
     }

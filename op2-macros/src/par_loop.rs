@@ -63,6 +63,8 @@ enum Via {
     Draw,
     /// `list(NEAR)`: a spatial message list for a `&Spatial2d` / `&Spatial3d` parameter.
     Near,
+    /// `life(FATE)`: births and deaths for a `&mut Fate` parameter.
+    Fate,
 }
 
 struct LoopArg {
@@ -81,10 +83,14 @@ struct ParLoopInput {
 }
 
 const ARG_HINT: &str =
-    "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])`, `d(ACCESS, map)`, for a ragged map or a message list `d(ACCESS, r[..])`, random streams `s(DRAW)`, or a spatial message list `list(NEAR)`";
+    "expected a loop argument: `d(ACCESS)`, `d(ACCESS, map[i])`, `d(ACCESS, map)`, for a ragged map or a message list `d(ACCESS, r[..])`, random streams `s(DRAW)`, a spatial message list `list(NEAR)`, or births and deaths `life(FATE)`";
 
 fn is_draw(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("DRAW"))
+}
+
+fn is_fate(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("FATE"))
 }
 
 fn is_near(e: &Expr) -> bool {
@@ -104,6 +110,13 @@ fn parse_arg(e: Expr) -> syn::Result<LoopArg> {
     let (access, map, via) = match inner.as_slice() {
         [a] if is_draw(a) => (Access::Read, None, Via::Draw),
         [a] if is_near(a) => (Access::Read, None, Via::Near),
+        [a] if is_fate(a) => (Access::Write, None, Via::Fate),
+        [a, _] if is_fate(a) => {
+            return Err(syn::Error::new_spanned(
+                a,
+                "births and deaths are decided per element of the loop: write `life(FATE)`, without a map",
+            ))
+        }
         [a, _] if is_near(a) => {
             return Err(syn::Error::new_spanned(
                 a,
@@ -207,6 +220,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
 
     // The streams of `s(DRAW)` arguments: told when the loop has run.
     let mut draws = Vec::new();
+    // The lifecycles of `life(FATE)` arguments: applied when the loop has run.
+    let mut lives = Vec::new();
     let mut k = 0;
     for a in &p.args {
         let k = {
@@ -254,8 +269,23 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             );
             continue;
         }
+        if let Via::Fate = a.via {
+            let life = format_ident!("__op2_l{}", k);
+            let write = quote!(::op2::Access::Write);
+            let private = quote!(::op2::__private);
+            checks.push(quote_spanned!(a.span=> const _: () = #private::check_arg(&#info, #k, #private::ArgForm::Fate, #write);));
+            bindings.push(quote_spanned!(a.span=> let #life: &::op2::Lifecycle = &(#data);));
+            specs.push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(::op2::Lifecycle::fates(#life), #write)));
+            views.push(quote_spanned!(a.span=> let #v = #private::DirectArg::direct_view(::op2::Lifecycle::fates(#life), #k, #write);));
+            binds.push(quote!(let #v = #private::DirectView::bind(#v, __op2_p);));
+            gathers.push(quote!(let mut #s = ::op2::Fate::new();));
+            call_args.push(quote!(&mut #s));
+            scatters.push(quote!(#private::DirectView::store(#v, __op2_e, &::op2::Fate::flags(&#s));));
+            lives.push(life);
+            continue;
+        }
         let form = match a.via {
-            Via::Draw | Via::Near => unreachable!("handled above"),
+            Via::Draw | Via::Near | Via::Fate => unreachable!("handled above"),
             Via::Direct => quote!(::op2::__private::ArgForm::Direct),
             Via::Entry(_) => quote!(::op2::__private::ArgForm::MapEntry),
             Via::All => quote!(::op2::__private::ArgForm::MapAll),
@@ -397,6 +427,24 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     // A label for `s(DRAW)`'s early error (only then: an unused label warns).
     let early_exit = !draws.is_empty() || p.args.iter().any(|a| matches!(a.via, Via::Near));
     let label = if !early_exit { quote!() } else { quote!('__op2_loop:) };
+    // After a loop given `life(FATE)`: the fates applied (kept for another
+    // `apply` if that fails), or, if the loop failed, forgotten.
+    let fates_applied = if lives.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            let __op2_result = match __op2_result {
+                ::core::result::Result::Ok(()) => (|| -> ::op2::Result<()> {
+                    #(::op2::Lifecycle::apply(#lives)?;)*
+                    ::core::result::Result::Ok(())
+                })(),
+                ::core::result::Result::Err(e) => {
+                    #(::op2::Lifecycle::discard(#lives);)*
+                    ::core::result::Result::Err(e)
+                }
+            };
+        }
+    };
     quote! {#label {
         const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
@@ -436,6 +484,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             // The next loop drawing from these streams gets the next counter.
             #(::op2::RandomStreams::loop_ran(#draws);)*
         }
+        #fates_applied
         __op2_result
     }}
 }

@@ -42,6 +42,8 @@ pub struct Param {
     /// One of the two hidden parameters of a `&Spatial2d`/`&Spatial3d`
     /// parameter: its dimension (0 otherwise).
     pub near: usize,
+    /// The hidden parameter of a `&mut Fate` parameter.
+    pub fate: bool,
 }
 
 impl Param {
@@ -54,6 +56,9 @@ impl Param {
             (Shape::Scalar, true) => return quote!(::op2::ParamInfo::random_id(#name)),
             (_, true) => return quote!(::op2::ParamInfo::random_key(#name)),
             _ => {}
+        }
+        if self.fate {
+            return quote!(::op2::ParamInfo::fate(#name));
         }
         let dims = self.near;
         match (&self.shape, dims) {
@@ -133,5 +138,6 @@ pub fn parse_param(arg: &FnArg) -> syn::Result<Param> {
         mutable,
         random: false,
         near: 0,
+        fate: false,
     })
 }

@@ -195,7 +195,7 @@ impl Checker {
                         let math = segs.len() == 2
                             && (segs[0] == "f64" || segs[0] == "f32")
                             && MathFunction::named(&segs[1]).is_some();
-                        math || is_random_stream_new(&segs) || spatial_new(&segs)
+                        math || is_random_stream_new(&segs) || spatial_new(&segs) || is_fate_new(&segs)
                     }
                     _ => false,
                 };
@@ -230,16 +230,19 @@ impl Checker {
             ),
             Expr::MethodCall(m) => {
                 let method = m.method.to_string();
-                let known = MathFunction::named(&method).is_some() || RandomDraw::named(&method).is_some();
+                let known = MathFunction::named(&method).is_some()
+                    || RandomDraw::named(&method).is_some()
+                    || FATE_METHODS.contains(&method.as_str());
                 if !known || m.turbofish.is_some() {
                     self.err(
                         &m.method,
                         format!(
-                            "method `.{}()` is not supported in kernels; supported: {}, and on a `{}` stream: {}",
+                            "method `.{}()` is not supported in kernels; supported: {}, on a `{}` stream: {}, and on a `Fate`: {}",
                             m.method,
                             math_function_names(),
                             RANDOM_STREAM.rust_name,
-                            random_draw_names()
+                            random_draw_names(),
+                            FATE_METHODS.join(", ")
                         ),
                     );
                 }
@@ -405,6 +408,24 @@ pub(crate) fn is_random_stream_new(segs: &[String]) -> bool {
         [krate, ty, new] => krate == "op2" && named(ty, new),
         _ => false,
     }
+}
+
+/// What a kernel may tell its agent's `Fate`.
+const FATE_METHODS: [&str; 2] = ["die", "spawn"];
+
+/// Whether a path names the fate type (`Fate`, `op2::Fate`).
+pub(crate) fn is_fate_type(segs: &[String]) -> bool {
+    match segs {
+        [ty] => ty == "Fate",
+        [krate, ty] => krate == "op2" && ty == "Fate",
+        _ => false,
+    }
+}
+
+/// Whether a call is `Fate::new` (only in the prologue `#[op2::kernel]`
+/// writes for a `&mut Fate` parameter).
+pub(crate) fn is_fate_new(segs: &[String]) -> bool {
+    segs.last().is_some_and(|n| n == "new") && is_fate_type(&segs[..segs.len() - 1])
 }
 
 /// The dimension of a spatial message parameter type (`Spatial2d`,

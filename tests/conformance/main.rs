@@ -2,6 +2,7 @@
 //! instantiated for every backend compiled in. `seq` is the reference.
 
 mod kernels;
+mod lifecycle;
 mod messages;
 mod suite;
 
@@ -57,7 +58,8 @@ macro_rules! backend_suite {
                 subset_ragged_matches_rust, subset_mixed_step_matches_rust, subset_empty, subset_where_dat,
                 stencil_read_matches_rust, stencil_inc_matches_rust,
                 stream_parameter_matches_rust, two_stream_parameters,
-                spatial_messages_match_brute_force, brute_force_messages_match_rust
+                spatial_messages_match_brute_force, brute_force_messages_match_rust,
+                births_and_deaths_match_the_model
             );
         }
     };

@@ -237,7 +237,11 @@ impl MessageList {
                 ),
             });
         }
-        let set = Set::new(name.clone(), senders.total_size())?;
+        // Dynamic senders: the message set follows their size (each build).
+        let set = match senders.population() {
+            Some(p) => Set::dynamic(name.clone(), senders.total_size(), p.capacity())?,
+            None => Set::new(name.clone(), senders.total_size())?,
+        };
         let ids = senders.global_ids();
         let id_order = (!ids.windows(2).all(|w| w[0] < w[1])).then(|| {
             let mut order: Vec<u32> = (0..ids.len() as u32).collect();
@@ -366,6 +370,10 @@ impl MessageList {
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
         let n = inner.senders.total_size() as u32;
+        if let Some(p) = inner.set.population() {
+            // One slot per sender: births and deaths changed their number.
+            p.resize(inner.set.name(), n as usize)?;
+        }
         // The senders, in id order, that send.
         s.sent.clear();
         let flags = sent.map(Dat::try_data_ro).transpose()?;

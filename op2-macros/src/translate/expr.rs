@@ -116,6 +116,7 @@ impl Translator {
                 }
             }
             Expr::MethodCall(m) if self.ty(&m.receiver) == ETy::Stream => self.random_draw(m),
+            Expr::MethodCall(m) if self.ty(&m.receiver) == ETy::Fate => self.fate_call(m),
             Expr::MethodCall(m) if matches!(self.ty(&m.receiver), ETy::Spatial(_)) => {
                 self.err(
                     m.span(),

@@ -13,6 +13,7 @@
 //! name of every Rust name and the scopes, `writer` the indented output.
 
 mod expr;
+mod fate;
 mod math;
 mod names;
 mod random;

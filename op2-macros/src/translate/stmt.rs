@@ -49,7 +49,7 @@ impl Translator {
                 let v = self.expr(&c.expr, Some(t));
                 self.out.line(&format!("const {} {cname} = {v};", t.c_name()));
             }
-            ETy::Array(..) | ETy::Stream | ETy::Spatial(_) => {
+            ETy::Array(..) | ETy::Stream | ETy::Spatial(_) | ETy::Fate => {
                 self.err(c.ty.span(), "kernel `const` items must be scalars; use a `let` array");
                 return;
             }
@@ -85,6 +85,7 @@ impl Translator {
         match ty {
             ETy::Stream => self.local_stream(&name, init, ident.span()),
             ETy::Spatial(dims) => self.local_spatial(&name, init, dims, ident.span()),
+            ETy::Fate => self.local_fate(&name, init, ident.span()),
             ETy::Scalar(t) => {
                 let t = t.concrete();
                 let cname = self.declare_name(&name);

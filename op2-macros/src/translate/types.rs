@@ -98,6 +98,9 @@ pub(super) enum ETy {
     /// A spatial message list's bins (`Spatial2d`/`Spatial3d`, the
     /// dimension): a local made by the lowered prologue, iterated only.
     Spatial(usize),
+    /// An agent's fate (`&mut Fate`): a local made by the lowered prologue,
+    /// only told `.die()` or `.spawn()`.
+    Fate,
 }
 
 impl ETy {
@@ -107,7 +110,7 @@ impl ETy {
     pub(super) fn scalar(self) -> Ty {
         match self {
             ETy::Scalar(t) | ETy::Array(t, _) => t,
-            ETy::Stream | ETy::Spatial(_) => Ty::U32,
+            ETy::Stream | ETy::Spatial(_) | ETy::Fate => Ty::U32,
         }
     }
 }
@@ -145,7 +148,7 @@ impl Translator {
             Type::Array(a) => match self.parse_type(&a.elem)? {
                 ETy::Scalar(ty) => Some(ETy::Array(ty, 1)),
                 ETy::Array(ty, r) => Some(ETy::Array(ty, r + 1)),
-                ETy::Stream | ETy::Spatial(_) => None, // never written as a type: inferred
+                ETy::Stream | ETy::Spatial(_) | ETy::Fate => None, // never written as a type: inferred
             },
             other => {
                 self.err(other.span(), "unsupported type in a kernel");
@@ -213,7 +216,7 @@ impl Translator {
                 ETy::Array(t, 1) | ETy::Scalar(t) => ETy::Scalar(t),
                 ETy::Array(t, r) => ETy::Array(t, r - 1),
                 // Translation refuses indexing anything but arrays.
-                ETy::Stream | ETy::Spatial(_) => ETy::Scalar(Ty::U32),
+                ETy::Stream | ETy::Spatial(_) | ETy::Fate => ETy::Scalar(Ty::U32),
             },
             Expr::Paren(p) => self.ty(&p.expr),
             Expr::Group(g) => self.ty(&g.expr),
@@ -234,6 +237,7 @@ impl Translator {
             },
             Expr::Call(c) => match (&*c.func, super::spatial::spatial_new_dims(c)) {
                 _ if super::random::is_stream_new(c) => ETy::Stream,
+                _ if super::fate::is_fate_new(c) => ETy::Fate,
                 (_, Some(dims)) => ETy::Spatial(dims),
                 (Expr::Path(p), None) => match p.path.segments.first().map(|s| s.ident.to_string()).as_deref() {
                     Some("f32") => ETy::Scalar(Ty::F32),
@@ -255,6 +259,7 @@ impl Translator {
                 // No arrays of streams: `let` refuses the stream's initialiser.
                 Some(ETy::Stream) => ETy::Stream,
                 Some(ETy::Spatial(d)) => ETy::Spatial(d),
+                Some(ETy::Fate) => ETy::Fate,
                 None => ETy::Array(Ty::F64, 1),
             },
             Expr::Repeat(r) => match self.ty(&r.expr) {
@@ -262,6 +267,7 @@ impl Translator {
                 ETy::Array(t, rank) => ETy::Array(t, rank + 1),
                 ETy::Stream => ETy::Stream,
                 ETy::Spatial(d) => ETy::Spatial(d),
+                ETy::Fate => ETy::Fate,
             },
             _ => ETy::Scalar(Ty::F64),
         }

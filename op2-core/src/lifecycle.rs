@@ -1,0 +1,231 @@
+//! Births and deaths (FLAME GPU's agent death and agent output): a kernel
+//! given `life(FATE)` gets a [`Fate`] and may kill its agent and have one
+//! child; after the loop the dynamic set is compacted and the children
+//! appended, in every Dat of the set at once.
+
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+
+use crate::population::Reorder;
+use crate::{Dat, DatHandle, Error, Result, Scalar, Set};
+
+/// The flag a kernel sets to kill its agent.
+pub const FATE_DIES: i32 = 1;
+/// The flag a kernel sets to have one child.
+pub const FATE_SPAWNS: i32 = 2;
+
+/// What a kernel decides for its agent this loop: nothing (it lives on,
+/// childless), [`Fate::die`], [`Fate::spawn`], or both (the agent is
+/// replaced by its child). A kernel parameter `fate: &mut Fate`, passed
+/// as `life(FATE)` with a [`Lifecycle`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fate {
+    flags: i32,
+}
+
+impl Fate {
+    /// A fate with nothing decided (what every call starts from).
+    pub fn new() -> Fate {
+        Fate { flags: 0 }
+    }
+
+    /// The agent dies after this loop.
+    pub fn die(&mut self) {
+        self.flags |= FATE_DIES;
+    }
+
+    /// The agent has one child after this loop (a second call changes
+    /// nothing: at most one child per call). The child's values are those
+    /// the kernel writes to the [`Lifecycle::offspring`] Dats; in Dats
+    /// without one it copies its parent.
+    pub fn spawn(&mut self) {
+        self.flags |= FATE_SPAWNS;
+    }
+
+    /// The flags as stored ([`FATE_DIES`], [`FATE_SPAWNS`]).
+    pub fn flags(&self) -> i32 {
+        self.flags
+    }
+}
+
+/// What one [`Lifecycle::apply`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Agents before.
+    pub before: usize,
+    /// Agents that died.
+    pub deaths: usize,
+    /// Children born.
+    pub births: usize,
+    /// Agents after: `before - deaths + births`.
+    pub after: usize,
+}
+
+/// A Dat of the set and the Dat its children's values come from.
+struct Offspring {
+    dat: usize,
+    offspring: usize,
+    handle: Box<dyn Any + Send + Sync>,
+}
+
+/// Births and deaths of a dynamic set ([`Set::dynamic`]): a `fates` Dat
+/// (one flag word per agent) that loops given `life(FATE)` write through a
+/// `&mut Fate` parameter, the Dats children take their values from
+/// ([`Lifecycle::offspring`]), and the compaction that applies the fates
+/// after each such loop (`par_loop!` calls [`Lifecycle::apply`] when the
+/// loop succeeded).
+///
+/// Applying keeps the survivors in order and appends one child per
+/// spawning agent in its parent's order, in every Dat of the set (scan and
+/// scatter); survivors keep their global ids and children get the next
+/// ones in order, so ids never repeat and depend neither on the backend
+/// nor on the thread count. Capacity doubles when the set outgrows it.
+/// Afterwards maps, ragged maps and subsets made for the old numbering are
+/// refused until rebuilt. The compaction runs on the host: Dats living on
+/// a device are brought back first (and uploaded again by the next loop).
+///
+/// A cheap cloneable handle.
+#[derive(Clone)]
+pub struct Lifecycle(Arc<LifeInner>);
+
+struct LifeInner {
+    set: Set,
+    fates: Dat<i32>,
+    offspring: Mutex<Vec<Offspring>>,
+    scratch: Mutex<(Vec<u32>, Vec<u32>)>,
+    last: Mutex<Census>,
+}
+
+impl Lifecycle {
+    /// The births and deaths of `set`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLifecycle`] if `set` is not dynamic.
+    pub fn new(set: &Set) -> Result<Lifecycle> {
+        if !set.is_dynamic() {
+            return Err(Error::InvalidLifecycle {
+                set: set.name().to_string(),
+                reason: "births and deaths need a dynamic set: make it with `Set::dynamic`".to_string(),
+            });
+        }
+        Ok(Lifecycle(Arc::new(LifeInner {
+            set: set.clone(),
+            fates: Dat::zeros(format!("{}.fates", set.name()), set, 1)?,
+            offspring: Mutex::new(Vec::new()),
+            scratch: Mutex::new((Vec::new(), Vec::new())),
+            last: Mutex::new(Census::default()),
+        })))
+    }
+
+    /// The set.
+    pub fn set(&self) -> &Set {
+        &self.0.set
+    }
+
+    /// The flags kernels write (what `life(FATE)` passes): 0 between loops.
+    pub fn fates(&self) -> &Dat<i32> {
+        &self.0.fates
+    }
+
+    /// The Dat a child's value of `dat` comes from: a Dat of the set that a
+    /// kernel writes (WRITE) for its child when it spawns. Asking twice
+    /// returns the same Dat.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLifecycle`] if `dat` is not on the set.
+    pub fn offspring<T: Scalar>(&self, dat: &Dat<T>) -> Result<Dat<T>> {
+        if !dat.set().same(&self.0.set) {
+            return Err(Error::InvalidLifecycle {
+                set: self.0.set.name().to_string(),
+                reason: format!("`{}` is on set `{}`, not on this one", dat.name(), dat.set().name()),
+            });
+        }
+        let mut offspring = self.0.offspring.lock().unwrap_or_else(|p| p.into_inner());
+        let id = DatHandle::id(dat);
+        if let Some(o) = offspring.iter().find(|o| o.dat == id) {
+            if let Some(d) = o.handle.downcast_ref::<Dat<T>>() {
+                return Ok(d.clone());
+            }
+        }
+        let child = Dat::zeros(format!("{}.child", dat.name()), &self.0.set, dat.dim())?;
+        offspring.push(Offspring {
+            dat: id,
+            offspring: DatHandle::id(&child),
+            handle: Box::new(child.clone()),
+        });
+        Ok(child)
+    }
+
+    /// Applies the fates the last loop wrote: the dead leave, children are
+    /// appended, every Dat of the set follows, and the fates are 0 again.
+    /// When nobody died and nobody was born nothing moves (Dats on a device
+    /// stay there). `par_loop!` calls this after a loop given `life(FATE)`.
+    ///
+    /// # Errors
+    /// [`Error::SetInUse`] if a loop over the set is running;
+    /// [`Error::HostBorrow`] naming a Dat of the set that is borrowed;
+    /// [`Error::SetTooLarge`], [`Error::HostOutOfMemory`],
+    /// [`Error::Transfer`]. On error nothing has changed.
+    pub fn apply(&self) -> Result<Census> {
+        let inner = &*self.0;
+        let mut scratch = inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let (survivors, parents) = &mut *scratch;
+        let before = inner.set.size();
+        {
+            let fates = inner.fates.try_data_ro()?;
+            survivors.clear();
+            parents.clear();
+            survivors.extend((0..before as u32).filter(|&e| fates[e as usize] & FATE_DIES == 0));
+            parents.extend((0..before as u32).filter(|&e| fates[e as usize] & FATE_SPAWNS != 0));
+        }
+        let census = Census {
+            before,
+            deaths: before - survivors.len(),
+            births: parents.len(),
+            after: survivors.len() + parents.len(),
+        };
+        if census.deaths > 0 || census.births > 0 {
+            let pairs: Vec<(usize, usize)> = inner
+                .offspring
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .map(|o| (o.dat, o.offspring))
+                .collect();
+            let source_of = |id: usize| pairs.iter().find(|(d, _)| *d == id).map(|&(_, o)| o);
+            let population = inner.set.population().expect("a lifecycle's set is dynamic");
+            population.reorder(
+                inner.set.name(),
+                &Reorder {
+                    survivors,
+                    parents,
+                    source_of: &source_of,
+                },
+            )?;
+            // Children copied their parents' flags; nothing is pending now.
+            inner.fates.try_data_mut()?.fill(0);
+        }
+        *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
+        Ok(census)
+    }
+
+    /// Forgets the fates a failed loop may have written (so a later apply
+    /// cannot act on them). `par_loop!` calls this when a loop given
+    /// `life(FATE)` returns an error.
+    pub fn discard(&self) {
+        if let Ok(mut f) = self.0.fates.try_data_mut() {
+            f.fill(0);
+        }
+    }
+
+    /// What the last [`Lifecycle::apply`] did.
+    pub fn last_census(&self) -> Census {
+        *self.0.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl std::fmt::Debug for Lifecycle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lifecycle").field("set", &self.0.set.name()).finish()
+    }
+}

@@ -1,0 +1,272 @@
+//! The changing part of a dynamic set (a population whose agents die and are
+//! born): its size, its generation (how many times its elements were
+//! renumbered), its agents' ids, and the Dats on it, which every change
+//! reorders together.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, Weak};
+
+use crate::{BorrowFlag, Error, Result};
+
+/// A Dat of a dynamic set, as a reordering sees it: bytes per element, and
+/// its storage's borrow, sync and resize.
+pub(crate) trait Member: Send + Sync {
+    /// The Dat's identity (as `DatHandle::id`).
+    fn member_id(&self) -> usize;
+    fn member_name(&self) -> &str;
+    fn member_flag(&self) -> &BorrowFlag;
+    /// Brings the host copy up to date (the caller holds the exclusive borrow).
+    fn sync_host(&self) -> Result<()>;
+    fn element_bytes(&self) -> usize;
+    /// The host data (valid while the exclusive borrow is held).
+    fn host_bytes(&self) -> *mut u8;
+    /// Makes room for `elements` elements (reallocating by doubling).
+    fn reserve_elements(&self, elements: usize) -> Result<()>;
+    /// Sets the number of elements (at most what was reserved).
+    fn set_elements(&self, elements: usize);
+}
+
+/// How a dynamic set changes: the elements that stay (ascending) and the
+/// parents of the new ones, in the order the new ones are appended.
+pub(crate) struct Reorder<'a> {
+    /// Elements that stay, ascending: element `k` afterwards is `survivors[k]`.
+    pub survivors: &'a [u32],
+    /// Element `survivors.len() + k` afterwards is a child of `parents[k]`.
+    pub parents: &'a [u32],
+    /// The member (by id) a child's value of a member comes from: its
+    /// offspring Dat, or `None` to copy the parent's value.
+    pub source_of: &'a dyn Fn(usize) -> Option<usize>,
+}
+
+/// The changing state of a dynamic set.
+pub(crate) struct Population {
+    len: AtomicUsize,
+    generation: AtomicU64,
+    ids: Mutex<Ids>,
+    members: Mutex<Vec<Weak<dyn Member>>>,
+    /// Held shared by loops that must not see the set change under them
+    /// (maps from or into it), exclusively while it changes.
+    in_use: BorrowFlag,
+    /// Room each new Dat allocates (elements).
+    capacity: usize,
+    /// Children's values, one buffer per member, kept between changes.
+    scratch: Mutex<Vec<Vec<u8>>>,
+}
+
+/// The agents' ids: ascending (survivors keep their order, children get
+/// ids above every id given so far), so a lookup is a binary search.
+struct Ids {
+    ids: Vec<u64>,
+    next: u64,
+}
+
+impl Population {
+    pub(crate) fn new(len: usize, capacity: usize) -> Population {
+        Population {
+            len: AtomicUsize::new(len),
+            generation: AtomicU64::new(0),
+            ids: Mutex::new(Ids {
+                ids: (0..len as u64).collect(),
+                next: len as u64,
+            }),
+            members: Mutex::new(Vec::new()),
+            in_use: BorrowFlag::default(),
+            capacity: capacity.max(len),
+            scratch: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn in_use(&self) -> &BorrowFlag {
+        &self.in_use
+    }
+
+    pub(crate) fn register(&self, member: Weak<dyn Member>) {
+        let mut members = self.members.lock().unwrap_or_else(|p| p.into_inner());
+        members.retain(|m| m.strong_count() > 0);
+        members.push(member);
+    }
+
+    pub(crate) fn global_id(&self, i: usize) -> Option<u64> {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).ids.get(i).copied()
+    }
+
+    pub(crate) fn global_ids(&self) -> Vec<u64> {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).ids.clone()
+    }
+
+    /// Writes the ids into `out` (one per element), without allocating.
+    pub(crate) fn copy_ids(&self, out: &mut [i64]) {
+        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        for (o, &id) in out.iter_mut().zip(&ids.ids) {
+            *o = id as i64;
+        }
+    }
+
+    pub(crate) fn index_of(&self, id: u64) -> Option<usize> {
+        self.ids
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .ids
+            .binary_search(&id)
+            .ok()
+    }
+
+    /// The id the next child gets.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).next
+    }
+
+    /// Renumbers the set as `order` says, in every Dat on it at once: each
+    /// keeps its survivors' values, in order, then gets its children's
+    /// (from `order.source_of`, else from the parent). Survivors keep their
+    /// ids and children get the next ids in order. All or nothing: every
+    /// Dat is borrowed, brought to the host and given room before anything
+    /// moves, so an error leaves the set and its Dats as they were.
+    ///
+    /// # Errors
+    /// [`Error::SetInUse`] if a loop over the set (or through a map from
+    /// or into it) is running; [`Error::HostBorrow`] naming the Dat if one
+    /// is borrowed; [`Error::SetTooLarge`] past `MAX_SET_SIZE`;
+    /// [`Error::Transfer`] or [`Error::HostOutOfMemory`] from the Dats.
+    pub(crate) fn reorder(&self, set: &str, order: &Reorder<'_>) -> Result<()> {
+        let new_len = order.survivors.len() + order.parents.len();
+        if new_len > crate::set::MAX_SET_SIZE {
+            return Err(Error::SetTooLarge {
+                set: set.to_string(),
+                size: new_len,
+                max: crate::set::MAX_SET_SIZE,
+            });
+        }
+        let members = self.members();
+        let _held = self.hold(set, &members)?;
+        for m in &members {
+            m.reserve_elements(new_len)?;
+        }
+        // Children's values first: a source may itself be reordered below.
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        scratch.resize_with(members.len(), Vec::new);
+        for (m, buf) in members.iter().zip(scratch.iter_mut()) {
+            let eb = m.element_bytes();
+            let source = (order.source_of)(m.member_id())
+                .and_then(|id| members.iter().find(|s| s.member_id() == id))
+                .unwrap_or(m);
+            debug_assert_eq!(source.element_bytes(), eb, "an offspring Dat has its Dat's shape");
+            buf.clear();
+            let src = source.host_bytes();
+            for &p in order.parents {
+                // SAFETY: every member is borrowed exclusively and `p` is an
+                // element of the set, so `p * eb .. (p + 1) * eb` is in bounds.
+                buf.extend_from_slice(unsafe { std::slice::from_raw_parts(src.add(p as usize * eb), eb) });
+            }
+        }
+        for (m, buf) in members.iter().zip(scratch.iter()) {
+            let eb = m.element_bytes();
+            let data = m.host_bytes();
+            for (to, &from) in order.survivors.iter().enumerate() {
+                let from = from as usize;
+                if to != from {
+                    // SAFETY: survivors ascend, so `to < from` and both are
+                    // elements of the old set; the regions may not overlap
+                    // partially (whole elements), `copy` allows overlap anyway.
+                    unsafe { std::ptr::copy(data.add(from * eb), data.add(to * eb), eb) };
+                }
+            }
+            m.set_elements(new_len);
+            let data = m.host_bytes();
+            // SAFETY: room for `new_len` elements was reserved above.
+            unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), data.add(order.survivors.len() * eb), buf.len()) };
+        }
+        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let Ids { ids, next } = &mut *ids;
+        for (to, &from) in order.survivors.iter().enumerate() {
+            ids[to] = ids[from as usize];
+        }
+        ids.truncate(order.survivors.len());
+        ids.extend(*next..*next + order.parents.len() as u64);
+        *next += order.parents.len() as u64;
+        self.len.store(new_len, Ordering::Release);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+impl Population {
+    fn members(&self) -> Vec<std::sync::Arc<dyn Member>> {
+        let mut m = self.members.lock().unwrap_or_else(|p| p.into_inner());
+        m.retain(|w| w.strong_count() > 0);
+        m.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// Holds the set exclusively and every member's exclusive borrow, with
+    /// the host copies brought up to date; released when the result drops.
+    fn hold<'a>(&'a self, set: &str, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
+        self.in_use.try_exclusive().map_err(|how| Error::SetInUse {
+            set: set.to_string(),
+            how,
+        })?;
+        let mut held = vec![Release(&self.in_use, true)];
+        for m in members {
+            m.member_flag().try_exclusive().map_err(|how| Error::HostBorrow {
+                name: m.member_name().to_string(),
+                how,
+            })?;
+            held.push(Release(m.member_flag(), true));
+        }
+        for m in members {
+            m.sync_host()?;
+        }
+        Ok(held)
+    }
+
+    /// Makes the set `len` elements long in every Dat on it: the first
+    /// `min(len, old)` keep their values, new ones are zeros with new ids.
+    /// (A message list's set follows its senders' size this way.)
+    ///
+    /// # Errors
+    /// As [`Population::reorder`].
+    pub(crate) fn resize(&self, set: &str, len: usize) -> Result<()> {
+        if len == self.len() {
+            return Ok(());
+        }
+        let members = self.members();
+        let _held = self.hold(set, &members)?;
+        for m in &members {
+            m.reserve_elements(len)?;
+        }
+        for m in &members {
+            m.set_elements(len);
+        }
+        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let Ids { ids, next } = &mut *ids;
+        let old = ids.len();
+        ids.truncate(len);
+        if len > old {
+            ids.extend(*next..*next + (len - old) as u64);
+            *next += (len - old) as u64;
+        }
+        self.len.store(len, Ordering::Release);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+/// Releases a borrow flag when dropped.
+struct Release<'a>(&'a BorrowFlag, bool);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.release(self.1);
+    }
+}
