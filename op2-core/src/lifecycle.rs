@@ -91,6 +91,7 @@ pub struct Lifecycle(Arc<LifeInner>);
 struct LifeInner {
     set: Set,
     fates: Dat<i32>,
+    ids: Dat<i64>,
     offspring: Mutex<Vec<Offspring>>,
     scratch: Mutex<(Vec<u32>, Vec<u32>)>,
     last: Mutex<Census>,
@@ -111,6 +112,12 @@ impl Lifecycle {
         Ok(Lifecycle(Arc::new(LifeInner {
             set: set.clone(),
             fates: Dat::zeros(format!("{}.fates", set.name()), set, 1)?,
+            ids: Dat::from_vec(
+                format!("{}.ids", set.name()),
+                set,
+                1,
+                set.global_ids().iter().map(|&id| id as i64).collect(),
+            )?,
             offspring: Mutex::new(Vec::new()),
             scratch: Mutex::new((Vec::new(), Vec::new())),
             last: Mutex::new(Census::default()),
@@ -125,6 +132,13 @@ impl Lifecycle {
     /// The flags kernels write (what `life(FATE)` passes): 0 between loops.
     pub fn fates(&self) -> &Dat<i32> {
         &self.0.fates
+    }
+
+    /// The agents' global ids as a Dat (their bits as `i64`), kept current
+    /// by [`Lifecycle::apply`]: what a kernel reads to know which agent it
+    /// is (to break ties by id, or to tell its own message from others').
+    pub fn ids(&self) -> &Dat<i64> {
+        &self.0.ids
     }
 
     /// The Dat a child's value of `dat` comes from: a Dat of the set that a
@@ -193,7 +207,9 @@ impl Lifecycle {
                 .map(|o| (o.dat, o.offspring))
                 .collect();
             let source_of = |id: usize| pairs.iter().find(|(d, _)| *d == id).map(|&(_, o)| o);
-            let population = inner.set.population().expect("a lifecycle's set is dynamic");
+            let Some(population) = inner.set.population() else {
+                unreachable!("Lifecycle::new accepts dynamic sets only")
+            };
             population.reorder(
                 inner.set.name(),
                 &Reorder {
@@ -204,6 +220,8 @@ impl Lifecycle {
             )?;
             // Children copied their parents' flags; nothing is pending now.
             inner.fates.try_data_mut()?.fill(0);
+            // And their parents' ids: write the new ones.
+            population.copy_ids(&mut inner.ids.try_data_mut()?);
         }
         *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
         Ok(census)
