@@ -56,8 +56,11 @@ fn predators_starve_and_split() {
     assert_eq!(m.predators().next_id(), Some(4));
 }
 
-/// The populations (counts per step, then every agent) of a run of `steps`.
-fn run(rt: &Runtime, steps: u64) -> (Vec<(usize, usize)>, Vec<(u64, [f64; 2])>, Vec<(u64, [f64; 2], i32)>) {
+/// Counts per step, then every prey and every predator.
+type Run = (Vec<(usize, usize)>, Vec<(u64, [f64; 2])>, Vec<(u64, [f64; 2], i32)>);
+
+/// The populations of a run of `steps`.
+fn run(rt: &Runtime, steps: u64) -> Run {
     let params = Params {
         size: 32.0,
         ..Params::default()

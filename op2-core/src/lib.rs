@@ -101,4 +101,5 @@ pub use stencil::{Stencil, MAX_STENCIL_OFFSETS};
 pub use subset::IterationSpace;
 pub use subset::Subset;
 pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
-pub use validate::{validate_loop, LoopBorrows, SetsInUse};
+pub use population::SetsInUse;
+pub use validate::{validate_loop, LoopBorrows};

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, Weak};
 
-use crate::{BorrowFlag, Error, Result};
+use crate::{ArgSpec, BorrowFlag, Error, Result, Set};
 
 /// A Dat of a dynamic set, as a reordering sees it: bytes per element, and
 /// its storage's borrow, sync and resize.
@@ -268,5 +268,46 @@ struct Release<'a>(&'a BorrowFlag, bool);
 impl Drop for Release<'_> {
     fn drop(&mut self) {
         self.0.release(self.1);
+    }
+}
+
+/// Holds still, while a loop runs, the dynamic sets it indexes: its set and
+/// the sets its maps start from and point into, so that no births or deaths
+/// renumber them under it (a change meanwhile is refused with
+/// [`Error::SetInUse`]). Other sets never change and are not held.
+pub struct SetsInUse<'a> {
+    held: Vec<&'a Set>,
+}
+
+impl<'a> SetsInUse<'a> {
+    /// Holds `set` and the sets of `args`' maps that are dynamic.
+    ///
+    /// # Errors
+    /// [`Error::SetInUse`] if one of them is changing right now.
+    pub fn take(set: &'a Set, args: &'a [ArgSpec<'a>]) -> Result<SetsInUse<'a>> {
+        let mut sets = SetsInUse { held: Vec::new() };
+        let mut candidates = vec![set];
+        for a in args {
+            if let Some(m) = a.map {
+                candidates.extend([m.map.from_set(), m.map.to_set()]);
+            }
+            if let Some(r) = a.ragged {
+                candidates.extend([r.from_set(), r.to_set()]);
+            }
+        }
+        for s in candidates {
+            if s.is_dynamic() && !sets.held.iter().any(|h| h.same(s)) && s.try_use()? {
+                sets.held.push(s);
+            }
+        }
+        Ok(sets)
+    }
+}
+
+impl Drop for SetsInUse<'_> {
+    fn drop(&mut self) {
+        for s in &self.held {
+            s.release_use();
+        }
     }
 }
