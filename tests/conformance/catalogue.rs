@@ -148,4 +148,10 @@ pub fn run_catalogue(rt: &Runtime) {
         right(READ, moore[4])
     )
     .unwrap();
+    // Births and deaths: a `&mut Fate` parameter (`life(FATE)`) and an offspring Dat.
+    let agents = Set::dynamic("agents", 4, 4).unwrap();
+    let mass = Dat::from_vec("mass", &agents, 1, vec![0.5, 2.0, -1.0, 3.0]).unwrap();
+    let life = Lifecycle::new(&agents).unwrap();
+    let child_mass = life.offspring(&mass).unwrap();
+    par_loop!(rt, split_or_die, agents, mass(RW), child_mass(WRITE), life(FATE)).unwrap();
 }

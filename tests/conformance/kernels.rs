@@ -283,3 +283,15 @@ pub fn near_count(p: &[f32; 2], n: &mut i32, ids: &[u32], msgs: &op2::Spatial2d)
     }
     *n = c;
 }
+
+/// An agent of negative mass dies; one above 1 splits in two.
+#[op2::kernel]
+pub fn split_or_die(mass: &mut f64, child: &mut f64, fate: &mut op2::Fate) {
+    if *mass < 0.0 {
+        fate.die();
+    } else if *mass > 1.0 {
+        fate.spawn();
+        *mass *= 0.5;
+        *child = *mass;
+    }
+}
