@@ -834,3 +834,106 @@ fn every_backend_matches_seq_on_random_stencils() {
         panic!("{e}");
     }
 }
+
+/// Births and deaths: agent `e` in round `k` dies when `(code + k) % 4` is
+/// 1, has a child when it is 2, both when 3 (the child's `v` is twice the
+/// parent's), and every agent's `v` grows by its code.
+#[op2::kernel]
+fn fate_fuzz(code: &i32, v: &mut f64, child_v: &mut f64, round: &i32, fate: &mut Fate) {
+    let c = (*code + *round) % 4;
+    *v += *code as f64;
+    if c == 1 || c == 3 {
+        fate.die();
+    }
+    if c >= 2 {
+        fate.spawn();
+        *child_v = 2.0 * *v;
+    }
+}
+
+/// Initial codes, the initial capacity, the rounds and whether the first
+/// round runs over every other agent only.
+type FateCase = (Vec<i32>, usize, usize, bool);
+
+fn fate_case() -> impl Strategy<Value = FateCase> {
+    (
+        prop::collection::vec(0i32..4, 0..60),
+        1usize..80,
+        1usize..5,
+        any::<bool>(),
+    )
+}
+
+fn run_fates(rt: &Runtime, (codes, capacity, rounds, subset): &FateCase) -> Outcome {
+    let n = codes.len();
+    let agents = Set::dynamic("agents", n, *capacity).unwrap();
+    let code = Dat::from_vec("code", &agents, 1, codes.clone()).unwrap();
+    let v = Dat::from_vec("v", &agents, 1, (0..n).map(|i| i as f64).collect()).unwrap();
+    // In no loop: children copy their parent's.
+    let tag = Dat::from_vec("tag", &agents, 2, (0..2 * n as i64).collect()).unwrap();
+    let life = Lifecycle::new(&agents).unwrap();
+    let child_v = life.offspring(&v).unwrap();
+    let mut sizes = Vec::new();
+    for k in 0..*rounds {
+        let round = Global::scalar("round", k as i32);
+        if k == 0 && *subset {
+            let every_other = Subset::new("every_other", &agents, (0..n).step_by(2).collect()).unwrap();
+            par_loop!(
+                rt,
+                fate_fuzz,
+                every_other,
+                code(READ),
+                v(RW),
+                child_v(WRITE),
+                round(READ),
+                life(FATE)
+            )
+        } else {
+            par_loop!(
+                rt,
+                fate_fuzz,
+                agents,
+                code(READ),
+                v(RW),
+                child_v(WRITE),
+                round(READ),
+                life(FATE)
+            )
+        }
+        .map_err(|e| e.to_string())?;
+        let c = life.last_census();
+        if c.after != c.before - c.deaths + c.births || c.after != agents.size() {
+            return Err(format!("round {k}: census {c:?} but {} agents", agents.size()));
+        }
+        sizes.push(agents.size() as f64);
+    }
+    let ids: Vec<f64> = agents.global_ids().iter().map(|&id| id as f64).collect();
+    if ids.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(format!("ids not unique and ascending: {ids:?}"));
+    }
+    Ok(vec![
+        sizes,
+        ids,
+        code.to_vec().into_iter().map(f64::from).collect(),
+        v.to_vec(),
+        tag.to_vec().into_iter().map(|t| t as f64).collect(),
+    ])
+}
+
+#[test]
+fn every_backend_matches_seq_on_random_births_and_deaths() {
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let backends = backends();
+    let mut runner = fuzz_runner(32);
+    let result = runner.run(&fate_case(), |case| {
+        let want = run_fates(&seq, &case);
+        prop_assert!(want.is_ok(), "seq failed: {want:?}");
+        for (name, rt) in &backends {
+            same_outcome(&want, &run_fates(rt, &case), &format!("{name} differs from seq"))?;
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}

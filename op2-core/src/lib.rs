@@ -88,6 +88,7 @@ pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};
 pub use plan::{conflicts, Conflict, Plan, Reach};
 pub use plan_cache::PlanCache;
 pub use plural::plural;
+pub use population::SetsInUse;
 pub use ragged_map::{Duplicates, EdgeRules, RaggedMap, SelfLoops};
 pub use random_streams::RandomStreams;
 #[doc(hidden)]
@@ -101,5 +102,4 @@ pub use stencil::{Stencil, MAX_STENCIL_OFFSETS};
 pub use subset::IterationSpace;
 pub use subset::Subset;
 pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
-pub use population::SetsInUse;
 pub use validate::{validate_loop, LoopBorrows};
