@@ -4,16 +4,21 @@
 //! cargo run --release --example predator_prey -- [--prey N] [--predators M] [--steps S]
 //!     [--seed X] [--size W] [--prey-step A] [--predator-step B] [--sense R] [--kill K]
 //!     [--crowd-radius C] [--crowd Q] [--prey-birth P] [--gain G] [--threshold T]
-//!     [--energy E] [--backend NAME]
+//!     [--energy E] [--vtk DIR --every K] [--csv DIR] [--backend NAME]
 //! ```
 //!
 //! Prints `<step> <prey> <predators>` after every step (step 0 is the
 //! start); the model is in `op2_predator_prey`. The same seed gives the same
-//! lines on every backend and thread count.
+//! lines on every backend and thread count. `--vtk DIR --every K` writes both
+//! populations every K steps for ParaView (`DIR/prey.pvd`,
+//! `DIR/predators.pvd`, with the predators' energy); `--csv DIR` writes the
+//! final `DIR/prey.csv` (`id,x,y`) and `DIR/predators.csv` (`id,x,y,energy`).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use op2::output::{CsvTable, VtkSeries};
 use op2::{Backend, Runtime};
 use op2_predator_prey::{Params, PredatorPrey};
 
@@ -66,6 +71,15 @@ struct Cli {
     /// Largest initial predator energy.
     #[arg(long, value_name = "E")]
     energy: Option<i32>,
+    /// Directory for VTK output (with --every).
+    #[arg(long, value_name = "DIR", requires = "every")]
+    vtk: Option<PathBuf>,
+    /// Steps between VTK files.
+    #[arg(long, value_name = "K", requires = "vtk", value_parser = clap::value_parser!(u64).range(1..))]
+    every: Option<u64>,
+    /// Directory for the final populations as CSV.
+    #[arg(long, value_name = "DIR")]
+    csv: Option<PathBuf>,
     /// Backend (seq, rayon, jit, opencl, cuda); default: OP2_BACKEND, else
     /// rayon where it is built in, else seq.
     #[arg(long, value_name = "NAME")]
@@ -99,11 +113,46 @@ fn run(cli: &Cli) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     let rt = Runtime::new(backend).map_err(|e| e.to_string())?;
     let mut model = PredatorPrey::new(cli.params(), cli.prey, cli.predators, cli.seed).map_err(|e| e.to_string())?;
+    let mut series = match &cli.vtk {
+        Some(dir) => Some((
+            VtkSeries::new(dir, "prey").map_err(|e| e.to_string())?,
+            VtkSeries::new(dir, "predators").map_err(|e| e.to_string())?,
+        )),
+        None => None,
+    };
+    let every = cli.every.unwrap_or(1);
+    let mut write_vtk = |model: &PredatorPrey| -> Result<(), String> {
+        if let Some((prey, preds)) = &mut series {
+            let step = model.steps();
+            if step % every == 0 {
+                prey.write(step, step as f64, model.prey_positions(), &[])
+                    .map_err(|e| e.to_string())?;
+                preds
+                    .write(step, step as f64, model.predator_positions(), &[model.energies()])
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    };
     let (prey, preds) = model.counts();
     println!("0 {prey} {preds}");
+    write_vtk(&model)?;
     for step in 1..=cli.steps {
         let (prey, preds) = model.step(&rt).map_err(|e| e.to_string())?;
         println!("{step} {prey} {preds}");
+        write_vtk(&model)?;
+    }
+    if let Some(dir) = &cli.csv {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        CsvTable::new(model.prey())
+            .named(model.prey_positions(), &["x", "y"])
+            .write(dir.join("prey.csv"))
+            .map_err(|e| e.to_string())?;
+        CsvTable::new(model.predators())
+            .named(model.predator_positions(), &["x", "y"])
+            .column(model.energies())
+            .write(dir.join("predators.csv"))
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }
