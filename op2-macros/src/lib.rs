@@ -7,6 +7,7 @@
 use proc_macro::TokenStream;
 
 mod kernel_attr;
+mod lowering;
 mod par_loop;
 mod signature;
 mod subset;
