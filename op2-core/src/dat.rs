@@ -34,9 +34,12 @@ impl<T: Scalar> Dat<T> {
     /// [`Error::ZeroDim`] if `dim` is 0, [`Error::ShapeTooLarge`] if it is
     /// above [`Dat::MAX_DIM`], [`Error::SizeOverflow`] if the number of values
     /// or their size in bytes overflows, [`Error::DatLength`] if `values` has
-    /// another length.
+    /// another length, [`Error::SetInUse`] if `set` is dynamic and changing
+    /// size right now (births and deaths on another thread).
     pub fn from_vec(name: impl Into<String>, set: &Set, dim: usize, values: Vec<T>) -> Result<Dat<T>> {
         let name = name.into();
+        // A dynamic set holds still until the Dat is registered with it.
+        let _still = SetStill::hold(set)?;
         let expected = Self::checked_len(&name, set, dim)?;
         if values.len() != expected {
             return Err(Error::DatLength {
@@ -57,9 +60,11 @@ impl<T: Scalar> Dat<T> {
     /// [`Error::ZeroDim`] if `dim` is 0, [`Error::ShapeTooLarge`] if it is
     /// above [`Dat::MAX_DIM`], [`Error::SizeOverflow`] if `set.total_size() * dim`
     /// values (or their bytes) overflow, [`Error::HostOutOfMemory`] if host
-    /// memory for them cannot be allocated.
+    /// memory for them cannot be allocated, [`Error::SetInUse`] as for
+    /// [`Dat::from_vec`].
     pub fn filled(name: impl Into<String>, set: &Set, dim: usize, value: T) -> Result<Dat<T>> {
         let name = name.into();
+        let _still = SetStill::hold(set)?;
         let len = Self::checked_len(&name, set, dim)?;
         let mut values = Vec::new();
         if values.try_reserve_exact(len).is_err() {
@@ -266,6 +271,24 @@ impl<T: Scalar> Dat<T> {
     #[doc(hidden)]
     pub fn host_ptr(&self) -> *mut T {
         self.0.host.ptr()
+    }
+}
+
+/// Holds a dynamic set still (no births or deaths) while a Dat is made on
+/// it, so that its length and its registration agree.
+struct SetStill<'a>(Option<&'a Set>);
+
+impl<'a> SetStill<'a> {
+    fn hold(set: &'a Set) -> Result<SetStill<'a>> {
+        Ok(SetStill(set.try_use()?.then_some(set)))
+    }
+}
+
+impl Drop for SetStill<'_> {
+    fn drop(&mut self) {
+        if let Some(set) = self.0 {
+            set.release_use();
+        }
     }
 }
 

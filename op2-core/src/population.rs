@@ -286,16 +286,14 @@ impl<'a> SetsInUse<'a> {
     /// [`Error::SetInUse`] if one of them is changing right now.
     pub fn take(set: &'a Set, args: &'a [ArgSpec<'a>]) -> Result<SetsInUse<'a>> {
         let mut sets = SetsInUse { held: Vec::new() };
-        let mut candidates = vec![set];
-        for a in args {
-            if let Some(m) = a.map {
-                candidates.extend([m.map.from_set(), m.map.to_set()]);
-            }
-            if let Some(r) = a.ragged {
-                candidates.extend([r.from_set(), r.to_set()]);
-            }
-        }
-        for s in candidates {
+        // No allocation unless a set is dynamic: loops over fixed sets pay
+        // one check per set.
+        let maps = args.iter().flat_map(|a| {
+            let fixed = a.map.map(|m| [m.map.from_set(), m.map.to_set()]);
+            let ragged = a.ragged.map(|r| [r.from_set(), r.to_set()]);
+            fixed.into_iter().chain(ragged).flatten()
+        });
+        for s in std::iter::once(set).chain(maps) {
             if s.is_dynamic() && !sets.held.iter().any(|h| h.same(s)) && s.try_use()? {
                 sets.held.push(s);
             }
