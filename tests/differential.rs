@@ -606,6 +606,29 @@ fn every_backend_matches_seq(run: fn(&Runtime, &Case) -> Outcome, default_cases:
     }
 }
 
+/// Runs random cases of `strategy` through `run` on `seq` (which must
+/// succeed) and on every backend, failing on the first difference.
+fn every_backend_matches_seq_on<C: std::fmt::Debug>(
+    strategy: impl Strategy<Value = C>,
+    run: fn(&Runtime, &C) -> Outcome,
+    default_cases: u32,
+) {
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let backends = backends();
+    let mut runner = fuzz_runner(default_cases);
+    let result = runner.run(&strategy, |case| {
+        let want = run(&seq, &case);
+        prop_assert!(want.is_ok(), "seq failed: {want:?}");
+        for (name, rt) in &backends {
+            same_outcome(&want, &run(rt, &case), &format!("{name} differs from seq"))?;
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
 #[test]
 fn every_backend_matches_seq_on_random_loops() {
     every_backend_matches_seq(run, 64);
@@ -718,20 +741,7 @@ fn run_ragged(rt: &Runtime, (targets, rows, reps): &(usize, Vec<Vec<i32>>, usize
 
 #[test]
 fn every_backend_matches_seq_on_random_ragged_graphs() {
-    let seq = Runtime::new(Backend::Seq).unwrap();
-    let backends = backends();
-    let mut runner = fuzz_runner(48);
-    let result = runner.run(&ragged_case(), |case| {
-        let want = run_ragged(&seq, &case);
-        prop_assert!(want.is_ok(), "seq failed: {want:?}");
-        for (name, rt) in &backends {
-            same_outcome(&want, &run_ragged(rt, &case), &format!("{name} differs from seq"))?;
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
+    every_backend_matches_seq_on(ragged_case(), run_ragged, 48);
 }
 
 /// A stencil kernel: reads the five entries (weighted by entry), stores a
@@ -922,18 +932,5 @@ fn run_fates(rt: &Runtime, (codes, capacity, rounds, subset): &FateCase) -> Outc
 
 #[test]
 fn every_backend_matches_seq_on_random_births_and_deaths() {
-    let seq = Runtime::new(Backend::Seq).unwrap();
-    let backends = backends();
-    let mut runner = fuzz_runner(32);
-    let result = runner.run(&fate_case(), |case| {
-        let want = run_fates(&seq, &case);
-        prop_assert!(want.is_ok(), "seq failed: {want:?}");
-        for (name, rt) in &backends {
-            same_outcome(&want, &run_fates(rt, &case), &format!("{name} differs from seq"))?;
-        }
-        Ok(())
-    });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
+    every_backend_matches_seq_on(fate_case(), run_fates, 32);
 }

@@ -24,6 +24,14 @@ fn resurrect(x: &mut f64, fate: &mut Fate) {
     fate.revive();
 }
 
+// A fate is op2's to make: only the parameter decides the agent's.
+#[op2::kernel]
+fn own_fate(x: &mut f64) {
+    let mut f = Fate::new();
+    f.die();
+    *x = 0.0;
+}
+
 fn main() {
     let rt = Runtime::new(Backend::Seq).unwrap();
     let agents = Set::dynamic("agents", 4, 4).unwrap();

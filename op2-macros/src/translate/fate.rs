@@ -22,18 +22,11 @@ pub(super) fn is_fate_new(c: &ExprCall) -> bool {
 impl Translator {
     /// `let mut fate = Fate::new(op2_fate_fate);`: a pointer to the flags, cleared.
     pub(super) fn local_fate(&mut self, name: &str, init: Option<&Expr>, span: proc_macro2::Span) {
-        let flags = match init {
-            Some(Expr::Call(c)) if c.args.len() == 1 => match &c.args[0] {
-                Expr::Path(p) => p
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.lookup(&i.to_string()))
-                    .map(|v| v.c.clone()),
-                _ => None,
-            },
-            _ => None,
+        let args = match init {
+            Some(Expr::Call(c)) => self.hidden_args(c),
+            _ => Vec::new(),
         };
-        let Some(flags) = flags else {
+        let [flags] = args.as_slice() else {
             self.err(span, "a fate parameter is made by op2 only: declare `fate: &mut Fate`");
             return;
         };

@@ -22,15 +22,10 @@ pub(super) fn spatial_new_dims(c: &ExprCall) -> Option<usize> {
 }
 
 impl Translator {
-    /// `let msgs = Spatial3d::new(bins, grid);` (only as `#[op2::kernel]`
-    /// lowers a `&Spatial3d` parameter).
-    pub(super) fn local_spatial(&mut self, name: &str, init: Option<&Expr>, dims: usize, span: proc_macro2::Span) {
-        let Some(Expr::Call(c)) = init else {
-            self.err(span, "a spatial message parameter is made by op2 only");
-            return;
-        };
-        let args: Vec<String> = c
-            .args
+    /// The C names of a lowered prologue call's arguments (the hidden
+    /// parameters `#[op2::kernel]` passes it), skipping anything else.
+    pub(super) fn hidden_args(&self, c: &ExprCall) -> Vec<String> {
+        c.args
             .iter()
             .filter_map(|a| match a {
                 Expr::Path(p) => p
@@ -40,7 +35,17 @@ impl Translator {
                     .map(|v| v.c.clone()),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    /// `let msgs = Spatial3d::new(bins, grid);` (only as `#[op2::kernel]`
+    /// lowers a `&Spatial3d` parameter).
+    pub(super) fn local_spatial(&mut self, name: &str, init: Option<&Expr>, dims: usize, span: proc_macro2::Span) {
+        let Some(Expr::Call(c)) = init else {
+            self.err(span, "a spatial message parameter is made by op2 only");
+            return;
+        };
+        let args = self.hidden_args(c);
         let [bins, grid] = args.as_slice() else {
             self.err(c.span(), "a spatial message parameter is made by op2 only");
             return;
