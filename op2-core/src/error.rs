@@ -429,6 +429,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A dynamic set cannot be permuted as asked: the order is not a
+    /// permutation of its elements, or the set is not dynamic.
+    #[error("cannot permute set `{set}`: {reason}")]
+    InvalidPermutation {
+        /// The set.
+        set: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {

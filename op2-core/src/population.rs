@@ -53,11 +53,25 @@ pub(crate) struct Population {
     scratch: Mutex<Vec<Vec<u8>>>,
 }
 
-/// The agents' ids: ascending (survivors keep their order, children get
-/// ids above every id given so far), so a lookup is a binary search.
+/// The agents' ids. Births and deaths keep them ascending (survivors keep
+/// their order, children get ids above every id given so far), so a lookup
+/// is a binary search; a permutation (agents sorted by place) mixes them,
+/// and lookups then search an index in id order, built on first use.
 struct Ids {
     ids: Vec<u64>,
     next: u64,
+    /// Whether the ids ascend with the index.
+    ascending: bool,
+    /// The indices in id order (only while not ascending; built lazily).
+    by_id: Option<Vec<u32>>,
+}
+
+impl Ids {
+    /// After a change: whether the ids still ascend, and no stale index.
+    fn changed(&mut self) {
+        self.ascending = self.ids.windows(2).all(|w| w[0] < w[1]);
+        self.by_id = None;
+    }
 }
 
 impl Population {
@@ -68,6 +82,8 @@ impl Population {
             ids: Mutex::new(Ids {
                 ids: (0..len as u64).collect(),
                 next: len as u64,
+                ascending: true,
+                by_id: None,
             }),
             members: Mutex::new(Vec::new()),
             in_use: BorrowFlag::default(),
@@ -115,12 +131,28 @@ impl Population {
     }
 
     pub(crate) fn index_of(&self, id: u64) -> Option<usize> {
-        self.ids
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .ids
-            .binary_search(&id)
+        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let Ids {
+            ids, ascending, by_id, ..
+        } = &mut *guard;
+        if *ascending {
+            return ids.binary_search(&id).ok();
+        }
+        let by_id = by_id.get_or_insert_with(|| {
+            let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| ids[i as usize]);
+            order
+        });
+        by_id
+            .binary_search_by_key(&id, |&i| ids[i as usize])
             .ok()
+            .map(|k| by_id[k] as usize)
+    }
+
+    /// Calls `f` with the ids (one per element) and whether they ascend.
+    pub(crate) fn with_ids<R>(&self, f: impl FnOnce(&[u64], bool) -> R) -> R {
+        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        f(&ids.ids, ids.ascending)
     }
 
     /// The id the next child gets.
@@ -188,14 +220,15 @@ impl Population {
             // SAFETY: room for `new_len` elements was reserved above.
             unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), data.add(order.survivors.len() * eb), buf.len()) };
         }
-        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        let Ids { ids, next } = &mut *ids;
+        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let Ids { ids, next, .. } = &mut *guard;
         for (to, &from) in order.survivors.iter().enumerate() {
             ids[to] = ids[from as usize];
         }
         ids.truncate(order.survivors.len());
         ids.extend(*next..*next + order.parents.len() as u64);
         *next += order.parents.len() as u64;
+        guard.changed();
         self.len.store(new_len, Ordering::Release);
         self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
@@ -248,18 +281,88 @@ impl Population {
         for m in &members {
             m.set_elements(len);
         }
-        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        let Ids { ids, next } = &mut *ids;
+        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let Ids { ids, next, .. } = &mut *guard;
         let old = ids.len();
         ids.truncate(len);
         if len > old {
             ids.extend(*next..*next + (len - old) as u64);
             *next += (len - old) as u64;
         }
+        guard.changed();
         self.len.store(len, Ordering::Release);
         self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
+}
+
+impl Population {
+    /// Reorders the elements in every Dat on the set at once: element `k`
+    /// afterwards is element `order[k]` before; ids move with their agents
+    /// (they no longer ascend). An identity order changes nothing. All or
+    /// nothing, as [`Population::reorder`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidPermutation`] if `order` is not a permutation of the
+    /// set's elements; as [`Population::reorder`].
+    pub(crate) fn permute(&self, set: &str, order: &[u32]) -> Result<()> {
+        let members = self.members();
+        let _held = self.hold(set, &members)?;
+        check_permutation(set, order, self.len())?;
+        if order.iter().enumerate().all(|(k, &o)| k == o as usize) {
+            return Ok(());
+        }
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        if scratch.is_empty() {
+            scratch.push(Vec::new());
+        }
+        let buf = &mut scratch[0];
+        for m in &members {
+            let eb = m.element_bytes();
+            let data = m.host_bytes();
+            buf.clear();
+            for &o in order {
+                // SAFETY: every member is borrowed exclusively and `o` is an
+                // element of the set (checked above).
+                buf.extend_from_slice(unsafe { std::slice::from_raw_parts(data.add(o as usize * eb), eb) });
+            }
+            // SAFETY: `buf` holds exactly the set's elements of this member.
+            unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), data, buf.len()) };
+            // The host copy is now the only current one.
+            m.set_elements(order.len());
+        }
+        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let permuted: Vec<u64> = order.iter().map(|&o| guard.ids[o as usize]).collect();
+        guard.ids = permuted;
+        guard.changed();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+/// Whether `order` holds each of `0..len` once.
+fn check_permutation(set: &str, order: &[u32], len: usize) -> Result<()> {
+    let bad = |reason: String| Error::InvalidPermutation {
+        set: set.to_string(),
+        reason,
+    };
+    if order.len() != len {
+        return Err(bad(format!("the order has {} entries for {len} elements", order.len())));
+    }
+    let mut seen = vec![false; len];
+    for (k, &o) in order.iter().enumerate() {
+        match seen.get_mut(o as usize) {
+            None => {
+                return Err(bad(format!(
+                    "entry {k} is {o}, past the last element {}",
+                    len as i64 - 1
+                )))
+            }
+            Some(true) => return Err(bad(format!("element {o} appears twice (again at entry {k})"))),
+            Some(s) => *s = true,
+        }
+    }
+    Ok(())
 }
 
 /// Releases a borrow flag when dropped.

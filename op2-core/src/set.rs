@@ -321,6 +321,31 @@ impl Set {
         self.0.population.as_ref().map(Population::next_id)
     }
 
+    /// Reorders a dynamic set's agents in every Dat on it at once: agent
+    /// `k` afterwards is agent `order[k]` before, with its id (so ids no
+    /// longer ascend with the index; [`Set::index_of`] still finds them).
+    /// Used to keep agents that are near in space near in memory
+    /// ([`MessageList::sort_senders`](crate::MessageList::sort_senders)).
+    /// Like a birth or death it renumbers the set: maps, ragged maps and
+    /// subsets made before are refused afterwards. An identity order
+    /// changes nothing.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPermutation`] if the set is not dynamic or `order`
+    /// is not a permutation of `0..size`; [`Error::SetInUse`] if a loop
+    /// holds the set; [`Error::HostBorrow`] if one of its Dats is
+    /// borrowed; [`Error::Transfer`] if a device copy cannot be brought
+    /// back. On error nothing has moved.
+    pub fn permute(&self, order: &[u32]) -> Result<()> {
+        match &self.0.population {
+            Some(p) => p.permute(self.name(), order),
+            None => Err(Error::InvalidPermutation {
+                set: self.name().to_string(),
+                reason: "only a dynamic set (`Set::dynamic`) can be permuted".to_string(),
+            }),
+        }
+    }
+
     pub(crate) fn population(&self) -> Option<&Population> {
         self.0.population.as_ref()
     }

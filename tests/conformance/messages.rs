@@ -297,3 +297,88 @@ pub fn brute_force_messages_match_rust(new_rt: &dyn Fn() -> Runtime) {
         }
     }
 }
+
+/// Runs `near_3d` over dynamic agents at `p` (sending all, or every third
+/// by id), with the agents first sorted by bin `sorts` times at other
+/// positions (so that memory order is neither id nor bin order); returns
+/// what each agent found, by id.
+fn sorted_case(rt: &Runtime, grid: SpatialGrid, p: &[f64], sorts: usize, some: bool) -> Vec<i64> {
+    let n = p.len() / 3;
+    let agents = Set::dynamic("agents", n, n).unwrap();
+    let pos = Dat::from_vec("pos", &agents, 3, positions(n, 3, 0.0, 6.0, 1.0, true, 77)).unwrap();
+    let id = Dat::from_vec("id", &agents, 1, (0..n as i64).collect()).unwrap();
+    let sent = Dat::from_vec(
+        "sent",
+        &agents,
+        1,
+        (0..n as i32).map(|e| i32::from(e % 3 == 1)).collect(),
+    )
+    .unwrap();
+    let found = Dat::<i64>::zeros("found", &agents, 3).unwrap();
+    let list = MessageList::spatial("location", grid, &pos).unwrap();
+    let (m_pos, m_id) = (list.carry(&pos).unwrap(), list.carry(&id).unwrap());
+    let build = || if some { list.build_sent(&sent) } else { list.build() }.unwrap();
+    for _ in 0..sorts {
+        build();
+        list.sort_senders().unwrap();
+    }
+    {
+        let ids = id.to_vec();
+        let mut at = pos.try_data_mut().unwrap();
+        for (k, &i) in ids.iter().enumerate() {
+            at[3 * k..3 * k + 3].copy_from_slice(&p[3 * i as usize..3 * i as usize + 3]);
+        }
+    }
+    build();
+    let box_r = Global::new("box_r", vec![0.0, grid.radius()]).unwrap();
+    par_loop!(
+        rt,
+        near_3d,
+        agents,
+        pos(READ),
+        id(READ),
+        found(WRITE),
+        m_pos(READ, list[..]),
+        m_id(READ, list[..]),
+        list(NEAR),
+        box_r(READ)
+    )
+    .unwrap();
+    // Every Dat moved with its agent: the ids still say where each came from.
+    let (ids, got, moved) = (id.to_vec(), found.to_vec(), pos.to_vec());
+    let mut by_id = vec![0i64; 3 * n];
+    for (k, &i) in ids.iter().enumerate() {
+        let i = i as usize;
+        assert_eq!(agents.global_id(k), Some(i as u64), "the set's id of element {k}");
+        assert_eq!(agents.index_of(i as u64), Some(k), "index of id {i}");
+        assert_eq!(moved[3 * k..3 * k + 3], p[3 * i..3 * i + 3], "position of id {i}");
+        by_id[3 * i..3 * i + 3].copy_from_slice(&got[3 * k..3 * k + 3]);
+    }
+    by_id
+}
+
+pub fn sorting_senders_changes_no_result(new_rt: &dyn Fn() -> Runtime) {
+    let rt = new_rt();
+    let grid = SpatialGrid::new_3d("g", [0.0; 3], [6.0, 5.0, 4.5], 1.0, Boundary::Clamp).unwrap();
+    let p = positions(400, 3, 0.0, 6.0, 1.0, true, 5);
+    for some in [false, true] {
+        let unsorted = sorted_case(&rt, grid, &p, 0, some);
+        // The counts and sums are brute force's; the visiting order (the
+        // hash) does not depend on where the agents are in memory.
+        let senders: Vec<usize> = (0..p.len() / 3).filter(|e| !some || e % 3 == 1).collect();
+        for e in 0..p.len() / 3 {
+            assert_eq!(
+                unsorted[3 * e..3 * e + 2],
+                brute(&p, 3, 0.0, 1.0, e, &senders),
+                "agent {e}"
+            );
+        }
+        for sorts in [1, 2] {
+            assert_eq!(
+                sorted_case(&rt, grid, &p, sorts, some),
+                unsorted,
+                "{sorts} sorts, some: {some}"
+            );
+        }
+    }
+}

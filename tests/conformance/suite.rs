@@ -8,7 +8,9 @@ use op2_airfoil::{generate, AirfoilDsl, Constants};
 
 use super::kernels::*;
 pub use super::lifecycle::births_and_deaths_match_the_model;
-pub use super::messages::{brute_force_messages_match_rust, spatial_messages_match_brute_force};
+pub use super::messages::{
+    brute_force_messages_match_rust, sorting_senders_changes_no_result, spatial_messages_match_brute_force,
+};
 
 /// A small mesh: `cells` triangles over `nodes`, `edges` between nodes, with
 /// repeated entries (an edge whose ends are the same node, a cell touching one

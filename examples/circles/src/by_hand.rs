@@ -1,7 +1,8 @@
 //! The benchmark's baseline: a Circles step written directly in Rust, the
 //! way one would without op2 (a cell list rebuilt each step by a counting
-//! sort, then the agents in parallel on rayon, each reading the 27 cells
-//! around it). Same arithmetic as the op2 kernel.
+//! sort, then the agents in parallel on rayon, in cell order so that
+//! neighbouring agents read the same cells while they are in cache, each
+//! reading the 27 cells around it). Same arithmetic as the op2 kernel.
 
 use rayon::prelude::*;
 
@@ -14,6 +15,7 @@ pub struct CellList {
     sorted: Vec<[f32; 3]>,
     ids: Vec<u32>,
     cells: Vec<u32>,
+    moved: Vec<[f32; 3]>,
 }
 
 impl CellList {
@@ -56,8 +58,18 @@ pub fn step_by_hand(pos: &mut [[f32; 3]], side: f64, params: Params, cells: &mut
     let n = (side / r as f64).ceil().max(1.0) as i64;
     let inv = 1.0 / r as f64;
     let axis = |x: f32| (((x as f64) * inv).floor().clamp(0.0, (n - 1) as f64)) as i64;
-    let cells = &*cells;
-    pos.par_iter_mut().enumerate().for_each(|(me, p)| {
+    let CellList {
+        starts,
+        sorted,
+        ids,
+        moved,
+        ..
+    } = cells;
+    moved.resize(sorted.len(), [0.0; 3]);
+    // Agents in cell order: agent `ids[i]` at `sorted[i]` moves to `moved[i]`.
+    moved.par_iter_mut().enumerate().for_each(|(i, out)| {
+        let p = sorted[i];
+        let me = ids[i];
         let (cx, cy, cz) = (axis(p[0]), axis(p[1]), axis(p[2]));
         let mut f = [0.0f32; 3];
         let mut count = 0;
@@ -66,14 +78,14 @@ pub fn step_by_hand(pos: &mut [[f32; 3]], side: f64, params: Params, cells: &mut
             for y in (cy - 1).max(0)..=(cy + 1).min(n - 1) {
                 let row = n * (y + n * z);
                 let (a, b) = (
-                    cells.starts[(row + x0) as usize] as usize,
-                    cells.starts[(row + x1 + 1) as usize] as usize,
+                    starts[(row + x0) as usize] as usize,
+                    starts[(row + x1 + 1) as usize] as usize,
                 );
                 for j in a..b {
-                    if cells.ids[j] as usize == me {
+                    if ids[j] == me {
                         continue;
                     }
-                    let q = cells.sorted[j];
+                    let q = sorted[j];
                     let (dx, dy, dz) = (q[0] - p[0], q[1] - p[1], q[2] - p[2]);
                     let s = (dx * dx + dy * dy + dz * dz).sqrt();
                     if s > 0.0 && s < r {
@@ -86,10 +98,14 @@ pub fn step_by_hand(pos: &mut [[f32; 3]], side: f64, params: Params, cells: &mut
                 }
             }
         }
+        *out = p;
         if count > 0 {
             for c in 0..3 {
-                p[c] += f[c] / count as f32;
+                out[c] += f[c] / count as f32;
             }
         }
     });
+    for (&id, m) in ids.iter().zip(moved.iter()) {
+        pos[id as usize] = *m;
+    }
 }

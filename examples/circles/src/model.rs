@@ -9,14 +9,19 @@ pub struct Params {
     pub radius: f32,
     /// The repulsion strength.
     pub repulse: f32,
+    /// Steps between sorts of the agents by bin in memory (0: never). A
+    /// sort changes no result, only the speed: neighbours in space become
+    /// neighbours in memory.
+    pub sort_every: u64,
 }
 
 impl Default for Params {
-    /// FLAME GPU's: `r = 2`, `repulse = 0.05`.
+    /// FLAME GPU's: `r = 2`, `repulse = 0.05`; sorted every 10 steps.
     fn default() -> Params {
         Params {
             radius: 2.0,
             repulse: 0.05,
+            sort_every: 10,
         }
     }
 }
@@ -83,6 +88,7 @@ pub struct Circles {
     m_id: Dat<u32>,
     m_pos: Dat<f32>,
     params: Global<f32>,
+    sort_every: u64,
     steps: u64,
 }
 
@@ -96,12 +102,14 @@ impl Circles {
     /// and finite.
     pub fn new(positions: &[[f32; 3]], side: f64, params: Params) -> op2::Result<Circles> {
         let n = positions.len();
-        let agents = Set::new("agents", n)?;
+        // Dynamic (of a fixed size) so that the agents can be sorted.
+        let agents = Set::dynamic("agents", n, n)?;
         let id = Dat::from_vec("id", &agents, 1, (0..n as u32).collect())?;
         let pos = Dat::from_vec("pos", &agents, 3, positions.iter().flatten().copied().collect())?;
         let grid = SpatialGrid::new_3d("location", [0.0; 3], [side; 3], params.radius as f64, Boundary::Clamp)?;
         let list = MessageList::spatial("location", grid, &pos)?;
         let (m_id, m_pos) = (list.carry(&id)?, list.carry(&pos)?);
+        let sort_every = params.sort_every;
         let params = Global::new("params", vec![params.radius, params.repulse])?;
         Ok(Circles {
             agents,
@@ -111,14 +119,18 @@ impl Circles {
             m_id,
             m_pos,
             params,
+            sort_every,
             steps: 0,
         })
     }
 
-    /// One step: every agent sends its message, then moves.
+    /// One step: every agent sends its message, then moves; every
+    /// `sort_every` steps (from the first) the agents are then sorted in
+    /// memory by the bins of the step's messages.
     ///
     /// # Errors
-    /// As `MessageList::build` and `Runtime::par_loop`.
+    /// As `MessageList::build`, `Runtime::par_loop` and
+    /// `MessageList::sort_senders`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
         self.list.build()?;
         let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
@@ -133,12 +145,15 @@ impl Circles {
             list(NEAR),
             params(READ)
         )?;
+        if self.sort_every > 0 && self.steps % self.sort_every == 0 {
+            self.list.sort_senders()?;
+        }
         self.steps += 1;
         Ok(())
     }
 
-    /// Puts the agents back at `positions` (one per agent), e.g. to time
-    /// the same step again.
+    /// Puts the agents back at `positions` (agent `i`'s at `positions[i]`,
+    /// wherever it is in memory), e.g. to time the same step again.
     ///
     /// # Errors
     /// [`op2::Error::DatLength`] if there is not one position per agent;
@@ -154,7 +169,11 @@ impl Circles {
                 found: positions.len() * 3,
             });
         }
-        self.pos.try_data_mut()?.copy_from_slice(positions.as_flattened());
+        let ids = self.id.try_data_ro()?;
+        let mut pos = self.pos.try_data_mut()?;
+        for (at, &id) in pos.chunks_exact_mut(3).zip(ids.iter()) {
+            at.copy_from_slice(&positions[id as usize]);
+        }
         self.steps = steps;
         Ok(())
     }
@@ -169,18 +188,22 @@ impl Circles {
         &self.agents
     }
 
-    /// The agents' ids (`0..N`).
+    /// The agents' ids (`0..N`, in memory order: sorting mixes them).
     pub fn ids(&self) -> &Dat<u32> {
         &self.id
     }
 
-    /// The agents' positions (dim 3).
+    /// The agents' positions (dim 3, in memory order, as [`Circles::ids`]).
     pub fn positions_dat(&self) -> &Dat<f32> {
         &self.pos
     }
 
-    /// The positions, agent by agent.
+    /// The positions in id order: agent `i`'s is the `i`-th.
     pub fn positions(&self) -> Vec<[f32; 3]> {
-        self.pos.to_vec().chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect()
+        let mut by_id = vec![[0.0f32; 3]; self.agents.size()];
+        for (c, &id) in self.pos.to_vec().chunks_exact(3).zip(&self.id.to_vec()) {
+            by_id[id as usize] = [c[0], c[1], c[2]];
+        }
+        by_id
     }
 }

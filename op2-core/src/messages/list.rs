@@ -139,13 +139,20 @@ struct Scratch {
     bins: Vec<u32>,
     counts: Vec<i32>,
     order: Vec<u32>,
+    /// The senders' generation at the last build (`None` before it, or
+    /// once the senders were sorted by it).
+    built_at: Option<u64>,
+    /// A permutation of the senders ([`MessageList::sort_senders`]).
+    permutation: Vec<u32>,
+    listed: Vec<bool>,
 }
 
 /// A message list (FLAME GPU's messages): a Set of messages whose size
 /// changes every step, with Dats as its variables, each a copy of a Dat
 /// of the senders' ([`MessageList::carry`]). Each step, loops over the
 /// senders write those Dats (and, for optional output, a flag), then
-/// [`MessageList::build`] gathers the sent messages, in sender order, into
+/// [`MessageList::build`] gathers the sent messages, in the order of their
+/// senders' ids, into
 /// the list; loops over any set then read all of them through
 /// `m(READ, list[..])` (a slice parameter), and for a spatial list find the
 /// ones near a point through `list(NEAR)` (a [`Spatial2d`](super::Spatial2d)
@@ -153,9 +160,10 @@ struct Scratch {
 ///
 /// A spatial list sorts its messages by bin with a counting sort (histogram,
 /// prefix sum, stable scatter), so the messages of a bin are consecutive
-/// and in sender order (by global id when the senders' ids are not their
-/// indices): a kernel sees them in the same order on every backend and
-/// thread count, and its sums come out bitwise the same.
+/// and ordered by their senders' ids (whatever the senders' order in
+/// memory, e.g. after [`MessageList::sort_senders`]): a kernel sees them in
+/// the same order on every backend and thread count, and its sums come out
+/// bitwise the same.
 ///
 /// A cheap cloneable handle. The message Set has one slot per sender; the
 /// list's size is the number of messages sent in the last build.
@@ -166,8 +174,9 @@ struct ListInner {
     name: String,
     senders: Set,
     set: Set,
-    /// Senders in id order, when that is not index order.
-    id_order: Option<Vec<u32>>,
+    /// The ids of fixed senders, when they do not ascend with the index
+    /// (dynamic senders' ids are read at each build).
+    fixed_ids: Option<Vec<u64>>,
     search: Search,
     carried: Mutex<Vec<Box<dyn Carried>>>,
     count: WholeCount,
@@ -242,18 +251,19 @@ impl MessageList {
             Some(p) => Set::dynamic(name.clone(), senders.total_size(), p.capacity())?,
             None => Set::new(name.clone(), senders.total_size())?,
         };
-        let ids = senders.global_ids();
-        let id_order = (!ids.windows(2).all(|w| w[0] < w[1])).then(|| {
-            let mut order: Vec<u32> = (0..ids.len() as u32).collect();
-            order.sort_unstable_by_key(|&i| ids[i as usize]);
-            order
-        });
+        let fixed_ids = match senders.population() {
+            Some(_) => None,
+            None => {
+                let ids = senders.global_ids();
+                (!ids.windows(2).all(|w| w[0] < w[1])).then(|| ids.into_owned())
+            }
+        };
         let search = search(&name, senders)?;
         Ok(MessageList(Arc::new(ListInner {
             name,
             senders: senders.clone(),
             set,
-            id_order,
+            fixed_ids,
             search,
             carried: Mutex::new(Vec::new()),
             count: WholeCount::unbuilt(),
@@ -369,27 +379,37 @@ impl MessageList {
         let inner = &*self.0;
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
+        s.built_at = None;
         let n = inner.senders.total_size() as u32;
         if let Some(p) = inner.set.population() {
             // One slot per sender: births and deaths changed their number.
             p.resize(inner.set.name(), n as usize)?;
         }
-        // The senders, in id order, that send.
+        // The senders that send, in index order.
         s.sent.clear();
         let flags = sent.map(Dat::try_data_ro).transpose()?;
         let sends = |e: u32| flags.as_ref().is_none_or(|f| f[e as usize] != 0);
-        match &inner.id_order {
-            Some(order) => s.sent.extend(order.iter().copied().filter(|&e| sends(e))),
-            None => s.sent.extend((0..n).filter(|&e| sends(e))),
-        }
+        s.sent.extend((0..n).filter(|&e| sends(e)));
         drop(flags);
-        let order = match &inner.search {
-            Search::BruteForce => &s.sent,
-            Search::Spatial(b) => {
-                counting_sort(b, s)?;
-                &s.order
-            }
+        if let Search::Spatial(b) = &inner.search {
+            counting_sort(b, s)?;
+        }
+        // Canonical order: by id within each bin (or overall), whatever the
+        // senders' order in memory.
+        let (order, runs) = match &inner.search {
+            Search::BruteForce => (&mut s.sent, None),
+            Search::Spatial(_) => (&mut s.order, Some(&s.counts[..])),
         };
+        match (inner.senders.population(), &inner.fixed_ids) {
+            (Some(p), _) => p.with_ids(|ids, ascending| {
+                if !ascending {
+                    order_by_id(order, runs, ids)
+                }
+            }),
+            (None, Some(ids)) => order_by_id(order, runs, ids),
+            (None, None) => {}
+        }
+        let order = &*order;
         for c in inner.carried.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             c.gather(order)?;
         }
@@ -398,7 +418,65 @@ impl MessageList {
             b.starts_count.set(s.counts.len());
         }
         inner.count.set(s.sent.len());
+        s.built_at = Some(inner.senders.generation());
         Ok(s.sent.len())
+    }
+
+    /// Sorts the senders in memory into the list's order (for a spatial
+    /// list: by bin), every Dat on their set at once, so that agents near
+    /// each other in space are near each other in memory: a loop over them
+    /// then reads each bin's messages while they are still in cache
+    /// (FLAME GPU's agent sorting). Senders that sent nothing follow, in
+    /// their order. Ids move with their agents, and since messages are
+    /// ordered by sender id within each bin, results are bitwise the same
+    /// with or without sorting. The list stays valid; it needs a build
+    /// before the next sort.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the senders are not dynamic
+    /// ([`Set::dynamic`]), the list has not been built, or the senders
+    /// changed since its last build; as [`Set::permute`].
+    pub fn sort_senders(&self) -> Result<()> {
+        let inner = &*self.0;
+        let bad = |reason: &str| Error::InvalidMessages {
+            list: inner.name.clone(),
+            reason: reason.to_string(),
+        };
+        if !inner.senders.is_dynamic() {
+            return Err(bad(&format!(
+                "sorting the senders needs a dynamic set (`Set::dynamic`), and `{}` is fixed",
+                inner.senders.name()
+            )));
+        }
+        let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        match s.built_at {
+            None => return Err(bad("sorting the senders needs a build first (and one after each sort)")),
+            Some(g) if g != inner.senders.generation() => {
+                return Err(bad(
+                    "the senders changed since the last build: build the list again first",
+                ))
+            }
+            Some(_) => {}
+        }
+        let listed = match &inner.search {
+            Search::BruteForce => &s.sent,
+            Search::Spatial(_) => &s.order,
+        };
+        let n = inner.senders.total_size();
+        s.permutation.clear();
+        s.permutation.extend_from_slice(listed);
+        if listed.len() < n {
+            s.listed.clear();
+            s.listed.resize(n, false);
+            for &e in listed {
+                s.listed[e as usize] = true;
+            }
+            s.permutation.extend((0..n as u32).filter(|&e| !s.listed[e as usize]));
+        }
+        inner.senders.permute(&s.permutation)?;
+        s.built_at = None;
+        Ok(())
     }
 
     /// The message count that whole-Dat arguments of this list read.
@@ -427,6 +505,23 @@ impl MessageList {
                 reason: "`list(NEAR)` needs a spatial list; a brute-force list is read whole, `m(READ, list[..])`"
                     .to_string(),
             }),
+        }
+    }
+}
+
+/// Sorts `order` (sender indices) by the senders' `ids`: within each run
+/// `runs[b]..runs[b + 1]` (a bin's messages), or whole.
+fn order_by_id(order: &mut [u32], runs: Option<&[i32]>, ids: &[u64]) {
+    let key = |&e: &u32| ids[e as usize];
+    match runs {
+        None => order.sort_unstable_by_key(key),
+        Some(runs) => {
+            for w in runs.windows(2) {
+                let run = &mut order[w[0] as usize..w[1] as usize];
+                if run.len() > 1 {
+                    run.sort_unstable_by_key(key);
+                }
+            }
         }
     }
 }
