@@ -54,18 +54,18 @@ pub mod mpi {
 
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
-    Access, ArgRef, Boundary, Census, CodeCacheStats, Coordinate, Dat, Duplicates, EdgeRules, Error, Fate, Global,
-    HostMut, HostRef, Kernel, KernelInfo, Lifecycle, LoopTiming, Map, MessageList, Near, ParamForm, ParamInfo, Philox,
-    RaggedMap, RandomStreams, Result, Scalar, ScalarType, SelfLoops, Set, SetRegions, Spatial2d, Spatial3d,
-    SpatialGrid, Stencil, Subset, TimingSummary, TransferStats,
+    Access, ArgRef, Boundary, Census, CodeCacheStats, Coordinate, Dat, Discrete2d, Duplicates, EdgeRules, Error, Fate,
+    Global, HostMut, HostRef, Kernel, KernelInfo, Lifecycle, LoopTiming, Map, MessageList, Near, NearKind, ParamForm,
+    ParamInfo, Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, SelfLoops, Set, SetRegions, Spatial2d,
+    Spatial3d, SpatialGrid, Stencil, Subset, TimingSummary, TransferStats, Within,
 };
 pub use op2_macros::{kernel, par_loop};
 
 /// Everything a program using op2 usually needs.
 pub mod prelude {
     pub use crate::{
-        kernel, par_loop, Access, Backend, Boundary, Dat, Fate, Global, Lifecycle, Map, MessageList, Philox, RaggedMap,
-        RandomStreams, Runtime, Set, Spatial2d, Spatial3d, SpatialGrid, Stencil, Subset,
+        kernel, par_loop, Access, Backend, Boundary, Dat, Discrete2d, Fate, Global, Lifecycle, Map, MessageList,
+        Philox, RaggedMap, RandomStreams, Runtime, Set, Spatial2d, Spatial3d, SpatialGrid, Stencil, Subset,
     };
 }
 

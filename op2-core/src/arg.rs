@@ -121,8 +121,9 @@ pub struct WholeArg<'a> {
     pub set: &'a Set,
     /// How many elements the kernel sees (unset before the list's first build).
     pub count: &'a WholeCount,
-    /// 2 or 3 for a spatial list's bins (`list(NEAR)`), 0 for a variable.
-    pub spatial_dims: usize,
+    /// For a spatial list's bins (`list(NEAR)`), the parameter that reads
+    /// them; `None` for a variable.
+    pub near: Option<crate::NearKind>,
 }
 
 impl<'a> ArgSpec<'a> {

@@ -1,4 +1,4 @@
-use crate::{Access, Scalar, ScalarType};
+use crate::{Access, NearKind, Scalar, ScalarType};
 
 /// The shape of a kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,11 +37,11 @@ pub struct ParamInfo {
     /// becomes (the element's global id, then the seed and loop counter):
     /// the loop argument is random streams, `s(DRAW)`.
     pub random: bool,
-    /// One of the two hidden parameters a `Spatial2d`/`Spatial3d` kernel
-    /// parameter becomes (the bins' offsets, then the grid): 2 or 3, the
-    /// dimension; 0 for every other parameter. The loop argument is a
-    /// spatial message list, `list(NEAR)`.
-    pub near: usize,
+    /// One of the two hidden parameters a `Spatial2d`/`Spatial3d`/
+    /// `Discrete2d` kernel parameter becomes (the bins' offsets, then the
+    /// grid): which of the three; `None` for every other parameter. The
+    /// loop argument is a spatial message list, `list(NEAR)`.
+    pub near: Option<NearKind>,
     /// The hidden parameter a `&mut Fate` kernel parameter becomes (the
     /// agent's flags, `&mut i32`): the loop argument is a
     /// [`Lifecycle`](crate::Lifecycle), `life(FATE)`.
@@ -58,7 +58,7 @@ impl ParamInfo {
             form: ParamForm::Scalar,
             mutable,
             random: false,
-            near: 0,
+            near: None,
             fate: false,
         }
     }
@@ -72,7 +72,7 @@ impl ParamInfo {
             form: ParamForm::Array,
             mutable,
             random: false,
-            near: 0,
+            near: None,
             fate: false,
         }
     }
@@ -86,7 +86,7 @@ impl ParamInfo {
             form: ParamForm::Table { arity: A },
             mutable,
             random: false,
-            near: 0,
+            near: None,
             fate: false,
         }
     }
@@ -101,7 +101,7 @@ impl ParamInfo {
             form: ParamForm::Ragged { nested },
             mutable,
             random: false,
-            near: 0,
+            near: None,
             fate: false,
         }
     }
@@ -133,20 +133,20 @@ impl ParamInfo {
         }
     }
 
-    /// The first hidden parameter of a `Spatial{dims}d` parameter `name`:
-    /// the bins' offsets (`&[i32]`, read whole).
-    pub const fn near_bins(name: &'static str, dims: usize) -> ParamInfo {
+    /// The first hidden parameter of a `kind` parameter `name`: the bins'
+    /// offsets (`&[i32]`, read whole).
+    pub const fn near_bins(name: &'static str, kind: NearKind) -> ParamInfo {
         ParamInfo {
-            near: dims,
+            near: Some(kind),
             ..ParamInfo::ragged::<i32, 1>(name, false, false)
         }
     }
 
-    /// The second hidden parameter of a `Spatial{dims}d` parameter `name`:
-    /// the grid (`&[f64; 8]`, a READ Global).
-    pub const fn near_grid(name: &'static str, dims: usize) -> ParamInfo {
+    /// The second hidden parameter of a `kind` parameter `name`: the grid
+    /// (`&[f64; 8]`, a READ Global).
+    pub const fn near_grid(name: &'static str, kind: NearKind) -> ParamInfo {
         ParamInfo {
-            near: dims,
+            near: Some(kind),
             ..ParamInfo::array::<f64, { crate::messages::GRID_PARAMS }>(name, false)
         }
     }
@@ -159,8 +159,8 @@ impl ParamInfo {
         if self.random {
             return "&mut Philox".to_string();
         }
-        if self.near != 0 {
-            return format!("&Spatial{}d", self.near);
+        if let Some(kind) = self.near {
+            return format!("&{}", kind.type_name());
         }
         let m = if self.mutable { "&mut " } else { "&" };
         let t = self.scalar.rust_name();
@@ -246,13 +246,13 @@ impl KernelInfo {
             return; // reported by check_count
         }
         let p = &self.params[index];
-        match (form, p.near != 0) {
+        match (form, p.near.is_some()) {
             (ArgForm::Near, false) => {
-                panic!("par_loop!: a spatial message list `list(NEAR)` needs a `&Spatial2d` or `&Spatial3d` kernel parameter")
+                panic!("par_loop!: a spatial message list `list(NEAR)` needs a `&Spatial2d`, `&Spatial3d` or `&Discrete2d` kernel parameter")
             }
             (ArgForm::Near, true) => return,
             (_, true) => panic!(
-                "par_loop!: a `&Spatial2d`/`&Spatial3d` kernel parameter reads a spatial message list: pass it as `list(NEAR)`"
+                "par_loop!: a `&Spatial2d`/`&Spatial3d`/`&Discrete2d` kernel parameter reads a spatial message list: pass it as `list(NEAR)`"
             ),
             (_, false) => {}
         }

@@ -80,9 +80,12 @@ pub use lifecycle::{Census, Fate, Lifecycle, FATE_DIES, FATE_SPAWNS};
 pub use map::Map;
 #[doc(hidden)]
 pub use messages::{
-    axis_bin, bin_of, strips, FromSpatialView, NearArgs, SpatialView, WholeCount, GRID_PARAMS, MAX_BINS, MAX_STRIPS,
+    axis_bin, axis_cell, bin_of, cell_runs, strips, FromSpatialView, NearArgs, SpatialView, WholeCount, GRID_PARAMS,
+    MAX_BINS, MAX_STRIPS,
 };
-pub use messages::{Boundary, Coordinate, MessageList, Near, Spatial2d, Spatial3d, SpatialGrid};
+pub use messages::{
+    Boundary, Coordinate, Discrete2d, MessageList, Near, NearKind, Spatial2d, Spatial3d, SpatialGrid, Within,
+};
 pub use partials::{Partials, ReductionLayout};
 pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};
 pub use plan::{conflicts, Conflict, Plan, Reach};

@@ -42,13 +42,22 @@ fn check_whole(
             ),
         });
     }
-    if param.near != w.spatial_dims {
-        return fail(match (param.near, w.spatial_dims) {
-            (0, _) => "the bins of a spatial list go to a `Spatial2d`/`Spatial3d` parameter".to_string(),
-            (want, 0) => format!("a `Spatial{want}d` parameter needs a spatial list as `list(NEAR)`"),
-            (want, got) => format!(
-                "message list `{}` is {got}-D but the kernel's parameter is `Spatial{want}d`",
-                w.list
+    if param.near != w.near {
+        return fail(match (param.near, w.near) {
+            (None, _) => {
+                "the bins of a spatial list go to a `Spatial2d`/`Spatial3d`/`Discrete2d` parameter".to_string()
+            }
+            (Some(want), None) => format!(
+                "a `{}` parameter needs a spatial list as `list(NEAR)`",
+                want.type_name()
+            ),
+            (Some(want), Some(got)) => format!(
+                "message list `{}` is {} (read by `{}`) but the kernel's parameter is `{}`, which needs {}",
+                w.list,
+                got.list_kind(),
+                got.type_name(),
+                want.type_name(),
+                want.list_kind()
             ),
         });
     }
@@ -143,13 +152,13 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
         }
         if let Some(w) = &arg.whole {
             check_whole(&at, param, arg, w, set)?;
-        } else if param.near != 0 && matches!(param.form, ParamForm::Ragged { .. }) {
+        } else if let (Some(kind), ParamForm::Ragged { .. }) = (param.near, param.form) {
             return Err(Error::FormMismatch {
                 at: at(),
                 param: param.name.to_string(),
                 detail: format!(
-                    "belongs to a `Spatial{}d` parameter: pass a spatial message list as `list(NEAR)`",
-                    param.near
+                    "belongs to a `{}` parameter: pass a spatial message list as `list(NEAR)`",
+                    kind.type_name()
                 ),
             });
         }

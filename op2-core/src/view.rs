@@ -518,7 +518,7 @@ impl SliceSource for MessageList {
             list: self.name(),
             set: self.set(),
             count: self.whole_count(),
-            spatial_dims: 0,
+            near: None,
         };
         ArgSpec::whole(ArgData::Dat(dat), access, whole)
     }
@@ -594,7 +594,7 @@ pub fn near_bins_spec<'a>(near: &crate::NearArgs<'a>) -> ArgSpec<'a> {
         list: near.list.name(),
         set: near.starts.set(),
         count: near.starts_count,
-        spatial_dims: near.grid.dims(),
+        near: Some(near.grid.near_kind()),
     };
     ArgSpec::whole(ArgData::Dat(near.starts), Access::Read, whole)
 }

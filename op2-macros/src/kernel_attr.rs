@@ -52,7 +52,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         match parse_param(arg) {
             Ok(mut p) => {
                 p.random = random.contains(&p.name);
-                p.near = near.iter().find(|(n, _)| *n == p.name).map_or(0, |&(_, d)| d);
+                p.near = near.iter().find(|(n, _)| *n == p.name).map(|&(_, k)| k);
                 p.fate = fates.contains(&p.name);
                 params.push(p)
             }

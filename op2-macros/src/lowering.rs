@@ -3,6 +3,7 @@
 //! `par_loop!` passes and a prologue that makes them: what the checks, the
 //! metadata and the translation see. The function the user wrote keeps them.
 
+use op2_core::NearKind;
 use quote::format_ident;
 use syn::{FnArg, Ident, ItemFn, Pat, PatType, Type, TypeReference};
 
@@ -111,31 +112,31 @@ pub fn lower_random_streams(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (Ite
     (lowered, hidden)
 }
 
-/// The dimension and name of a parameter written `name: &Spatial2d` or
-/// `name: &Spatial3d` (`None` for any other parameter).
-fn spatial_param(arg: &FnArg, errors: &mut Vec<syn::Error>) -> Option<syn::Result<(Ident, usize)>> {
+/// The kind and name of a parameter written `name: &Spatial2d`, `name:
+/// &Spatial3d` or `name: &Discrete2d` (`None` for any other parameter).
+fn spatial_param(arg: &FnArg, errors: &mut Vec<syn::Error>) -> Option<syn::Result<(Ident, NearKind)>> {
     let (pt, r, segs) = reference_to_path(arg)?;
-    let dims = crate::subset::spatial_type_dims(&segs)?;
+    let kind = crate::subset::spatial_type_kind(&segs)?;
     if r.mutability.is_some() {
         errors.push(syn::Error::new_spanned(
             &pt.ty,
-            "a spatial message parameter is read only: `&Spatial2d` / `&Spatial3d`",
+            "a spatial message parameter is read only: `&Spatial2d` / `&Spatial3d` / `&Discrete2d`",
         ));
     }
-    Some(plain_name(pt, "msgs: &Spatial3d").map(|name| (name, dims)))
+    Some(plain_name(pt, "msgs: &Spatial3d").map(|name| (name, kind)))
 }
 
-/// The kernel with each `msgs: &Spatial3d` (or `&Spatial2d`) parameter
+/// The kernel with each `msgs: &Spatial3d` (or `&Spatial2d`, `&Discrete2d`) parameter
 /// replaced by the two hidden parameters `par_loop!` passes for
 /// `list(NEAR)`, `op2_bins_msgs: &[i32]` (the first message of every bin,
 /// read whole) and `op2_grid_msgs: &[f64; 8]` (the grid), and a first
 /// statement making the parameter from them; and the hidden parameters'
-/// names with the dimension. The translation starts from this.
-pub fn lower_spatial(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Vec<(Ident, usize)>) {
+/// names with the kind. The translation starts from this.
+pub fn lower_spatial(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Vec<(Ident, NearKind)>) {
     let mut hidden = Vec::new();
-    let lowered = lower_with(func, errors, spatial_param, |(name, dims)| {
+    let lowered = lower_with(func, errors, spatial_param, |(name, kind)| {
         let (bins, grid) = (format_ident!("op2_bins_{}", name), format_ident!("op2_grid_{}", name));
-        let ty = format_ident!("Spatial{}d", dims);
+        let ty = format_ident!("{}", kind.type_name());
         let params = op2_core::GRID_PARAMS;
         let lowered = Lowered {
             inputs: vec![
@@ -144,7 +145,7 @@ pub fn lower_spatial(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Ve
             ],
             prologue: syn::parse_quote!(let #name = #ty::new(#bins, #grid);),
         };
-        hidden.extend([(bins, dims), (grid, dims)]);
+        hidden.extend([(bins, kind), (grid, kind)]);
         lowered
     });
     (lowered, hidden)

@@ -3,7 +3,7 @@
 use op2_core::kernel_language::KernelScalar;
 use op2_core::ScalarType;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::{Expr, FnArg, Ident, Pat, Type};
 
@@ -13,8 +13,8 @@ fn param_hint() -> String {
     format!(
         "kernel parameters must be `&T`, `&[T; D]`, `&[[T; D]; A]`, or `&[T]` / `&[[T; D]]` \
          for a ragged map (`&mut` for data the loop writes), with T one of {}; \
-         `&mut Philox` for the element's random stream, or `&Spatial2d` / `&Spatial3d` \
-         for a spatial message list",
+         `&mut Philox` for the element's random stream, or `&Spatial2d` / `&Spatial3d` / \
+         `&Discrete2d` for a spatial message list",
         types.join(", ")
     )
 }
@@ -39,9 +39,9 @@ pub struct Param {
     pub mutable: bool,
     /// One of the two hidden parameters of a `&mut Philox` parameter.
     pub random: bool,
-    /// One of the two hidden parameters of a `&Spatial2d`/`&Spatial3d`
-    /// parameter: its dimension (0 otherwise).
-    pub near: usize,
+    /// One of the two hidden parameters of a `&Spatial2d`/`&Spatial3d`/
+    /// `&Discrete2d` parameter: which (`None` otherwise).
+    pub near: Option<op2_core::NearKind>,
     /// The hidden parameter of a `&mut Fate` parameter.
     pub fate: bool,
 }
@@ -60,11 +60,13 @@ impl Param {
         if self.fate {
             return quote!(::op2::ParamInfo::fate(#name));
         }
-        let dims = self.near;
-        match (&self.shape, dims) {
-            (_, 0) => {}
-            (Shape::Ragged(_), _) => return quote!(::op2::ParamInfo::near_bins(#name, #dims)),
-            _ => return quote!(::op2::ParamInfo::near_grid(#name, #dims)),
+        if let Some(kind) = self.near {
+            let kind = format_ident!("{}", kind.type_name());
+            let kind = quote!(::op2::NearKind::#kind);
+            return match &self.shape {
+                Shape::Ragged(_) => quote!(::op2::ParamInfo::near_bins(#name, #kind)),
+                _ => quote!(::op2::ParamInfo::near_grid(#name, #kind)),
+            };
         }
         match &self.shape {
             Shape::Scalar => quote!(::op2::ParamInfo::scalar::<#t>(#name, #m)),
@@ -137,7 +139,7 @@ pub fn parse_param(arg: &FnArg) -> syn::Result<Param> {
         shape,
         mutable,
         random: false,
-        near: 0,
+        near: None,
         fate: false,
     })
 }

@@ -3,6 +3,7 @@
 //! of what to write instead.
 
 use op2_core::kernel_language::{math_function_names, KernelScalar, MathFunction, RandomDraw, RANDOM_STREAM};
+use op2_core::NearKind;
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Item, Lit, Pat, Stmt, Type, UnOp};
 
@@ -313,13 +314,13 @@ impl Checker {
                 }
                 true
             }
-            Expr::MethodCall(m) if m.method == "near" && m.turbofish.is_none() => {
+            Expr::MethodCall(m) if (m.method == "near" || m.method == "within") && m.turbofish.is_none() => {
                 // A spatial message parameter's neighbourhood: the translator
                 // checks the receiver's type and the number of coordinates.
                 if !plain_name(&m.receiver) {
                     self.err(
                         &m.receiver,
-                        "iterate a spatial message parameter by name: `for j in msgs.near(x, y, z)`",
+                        "iterate a spatial message parameter by name: `for j in msgs.near(x, y, z)` or `for j in msgs.within(x, y, r)`",
                     );
                 }
                 m.args.iter().for_each(|x| self.expr(x));
@@ -428,25 +429,26 @@ pub(crate) fn is_fate_new(segs: &[String]) -> bool {
     segs.last().is_some_and(|n| n == "new") && is_fate_type(&segs[..segs.len() - 1])
 }
 
-/// The dimension of a spatial message parameter type (`Spatial2d`,
-/// `op2::Spatial3d`), from its path.
-pub(crate) fn spatial_type_dims(segs: &[String]) -> Option<usize> {
-    let dims = |ty: &String| match ty.as_str() {
-        "Spatial2d" => Some(2),
-        "Spatial3d" => Some(3),
-        _ => None,
+/// The kind of a spatial message parameter type (`Spatial2d`,
+/// `op2::Spatial3d`, `Discrete2d`), from its path.
+pub(crate) fn spatial_type_kind(segs: &[String]) -> Option<NearKind> {
+    let kind = |ty: &String| {
+        [NearKind::Spatial2d, NearKind::Spatial3d, NearKind::Discrete2d]
+            .into_iter()
+            .find(|k| k.type_name() == ty)
     };
     match segs {
-        [ty] => dims(ty),
-        [krate, ty] if krate == "op2" => dims(ty),
+        [ty] => kind(ty),
+        [krate, ty] if krate == "op2" => kind(ty),
         _ => None,
     }
 }
 
-/// Whether a call is `Spatial2d::new` / `Spatial3d::new` (only in the
-/// prologue `#[op2::kernel]` writes for a spatial message parameter).
+/// Whether a call is `Spatial2d::new` / `Spatial3d::new` /
+/// `Discrete2d::new` (only in the prologue `#[op2::kernel]` writes for a
+/// spatial message parameter).
 fn spatial_new(segs: &[String]) -> bool {
-    segs.last().is_some_and(|n| n == "new") && spatial_type_dims(&segs[..segs.len() - 1]).is_some()
+    segs.last().is_some_and(|n| n == "new") && spatial_type_kind(&segs[..segs.len() - 1]).is_some()
 }
 
 /// The draws' names, for messages.

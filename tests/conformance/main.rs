@@ -59,7 +59,7 @@ macro_rules! backend_suite {
                 stencil_read_matches_rust, stencil_inc_matches_rust,
                 stream_parameter_matches_rust, two_stream_parameters,
                 spatial_messages_match_brute_force, brute_force_messages_match_rust,
-                sorting_senders_changes_no_result,
+                sorting_senders_changes_no_result, discrete_messages_match_brute_force,
                 births_and_deaths_match_the_model
             );
         }

@@ -382,3 +382,118 @@ pub fn sorting_senders_changes_no_result(new_rt: &dyn Fn() -> Runtime) {
         }
     }
 }
+
+/// The messages in the cells within `r` of the agent's cell (not its own):
+/// how many, the sum of their ids, and an order-sensitive hash.
+#[op2::kernel]
+fn within_cells(p: &[i32; 2], me: &i64, found: &mut [i64; 3], ids: &[i64], msgs: &Discrete2d, r: &i32) {
+    let mut f = [0i64; 3];
+    for j in msgs.within(p[0], p[1], *r) {
+        if ids[j] != *me {
+            f[0] += 1;
+            f[1] += ids[j];
+            f[2] = (f[2] * 31 + ids[j]) % 1000000007;
+        }
+    }
+    *found = f;
+}
+
+/// Cell of integer coordinate `x` on an axis of `n` cells, and whether two
+/// cells are within `r` (the periodic way when wrapping).
+fn cell(x: i64, n: i64, wrap: bool) -> i64 {
+    if wrap {
+        x.rem_euclid(n)
+    } else {
+        x.clamp(0, n - 1)
+    }
+}
+
+fn cells_within(a: i64, b: i64, n: i64, r: i64, wrap: bool) -> bool {
+    let d = (a - b).abs();
+    if wrap {
+        d.min(n - d) <= r
+    } else {
+        d <= r
+    }
+}
+
+pub fn discrete_messages_match_brute_force(new_rt: &dyn Fn() -> Runtime) {
+    let (rt, seq) = (new_rt(), Runtime::new(Backend::Seq).unwrap());
+    let cases = [
+        ([9usize, 7usize], Boundary::Clamp, [0, 1, 2, 4]),
+        ([8, 6], Boundary::Wrap, [0, 1, 2, 3]),
+        ([3, 2], Boundary::Wrap, [1, 2, 5, -1]),
+    ];
+    for (size, boundary, radii) in cases {
+        let (w, h) = (size[0] as i64, size[1] as i64);
+        let wrap = boundary == Boundary::Wrap;
+        let n = 240;
+        // Several agents per cell, some outside the grid.
+        let mut s = Philox::new(size[0] as u64, 1, 0);
+        let p: Vec<i32> = (0..n)
+            .flat_map(|_| {
+                let x = (s.uniform_f64() * (w + 6) as f64) as i32 - 3;
+                let y = (s.uniform_f64() * (h + 6) as f64) as i32 - 3;
+                [x, y]
+            })
+            .collect();
+        let run = |rt: &Runtime, r: i32, some: bool| {
+            let agents = Set::new("agents", n).unwrap();
+            let pos = Dat::from_vec("pos", &agents, 2, p.clone()).unwrap();
+            let id = Dat::from_vec("id", &agents, 1, (0..n as i64).collect()).unwrap();
+            let sent = Dat::from_vec(
+                "sent",
+                &agents,
+                1,
+                (0..n as i32).map(|e| i32::from(e % 4 != 2)).collect(),
+            )
+            .unwrap();
+            let found = Dat::<i64>::zeros("found", &agents, 3).unwrap();
+            let grid = SpatialGrid::discrete_2d("cells", size, boundary).unwrap();
+            let list = MessageList::spatial("cells", grid, &pos).unwrap();
+            let m_id = list.carry(&id).unwrap();
+            if some { list.build_sent(&sent) } else { list.build() }.unwrap();
+            let r = Global::scalar("r", r);
+            par_loop!(
+                rt,
+                within_cells,
+                agents,
+                pos(READ),
+                id(READ),
+                found(WRITE),
+                m_id(READ, list[..]),
+                list(NEAR),
+                r(READ)
+            )
+            .unwrap();
+            found.to_vec()
+        };
+        for r in radii {
+            for some in [false, true] {
+                let got = run(&rt, r, some);
+                for e in 0..n {
+                    let (ex, ey) = (cell(p[2 * e] as i64, w, wrap), cell(p[2 * e + 1] as i64, h, wrap));
+                    let mut want = [0i64; 2];
+                    for j in (0..n).filter(|&j| j != e && (!some || j % 4 != 2)) {
+                        let (jx, jy) = (cell(p[2 * j] as i64, w, wrap), cell(p[2 * j + 1] as i64, h, wrap));
+                        let r = r as i64;
+                        if r >= 0 && cells_within(ex, jx, w, r, wrap) && cells_within(ey, jy, h, r, wrap) {
+                            want[0] += 1;
+                            want[1] += j as i64;
+                        }
+                    }
+                    assert_eq!(
+                        got[3 * e..3 * e + 2],
+                        want,
+                        "{size:?} {boundary:?} r {r} some {some}: agent {e}"
+                    );
+                }
+                assert_eq!(
+                    got,
+                    run(&seq, r, some),
+                    "{size:?} {boundary:?} r {r}: the order differs from seq"
+                );
+            }
+        }
+    }
+}

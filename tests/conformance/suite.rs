@@ -9,7 +9,8 @@ use op2_airfoil::{generate, AirfoilDsl, Constants};
 use super::kernels::*;
 pub use super::lifecycle::births_and_deaths_match_the_model;
 pub use super::messages::{
-    brute_force_messages_match_rust, sorting_senders_changes_no_result, spatial_messages_match_brute_force,
+    brute_force_messages_match_rust, discrete_messages_match_brute_force, sorting_senders_changes_no_result,
+    spatial_messages_match_brute_force,
 };
 
 /// A small mesh: `cells` triangles over `nodes`, `edges` between nodes, with

@@ -8,6 +8,38 @@
 
 use crate::{Error, Result};
 
+/// The kernel parameter types that read a spatial message list
+/// (`list(NEAR)` in `par_loop!`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NearKind {
+    /// `&Spatial2d`: a 2-D grid, the 3 x 3 bins around a point.
+    Spatial2d,
+    /// `&Spatial3d`: a 3-D grid, the 3 x 3 x 3 bins around a point.
+    Spatial3d,
+    /// `&Discrete2d`: a discrete 2-D grid, the cells within a radius.
+    Discrete2d,
+}
+
+impl NearKind {
+    /// The parameter's type, as written in kernels.
+    pub const fn type_name(self) -> &'static str {
+        match self {
+            NearKind::Spatial2d => "Spatial2d",
+            NearKind::Spatial3d => "Spatial3d",
+            NearKind::Discrete2d => "Discrete2d",
+        }
+    }
+
+    /// What a list must be to reach the parameter, for messages.
+    pub const fn list_kind(self) -> &'static str {
+        match self {
+            NearKind::Spatial2d => "a 2-D spatial list",
+            NearKind::Spatial3d => "a 3-D spatial list",
+            NearKind::Discrete2d => "a discrete 2-D list",
+        }
+    }
+}
+
 /// What happens to positions outside a spatial message list's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Boundary {
@@ -39,6 +71,8 @@ pub struct SpatialGrid {
     boundary: Boundary,
     bins: [usize; 3],
     inv_width: f64,
+    /// A grid of unit cells over integer positions (read with `within`).
+    discrete: bool,
 }
 
 impl SpatialGrid {
@@ -62,6 +96,31 @@ impl SpatialGrid {
     /// As [`SpatialGrid::new_2d`].
     pub fn new_3d(name: &str, min: [f64; 3], max: [f64; 3], radius: f64, boundary: Boundary) -> Result<SpatialGrid> {
         SpatialGrid::build(name, 3, min, max, radius, boundary)
+    }
+
+    /// A 2-D grid of `size[0] x size[1]` unit cells over integer positions
+    /// (discrete messages): a message sent from `(x, y)` is in cell `(x,
+    /// y)` (clamped to the edge cells, or wrapped), and kernels read the
+    /// messages within a radius of cells through a
+    /// [`Discrete2d`](super::Discrete2d) parameter. A cell may hold any
+    /// number of messages, in sender id order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if a side is 0 or the grid would have more
+    /// than [`MAX_BINS`] cells.
+    pub fn discrete_2d(name: &str, size: [usize; 2], boundary: Boundary) -> Result<SpatialGrid> {
+        if size.contains(&0) {
+            return Err(Error::InvalidMessages {
+                list: name.to_string(),
+                reason: format!(
+                    "a discrete grid needs at least one cell per axis, not {} x {}",
+                    size[0], size[1]
+                ),
+            });
+        }
+        let max = [size[0] as f64, size[1] as f64, 1.0];
+        let grid = SpatialGrid::build(name, 2, [0.0; 3], max, 1.0, boundary)?;
+        Ok(SpatialGrid { discrete: true, ..grid })
     }
 
     fn build(
@@ -129,7 +188,23 @@ impl SpatialGrid {
             boundary,
             bins,
             inv_width,
+            discrete: false,
         })
+    }
+
+    /// Whether the grid is one of unit cells over integer positions
+    /// ([`SpatialGrid::discrete_2d`]).
+    pub fn is_discrete(&self) -> bool {
+        self.discrete
+    }
+
+    /// The kernel parameter that reads a list on this grid.
+    pub fn near_kind(&self) -> NearKind {
+        match (self.dims, self.discrete) {
+            (2, true) => NearKind::Discrete2d,
+            (2, false) => NearKind::Spatial2d,
+            _ => NearKind::Spatial3d,
+        }
     }
 
     /// 2 or 3.
@@ -287,4 +362,50 @@ pub fn strips(
         }
     }
     count
+}
+
+/// The cell of integer coordinate `x` on an axis of `n` cells: clamped to
+/// the edge cells, or wrapped.
+#[inline(always)]
+pub fn axis_cell(x: i64, n: i64, wrap: bool) -> i64 {
+    if wrap {
+        x.rem_euclid(n)
+    } else {
+        x.clamp(0, n - 1)
+    }
+}
+
+/// The runs of cells `[first, last]` within `r` of cell `b` on an axis of
+/// `n` cells, in offset order (from `-r`): one run when clamped (cut at the
+/// edges), or when the runs wrap around the whole axis; two when a wrapped
+/// neighbourhood crosses an edge. Returns how many (0 for `r < 0`).
+#[inline(always)]
+pub fn cell_runs(b: i64, r: i64, n: i64, wrap: bool, out: &mut [[i64; 2]; 2]) -> usize {
+    if r < 0 {
+        return 0;
+    }
+    // Past `n` every radius covers the axis: no overflow below.
+    let r = r.min(n);
+    let (lo, hi) = (b - r, b + r);
+    if !wrap {
+        out[0] = [lo.max(0), hi.min(n - 1)];
+        return 1;
+    }
+    // 2r + 1 >= n: the whole axis.
+    if r >= n / 2 {
+        out[0] = [0, n - 1];
+        return 1;
+    }
+    if lo < 0 {
+        out[0] = [lo + n, n - 1];
+        out[1] = [0, hi];
+        2
+    } else if hi >= n {
+        out[0] = [lo, n - 1];
+        out[1] = [0, hi - n];
+        2
+    } else {
+        out[0] = [lo, hi];
+        1
+    }
 }

@@ -89,10 +89,11 @@ impl<T: Scalar> Carried for CarriedDat<T> {
     }
 }
 
-/// A coordinate type positions may have.
+/// A coordinate type positions may have (integers for discrete grids).
 pub trait Coordinate: Scalar + Into<f64> {}
 impl Coordinate for f32 {}
 impl Coordinate for f64 {}
+impl Coordinate for i32 {}
 
 /// Reads the senders' positions as `f64`s.
 trait Positions: Send + Sync {

@@ -4,13 +4,15 @@
 //! - `list.rs`: [`MessageList`], its carried Dats and its build (the
 //!   counting sort);
 //! - `grid.rs`: [`SpatialGrid`], the bins and the strips a query visits;
-//! - `query.rs`: the kernel parameters [`Spatial2d`] and [`Spatial3d`] and
-//!   the [`Near`] iterator.
+//! - `query.rs`: the kernel parameters [`Spatial2d`], [`Spatial3d`] and
+//!   [`Discrete2d`], and their iterators [`Near`] and [`Within`].
 
 mod grid;
 mod list;
 mod query;
 
-pub use grid::{axis_bin, bin_of, strips, Boundary, SpatialGrid, GRID_PARAMS, MAX_BINS, MAX_STRIPS};
+pub use grid::{
+    axis_bin, axis_cell, bin_of, cell_runs, strips, Boundary, NearKind, SpatialGrid, GRID_PARAMS, MAX_BINS, MAX_STRIPS,
+};
 pub use list::{Coordinate, MessageList, NearArgs, WholeCount};
-pub use query::{FromSpatialView, Near, Spatial2d, Spatial3d, SpatialView};
+pub use query::{Discrete2d, FromSpatialView, Near, Spatial2d, Spatial3d, SpatialView, Within};

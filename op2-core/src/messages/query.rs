@@ -1,12 +1,14 @@
 //! What a kernel's spatial message parameter is natively: `msgs:
 //! &Spatial2d` or `&Spatial3d`, and `for j in msgs.near(x, y[, z])`, which
-//! yields the indices of the messages in the bins around a point.
+//! yields the indices of the messages in the bins around a point; or
+//! `msgs: &Discrete2d`, and `for j in msgs.within(x, y, r)`, the messages
+//! in the cells within `r` of a cell.
 //!
 //! The translated kernels do the same in C (the prelude's `op2_spatial`):
 //! `#[op2::kernel]` lowers the parameter to the bins' offsets and the grid's
 //! parameters, which `par_loop!` passes for `list(NEAR)`.
 
-use super::grid::{strips, GRID_PARAMS, MAX_STRIPS};
+use super::grid::{axis_cell, cell_runs, strips, GRID_PARAMS, MAX_STRIPS};
 
 /// The bins of a built spatial message list, as a loop sees them: the
 /// first message of every bin (and one past the last) and the grid.
@@ -78,6 +80,104 @@ impl Spatial3d {
     }
 }
 
+/// A kernel parameter for a discrete 2-D message list
+/// ([`SpatialGrid::discrete_2d`](super::SpatialGrid::discrete_2d), passed
+/// as `list(NEAR)`): `for j in msgs.within(x, y, r)` visits the messages in
+/// the cells `(x + dx, y + dy)`, `|dx|, |dy| <= r` (the Moore
+/// neighbourhood of radius `r`, the cell itself included), row by row from
+/// `dy = -r`, each row from `dx = -r`, each cell's messages in sender id
+/// order. Cells past an edge are skipped, or wrap around on a periodic
+/// grid (each cell visited once, however large `r`).
+#[derive(Clone, Copy, Debug)]
+pub struct Discrete2d {
+    view: SpatialView,
+}
+
+impl Discrete2d {
+    /// The indices of the messages in the cells within `r` of `(x, y)`.
+    #[inline(always)]
+    pub fn within(&self, x: impl Into<i64>, y: impl Into<i64>, r: impl Into<i64>) -> Within {
+        let v = &self.view;
+        let wrap = v.grid[7] != 0.0;
+        let (nx, ny) = (v.grid[4] as i64, v.grid[5] as i64);
+        let (cx, cy) = (axis_cell(x.into(), nx, wrap), axis_cell(y.into(), ny, wrap));
+        let r = r.into();
+        let mut it = Within {
+            starts: v.starts,
+            nx,
+            xruns: [[0; 2]; 2],
+            x_count: 0,
+            yruns: [[0; 2]; 2],
+            y_count: 0,
+            y_run: 0,
+            y: 0,
+            x_next: 0,
+            at: 0,
+            end: 0,
+        };
+        it.x_count = cell_runs(cx, r, nx, wrap, &mut it.xruns) as u8;
+        it.y_count = cell_runs(cy, r, ny, wrap, &mut it.yruns) as u8;
+        // Before the first row: the first `next` moves onto it.
+        it.y = it.yruns[0][0] - 1;
+        it.x_next = it.x_count;
+        it
+    }
+}
+
+/// The message indices of a discrete query, row by row and run by run:
+/// nothing is gathered per message or per cell.
+#[derive(Clone, Debug)]
+pub struct Within {
+    starts: *const i32,
+    nx: i64,
+    xruns: [[i64; 2]; 2],
+    x_count: u8,
+    yruns: [[i64; 2]; 2],
+    y_count: u8,
+    y_run: u8,
+    y: i64,
+    x_next: u8,
+    at: u32,
+    end: u32,
+}
+
+impl Iterator for Within {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        while self.at == self.end {
+            if self.x_next == self.x_count {
+                // The next row, if any.
+                if self.y_run == self.y_count {
+                    return None;
+                }
+                self.y += 1;
+                if self.y > self.yruns[self.y_run as usize][1] {
+                    self.y_run += 1;
+                    if self.y_run == self.y_count {
+                        return None;
+                    }
+                    self.y = self.yruns[self.y_run as usize][0];
+                }
+                self.x_next = 0;
+                continue;
+            }
+            let [a, b] = self.xruns[self.x_next as usize];
+            self.x_next += 1;
+            let row = self.nx * self.y;
+            // SAFETY: `SpatialView::new`'s contract: every cell of the grid
+            // and the end have an offset; `row + a ..= row + b + 1` are.
+            unsafe {
+                self.at = *self.starts.add((row + a) as usize) as u32;
+                self.end = *self.starts.add((row + b + 1) as usize) as u32;
+            }
+        }
+        self.at += 1;
+        Some(self.at as usize - 1)
+    }
+}
+
 /// Made by `par_loop!` from a list's view: the kernel's parameter type
 /// decides which.
 #[doc(hidden)]
@@ -95,6 +195,12 @@ impl FromSpatialView for Spatial2d {
 impl FromSpatialView for Spatial3d {
     fn from_view(view: SpatialView) -> Self {
         Spatial3d { view }
+    }
+}
+
+impl FromSpatialView for Discrete2d {
+    fn from_view(view: SpatialView) -> Self {
+        Discrete2d { view }
     }
 }
 

@@ -120,7 +120,7 @@ impl Translator {
             Expr::MethodCall(m) if matches!(self.ty(&m.receiver), ETy::Spatial(_)) => {
                 self.err(
                     m.span(),
-                    "a spatial message parameter is only iterated: `for j in msgs.near(x, y, z) { .. }`",
+                    "a spatial message parameter is only iterated: `for j in msgs.near(x, y, z) { .. }` (`msgs.within(x, y, r)` for a `Discrete2d`)",
                 );
                 String::new()
             }

@@ -1,22 +1,28 @@
 //! Spatial message lists: the lowered prologue `let msgs =
-//! Spatial3d::new(op2_bins_msgs, op2_grid_msgs);` becomes the prelude's
-//! `op2_spatial` (`codegen/spatial_c.rs` in op2-backends), and `for j in
-//! msgs.near(x, y, z) { .. }` a loop over the messages in the bins around
-//! the point, strip by strip, with `j` the message index (a `usize`).
+//! Spatial3d::new(op2_bins_msgs, op2_grid_msgs);` (or `Spatial2d`,
+//! `Discrete2d`) becomes the prelude's `op2_spatial`
+//! (`codegen/spatial_c.rs` in op2-backends); `for j in msgs.near(x, y, z) {
+//! .. }` a loop over the messages in the bins around the point, strip by
+//! strip, and `for j in msgs.within(x, y, r) { .. }` one over the messages
+//! in the cells within `r`, run by run, with `j` the message index (a
+//! `usize`).
 
 use syn::spanned::Spanned;
 use syn::{Expr, ExprCall, Pat};
+
+use op2_core::NearKind;
 
 use super::names::Kind;
 use super::types::{ETy, Ty};
 use super::Translator;
 
-/// The dimension of a `Spatial2d::new(..)` / `Spatial3d::new(..)` call.
-pub(super) fn spatial_new_dims(c: &ExprCall) -> Option<usize> {
+/// The kind of a `Spatial2d::new(..)` / `Spatial3d::new(..)` /
+/// `Discrete2d::new(..)` call.
+pub(super) fn spatial_new_dims(c: &ExprCall) -> Option<NearKind> {
     let Expr::Path(p) = &*c.func else { return None };
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
     match segs.split_last() {
-        Some((new, ty)) if new == "new" => crate::subset::spatial_type_dims(ty),
+        Some((new, ty)) if new == "new" => crate::subset::spatial_type_kind(ty),
         _ => None,
     }
 }
@@ -40,7 +46,7 @@ impl Translator {
 
     /// `let msgs = Spatial3d::new(bins, grid);` (only as `#[op2::kernel]`
     /// lowers a `&Spatial3d` parameter).
-    pub(super) fn local_spatial(&mut self, name: &str, init: Option<&Expr>, dims: usize, span: proc_macro2::Span) {
+    pub(super) fn local_spatial(&mut self, name: &str, init: Option<&Expr>, kind: NearKind, span: proc_macro2::Span) {
         let Some(Expr::Call(c)) = init else {
             self.err(span, "a spatial message parameter is made by op2 only");
             return;
@@ -53,63 +59,79 @@ impl Translator {
         let cname = self.declare_name(name);
         self.out
             .line(&format!("op2_spatial {cname} = op2_spatial_new({bins}, {grid});"));
-        self.bind(name, cname, ETy::Spatial(dims), Kind::Local);
+        self.bind(name, cname, ETy::Spatial(kind), Kind::Local);
     }
 
-    /// `for j in msgs.near(x, y[, z]) { body }`: returns false if the loop is
-    /// not over a spatial parameter's `near`.
+    /// `for j in msgs.near(x, y[, z]) { body }` (or `msgs.within(x, y, r)`
+    /// of a `Discrete2d`): returns false if the loop is not over a spatial
+    /// parameter's neighbourhood.
     pub(super) fn spatial_loop(&mut self, f: &syn::ExprForLoop) -> bool {
         let mut iterated = &*f.expr;
         while let Expr::Paren(p) = iterated {
             iterated = &p.expr;
         }
         let Expr::MethodCall(m) = iterated else { return false };
-        let ETy::Spatial(dims) = self.ty(&m.receiver) else {
+        let ETy::Spatial(kind) = self.ty(&m.receiver) else {
             return false;
         };
-        if m.method != "near" {
+        let (method, args, what) = match kind {
+            NearKind::Spatial2d => ("near", 2, "`.near(x, y)`"),
+            NearKind::Spatial3d => ("near", 3, "`.near(x, y, z)`"),
+            NearKind::Discrete2d => ("within", 3, "`.within(x, y, r)`"),
+        };
+        let ty = kind.type_name();
+        if m.method != method {
             self.err(
                 m.method.span(),
-                "a spatial message parameter offers `.near(x, y)` (2-D) or `.near(x, y, z)` (3-D) only",
+                format!("a `{ty}` message parameter offers {what} only"),
             );
             return true;
         }
-        if m.args.len() != dims {
-            self.err(
-                m.span(),
-                format!("`.near()` of a `Spatial{dims}d` takes {dims} coordinates"),
-            );
+        if m.args.len() != args {
+            self.err(m.span(), format!("`{what}` of a `{ty}` takes {args} arguments"));
             return true;
         }
         let Pat::Ident(var) = &*f.pat else {
             self.err(
                 f.pat.span(),
-                "bind the message index to a name: `for j in msgs.near(..)`",
+                format!("bind the message index to a name: `for j in msgs.{method}(..)`"),
             );
             return true;
         };
         let receiver = self.expr(&m.receiver, None);
+        let discrete = kind == NearKind::Discrete2d;
         let mut coords: Vec<String> = m
             .args
             .iter()
             .map(|a| {
                 let t = self.ty(a).scalar().concrete();
+                if discrete && !t.is_int() {
+                    self.err(a.span(), "`.within(x, y, r)` takes integer cells and radius");
+                }
                 let v = self.expr(a, Some(t));
-                format!("(double)({v})")
+                if discrete {
+                    format!("(long)({v})")
+                } else {
+                    format!("(double)({v})")
+                }
             })
             .collect();
-        if dims == 2 {
+        if kind == NearKind::Spatial2d {
             coords.push("0.0".to_string());
         }
+        let (iter_ty, start, next) = match kind {
+            NearKind::Discrete2d => ("op2_within", "op2_spatial_within", "op2_within_next"),
+            _ => ("op2_near", "op2_spatial_near", "op2_near_next"),
+        };
         let it = self.fresh("op2_near");
         let at = self.fresh("op2_at");
         self.out.open("");
         self.out.line(&format!(
-            "op2_near {it} = op2_spatial_near(&{receiver}, {});",
+            "{iter_ty} {it} = {start}(&{receiver}, {});",
             coords.join(", ")
         ));
         self.out.line(&format!("long {at};"));
-        self.out.open(&format!("while (op2_near_next(&{it}, &{at}))"));
+        self.out.open(&format!("while ({next}(&{it}, &{at}))"));
         self.scopes.push(Vec::new());
         let name = var.ident.to_string();
         let c = self.declare_name(&name);

@@ -84,7 +84,7 @@ impl Translator {
         };
         match ty {
             ETy::Stream => self.local_stream(&name, init, ident.span()),
-            ETy::Spatial(dims) => self.local_spatial(&name, init, dims, ident.span()),
+            ETy::Spatial(kind) => self.local_spatial(&name, init, kind, ident.span()),
             ETy::Fate => self.local_fate(&name, init, ident.span()),
             ETy::Scalar(t) => {
                 let t = t.concrete();

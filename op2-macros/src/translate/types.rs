@@ -3,6 +3,7 @@
 //! declared types and array dimensions, and the type of every expression.
 
 use op2_core::kernel_language::{KernelScalar, RandomDraw};
+use op2_core::NearKind;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Stmt, Type, UnOp};
 
@@ -95,9 +96,9 @@ pub(super) enum ETy {
     Array(Ty, usize),
     /// A random stream (`Philox`): a local, created and drawn from only.
     Stream,
-    /// A spatial message list's bins (`Spatial2d`/`Spatial3d`, the
-    /// dimension): a local made by the lowered prologue, iterated only.
-    Spatial(usize),
+    /// A spatial message list's bins (`Spatial2d`/`Spatial3d`/`Discrete2d`):
+    /// a local made by the lowered prologue, iterated only.
+    Spatial(NearKind),
     /// An agent's fate (`&mut Fate`): a local made by the lowered prologue,
     /// only told `.die()` or `.spawn()`.
     Fate,
@@ -238,7 +239,7 @@ impl Translator {
             Expr::Call(c) => match (&*c.func, super::spatial::spatial_new_dims(c)) {
                 _ if super::random::is_stream_new(c) => ETy::Stream,
                 _ if super::fate::is_fate_new(c) => ETy::Fate,
-                (_, Some(dims)) => ETy::Spatial(dims),
+                (_, Some(kind)) => ETy::Spatial(kind),
                 (Expr::Path(p), None) => match p.path.segments.first().map(|s| s.ident.to_string()).as_deref() {
                     Some("f32") => ETy::Scalar(Ty::F32),
                     _ => ETy::Scalar(Ty::F64),
