@@ -19,6 +19,24 @@ fn count_3d(p: &[f64; 3], n: &mut i32, ps: &[[f64; 3]], msgs: &Spatial3d) {
 }
 
 #[op2::kernel]
+fn count_2d(p: &[f64; 2], n: &mut i32, msgs: &Spatial2d) {
+    let mut c = 0;
+    for _j in msgs.near(p[0], p[1]) {
+        c += 1;
+    }
+    *n = c;
+}
+
+#[op2::kernel]
+fn count_cells(p: &[i32; 2], n: &mut i32, msgs: &Discrete2d) {
+    let mut c = 0;
+    for _j in msgs.within(p[0], p[1], 2) {
+        c += 1;
+    }
+    *n = c;
+}
+
+#[op2::kernel]
 fn count_all(n: &mut i32, ps: &[f64]) {
     *n = ps.len() as i32;
 }
@@ -159,7 +177,36 @@ fn near_needs_a_spatial_list_of_the_kernels_dimension() {
         )
         .unwrap_err(),
     );
-    assert!(msg.contains("`flat` is 2-D") && msg.contains("Spatial3d"), "{msg}");
+    assert!(
+        msg.contains("`flat` is a 2-D spatial list") && msg.contains("parameter is `Spatial3d`"),
+        "{msg}"
+    );
+    // A continuous 2-D list for a `Discrete2d` parameter, and a discrete one
+    // for a `Spatial2d` parameter.
+    let cells = Set::new("cells", 4).unwrap();
+    let at = Dat::from_vec("at", &cells, 2, vec![0, 0, 1, 2, 3, 3, -1, 5]).unwrap();
+    let discrete = MessageList::spatial(
+        "grid",
+        SpatialGrid::discrete_2d("g", [4, 4], Boundary::Wrap).unwrap(),
+        &at,
+    )
+    .unwrap();
+    discrete.build().unwrap();
+    let count = Dat::<i32>::zeros("count", &cells, 1).unwrap();
+    let msg = message_arg(par_loop!(rt, count_cells, cells, at(READ), count(WRITE), list2(NEAR)).unwrap_err());
+    assert!(
+        msg.contains("`flat` is a 2-D spatial list") && msg.contains("`Discrete2d`, which needs a discrete 2-D list"),
+        "{msg}"
+    );
+    let (fpos, fn_) = (&flat.pos, &flat.n);
+    let msg = message_arg(par_loop!(rt, count_2d, flat.agents, fpos(READ), fn_(WRITE), discrete(NEAR)).unwrap_err());
+    assert!(
+        msg.contains("`grid` is a discrete 2-D list") && msg.contains("`Spatial2d`"),
+        "{msg}"
+    );
+    // The right pairs run.
+    par_loop!(rt, count_cells, cells, at(READ), count(WRITE), discrete(NEAR)).unwrap();
+    assert_eq!(count.to_vec(), [4, 4, 4, 4]);
 }
 
 #[test]
@@ -208,4 +255,10 @@ fn bad_grids_are_errors() {
     assert!(msg.contains("one width"), "{msg}");
     let ok = SpatialGrid::new_2d("g", [0.0; 2], [10.0, 6.0], 2.0, Boundary::Wrap).unwrap();
     assert_eq!(ok.bins_per_axis(), [5, 3, 1]);
+    let msg = bad(SpatialGrid::discrete_2d("g", [4, 0], clamp));
+    assert!(msg.contains("at least one cell per axis"), "{msg}");
+    let msg = bad(SpatialGrid::discrete_2d("g", [1 << 20, 1 << 20], clamp));
+    assert!(msg.contains("bins"), "{msg}");
+    let cells = SpatialGrid::discrete_2d("g", [5, 3], Boundary::Wrap).unwrap();
+    assert_eq!((cells.bins_per_axis(), cells.is_discrete()), ([5, 3, 1], true));
 }

@@ -78,6 +78,22 @@ pub fn run_catalogue(rt: &Runtime) {
         near(NEAR)
     )
     .unwrap();
+    // A discrete message list: the cells within a radius.
+    let cell = Dat::from_vec("cell", &nodes, 2, vec![0, 0, 1, 0, 2, 2, 0, 1, 7, -3]).unwrap();
+    let cells_grid = SpatialGrid::discrete_2d("cells", [3, 3], Boundary::Wrap).unwrap();
+    let cells_list = MessageList::spatial("cells", cells_grid, &cell).unwrap();
+    let cells_id = cells_list.carry(&a).unwrap();
+    cells_list.build().unwrap();
+    par_loop!(
+        rt,
+        within_count,
+        nodes,
+        cell(READ),
+        near_n(WRITE),
+        cells_id(READ, cells_list[..]),
+        cells_list(NEAR)
+    )
+    .unwrap();
     // Through a ragged map: READ (dim 1 and 2) and INC (f64 and i32).
     let nbrs = RaggedMap::new(
         "nbrs",

@@ -284,6 +284,20 @@ pub fn near_count(p: &[f32; 2], n: &mut i32, ids: &[u32], msgs: &op2::Spatial2d)
     *n = c;
 }
 
+/// Counts the messages from positive ids in the cells within 1 of an
+/// integer cell (a discrete message list). Used by the catalogue.
+#[op2::kernel]
+#[allow(dead_code)]
+pub fn within_count(cell: &[i32; 2], n: &mut i32, ids: &[u32], msgs: &op2::Discrete2d) {
+    let mut c = 0;
+    for j in msgs.within(cell[0], cell[1], 1) {
+        if ids[j] > 0 {
+            c += 1;
+        }
+    }
+    *n = c;
+}
+
 /// An agent of negative mass dies; one above 1 splits in two (the
 /// catalogue's; the conformance suite has its own).
 #[op2::kernel]

@@ -6,6 +6,12 @@ fn count(n: &mut i32, msgs: &mut Spatial3d) {
     *n = 0;
 }
 
+// So is a discrete one.
+#[op2::kernel]
+fn cells(n: &mut i32, msgs: &mut Discrete2d) {
+    *n = 0;
+}
+
 #[op2::kernel]
 fn count_2d(p: &[f64; 2], n: &mut i32, msgs: &Spatial2d) {
     let mut c = 0;

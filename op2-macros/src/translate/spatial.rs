@@ -88,7 +88,7 @@ impl Translator {
             return true;
         }
         if m.args.len() != args {
-            self.err(m.span(), format!("`{what}` of a `{ty}` takes {args} arguments"));
+            self.err(m.span(), format!("{what} of a `{ty}` takes {args} arguments"));
             return true;
         }
         let Pat::Ident(var) = &*f.pat else {

@@ -522,5 +522,49 @@ fn spatial_loops_walk_the_strips() {
             let x = m.near(1.0, 2.0, 3.0);
         }",
     );
-    assert!(bad.iter().any(|e| e.contains("takes 3 coordinates")), "{bad:?}");
+    assert!(
+        bad.iter()
+            .any(|e| e.contains("`.near(x, y, z)` of a `Spatial3d` takes 3 arguments")),
+        "{bad:?}"
+    );
+}
+
+#[test]
+fn discrete_loops_walk_the_cells_within() {
+    let src = "fn k(p: &[i32; 2], r: &i32, n: &mut i32, op2_bins_m: &[i32], op2_grid_m: &[f64; 8]) {
+        let m = Discrete2d::new(op2_bins_m, op2_grid_m);
+        for j in m.within(p[0], p[1] + 1, *r) { *n += j as i32; }
+    }";
+    let c = c_of(src);
+    assert!(
+        c.contains("op2_spatial m = op2_spatial_new(op2_op2_bins_m, op2_op2_grid_m);"),
+        "{c}"
+    );
+    assert!(
+        c.contains("op2_within op2_near = op2_spatial_within(&m, (long)(p[OP2_IX(0, 2)]), (long)((p[OP2_IX(1, 2)] + 1)), (long)((*r)));"),
+        "{c}"
+    );
+    assert!(c.contains("while (op2_within_next(&op2_near, &op2_at)) {"), "{c}");
+    let bad = errors_of(
+        "fn k(p: &[f32; 2], op2_bins_m: &[i32], op2_grid_m: &[f64; 8]) {
+            let m = Discrete2d::new(op2_bins_m, op2_grid_m);
+            for j in m.within(p[0], 1, 2) {}
+            for j in m.near(1, 2) {}
+            for j in m.within(1, 2) {}
+        }",
+    );
+    assert!(
+        bad.iter().any(|e| e.contains("takes integer cells and radius")),
+        "{bad:?}"
+    );
+    assert!(
+        bad.iter()
+            .any(|e| e.contains("a `Discrete2d` message parameter offers `.within(x, y, r)` only")),
+        "{bad:?}"
+    );
+    assert!(
+        bad.iter()
+            .any(|e| e.contains("`.within(x, y, r)` of a `Discrete2d` takes 3 arguments")),
+        "{bad:?}"
+    );
 }

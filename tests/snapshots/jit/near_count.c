@@ -122,6 +122,66 @@ OP2_FN int op2_near_next(op2_near *it, long *j) {
     *j = it->at++;
     return 1;
 }
+typedef struct {
+    OP2_GLOBAL const int *starts; long nx;
+    long xs[2][2]; int nxs; long ys[2][2]; int nys;
+    int yrun; long y; int xnext; long at; long end;
+} op2_within;
+OP2_FN long op2_axis_cell(long x, long n, int wrap) {
+    if (wrap) return ((x % n) + n) % n;
+    return x < 0 ? 0 : (x > n - 1 ? n - 1 : x);
+}
+OP2_FN int op2_cell_runs(long b, long r, long n, int wrap, long out[2][2]) {
+    if (r < 0) return 0;
+    if (r > n) r = n;
+    const long lo = b - r, hi = b + r;
+    if (!wrap) {
+        out[0][0] = lo < 0 ? 0 : lo;
+        out[0][1] = hi > n - 1 ? n - 1 : hi;
+        return 1;
+    }
+    if (r >= n / 2) { out[0][0] = 0; out[0][1] = n - 1; return 1; }
+    if (lo < 0) { out[0][0] = lo + n; out[0][1] = n - 1; out[1][0] = 0; out[1][1] = hi; return 2; }
+    if (hi >= n) { out[0][0] = lo; out[0][1] = n - 1; out[1][0] = 0; out[1][1] = hi - n; return 2; }
+    out[0][0] = lo; out[0][1] = hi;
+    return 1;
+}
+OP2_FN op2_within op2_spatial_within(const op2_spatial *s, long x, long y, long r) {
+    op2_within it;
+    const int wrap = s->g[7] != 0.0;
+    it.starts = s->starts;
+    it.nx = (long)s->g[4];
+    const long ny = (long)s->g[5];
+    it.nxs = op2_cell_runs(op2_axis_cell(x, it.nx, wrap), r, it.nx, wrap, it.xs);
+    it.nys = op2_cell_runs(op2_axis_cell(y, ny, wrap), r, ny, wrap, it.ys);
+    it.yrun = 0;
+    it.y = it.ys[0][0] - 1;
+    it.xnext = it.nxs;
+    it.at = 0;
+    it.end = 0;
+    return it;
+}
+OP2_FN int op2_within_next(op2_within *it, long *j) {
+    while (it->at == it->end) {
+        if (it->xnext == it->nxs) {
+            if (it->yrun == it->nys) return 0;
+            ++it->y;
+            if (it->y > it->ys[it->yrun][1]) {
+                ++it->yrun;
+                if (it->yrun == it->nys) return 0;
+                it->y = it->ys[it->yrun][0];
+            }
+            it->xnext = 0;
+            continue;
+        }
+        const long row = it->nx * it->y;
+        it->at = it->starts[row + it->xs[it->xnext][0]];
+        it->end = it->starts[row + it->xs[it->xnext][1] + 1];
+        ++it->xnext;
+    }
+    *j = it->at++;
+    return 1;
+}
 #define OP2_TGT_ids(t, j) (j)
 static inline void op2_kernel_near_count(long *op2_status, const float *p, int *n, OP2_GLOBAL const unsigned int *ids, OP2_GLOBAL const int *ids_targets, int ids_len, OP2_GLOBAL const int *op2_op2_bins_msgs, OP2_GLOBAL const int *op2_op2_bins_msgs_targets, int op2_op2_bins_msgs_len, const double *op2_op2_grid_msgs) {
     (void)op2_status;
