@@ -11,8 +11,9 @@
 //! too. A race shows up as a lost or doubled contribution.
 //!
 //! The same random loops also run over random subsets of their iteration set
-//! (indices unsorted and repeated, any density, empty included), and random
-//! ragged graphs get their own test.
+//! (indices unsorted and repeated, any density, empty included); random
+//! ragged graphs, stencils, births and deaths, and message lists (spatial
+//! and discrete, with agents sorted in memory or not) get their own tests.
 //!
 //! `OP2_FUZZ_CASES` sets the number of cases (default 64).
 
@@ -933,4 +934,148 @@ fn run_fates(rt: &Runtime, (codes, capacity, rounds, subset): &FateCase) -> Outc
 #[test]
 fn every_backend_matches_seq_on_random_births_and_deaths() {
     every_backend_matches_seq_on(fate_case(), run_fates, 32);
+}
+
+/// Messages, read through bins: an order-sensitive fold (halve, then add)
+/// of the values of the messages within `r`, so that any change in which
+/// messages a backend visits, or in their order, changes the bits.
+#[op2::kernel]
+fn near_fuzz(
+    p: &[f64; 2],
+    me: &i64,
+    acc: &mut f64,
+    ps: &[[f64; 2]],
+    vs: &[f64],
+    ids: &[i64],
+    msgs: &Spatial2d,
+    r: &f64,
+) {
+    let mut a = 0.0;
+    for j in msgs.near(p[0], p[1]) {
+        let dx = ps[j][0] - p[0];
+        let dy = ps[j][1] - p[1];
+        if ids[j] != *me && dx * dx + dy * dy < *r * *r {
+            a = a * 0.5 + vs[j];
+        }
+    }
+    *acc = a;
+}
+
+/// As `near_fuzz` over the cells within `r` of a discrete list.
+#[op2::kernel]
+fn within_fuzz(c: &[i32; 2], me: &i64, acc: &mut f64, vs: &[f64], ids: &[i64], msgs: &Discrete2d, r: &i32) {
+    let mut a = 0.0;
+    for j in msgs.within(c[0], c[1], *r) {
+        if ids[j] != *me {
+            a = a * 0.5 + vs[j];
+        }
+    }
+    *acc = a;
+}
+
+/// Moves the agents: continuous positions by their fold (in steps of 1/8,
+/// so that squared distances stay exact and no backend's contraction of
+/// `a * b + c` can move a neighbour across the radius), cells by one.
+#[op2::kernel]
+fn message_move(acc: &f64, p: &mut [f64; 2], c: &mut [i32; 2]) {
+    let k = (*acc as i32) as f64;
+    p[0] += 0.25 * k;
+    p[1] -= 0.125 * k;
+    c[0] += (*acc as i32) % 3 - 1;
+    c[1] += 1;
+}
+
+/// Agents' cells (also their positions, plus an offset), whether each
+/// sends, periodic or clamped, the radius in cells, rounds, and whether to
+/// sort the agents by bin after each round.
+type MessageCase = (Vec<(i32, i32, bool)>, bool, i32, usize, bool);
+
+fn message_case() -> impl Strategy<Value = MessageCase> {
+    (
+        prop::collection::vec((-2i32..9, -2i32..7, any::<bool>()), 0..70),
+        any::<bool>(),
+        -1i32..4,
+        1usize..4,
+        any::<bool>(),
+    )
+}
+
+fn run_messages(rt: &Runtime, (agents_at, wrap, radius, rounds, sort): &MessageCase) -> Outcome {
+    let n = agents_at.len();
+    let agents = Set::dynamic("agents", n, n).unwrap();
+    let cells: Vec<i32> = agents_at.iter().flat_map(|&(x, y, _)| [x, y]).collect();
+    let c = Dat::from_vec("c", &agents, 2, cells.clone()).unwrap();
+    let p = Dat::from_vec("p", &agents, 2, cells.iter().map(|&v| v as f64 * 0.75 + 0.25).collect()).unwrap();
+    let sent = Dat::from_vec("sent", &agents, 1, agents_at.iter().map(|a| i32::from(a.2)).collect()).unwrap();
+    let id = Dat::from_vec("id", &agents, 1, (0..n as i64).collect()).unwrap();
+    let v = Dat::from_vec("v", &agents, 1, (0..n).map(|i| 1.0 + (i % 7) as f64 * 0.375).collect()).unwrap();
+    let (near_acc, within_acc) = (
+        Dat::<f64>::zeros("near_acc", &agents, 1).unwrap(),
+        Dat::<f64>::zeros("within_acc", &agents, 1).unwrap(),
+    );
+    let boundary = if *wrap { Boundary::Wrap } else { Boundary::Clamp };
+    let near = MessageList::spatial(
+        "near",
+        SpatialGrid::new_2d("g", [0.0; 2], [6.0, 4.5], 1.5, boundary).unwrap(),
+        &p,
+    )
+    .unwrap();
+    let (near_p, near_v, near_id) = (
+        near.carry(&p).unwrap(),
+        near.carry(&v).unwrap(),
+        near.carry(&id).unwrap(),
+    );
+    let cells_list =
+        MessageList::spatial("cells", SpatialGrid::discrete_2d("g", [7, 5], boundary).unwrap(), &c).unwrap();
+    let (cells_v, cells_id) = (cells_list.carry(&v).unwrap(), cells_list.carry(&id).unwrap());
+    let (r, rc) = (Global::scalar("r", 1.5 * *radius as f64), Global::scalar("rc", *radius));
+    let mut out = Vec::new();
+    for _ in 0..*rounds {
+        near.build_sent(&sent).map_err(|e| e.to_string())?;
+        cells_list.build_sent(&sent).map_err(|e| e.to_string())?;
+        par_loop!(
+            rt,
+            near_fuzz,
+            agents,
+            p(READ),
+            id(READ),
+            near_acc(WRITE),
+            near_p(READ, near[..]),
+            near_v(READ, near[..]),
+            near_id(READ, near[..]),
+            near(NEAR),
+            r(READ)
+        )
+        .map_err(|e| e.to_string())?;
+        par_loop!(
+            rt,
+            within_fuzz,
+            agents,
+            c(READ),
+            id(READ),
+            within_acc(WRITE),
+            cells_v(READ, cells_list[..]),
+            cells_id(READ, cells_list[..]),
+            cells_list(NEAR),
+            rc(READ)
+        )
+        .map_err(|e| e.to_string())?;
+        if *sort {
+            near.sort_senders().map_err(|e| e.to_string())?;
+        }
+        par_loop!(rt, message_move, agents, near_acc(READ), p(RW), c(RW)).map_err(|e| e.to_string())?;
+        for d in [&near_acc, &within_acc] {
+            out.push(d.to_vec());
+        }
+    }
+    out.push(id.to_vec().into_iter().map(|i| i as f64).collect());
+    out.push(p.to_vec());
+    Ok(out)
+}
+
+/// Spatial and discrete message lists (clamped and periodic, some senders,
+/// agents sorted in memory or not) on every backend against seq.
+#[test]
+fn every_backend_matches_seq_on_random_messages() {
+    every_backend_matches_seq_on(message_case(), run_messages, 32);
 }
