@@ -135,3 +135,55 @@ fn sorting_the_senders_needs_a_fresh_build_of_dynamic_senders() {
     let e = list.sort_senders().unwrap_err().to_string();
     assert!(e.contains("changed since the last build"), "{e}");
 }
+
+#[op2::kernel]
+fn count_near(p: &[f64; 2], n: &mut i32, ps: &[[f64; 2]], msgs: &Spatial2d) {
+    let mut c = 0;
+    for j in msgs.near(p[0], p[1]) {
+        if ps[j][0] >= 0.0 {
+            c += 1;
+        }
+    }
+    *n = c;
+}
+
+#[test]
+fn a_message_set_changed_after_its_build_is_refused_until_rebuilt() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let grid = SpatialGrid::new_2d("g", [0.0, 0.0], [4.0, 4.0], 1.0, Boundary::Clamp).unwrap();
+    let agents = Set::dynamic("agents", 3, 3).unwrap();
+    let p = Dat::from_vec("p", &agents, 2, vec![3.5, 3.5, 0.5, 0.5, 1.5, 0.5]).unwrap();
+    let n = Dat::<i32>::zeros("n", &agents, 1).unwrap();
+    let list = MessageList::spatial("near", grid, &p).unwrap();
+    let m_p = list.carry(&p).unwrap();
+    list.build().unwrap();
+    // Scrambling the messages themselves would pair them with the wrong bins.
+    list.set().permute(&[2, 0, 1]).unwrap();
+    let e = par_loop!(
+        rt,
+        count_near,
+        agents,
+        p(READ),
+        n(WRITE),
+        m_p(READ, list[..]),
+        list(NEAR)
+    )
+    .unwrap_err();
+    let e = e.to_string();
+    assert!(
+        e.contains("`near` changed since its build") && e.contains("build it again"),
+        "{e}"
+    );
+    list.build().unwrap();
+    par_loop!(
+        rt,
+        count_near,
+        agents,
+        p(READ),
+        n(WRITE),
+        m_p(READ, list[..]),
+        list(NEAR)
+    )
+    .unwrap();
+    assert_eq!(n.to_vec(), [1, 2, 2]);
+}

@@ -67,6 +67,13 @@ fn check_whole(
             w.list, w.list
         ));
     }
+    if !w.count.is_current(w.set) {
+        return fail(format!(
+            "message list `{}` changed since its build (its message set `{}` was permuted or resized): build it again",
+            w.list,
+            w.set.name()
+        ));
+    }
     if set.distribution().is_some() {
         return fail(format!(
             "the loop runs over distributed set `{}`: message lists across ranks are not supported yet",

@@ -2,7 +2,7 @@
 //! variables, built from what the senders wrote (FLAME GPU's messages).
 
 use std::any::Any;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::grid::{bin_of, SpatialGrid, GRID_PARAMS};
@@ -16,6 +16,9 @@ use crate::{DatHandle, DeviceCell, Error, Global, Result, Scalar, Set};
 /// one-entry buffer, uploaded again after every change).
 pub struct WholeCount {
     count: AtomicI32,
+    /// The generation of the Dat's set at the build: a permutation or a
+    /// change of a dynamic message set since then scrambles the messages.
+    generation: AtomicU64,
     device: DeviceCell,
 }
 
@@ -23,6 +26,7 @@ impl WholeCount {
     fn unbuilt() -> WholeCount {
         WholeCount {
             count: AtomicI32::new(-1),
+            generation: AtomicU64::new(0),
             device: DeviceCell::default(),
         }
     }
@@ -32,7 +36,14 @@ impl WholeCount {
         usize::try_from(self.count.load(Ordering::Acquire)).ok()
     }
 
-    fn set(&self, n: usize) {
+    /// Whether the Dats counted are as the build left them: their set has
+    /// not been renumbered since.
+    pub fn is_current(&self, set: &Set) -> bool {
+        self.generation.load(Ordering::Acquire) == set.generation()
+    }
+
+    fn set(&self, n: usize, set: &Set) {
+        self.generation.store(set.generation(), Ordering::Release);
         // Set sizes fit an i32 (MAX_SET_SIZE).
         self.count.store(n as i32, Ordering::Release);
         // The device copy is stale: the next loop uploads the new count.
@@ -416,9 +427,9 @@ impl MessageList {
         }
         if let Search::Spatial(b) = &inner.search {
             b.starts.try_data_mut()?.copy_from_slice(&s.counts);
-            b.starts_count.set(s.counts.len());
+            b.starts_count.set(s.counts.len(), b.starts.set());
         }
-        inner.count.set(s.sent.len());
+        inner.count.set(s.sent.len(), &inner.set);
         s.built_at = Some(inner.senders.generation());
         Ok(s.sent.len())
     }
