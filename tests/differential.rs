@@ -940,6 +940,7 @@ fn every_backend_matches_seq_on_random_births_and_deaths() {
 /// of the values of the messages within `r`, so that any change in which
 /// messages a backend visits, or in their order, changes the bits.
 #[op2::kernel]
+#[allow(clippy::too_many_arguments)]
 fn near_fuzz(
     p: &[f64; 2],
     me: &i64,
