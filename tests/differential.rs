@@ -1032,8 +1032,8 @@ fn run_messages(rt: &Runtime, (agents_at, wrap, radius, rounds, sort): &MessageC
     let (r, rc) = (Global::scalar("r", 1.5 * *radius as f64), Global::scalar("rc", *radius));
     let mut out = Vec::new();
     for _ in 0..*rounds {
-        near.build_sent(&sent).map_err(|e| e.to_string())?;
-        cells_list.build_sent(&sent).map_err(|e| e.to_string())?;
+        near.build_sent_on(&sent, rt).map_err(|e| e.to_string())?;
+        cells_list.build_sent_on(&sent, rt).map_err(|e| e.to_string())?;
         par_loop!(
             rt,
             near_fuzz,
@@ -1062,7 +1062,7 @@ fn run_messages(rt: &Runtime, (agents_at, wrap, radius, rounds, sort): &MessageC
         )
         .map_err(|e| e.to_string())?;
         if *sort {
-            near.sort_senders().map_err(|e| e.to_string())?;
+            near.sort_senders_on(rt).map_err(|e| e.to_string())?;
         }
         par_loop!(rt, message_move, agents, near_acc(READ), p(RW), c(RW)).map_err(|e| e.to_string())?;
         for d in [&near_acc, &within_acc] {

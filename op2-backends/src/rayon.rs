@@ -1,4 +1,4 @@
-use op2_core::{Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
+use op2_core::{Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, Workers};
 use rayon::prelude::*;
 
 use crate::RuntimeOptions;
@@ -50,7 +50,7 @@ impl RayonExecutor {
             .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
     }
 
-    fn run(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) {
+    fn run_loop(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) {
         let layout = ReductionLayout::new(lp.args);
         let words = layout.words_per_chunk();
         // One partials slot per unit of work (chunk or block), in a fixed order.
@@ -101,9 +101,28 @@ impl Executor for RayonExecutor {
 
     fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
         match &self.pool {
-            Some(pool) => pool.install(|| self.run(lp, body)),
-            None => self.run(lp, body),
+            Some(pool) => pool.install(|| self.run_loop(lp, body)),
+            None => self.run_loop(lp, body),
         }
         Ok(())
+    }
+
+    fn workers(&self) -> &dyn Workers {
+        self
+    }
+}
+
+/// Builds and compactions run on the loops' threads.
+impl Workers for RayonExecutor {
+    fn threads(&self) -> usize {
+        RayonExecutor::threads(self)
+    }
+
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        let all = || (0..tasks).into_par_iter().for_each(task);
+        match &self.pool {
+            Some(pool) => pool.install(all),
+            None => all(),
+        }
     }
 }

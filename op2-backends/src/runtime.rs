@@ -482,6 +482,18 @@ impl std::fmt::Debug for Runtime {
     }
 }
 
+/// A runtime lends its backend's host threads ([`Executor::workers`]) to
+/// builds and compactions: `list.build_on(&rt)`.
+impl op2_core::Workers for Runtime {
+    fn threads(&self) -> usize {
+        self.executor.workers().threads()
+    }
+
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        self.executor.workers().run(tasks, task);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,10 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, Set, Subset};
+use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, ScopedThreads, Set, Subset, Workers};
+
+/// The workers of backends that lend one thread.
+static ONE_THREAD: ScopedThreads = ScopedThreads::one();
 
 /// The loop body a backend runs: called with a range of consecutive positions
 /// of the loop's range ([`ParLoop::range`]) and that chunk's reduction
@@ -88,6 +91,13 @@ pub trait Executor: Send + Sync {
     /// atomic increments on a device).
     fn is_deterministic(&self) -> bool {
         true
+    }
+
+    /// The host threads the backend lends to the work around its loops
+    /// (message builds, compactions, sorts): the caller's thread alone
+    /// unless the backend says otherwise.
+    fn workers(&self) -> &dyn Workers {
+        &ONE_THREAD
     }
 
     /// The choices the backend made otherwise than its options asked (such as

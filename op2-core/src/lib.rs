@@ -59,6 +59,7 @@ mod storage;
 mod subset;
 mod timing;
 mod validate;
+mod workers;
 // For the code `par_loop!` generates (through `op2::__private`), not for
 // direct use: hidden from the docs.
 #[doc(hidden)]
@@ -106,3 +107,4 @@ pub use subset::IterationSpace;
 pub use subset::Subset;
 pub use timing::{estimate_bytes, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};
+pub use workers::{ScopedThreads, Workers};

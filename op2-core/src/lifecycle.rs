@@ -7,7 +7,8 @@ use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use crate::population::Reorder;
-use crate::{Dat, DatHandle, Error, Result, Scalar, Set};
+use crate::workers::select_indices;
+use crate::{Dat, DatHandle, Error, Result, Scalar, ScopedThreads, Set, Workers};
 
 /// The flag a kernel sets to kill its agent.
 pub const FATE_DIES: i32 = 1;
@@ -181,16 +182,24 @@ impl Lifecycle {
     /// [`Error::SetTooLarge`], [`Error::HostOutOfMemory`],
     /// [`Error::Transfer`]. On error nothing has changed.
     pub fn apply(&self) -> Result<Census> {
+        self.apply_on(&ScopedThreads::available())
+    }
+
+    /// As [`Lifecycle::apply`], on `workers` (a runtime, `&rt`, lends its
+    /// backend's threads; `par_loop!` passes its runtime).
+    ///
+    /// # Errors
+    /// As [`Lifecycle::apply`].
+    pub fn apply_on(&self, workers: &dyn Workers) -> Result<Census> {
         let inner = &*self.0;
         let mut scratch = inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
         let (survivors, parents) = &mut *scratch;
         let before = inner.set.size();
         {
             let fates = inner.fates.try_data_ro()?;
-            survivors.clear();
-            parents.clear();
-            survivors.extend((0..before as u32).filter(|&e| fates[e as usize] & FATE_DIES == 0));
-            parents.extend((0..before as u32).filter(|&e| fates[e as usize] & FATE_SPAWNS != 0));
+            let fates = &*fates;
+            select_indices(before, &|e| fates[e] & FATE_DIES == 0, survivors, workers);
+            select_indices(before, &|e| fates[e] & FATE_SPAWNS != 0, parents, workers);
         }
         let census = Census {
             before,
@@ -217,6 +226,7 @@ impl Lifecycle {
                     parents,
                     source_of: &source_of,
                 },
+                workers,
             )?;
             // Children copied their parents' flags; nothing is pending now.
             inner.fates.try_data_mut()?.fill(0);

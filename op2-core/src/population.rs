@@ -6,7 +6,8 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, Weak};
 
-use crate::{ArgSpec, BorrowFlag, Error, Result, Set};
+use crate::workers::gather_elements;
+use crate::{ArgSpec, BorrowFlag, Error, Result, Set, Workers};
 
 /// A Dat of a dynamic set, as a reordering sees it: bytes per element, and
 /// its storage's borrow, sync and resize.
@@ -172,7 +173,7 @@ impl Population {
     /// or into it) is running; [`Error::HostBorrow`] naming the Dat if one
     /// is borrowed; [`Error::SetTooLarge`] past `MAX_SET_SIZE`;
     /// [`Error::Transfer`] or [`Error::HostOutOfMemory`] from the Dats.
-    pub(crate) fn reorder(&self, set: &str, order: &Reorder<'_>) -> Result<()> {
+    pub(crate) fn reorder(&self, set: &str, order: &Reorder<'_>, workers: &dyn Workers) -> Result<()> {
         let new_len = order.survivors.len() + order.parents.len();
         if new_len > crate::set::MAX_SET_SIZE {
             return Err(Error::SetTooLarge {
@@ -187,38 +188,42 @@ impl Population {
             m.reserve_elements(new_len)?;
         }
         // Children's values first: a source may itself be reordered below.
+        // One buffer per member for them, and one for a member's survivors.
+        let old_len = self.len();
         let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        scratch.resize_with(members.len(), Vec::new);
-        for (m, buf) in members.iter().zip(scratch.iter_mut()) {
+        scratch.resize_with(members.len() + 1, Vec::new);
+        let (children, survivors) = scratch.split_at_mut(members.len());
+        let survivors = &mut survivors[0];
+        for (m, buf) in members.iter().zip(children.iter_mut()) {
             let eb = m.element_bytes();
             let source = (order.source_of)(m.member_id())
                 .and_then(|id| members.iter().find(|s| s.member_id() == id))
                 .unwrap_or(m);
             debug_assert_eq!(source.element_bytes(), eb, "an offspring Dat has its Dat's shape");
-            buf.clear();
-            let src = source.host_bytes();
-            for &p in order.parents {
-                // SAFETY: every member is borrowed exclusively and `p` is an
-                // element of the set, so `p * eb .. (p + 1) * eb` is in bounds.
-                buf.extend_from_slice(unsafe { std::slice::from_raw_parts(src.add(p as usize * eb), eb) });
-            }
+            // SAFETY: every member is borrowed exclusively and holds the
+            // set's `old_len` elements; parents are elements of the set.
+            let src = unsafe { std::slice::from_raw_parts(source.host_bytes(), old_len * eb) };
+            gather_elements(src, eb, order.parents, buf, workers);
         }
-        for (m, buf) in members.iter().zip(scratch.iter()) {
+        // Nobody died: the survivors are all, in place.
+        let all_survive = order.survivors.len() == old_len;
+        for (m, buf) in members.iter().zip(children.iter()) {
             let eb = m.element_bytes();
-            let data = m.host_bytes();
-            for (to, &from) in order.survivors.iter().enumerate() {
-                let from = from as usize;
-                if to != from {
-                    // SAFETY: survivors ascend, so `to < from` and both are
-                    // elements of the old set; the regions may not overlap
-                    // partially (whole elements), `copy` allows overlap anyway.
-                    unsafe { std::ptr::copy(data.add(from * eb), data.add(to * eb), eb) };
-                }
+            if !all_survive {
+                // SAFETY: as above.
+                let src = unsafe { std::slice::from_raw_parts(m.host_bytes(), old_len * eb) };
+                gather_elements(src, eb, order.survivors, survivors, workers);
             }
             m.set_elements(new_len);
             let data = m.host_bytes();
-            // SAFETY: room for `new_len` elements was reserved above.
-            unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), data.add(order.survivors.len() * eb), buf.len()) };
+            // SAFETY: room for `new_len` elements was reserved above, and
+            // the buffers hold the survivors' and children's elements.
+            unsafe {
+                if !all_survive {
+                    std::ptr::copy_nonoverlapping(survivors.as_ptr(), data, survivors.len());
+                }
+                std::ptr::copy_nonoverlapping(buf.as_ptr(), data.add(order.survivors.len() * eb), buf.len());
+            }
         }
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let Ids { ids, next, .. } = &mut *guard;
@@ -305,7 +310,7 @@ impl Population {
     /// # Errors
     /// [`Error::InvalidPermutation`] if `order` is not a permutation of the
     /// set's elements; as [`Population::reorder`].
-    pub(crate) fn permute(&self, set: &str, order: &[u32]) -> Result<()> {
+    pub(crate) fn permute(&self, set: &str, order: &[u32], workers: &dyn Workers) -> Result<()> {
         let members = self.members();
         let _held = self.hold(set, &members)?;
         check_permutation(set, order, self.len())?;
@@ -320,12 +325,15 @@ impl Population {
         for m in &members {
             let eb = m.element_bytes();
             let data = m.host_bytes();
-            buf.clear();
-            for &o in order {
-                // SAFETY: every member is borrowed exclusively and `o` is an
-                // element of the set (checked above).
-                buf.extend_from_slice(unsafe { std::slice::from_raw_parts(data.add(o as usize * eb), eb) });
-            }
+            // SAFETY: every member is borrowed exclusively and holds the
+            // set's elements; `order` holds elements of the set (checked).
+            gather_elements(
+                unsafe { std::slice::from_raw_parts(data, order.len() * eb) },
+                eb,
+                order,
+                buf,
+                workers,
+            );
             // SAFETY: `buf` holds exactly the set's elements of this member.
             unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), data, buf.len()) };
             // The host copy is now the only current one.

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use crate::population::Population;
 use crate::Distribution;
 
-use crate::{Error, Result};
+use crate::{Error, Result, ScopedThreads, Workers};
 
 /// How a set's local elements split into the four MPI regions
 /// (docs/ARCHITECTURE.md, Distributed runs), in this order. On one process everything is `core`.
@@ -337,8 +337,17 @@ impl Set {
     /// borrowed; [`Error::Transfer`] if a device copy cannot be brought
     /// back. On error nothing has moved.
     pub fn permute(&self, order: &[u32]) -> Result<()> {
+        self.permute_on(order, &ScopedThreads::available())
+    }
+
+    /// As [`Set::permute`], on `workers` (a runtime, `&rt`, lends its
+    /// backend's threads).
+    ///
+    /// # Errors
+    /// As [`Set::permute`].
+    pub fn permute_on(&self, order: &[u32], workers: &dyn Workers) -> Result<()> {
         match &self.0.population {
-            Some(p) => p.permute(self.name(), order),
+            Some(p) => p.permute(self.name(), order, workers),
             None => Err(Error::InvalidPermutation {
                 set: self.name().to_string(),
                 reason: "only a dynamic set (`Set::dynamic`) can be permuted".to_string(),

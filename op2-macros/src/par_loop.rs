@@ -435,7 +435,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         quote! {
             let __op2_result = match __op2_result {
                 ::core::result::Result::Ok(()) => (|| -> ::op2::Result<()> {
-                    #(::op2::Lifecycle::apply(#lives)?;)*
+                    #(::op2::Lifecycle::apply_on(#lives, __op2_rt)?;)*
                     ::core::result::Result::Ok(())
                 })(),
                 ::core::result::Result::Err(e) => {

@@ -161,7 +161,12 @@ fn run_case(rt: &Runtime, grid: SpatialGrid, p: &[f64], side: f64, some: bool) -
     let found = Dat::<i64>::zeros("found", &agents, 3).unwrap();
     let list = MessageList::spatial("location", grid, &pos).unwrap();
     let (m_pos, m_id) = (list.carry(&pos).unwrap(), list.carry(&id).unwrap());
-    let count = if some { list.build_sent(&sent) } else { list.build() }.unwrap();
+    let count = if some {
+        list.build_sent_on(&sent, rt)
+    } else {
+        list.build_on(rt)
+    }
+    .unwrap();
     let senders: Vec<usize> = (0..n).filter(|e| !some || e % 3 == 1).collect();
     assert_eq!(count, senders.len());
     let box_r = Global::new("box_r", vec![side, grid.radius()]).unwrap();
@@ -267,7 +272,12 @@ pub fn brute_force_messages_match_rust(new_rt: &dyn Fn() -> Runtime) {
     let (m_pos, m_id) = (list.carry(&pos).unwrap(), list.carry(&id).unwrap());
     let r = Global::scalar("r", 0.6);
     for (step, some) in [false, true, false].into_iter().enumerate() {
-        let count = if some { list.build_sent(&sent) } else { list.build() }.unwrap();
+        let count = if some {
+            list.build_sent_on(&sent, &rt)
+        } else {
+            list.build_on(&rt)
+        }
+        .unwrap();
         let senders: Vec<usize> = (0..n).filter(|e| !some || e % 2 == 0).collect();
         assert_eq!((count, list.len()), (senders.len(), senders.len()));
         par_loop!(
@@ -317,10 +327,17 @@ fn sorted_case(rt: &Runtime, grid: SpatialGrid, p: &[f64], sorts: usize, some: b
     let found = Dat::<i64>::zeros("found", &agents, 3).unwrap();
     let list = MessageList::spatial("location", grid, &pos).unwrap();
     let (m_pos, m_id) = (list.carry(&pos).unwrap(), list.carry(&id).unwrap());
-    let build = || if some { list.build_sent(&sent) } else { list.build() }.unwrap();
+    let build = || {
+        if some {
+            list.build_sent_on(&sent, &rt)
+        } else {
+            list.build_on(&rt)
+        }
+        .unwrap()
+    };
     for _ in 0..sorts {
         build();
-        list.sort_senders().unwrap();
+        list.sort_senders_on(rt).unwrap();
     }
     {
         let ids = id.to_vec();
@@ -452,7 +469,12 @@ pub fn discrete_messages_match_brute_force(new_rt: &dyn Fn() -> Runtime) {
             let grid = SpatialGrid::discrete_2d("cells", size, boundary).unwrap();
             let list = MessageList::spatial("cells", grid, &pos).unwrap();
             let m_id = list.carry(&id).unwrap();
-            if some { list.build_sent(&sent) } else { list.build() }.unwrap();
+            if some {
+                list.build_sent_on(&sent, rt)
+            } else {
+                list.build_on(rt)
+            }
+            .unwrap();
             let r = Global::scalar("r", r);
             par_loop!(
                 rt,

@@ -132,7 +132,7 @@ impl Circles {
     /// As `MessageList::build`, `Runtime::par_loop` and
     /// `MessageList::sort_senders`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
-        self.list.build()?;
+        self.list.build_on(rt)?;
         let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
         par_loop!(
             rt,
@@ -146,7 +146,7 @@ impl Circles {
             params(READ)
         )?;
         if self.sort_every > 0 && self.steps % self.sort_every == 0 {
-            self.list.sort_senders()?;
+            self.list.sort_senders_on(rt)?;
         }
         self.steps += 1;
         Ok(())

@@ -468,7 +468,7 @@ impl PredatorPrey {
         let (par, ipar, eaten_by, m_eaten) = (&self.par, &self.ipar, &self.eaten_by, &self.m_eaten);
         let (energy, child_energy) = (&self.energy, &self.child_energy);
 
-        preds.list.build()?;
+        preds.list.build_on(rt)?;
         let (list, ids, pos) = (&preds.list, &preds.m_ids, &preds.m_pos);
         par_loop!(
             rt,
@@ -482,7 +482,7 @@ impl PredatorPrey {
             par(READ)
         )?;
 
-        prey.list.build()?;
+        prey.list.build_on(rt)?;
         let (list, ids, pos) = (&prey.list, &prey.m_ids, &prey.m_pos);
         let (me, rng, life) = (preds.life.ids(), &preds.rng, &preds.life);
         par_loop!(

@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use op2_core::{CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
+use op2_core::{
+    CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, ScopedThreads,
+    Workers,
+};
 
 use super::api::{Built, DeviceApi, LaunchArgs};
 use super::{prepare_loop, CheckReport, PartialsPool, PlanBuffersCache};
@@ -36,6 +39,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     counters: CodeCacheCounters,
     /// One line per loop that runs otherwise than the options asked.
     fallbacks: Mutex<Vec<(&'static str, String)>>,
+    /// Host threads for builds and compactions (which run on the host).
+    host_workers: ScopedThreads,
 }
 
 impl<A: DeviceApi> DeviceExecutor<A> {
@@ -71,6 +76,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             partials: PartialsPool::default(),
             counters: CodeCacheCounters::default(),
             fallbacks: Mutex::new(Vec::new()),
+            host_workers: ScopedThreads::available(),
         })
     }
 
@@ -233,6 +239,10 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
 
     fn code_cache_stats(&self) -> CodeCacheStats {
         self.counters.stats()
+    }
+
+    fn workers(&self) -> &dyn Workers {
+        &self.host_workers
     }
 
     fn fallbacks(&self) -> Vec<String> {

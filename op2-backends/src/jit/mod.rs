@@ -16,7 +16,10 @@ pub use crate::code_cache::default_dir as default_cache_dir;
 use crate::code_cache::{cache_key, DiskCache};
 pub use crate::config::{DEFAULT_CC, DEFAULT_CFLAGS};
 pub use compiler::Compiler;
-use op2_core::{CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result};
+use op2_core::{
+    CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, ScopedThreads,
+    Workers,
+};
 
 use crate::codegen::{check_failure, host_source, Checks, LoopShape};
 use crate::RuntimeOptions;
@@ -49,6 +52,8 @@ pub struct JitExecutor {
     compiler: Compiler,
     cache: DiskCache,
     nthreads: c_int,
+    /// Host threads for builds and compactions: as many as the loops use.
+    workers: ScopedThreads,
     block_size: usize,
     checks: Checks,
     loaded: Mutex<HashMap<LoopShape, Arc<Compiled>>>,
@@ -78,6 +83,10 @@ impl JitExecutor {
             compiler,
             cache,
             nthreads,
+            workers: match nthreads {
+                0 => ScopedThreads::available(),
+                n => ScopedThreads::new(n as usize),
+            },
             block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
             checks: options.resolved_checks()?,
             loaded: Mutex::new(HashMap::new()),
@@ -162,6 +171,10 @@ impl JitExecutor {
 impl Executor for JitExecutor {
     fn name(&self) -> &'static str {
         "jit"
+    }
+
+    fn workers(&self) -> &dyn Workers {
+        &self.workers
     }
 
     fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {

@@ -5,10 +5,12 @@ use std::any::Any;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::binning::{counting_sort, order_by_id, select_senders, SortBuffers};
 use super::grid::{bin_of, SpatialGrid, GRID_PARAMS};
 use super::query::SpatialView;
+use crate::workers::{parts_for, piece, run_on_pieces};
 use crate::Dat;
-use crate::{DatHandle, DeviceCell, Error, Global, Result, Scalar, Set};
+use crate::{DatHandle, DeviceCell, Error, Global, Result, Scalar, ScopedThreads, Set, Workers};
 
 /// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,
 /// as loops and generated code read it: -1 until the list is first built.
@@ -71,7 +73,7 @@ trait Carried: Send + Sync {
     fn source_id(&self) -> usize;
     fn message(&self) -> &dyn Any;
     /// Message `i` gets the value of sender `order[i]`.
-    fn gather(&self, order: &[u32]) -> Result<()>;
+    fn gather(&self, order: &[u32], workers: &dyn Workers) -> Result<()>;
 }
 
 struct CarriedDat<T: Scalar> {
@@ -88,14 +90,17 @@ impl<T: Scalar> Carried for CarriedDat<T> {
         &self.message
     }
 
-    fn gather(&self, order: &[u32]) -> Result<()> {
+    fn gather(&self, order: &[u32], workers: &dyn Workers) -> Result<()> {
         let src = self.source.try_data_ro()?;
         let mut dst = self.message.try_data_mut()?;
-        let d = self.source.dim();
-        for (to, &from) in dst.chunks_exact_mut(d).zip(order) {
-            let from = from as usize * d;
-            to.copy_from_slice(&src[from..from + d]);
-        }
+        let (src, d, n) = (&*src, self.source.dim(), order.len());
+        let parts = parts_for(workers, n);
+        run_on_pieces(workers, &mut dst[..n * d], d, parts, &|i, part| {
+            for (to, &from) in part.chunks_exact_mut(d).zip(&order[piece(n, parts, i)]) {
+                let from = from as usize * d;
+                to.copy_from_slice(&src[from..from + d]);
+            }
+        });
         Ok(())
     }
 }
@@ -106,22 +111,38 @@ impl Coordinate for f32 {}
 impl Coordinate for f64 {}
 impl Coordinate for i32 {}
 
-/// Reads the senders' positions as `f64`s.
+/// Bins the senders by their positions.
 trait Positions: Send + Sync {
-    /// The bin of each sender in `senders`, into `out`.
-    fn bins(&self, grid: &[f64; GRID_PARAMS], senders: &[u32], out: &mut Vec<u32>) -> Result<()>;
+    /// Sorts the senders `sent` into the grid's bins ([`counting_sort`]).
+    fn sort(
+        &self,
+        grid: &[f64; GRID_PARAMS],
+        nbins: usize,
+        sent: &[u32],
+        b: &mut SortBuffers,
+        workers: &dyn Workers,
+    ) -> Result<()>;
 }
 
 impl<T: Coordinate> Positions for Dat<T> {
-    fn bins(&self, grid: &[f64; GRID_PARAMS], senders: &[u32], out: &mut Vec<u32>) -> Result<()> {
+    fn sort(
+        &self,
+        grid: &[f64; GRID_PARAMS],
+        nbins: usize,
+        sent: &[u32],
+        b: &mut SortBuffers,
+        workers: &dyn Workers,
+    ) -> Result<()> {
         let p = self.try_data_ro()?;
-        let d = self.dim();
-        out.clear();
-        out.extend(senders.iter().map(|&e| {
-            let e = e as usize * d;
-            let z = if d == 3 { p[e + 2].into() } else { 0.0 };
-            bin_of(grid, [p[e].into(), p[e + 1].into(), z]) as u32
-        }));
+        let (p, d) = (&*p, self.dim());
+        let bin_into = |senders: &[u32], out: &mut [u32]| {
+            for (o, &e) in out.iter_mut().zip(senders) {
+                let e = e as usize * d;
+                let z = if d == 3 { p[e + 2].into() } else { 0.0 };
+                *o = bin_of(grid, [p[e].into(), p[e + 1].into(), z]) as u32;
+            }
+        };
+        counting_sort(sent, nbins, &bin_into, b, workers);
         Ok(())
     }
 }
@@ -148,9 +169,7 @@ struct Bins {
 #[derive(Default)]
 struct Scratch {
     sent: Vec<u32>,
-    bins: Vec<u32>,
-    counts: Vec<i32>,
-    order: Vec<u32>,
+    sort: SortBuffers,
     /// The senders' generation at the last build (`None` before it, or
     /// once the senders were sorted by it).
     built_at: Option<u64>,
@@ -356,12 +375,24 @@ impl MessageList {
     }
 
     /// Builds the list from every sender; returns the number of messages.
+    /// Runs on every core of the machine ([`ScopedThreads::available`]);
+    /// [`MessageList::build_on`] runs on a runtime's threads instead. The
+    /// result does not depend on the thread count.
     ///
     /// # Errors
     /// [`Error::HostBorrow`] if a carried Dat is borrowed (a guard alive);
     /// [`Error::Transfer`] if a device copy cannot be brought back.
     pub fn build(&self) -> Result<usize> {
-        self.build_from(None)
+        self.build_from(None, &ScopedThreads::available())
+    }
+
+    /// As [`MessageList::build`], on `workers`: a runtime (`&rt`) lends
+    /// its backend's threads (one thread on `seq`).
+    ///
+    /// # Errors
+    /// As [`MessageList::build`].
+    pub fn build_on(&self, workers: &dyn Workers) -> Result<usize> {
+        self.build_from(None, workers)
     }
 
     /// Builds the list from the senders whose `sent` flag is not 0 (optional
@@ -372,6 +403,15 @@ impl MessageList {
     /// [`Error::InvalidMessages`] if `sent` is not a dim-1 Dat of the
     /// senders; as [`MessageList::build`].
     pub fn build_sent(&self, sent: &Dat<i32>) -> Result<usize> {
+        self.build_sent_on(sent, &ScopedThreads::available())
+    }
+
+    /// As [`MessageList::build_sent`], on `workers` (as
+    /// [`MessageList::build_on`]).
+    ///
+    /// # Errors
+    /// As [`MessageList::build_sent`].
+    pub fn build_sent_on(&self, sent: &Dat<i32>, workers: &dyn Workers) -> Result<usize> {
         if !sent.set().same(&self.0.senders) || sent.dim() != 1 {
             return Err(Error::InvalidMessages {
                 list: self.0.name.clone(),
@@ -384,50 +424,50 @@ impl MessageList {
                 ),
             });
         }
-        self.build_from(Some(sent))
+        self.build_from(Some(sent), workers)
     }
 
-    fn build_from(&self, sent: Option<&Dat<i32>>) -> Result<usize> {
+    fn build_from(&self, sent: Option<&Dat<i32>>, workers: &dyn Workers) -> Result<usize> {
         let inner = &*self.0;
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
         s.built_at = None;
-        let n = inner.senders.total_size() as u32;
+        let n = inner.senders.total_size();
         if let Some(p) = inner.set.population() {
             // One slot per sender: births and deaths changed their number.
-            p.resize(inner.set.name(), n as usize)?;
+            p.resize(inner.set.name(), n)?;
         }
         // The senders that send, in index order.
-        s.sent.clear();
         let flags = sent.map(Dat::try_data_ro).transpose()?;
-        let sends = |e: u32| flags.as_ref().is_none_or(|f| f[e as usize] != 0);
-        s.sent.extend((0..n).filter(|&e| sends(e)));
+        select_senders(n, flags.as_deref(), &mut s.sent, workers);
         drop(flags);
         if let Search::Spatial(b) = &inner.search {
-            counting_sort(b, s)?;
+            let nbins = b.grid.bin_count();
+            b.positions
+                .sort(&b.grid.params(), nbins, &s.sent, &mut s.sort, workers)?;
         }
         // Canonical order: by id within each bin (or overall), whatever the
         // senders' order in memory.
         let (order, runs) = match &inner.search {
             Search::BruteForce => (&mut s.sent, None),
-            Search::Spatial(_) => (&mut s.order, Some(&s.counts[..])),
+            Search::Spatial(_) => (&mut s.sort.order, Some(&s.sort.starts[..])),
         };
         match (inner.senders.population(), &inner.fixed_ids) {
             (Some(p), _) => p.with_ids(|ids, ascending| {
                 if !ascending {
-                    order_by_id(order, runs, ids)
+                    order_by_id(order, runs, ids, workers)
                 }
             }),
-            (None, Some(ids)) => order_by_id(order, runs, ids),
+            (None, Some(ids)) => order_by_id(order, runs, ids, workers),
             (None, None) => {}
         }
         let order = &*order;
         for c in inner.carried.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            c.gather(order)?;
+            c.gather(order, workers)?;
         }
         if let Search::Spatial(b) = &inner.search {
-            b.starts.try_data_mut()?.copy_from_slice(&s.counts);
-            b.starts_count.set(s.counts.len(), b.starts.set());
+            b.starts.try_data_mut()?.copy_from_slice(&s.sort.starts);
+            b.starts_count.set(s.sort.starts.len(), b.starts.set());
         }
         inner.count.set(s.sent.len(), &inner.set);
         s.built_at = Some(inner.senders.generation());
@@ -449,6 +489,15 @@ impl MessageList {
     /// ([`Set::dynamic`]), the list has not been built, or the senders
     /// changed since its last build; as [`Set::permute`].
     pub fn sort_senders(&self) -> Result<()> {
+        self.sort_senders_on(&ScopedThreads::available())
+    }
+
+    /// As [`MessageList::sort_senders`], on `workers` (as
+    /// [`MessageList::build_on`]).
+    ///
+    /// # Errors
+    /// As [`MessageList::sort_senders`].
+    pub fn sort_senders_on(&self, workers: &dyn Workers) -> Result<()> {
         let inner = &*self.0;
         let bad = |reason: &str| Error::InvalidMessages {
             list: inner.name.clone(),
@@ -473,7 +522,7 @@ impl MessageList {
         }
         let listed = match &inner.search {
             Search::BruteForce => &s.sent,
-            Search::Spatial(_) => &s.order,
+            Search::Spatial(_) => &s.sort.order,
         };
         let n = inner.senders.total_size();
         s.permutation.clear();
@@ -486,7 +535,7 @@ impl MessageList {
             }
             s.permutation.extend((0..n as u32).filter(|&e| !s.listed[e as usize]));
         }
-        inner.senders.permute(&s.permutation)?;
+        inner.senders.permute_on(&s.permutation, workers)?;
         s.built_at = None;
         Ok(())
     }
@@ -519,53 +568,6 @@ impl MessageList {
             }),
         }
     }
-}
-
-/// Sorts `order` (sender indices) by the senders' `ids`: within each run
-/// `runs[b]..runs[b + 1]` (a bin's messages), or whole.
-fn order_by_id(order: &mut [u32], runs: Option<&[i32]>, ids: &[u64]) {
-    let key = |&e: &u32| ids[e as usize];
-    match runs {
-        None => order.sort_unstable_by_key(key),
-        Some(runs) => {
-            for w in runs.windows(2) {
-                let run = &mut order[w[0] as usize..w[1] as usize];
-                if run.len() > 1 {
-                    run.sort_unstable_by_key(key);
-                }
-            }
-        }
-    }
-}
-
-/// Histogram of the sent messages' bins, exclusive prefix sum into
-/// `counts` (then the first message of each bin, plus the end), and a
-/// stable scatter into `order`: bin by bin, in sender order.
-fn counting_sort(b: &Bins, s: &mut Scratch) -> Result<()> {
-    let params = b.grid.params();
-    b.positions.bins(&params, &s.sent, &mut s.bins)?;
-    let nbins = b.grid.bin_count();
-    s.counts.clear();
-    s.counts.resize(nbins + 1, 0);
-    for &bin in &s.bins {
-        s.counts[bin as usize + 1] += 1;
-    }
-    for i in 0..nbins {
-        s.counts[i + 1] += s.counts[i];
-    }
-    s.order.clear();
-    s.order.resize(s.sent.len(), 0);
-    // `counts[bin]` is the next free place of the bin while scattering;
-    // afterwards it is the bin's end, i.e. the next bin's start.
-    for (&bin, &e) in s.bins.iter().zip(&s.sent) {
-        let at = &mut s.counts[bin as usize];
-        s.order[*at as usize] = e;
-        *at += 1;
-    }
-    // Shift back: start of bin b is the end of bin b - 1.
-    s.counts.copy_within(0..nbins, 1);
-    s.counts[0] = 0;
-    Ok(())
 }
 
 /// The arguments of `list(NEAR)`.
