@@ -143,3 +143,25 @@ fn runtime_new_cuda_is_an_error_not_a_panic() {
     );
     assert!(e.to_string().contains("lib"), "{e}");
 }
+
+#[test]
+fn the_device_message_build_compiles_to_ptx_with_every_entry_point() {
+    if !op2_backends::cuda::nvrtc_available() {
+        assert!(std::env::var_os("OP2_REQUIRE_NVRTC").is_none(), "NVRTC is not loadable");
+        eprintln!("skipped: NVRTC not loadable");
+        return;
+    }
+    use op2::ScalarType;
+    use op2_backends::codegen::{binning_source, DeviceLanguage, BINNING_ENTRIES};
+    for (t, dims) in [(ScalarType::F32, 3), (ScalarType::F64, 2), (ScalarType::I32, 2)] {
+        let source = binning_source(DeviceLanguage::Cuda, t, dims);
+        let ptx = op2_backends::cuda::compile_to_ptx("message_build", &source, "sm_80")
+            .unwrap_or_else(|e| panic!("{t:?} {dims}-D: NVRTC failed: {e}"));
+        for entry in BINNING_ENTRIES {
+            assert!(ptx.contains(&format!(".entry {entry}")), "{t:?} {dims}-D: no {entry}");
+        }
+        let cubin = op2_backends::cuda::compile_to_cubin("message_build", &source, "sm_90")
+            .unwrap_or_else(|e| panic!("{t:?} {dims}-D: NVRTC cubin failed: {e}"));
+        assert!(cubin.starts_with(b"\x7fELF"));
+    }
+}

@@ -6,9 +6,12 @@
 //! `cuda_c.rs` (the device dialects' spellings, prelude and atomics), the
 //! latter two through the generator they share, `device_c.rs`. The
 //! per-element gather, call and scatter (`element.rs`), the prelude
-//! (`prelude.rs`) and the shape (`shape.rs`) are common to all three. Type
+//! (`prelude.rs`) and the shape (`shape.rs`) are common to all three.
+//! `binning_c.rs` is the device side of a spatial message build (both
+//! dialects). Type
 //! and math-function names come from `op2_core::kernel_language`.
 
+mod binning_c;
 mod cuda_c;
 mod device_c;
 mod element;
@@ -19,6 +22,7 @@ mod prelude;
 mod shape;
 mod spatial_c;
 
+pub use binning_c::{binning_source, DeviceLanguage, BINNING_ENTRIES, SCAN_THREADS};
 pub use cuda_c::cuda_source;
 pub(crate) use element::is_indirect;
 pub use host_c::{host_source, kernel_definition};

@@ -16,7 +16,7 @@ use super::ptx::{compile_to_cubin, nvrtc_version, NVRTC_OPTIONS};
 use super::{check_libraries, driver_error, unavailable};
 use crate::code_cache::{cache_key, default_dir, DiskCache};
 use crate::codegen::{cuda_source, Checks, LoopShape};
-use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory};
+use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory, UtilityArg};
 use crate::{IndirectWrites, RuntimeOptions};
 
 /// One compiled loop: its module and entry point in this context.
@@ -39,6 +39,26 @@ impl Drop for CudaProgram {
 // on any thread with the context current.
 unsafe impl Send for CudaProgram {}
 unsafe impl Sync for CudaProgram {}
+
+/// A utility program: its module and entry points in this context.
+pub struct CudaUtility {
+    module: CUmodule,
+    functions: Vec<CUfunction>,
+    ctx: Arc<CudaContext>,
+}
+
+impl Drop for CudaUtility {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: loaded once by `load_data` in this context, unloaded once.
+            let _ = unsafe { result::module::unload(self.module) };
+        }
+    }
+}
+
+// SAFETY: as `CudaProgram`.
+unsafe impl Send for CudaUtility {}
+unsafe impl Sync for CudaUtility {}
 
 /// One GPU and its context.
 pub struct Cuda {
@@ -146,6 +166,7 @@ impl DeviceApi for Cuda {
     const THREADS: &'static str = "threads";
     type Mem = CUdeviceptr;
     type Program = CudaProgram;
+    type Utility = CudaUtility;
 
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -250,6 +271,62 @@ impl DeviceApi for Cuda {
             )
         }
         .map_err(|e| self.fail(&format!("cuLaunchKernel for loop `{name}`"), e))
+    }
+
+    fn build_utility(&self, name: &str, source: &str, entries: &[&str]) -> Result<CudaUtility> {
+        let (cubin, _) = self.cubin(name, source)?;
+        self.bind()?;
+        // SAFETY: a whole cubin image; the context is current.
+        let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
+            .map_err(|e| self.fail(&format!("cuModuleLoadData for `{name}`"), e))?;
+        // Owned from here: dropped (unloaded) on any error below.
+        let mut u = CudaUtility {
+            module,
+            functions: Vec::with_capacity(entries.len()),
+            ctx: self.ctx.clone(),
+        };
+        for e in entries {
+            // A name with a NUL (none of op2's) becomes "", which the driver refuses.
+            let c_name = CString::new(*e).unwrap_or_default();
+            // SAFETY: the module is loaded.
+            let f = unsafe { result::module::get_function(module, c_name) }
+                .map_err(|err| self.fail(&format!("cuModuleGetFunction({e}) for `{name}`"), err))?;
+            u.functions.push(f);
+        }
+        Ok(u)
+    }
+
+    fn launch_utility(
+        &self,
+        utility: &CudaUtility,
+        entry: usize,
+        blocks: usize,
+        block_size: usize,
+        args: &[UtilityArg<CUdeviceptr>],
+    ) -> Result<()> {
+        // Every parameter is 8 bytes: a device address or a long.
+        let mut params: Vec<u64> = args
+            .iter()
+            .map(|a| match *a {
+                UtilityArg::Mem(m) => m,
+                UtilityArg::Long(v) => v as u64,
+            })
+            .collect();
+        let mut ptrs: Vec<*mut c_void> = params.iter_mut().map(|p| p as *mut u64 as *mut c_void).collect();
+        self.bind()?;
+        // SAFETY: the callers pass the entry point's parameters in order
+        // (`binning_source`), buffers large enough for the threads launched.
+        unsafe {
+            result::launch_kernel(
+                utility.functions[entry],
+                (blocks as u32, 1, 1),
+                (block_size as u32, 1, 1),
+                0,
+                std::ptr::null_mut(),
+                &mut ptrs,
+            )
+        }
+        .map_err(|e| self.fail("cuLaunchKernel for a message build", e))
     }
 
     fn finish(&self, name: &str) -> Result<()> {

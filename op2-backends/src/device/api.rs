@@ -59,6 +59,16 @@ pub struct LaunchArgs<'a, M> {
     pub maps: &'a [[Option<M>; 2]],
 }
 
+/// An argument of a utility entry point ([`DeviceApi::launch_utility`]):
+/// a buffer or a `long`, 8 bytes each on every API.
+#[derive(Clone, Copy, Debug)]
+pub enum UtilityArg<M> {
+    /// A buffer (or the null buffer).
+    Mem(M),
+    /// A `long`.
+    Long(i64),
+}
+
 /// What the shared executor needs to know about one device.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -88,6 +98,9 @@ pub trait DeviceApi: Send + Sync + Sized + 'static {
     type Mem: Copy;
     /// One compiled loop, ready to launch.
     type Program: Send + Sync;
+    /// A compiled program of several entry points, for the work around
+    /// loops (a message build).
+    type Utility: Send + Sync;
 
     /// The facts the shared executor needs about the device.
     fn info(&self) -> &DeviceInfo;
@@ -114,6 +127,19 @@ pub trait DeviceApi: Send + Sync + Sized + 'static {
 
     /// Enqueues one launch of `program` (of the loop `loop_name`).
     fn launch(&self, program: &Self::Program, loop_name: &str, args: &LaunchArgs<'_, Self::Mem>) -> Result<()>;
+    /// Compiles `source` (the utility `name`), with the entry points `entries`.
+    fn build_utility(&self, name: &str, source: &str, entries: &[&str]) -> Result<Self::Utility>;
+    /// Enqueues `blocks` blocks of `block_size` threads of the entry point
+    /// `entry` (an index into the `entries` it was built with).
+    fn launch_utility(
+        &self,
+        utility: &Self::Utility,
+        entry: usize,
+        blocks: usize,
+        block_size: usize,
+        args: &[UtilityArg<Self::Mem>],
+    ) -> Result<()>;
+
     /// Waits until every launch so far has finished.
     fn finish(&self, loop_name: &str) -> Result<()>;
 }

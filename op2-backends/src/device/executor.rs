@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::binning::BinningPrograms;
 use op2_core::{
     CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, ScopedThreads,
     Workers,
@@ -41,6 +42,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     fallbacks: Mutex<Vec<(&'static str, String)>>,
     /// Host threads for builds and compactions (which run on the host).
     host_workers: ScopedThreads,
+    /// The message-build programs, by position type and dims.
+    pub(super) binning: BinningPrograms<A::Utility>,
 }
 
 impl<A: DeviceApi> DeviceExecutor<A> {
@@ -77,6 +80,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             counters: CodeCacheCounters::default(),
             fallbacks: Mutex::new(Vec::new()),
             host_workers: ScopedThreads::available(),
+            binning: BinningPrograms::default(),
         })
     }
 
@@ -257,7 +261,7 @@ mod tests {
 
     use super::*;
     use crate::codegen::{ArgKind, ArgShape};
-    use crate::device::DeviceInfo;
+    use crate::device::{DeviceInfo, UtilityArg};
 
     /// A device without 64-bit atomics; it never builds or launches.
     struct NoAtomics(DeviceInfo);
@@ -278,6 +282,7 @@ mod tests {
         const THREADS: &'static str = "threads";
         type Mem = usize;
         type Program = ();
+        type Utility = ();
 
         fn info(&self) -> &DeviceInfo {
             &self.0
@@ -298,6 +303,12 @@ mod tests {
             0
         }
         fn launch(&self, _: &(), _: &str, _: &LaunchArgs<'_, usize>) -> Result<()> {
+            unreachable!("no launches in these tests")
+        }
+        fn build_utility(&self, _: &str, _: &str, _: &[&str]) -> Result<()> {
+            unreachable!("not built in these tests")
+        }
+        fn launch_utility(&self, _: &(), _: usize, _: usize, _: usize, _: &[UtilityArg<usize>]) -> Result<()> {
             unreachable!("no launches in these tests")
         }
         fn finish(&self, _: &str) -> Result<()> {

@@ -3,7 +3,8 @@
 //! The shared part brings a loop's Dats, Maps and Globals to the device by
 //! the state machine of `op2-core`, keeps the plan's block lists and element
 //! colours on the device, plans the launches of one loop, and combines the
-//! reduction partials on the host.
+//! reduction partials on the host; `binning.rs` runs a spatial message
+//! build's counting sort and gathers on the device.
 //!
 //! Adding a device API: implement [`DeviceApi`] (and [`RawMemory`] for its
 //! buffers), give its dialect a source generator in `codegen`, and name the
@@ -11,6 +12,7 @@
 
 mod api;
 mod args;
+mod binning;
 mod check_report;
 mod executor;
 mod launches;
@@ -19,7 +21,8 @@ mod partials;
 mod plan_buffers;
 mod prepared;
 
-pub use api::{Built, DeviceApi, DeviceInfo, LaunchArgs};
+pub use api::{Built, DeviceApi, DeviceInfo, LaunchArgs, UtilityArg};
+pub use binning::BinBuffers;
 pub(crate) use check_report::CheckReport;
 pub use executor::{next_context_id, DeviceExecutor};
 pub use memory::{Memory, RawMemory};

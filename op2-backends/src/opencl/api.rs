@@ -14,7 +14,7 @@ use opencl3::types::{cl_long, cl_mem};
 use super::buffer::{null_mem, ClBuffer};
 use super::cl_error;
 use crate::codegen::{opencl_source, Checks, LoopShape};
-use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory};
+use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory, UtilityArg};
 use crate::IndirectWrites;
 
 /// Build options: single precision divide and sqrt correctly rounded, as on
@@ -35,6 +35,16 @@ pub struct ClProgram {
 // arguments are state, is behind a mutex.
 unsafe impl Send for ClProgram {}
 unsafe impl Sync for ClProgram {}
+
+/// A utility program and its entry points.
+pub struct ClUtility {
+    _program: Program,
+    kernels: Vec<Mutex<Kernel>>,
+}
+
+// SAFETY: as `ClProgram`.
+unsafe impl Send for ClUtility {}
+unsafe impl Sync for ClUtility {}
 
 /// One OpenCL device, its context and queue.
 pub struct OpenCl {
@@ -73,6 +83,16 @@ impl OpenCl {
         })
     }
 
+    fn compile(&self, name: &str, source: &str) -> Result<Program> {
+        Program::create_and_build_from_source(&self.context, source, BUILD_OPTIONS).map_err(|log| Error::DeviceBuild {
+            backend: "opencl",
+            loop_name: name.to_string(),
+            device: self.info.name.clone(),
+            log,
+            source_text: source.to_string(),
+        })
+    }
+
     /// A buffer of this context, as its concrete type.
     pub fn new_cl_buffer(&self, name: &str, bytes: usize) -> Result<Memory<ClBuffer>> {
         ClBuffer::new(&self.context, &self.queue, &self.info, name, bytes)
@@ -85,6 +105,7 @@ impl DeviceApi for OpenCl {
     const THREADS: &'static str = "work-items";
     type Mem = cl_mem;
     type Program = ClProgram;
+    type Utility = ClUtility;
 
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -95,15 +116,7 @@ impl DeviceApi for OpenCl {
     }
 
     fn build(&self, loop_name: &str, source: &str, _block_size: usize) -> Result<(ClProgram, Built)> {
-        let program = Program::create_and_build_from_source(&self.context, source, BUILD_OPTIONS).map_err(|log| {
-            Error::DeviceBuild {
-                backend: "opencl",
-                loop_name: loop_name.to_string(),
-                device: self.info.name.clone(),
-                log,
-                source_text: source.to_string(),
-            }
-        })?;
+        let program = self.compile(loop_name, source)?;
         let kernel =
             Kernel::create(&program, "op2_loop").map_err(|e| cl_error(&self.info.name, "clCreateKernel", e))?;
         let program = ClProgram {
@@ -159,6 +172,49 @@ impl DeviceApi for OpenCl {
             }
             exec.set_global_work_size(a.blocks * a.block_size)
                 .set_local_work_size(a.block_size)
+                .enqueue_nd_range(&self.queue)
+                .map_err(|e| cl_error(&self.info.name, "clEnqueueNDRangeKernel", e))?;
+        }
+        Ok(())
+    }
+
+    fn build_utility(&self, name: &str, source: &str, entries: &[&str]) -> Result<ClUtility> {
+        let program = self.compile(name, source)?;
+        let kernels = entries
+            .iter()
+            .map(|e| {
+                Kernel::create(&program, e)
+                    .map(Mutex::new)
+                    .map_err(|err| cl_error(&self.info.name, &format!("clCreateKernel({e})"), err))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ClUtility {
+            _program: program,
+            kernels,
+        })
+    }
+
+    fn launch_utility(
+        &self,
+        utility: &ClUtility,
+        entry: usize,
+        blocks: usize,
+        block_size: usize,
+        args: &[UtilityArg<cl_mem>],
+    ) -> Result<()> {
+        let kernel = utility.kernels[entry].lock().unwrap_or_else(|p| p.into_inner());
+        let mut exec = ExecuteKernel::new(&kernel);
+        // SAFETY: the callers pass the entry point's parameters in order
+        // (`binning_source`), buffers large enough for the threads launched.
+        unsafe {
+            for a in args {
+                match a {
+                    UtilityArg::Mem(m) => exec.set_arg(m),
+                    UtilityArg::Long(v) => exec.set_arg(&(*v as cl_long)),
+                };
+            }
+            exec.set_global_work_size(blocks * block_size)
+                .set_local_work_size(block_size)
                 .enqueue_nd_range(&self.queue)
                 .map_err(|e| cl_error(&self.info.name, "clEnqueueNDRangeKernel", e))?;
         }
