@@ -19,44 +19,37 @@ use crate::codegen::{cuda_source, Checks, LoopShape};
 use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory, UtilityArg};
 use crate::{IndirectWrites, RuntimeOptions};
 
-/// One compiled loop: its module and entry point in this context.
-pub struct CudaProgram {
+/// A module loaded in this context, unloaded when dropped.
+struct Module {
     module: CUmodule,
-    function: CUfunction,
     ctx: Arc<CudaContext>,
 }
 
-impl Drop for CudaProgram {
+impl Drop for Module {
     fn drop(&mut self) {
         if self.ctx.bind_to_thread().is_ok() {
             // SAFETY: loaded once by `load_data` in this context, unloaded once.
             let _ = unsafe { result::module::unload(self.module) };
         }
     }
+}
+
+/// One compiled loop: its module and entry point in this context.
+pub struct CudaProgram {
+    function: CUfunction,
+    _module: Module,
+}
+
+/// A utility program: its module and entry points in this context.
+pub struct CudaUtility {
+    functions: Vec<CUfunction>,
+    _module: Module,
 }
 
 // SAFETY: module and function handles are context-wide driver objects, valid
 // on any thread with the context current.
 unsafe impl Send for CudaProgram {}
 unsafe impl Sync for CudaProgram {}
-
-/// A utility program: its module and entry points in this context.
-pub struct CudaUtility {
-    module: CUmodule,
-    functions: Vec<CUfunction>,
-    ctx: Arc<CudaContext>,
-}
-
-impl Drop for CudaUtility {
-    fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: loaded once by `load_data` in this context, unloaded once.
-            let _ = unsafe { result::module::unload(self.module) };
-        }
-    }
-}
-
-// SAFETY: as `CudaProgram`.
 unsafe impl Send for CudaUtility {}
 unsafe impl Sync for CudaUtility {}
 
@@ -126,6 +119,22 @@ impl Cuda {
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))
     }
 
+    /// `source` compiled (or found in the cache) and loaded as a module.
+    fn load(&self, name: &str, source: &str) -> Result<(Module, Built)> {
+        let (cubin, built) = self.cubin(name, source)?;
+        self.bind()?;
+        // SAFETY: a whole cubin image; the context is current.
+        let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
+            .map_err(|e| self.fail(&format!("cuModuleLoadData for `{name}`"), e))?;
+        Ok((
+            Module {
+                module,
+                ctx: self.ctx.clone(),
+            },
+            built,
+        ))
+    }
+
     /// The machine code of a source: from the disk cache (keyed by the
     /// source, the architecture, NVRTC's version and options, and op2's
     /// version), else compiled and stored.
@@ -177,20 +186,14 @@ impl DeviceApi for Cuda {
     }
 
     fn build(&self, name: &str, source: &str, block_size: usize) -> Result<(CudaProgram, Built)> {
-        let (cubin, built) = self.cubin(name, source)?;
-        self.bind()?;
-        // SAFETY: a whole cubin image; the context is current.
-        let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
-            .map_err(|e| self.fail(&format!("cuModuleLoadData for loop `{name}`"), e))?;
-        // Owned from here: dropped (unloaded) on any error below.
-        let mut l = CudaProgram {
-            module,
-            function: std::ptr::null_mut(),
-            ctx: self.ctx.clone(),
-        };
+        let (module, built) = self.load(name, source)?;
         // SAFETY: the module is loaded; `op2_loop` is its entry point.
-        l.function = unsafe { result::module::get_function(module, CString::from(c"op2_loop")) }
+        let function = unsafe { result::module::get_function(module.module, CString::from(c"op2_loop")) }
             .map_err(|e| self.fail(&format!("cuModuleGetFunction(op2_loop) for loop `{name}`"), e))?;
+        let l = CudaProgram {
+            function,
+            _module: module,
+        };
         // A kernel that needs many registers may not launch with as many
         // threads per block as the device allows.
         // SAFETY: a live function handle.
@@ -274,26 +277,21 @@ impl DeviceApi for Cuda {
     }
 
     fn build_utility(&self, name: &str, source: &str, entries: &[&str]) -> Result<CudaUtility> {
-        let (cubin, _) = self.cubin(name, source)?;
-        self.bind()?;
-        // SAFETY: a whole cubin image; the context is current.
-        let module = unsafe { result::module::load_data(cubin.as_ptr() as *const c_void) }
-            .map_err(|e| self.fail(&format!("cuModuleLoadData for `{name}`"), e))?;
-        // Owned from here: dropped (unloaded) on any error below.
-        let mut u = CudaUtility {
-            module,
-            functions: Vec::with_capacity(entries.len()),
-            ctx: self.ctx.clone(),
-        };
-        for e in entries {
-            // A name with a NUL (none of op2's) becomes "", which the driver refuses.
-            let c_name = CString::new(*e).unwrap_or_default();
-            // SAFETY: the module is loaded.
-            let f = unsafe { result::module::get_function(module, c_name) }
-                .map_err(|err| self.fail(&format!("cuModuleGetFunction({e}) for `{name}`"), err))?;
-            u.functions.push(f);
-        }
-        Ok(u)
+        let (module, _) = self.load(name, source)?;
+        let functions = entries
+            .iter()
+            .map(|e| {
+                // A name with a NUL (none of op2's) becomes "", which the driver refuses.
+                let c_name = CString::new(*e).unwrap_or_default();
+                // SAFETY: the module is loaded.
+                unsafe { result::module::get_function(module.module, c_name) }
+                    .map_err(|err| self.fail(&format!("cuModuleGetFunction({e}) for `{name}`"), err))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(CudaUtility {
+            functions,
+            _module: module,
+        })
     }
 
     fn launch_utility(
