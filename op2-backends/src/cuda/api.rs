@@ -15,7 +15,7 @@ use super::buffer::CudaBuffer;
 use super::ptx::{compile_to_cubin, nvrtc_version, NVRTC_OPTIONS};
 use super::{check_libraries, driver_error, unavailable};
 use crate::code_cache::{cache_key, default_dir, DiskCache};
-use crate::codegen::{cuda_source, Checks, LoopShape};
+use crate::codegen::{cuda_source, Checks, DeviceLanguage, LoopShape};
 use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory, UtilityArg};
 use crate::{IndirectWrites, RuntimeOptions};
 
@@ -173,6 +173,7 @@ impl DeviceApi for Cuda {
     const BACKEND: &'static str = "cuda";
     const BLOCK: &'static str = "block";
     const THREADS: &'static str = "threads";
+    const LANGUAGE: DeviceLanguage = DeviceLanguage::Cuda;
     type Mem = CUdeviceptr;
     type Program = CudaProgram;
     type Utility = CudaUtility;

@@ -6,7 +6,7 @@
 
 use op2_core::{DeviceBuffer, KernelInfo, Result};
 
-use crate::codegen::{Checks, LoopShape};
+use crate::codegen::{Checks, DeviceLanguage, LoopShape};
 use crate::IndirectWrites;
 
 /// How [`DeviceApi::build`] obtained a program: for the code cache counters.
@@ -94,6 +94,8 @@ pub trait DeviceApi: Send + Sync + Sized + 'static {
     const BLOCK: &'static str;
     /// What the API calls a thread, for messages (`work-items`, plural).
     const THREADS: &'static str;
+    /// The language of its generated source (for utility programs).
+    const LANGUAGE: DeviceLanguage;
     /// What a kernel argument for a buffer is (`cl_mem`, a device pointer).
     type Mem: Copy;
     /// One compiled loop, ready to launch.

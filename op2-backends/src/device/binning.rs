@@ -11,7 +11,7 @@ use op2_core::{Coordinate, DeviceBuffer, Error, Result, ScalarType, SpatialGrid}
 
 use super::api::{DeviceApi, UtilityArg};
 use super::DeviceExecutor;
-use crate::codegen::{binning_source, DeviceLanguage, BINNING_ENTRIES, SCAN_THREADS};
+use crate::codegen::{binning_source, BINNING_ENTRIES, SCAN_THREADS};
 
 /// The entry points' indices in [`BINNING_ENTRIES`].
 const FILL_ZERO: usize = 0;
@@ -69,11 +69,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         if let Some(p) = programs.get(&(position, dims)) {
             return Ok(p.clone());
         }
-        let language = match A::BACKEND {
-            "cuda" => DeviceLanguage::Cuda,
-            _ => DeviceLanguage::OpenCl,
-        };
-        let source = binning_source(language, position, dims);
+        let source = binning_source(A::LANGUAGE, position, dims);
         let name = format!("message_build_{}_{dims}d", position.c_name());
         let program = Arc::new(self.api().build_utility(&name, &source, &BINNING_ENTRIES)?);
         programs.insert((position, dims), program.clone());
@@ -99,7 +95,6 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     /// launch errors.
     pub fn enqueue_binning(&self, position: ScalarType, dims: usize, b: &BinBuffers<A::Mem>) -> Result<()> {
         use UtilityArg::{Long, Mem};
-        let p = self.binning_program(position, dims)?;
         if SCAN_THREADS > self.api().info().max_block_size {
             return Err(Error::InvalidOption {
                 option: "device",
@@ -110,6 +105,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
                 ),
             });
         }
+        let p = self.binning_program(position, dims)?;
         let (n, nbins) = (b.n as i64, b.nbins as i64);
         self.launch_over(&p, FILL_ZERO, b.nbins, &[Long(nbins), Mem(b.counts)])?;
         self.launch_over(&p, FILL_ZERO, b.nbins, &[Long(nbins), Mem(b.cursor)])?;

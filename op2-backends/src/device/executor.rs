@@ -280,6 +280,7 @@ mod tests {
         const BACKEND: &'static str = "test";
         const BLOCK: &'static str = "block";
         const THREADS: &'static str = "threads";
+        const LANGUAGE: crate::codegen::DeviceLanguage = crate::codegen::DeviceLanguage::OpenCl;
         type Mem = usize;
         type Program = ();
         type Utility = ();
@@ -314,6 +315,32 @@ mod tests {
         fn finish(&self, _: &str) -> Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn a_device_with_blocks_too_small_for_the_build_scan_is_an_error() {
+        let exec = DeviceExecutor::with_api(no_atomics(), &RuntimeOptions::default(), 32).unwrap();
+        let b = crate::device::BinBuffers {
+            n: 4,
+            nbins: 2,
+            flags: 0,
+            positions: 0,
+            grid: 0,
+            ids: 0,
+            bins: 0,
+            counts: 0,
+            cursor: 0,
+            starts: 0,
+            total: 0,
+            order: 0,
+        };
+        let e = exec.enqueue_binning(ScalarType::F64, 2, &b).unwrap_err();
+        assert!(matches!(e, Error::InvalidOption { option: "device", .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("no-atomics") && msg.contains("64") && msg.contains("256"),
+            "{msg}"
+        );
     }
 
     fn increment_of(scalar: ScalarType) -> LoopShape {

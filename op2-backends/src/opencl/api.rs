@@ -13,7 +13,7 @@ use opencl3::types::{cl_long, cl_mem};
 
 use super::buffer::{null_mem, ClBuffer};
 use super::cl_error;
-use crate::codegen::{opencl_source, Checks, LoopShape};
+use crate::codegen::{opencl_source, Checks, DeviceLanguage, LoopShape};
 use crate::device::{next_context_id, Built, DeviceApi, DeviceInfo, LaunchArgs, Memory, UtilityArg};
 use crate::IndirectWrites;
 
@@ -103,6 +103,7 @@ impl DeviceApi for OpenCl {
     const BACKEND: &'static str = "opencl";
     const BLOCK: &'static str = "work-group";
     const THREADS: &'static str = "work-items";
+    const LANGUAGE: DeviceLanguage = DeviceLanguage::OpenCl;
     type Mem = cl_mem;
     type Program = ClProgram;
     type Utility = ClUtility;
