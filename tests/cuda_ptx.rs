@@ -145,14 +145,23 @@ fn runtime_new_cuda_is_an_error_not_a_panic() {
 }
 
 #[test]
-fn the_device_message_build_compiles_to_ptx_with_every_entry_point() {
+fn the_device_builds_and_compactions_compile_to_ptx_with_every_entry_point() {
     if !op2_backends::cuda::nvrtc_available() {
         assert!(std::env::var_os("OP2_REQUIRE_NVRTC").is_none(), "NVRTC is not loadable");
         eprintln!("skipped: NVRTC not loadable");
         return;
     }
     use op2::ScalarType;
-    use op2_backends::codegen::{binning_source, DeviceLanguage, BINNING_ENTRIES};
+    use op2_backends::codegen::{binning_source, reorder_source, DeviceLanguage, BINNING_ENTRIES, REORDER_ENTRIES};
+    let source = reorder_source(DeviceLanguage::Cuda);
+    let ptx = op2_backends::cuda::compile_to_ptx("reorder", &source, "sm_80")
+        .unwrap_or_else(|e| panic!("reorder: NVRTC failed: {e}"));
+    for entry in REORDER_ENTRIES {
+        assert!(ptx.contains(&format!(".entry {entry}")), "reorder: no {entry}");
+    }
+    let cubin = op2_backends::cuda::compile_to_cubin("reorder", &source, "sm_90")
+        .unwrap_or_else(|e| panic!("reorder: NVRTC cubin failed: {e}"));
+    assert!(cubin.starts_with(b"\x7fELF"));
     for (t, dims) in [(ScalarType::F32, 3), (ScalarType::F64, 2), (ScalarType::I32, 2)] {
         let source = binning_source(DeviceLanguage::Cuda, t, dims);
         let ptx = op2_backends::cuda::compile_to_ptx("message_build", &source, "sm_80")

@@ -28,6 +28,132 @@ mod cases {
         s.uploads
     }
 
+    #[op2::kernel]
+    fn drift(p: &mut [f64; 2], dx: &f64) {
+        p[0] += *dx;
+        p[1] -= 0.5 * *dx;
+    }
+
+    #[op2::kernel]
+    fn count_near(p: &[f64; 2], found: &mut i32, ps: &[[f64; 2]], msgs: &Spatial2d) {
+        let mut n = 0;
+        for j in msgs.near(p[0], p[1]) {
+            let dx = ps[j][0] - p[0];
+            let dy = ps[j][1] - p[1];
+            if dx * dx + dy * dy < 1.0 {
+                n += 1;
+            }
+        }
+        *found = n;
+    }
+
+    #[op2::kernel]
+    fn split_or_die(w: &mut f64, child_w: &mut f64, id: &i64, fate: &mut Fate) {
+        if *id % 3 == 0 {
+            fate.die();
+        } else if *id % 3 == 1 {
+            fate.spawn();
+            *w *= 0.5;
+            *child_w = *w + 0.25;
+        }
+    }
+
+    /// Agents that drift, build a spatial list and count their
+    /// neighbours, sorted in memory once: their positions never come back
+    /// to the host, and the list's Dats never move at all.
+    pub fn message_builds_and_sorts_keep_the_agents_on_the_device(rt: Runtime) {
+        let n = 600;
+        let agents = Set::dynamic("agents", n, n).unwrap();
+        let start: Vec<f64> = (0..n)
+            .flat_map(|i| [((i * 37) % 100) as f64 * 0.1, ((i * 53) % 97) as f64 * 0.1])
+            .collect();
+        let pos = Dat::from_vec("pos", &agents, 2, start).unwrap();
+        let found = Dat::<i32>::zeros("found", &agents, 1).unwrap();
+        let grid = SpatialGrid::new_2d("g", [0.0; 2], [10.0; 2], 1.0, Boundary::Clamp).unwrap();
+        let list = MessageList::spatial("loc", grid, &pos).unwrap();
+        let m_pos = list.carry(&pos).unwrap();
+        let dx = Global::new("dx", vec![0.125]).unwrap();
+        for step in 0..3 {
+            par_loop!(rt, drift, agents, pos(RW), dx(READ)).unwrap();
+            assert_eq!(list.build_on(&rt).unwrap(), n);
+            par_loop!(
+                rt,
+                count_near,
+                agents,
+                pos(READ),
+                found(WRITE),
+                m_pos(READ, list[..]),
+                list(NEAR)
+            )
+            .unwrap();
+            if step == 1 {
+                list.sort_senders_on(&rt).unwrap();
+            }
+        }
+        let moved = pos.transfer_stats();
+        assert_eq!((moved.uploads, moved.downloads), (1, 0), "positions: {moved:?}");
+        assert_eq!(
+            m_pos.transfer_stats(),
+            TransferStats::default(),
+            "the messages never moved"
+        );
+        // The counts are those of brute force on the final positions.
+        let (p, f) = (pos.to_vec(), found.to_vec());
+        for e in 0..n {
+            let near = (0..n)
+                .filter(|&j| {
+                    let (dx, dy) = (p[2 * j] - p[2 * e], p[2 * j + 1] - p[2 * e + 1]);
+                    dx * dx + dy * dy < 1.0
+                })
+                .count();
+            assert_eq!(f[e] as usize, near, "agent {e}");
+        }
+    }
+
+    /// A population after some steps: each Dat's values, the ids, the
+    /// lifecycle's ids Dat, and the transfers of `w` and `tag` before the
+    /// host read them.
+    type Population = (Vec<f64>, Vec<i32>, Vec<u64>, Vec<i64>, [TransferStats; 2]);
+
+    /// The population after `steps` steps of `split_or_die` on `rt`.
+    fn split_population(rt: &Runtime, steps: usize) -> Population {
+        // A capacity below the population's growth: device buffers grow.
+        let agents = Set::dynamic("agents", 40, 40).unwrap();
+        let w = Dat::from_vec("w", &agents, 1, (0..40).map(f64::from).collect()).unwrap();
+        // In no loop: it follows its agents all the same.
+        let tag = Dat::from_vec("tag", &agents, 2, (0..80).collect()).unwrap();
+        let life = Lifecycle::new(&agents).unwrap();
+        let child_w = life.offspring(&w).unwrap();
+        let ids = life.ids().clone();
+        for _ in 0..steps {
+            par_loop!(rt, split_or_die, agents, w(RW), child_w(WRITE), ids(READ), life(FATE)).unwrap();
+        }
+        let stats = [w.transfer_stats(), tag.transfer_stats()];
+        (
+            w.to_vec(),
+            tag.to_vec(),
+            agents.global_ids().into_owned(),
+            ids.to_vec(),
+            stats,
+        )
+    }
+
+    /// Births and deaths compact the agents in device memory: nothing comes
+    /// back to the host until it reads, and the result is `seq`'s.
+    pub fn births_and_deaths_keep_the_agents_on_the_device(rt: Runtime) {
+        let seq = Runtime::new(Backend::Seq).unwrap();
+        let (w, tag, ids, id_dat, [w_moved, tag_moved]) = split_population(&rt, 5);
+        let (w_seq, tag_seq, ids_seq, id_dat_seq, _) = split_population(&seq, 5);
+        assert_eq!(w_moved.downloads, 0, "w: {w_moved:?}");
+        assert_eq!((tag_moved.uploads, tag_moved.downloads), (1, 0), "tag: {tag_moved:?}");
+        assert!(ids.len() > 40, "the population grew past its capacity: {}", ids.len());
+        assert_eq!(ids, ids_seq);
+        assert_eq!(id_dat, id_dat_seq);
+        assert_eq!(id_dat, ids.iter().map(|&i| i as i64).collect::<Vec<_>>());
+        assert_eq!(w, w_seq);
+        assert_eq!(tag, tag_seq);
+    }
+
     pub fn a_dat_only_read_in_ten_loops_is_uploaded_once(rt: Runtime) {
         let s = Set::new("s", 100).unwrap();
         let x = Dat::from_vec("x", &s, 1, (0..100).map(f64::from).collect()).unwrap();
@@ -181,7 +307,9 @@ macro_rules! device_cases {
                 maps_are_uploaded_once,
                 a_native_loop_after_a_device_loop_sees_the_device_data,
                 after_the_first_airfoil_iteration_only_rms_moves,
-                the_timing_summary_shows_transfers
+                the_timing_summary_shows_transfers,
+                message_builds_and_sorts_keep_the_agents_on_the_device,
+                births_and_deaths_keep_the_agents_on_the_device
             );
         }
     };

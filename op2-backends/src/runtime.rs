@@ -483,7 +483,8 @@ impl std::fmt::Debug for Runtime {
 }
 
 /// A runtime lends its backend's host threads ([`Executor::workers`]) to
-/// builds and compactions: `list.build_on(&rt)`.
+/// builds and compactions (`list.build_on(&rt)`), and a device backend its
+/// device ([`Executor::device_work`]), where they then run.
 impl op2_core::Workers for Runtime {
     fn threads(&self) -> usize {
         self.executor.workers().threads()
@@ -491,6 +492,10 @@ impl op2_core::Workers for Runtime {
 
     fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
         self.executor.workers().run(tasks, task);
+    }
+
+    fn device_work(&self) -> Option<&dyn op2_core::DeviceWork> {
+        self.executor.device_work()
     }
 }
 

@@ -318,6 +318,12 @@ impl<T: Scalar> crate::population::Member for DatInner<T> {
     fn set_elements(&self, elements: usize) {
         self.host.set_len(elements * self.dim, T::ZERO)
     }
+    fn set_host_elements(&self, elements: usize) {
+        self.host.set_host_len(elements * self.dim, T::ZERO)
+    }
+    fn member_device(&self) -> &crate::DeviceCell {
+        self.host.device()
+    }
 }
 
 impl<T: Scalar> DatHandle for Dat<T> {

@@ -14,10 +14,12 @@ pub trait DeviceBuffer: Send + Sync {
     fn as_any(&self) -> &dyn Any;
     /// Which device context made it (a backend compares this with its own).
     fn context_id(&self) -> u64;
-    /// Copies `src` (the whole buffer) to the device.
+    /// Copies `src` to the start of the buffer.
     fn upload(&self, src: &[u8]) -> Result<()>;
-    /// Copies the whole buffer to `dst`.
+    /// Copies the start of the buffer (`dst.len()` bytes) to `dst`.
     fn download(&self, dst: &mut [u8]) -> Result<()>;
+    /// The buffer's size in bytes (copies may cover less of it).
+    fn bytes(&self) -> usize;
 }
 
 /// Counts of one Dat's (or Global's, or Map's) transfers.
@@ -100,6 +102,32 @@ impl DeviceSlot {
             self.download(host)?;
         }
         self.state = t.after;
+        Ok(())
+    }
+
+    /// Makes sure the slot has a buffer of at least `bytes` bytes made by
+    /// the context `context`: one of another context, or too small, is
+    /// retired first (any newer data it holds brought to `host`, the
+    /// carrier's host copy), and a new one comes from `new_buffer`.
+    ///
+    /// # Errors
+    /// Transfer errors; `new_buffer`'s.
+    pub fn adopt(
+        &mut self,
+        context: u64,
+        bytes: usize,
+        host: &mut [u8],
+        new_buffer: &dyn Fn(usize) -> Result<Box<dyn DeviceBuffer>>,
+    ) -> Result<()> {
+        if let Some(b) = &self.buffer {
+            if b.context_id() == context && b.bytes() >= bytes {
+                return Ok(());
+            }
+            self.sync_host(host, true)?;
+            self.buffer = None;
+            self.state = DeviceState::DeviceUnallocated;
+        }
+        self.buffer = Some(new_buffer(bytes)?);
         Ok(())
     }
 

@@ -3,7 +3,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::{ArgSpec, KernelInfo, Partials, Plan, PlanCache, Result, ScopedThreads, Set, Subset, Workers};
+use crate::{ArgSpec, DeviceWork, KernelInfo, Partials, Plan, PlanCache, Result, ScopedThreads, Set, Subset, Workers};
 
 /// The workers of backends that lend one thread.
 static ONE_THREAD: ScopedThreads = ScopedThreads::one();
@@ -98,6 +98,12 @@ pub trait Executor: Send + Sync {
     /// unless the backend says otherwise.
     fn workers(&self) -> &dyn Workers {
         &ONE_THREAD
+    }
+
+    /// The device that does the work around loops in its own memory (a
+    /// device backend), so that Dats stay there; `None` for host backends.
+    fn device_work(&self) -> Option<&dyn DeviceWork> {
+        None
     }
 
     /// The choices the backend made otherwise than its options asked (such as

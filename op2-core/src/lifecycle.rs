@@ -6,9 +6,13 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
-use crate::population::Reorder;
+use crate::device_work::{stage, OVERWRITE, READ, UPDATE};
+use crate::population::{DeviceReorder, Reorder};
 use crate::workers::select_indices;
-use crate::{Dat, DatHandle, Error, Result, Scalar, ScopedThreads, Set, Workers};
+use crate::{
+    scratch_buffer, ArgData, Dat, DatHandle, DeviceBuffer, DeviceWork, Error, Result, Scalar, ScopedThreads, SelectJob,
+    Set, Workers,
+};
 
 /// The flag a kernel sets to kill its agent.
 pub const FATE_DIES: i32 = 1;
@@ -82,8 +86,11 @@ struct Offspring {
 /// ones in order, so ids never repeat and depend neither on the backend
 /// nor on the thread count. Capacity doubles when the set outgrows it.
 /// Afterwards maps, ragged maps and subsets made for the old numbering are
-/// refused until rebuilt. The compaction runs on the host: Dats living on
-/// a device are brought back first (and uploaded again by the next loop).
+/// refused until rebuilt. On a device runtime (`apply_on(&rt)`, as
+/// `par_loop!` calls it) the compaction runs in device memory and the Dats
+/// stay there: only the counts of deaths and births (and, when some died,
+/// the survivors' indices, for the ids) come back to the host. Elsewhere
+/// it runs on the host's threads.
 ///
 /// A cheap cloneable handle.
 #[derive(Clone)]
@@ -95,7 +102,16 @@ struct LifeInner {
     ids: Dat<i64>,
     offspring: Mutex<Vec<Offspring>>,
     scratch: Mutex<(Vec<u32>, Vec<u32>)>,
+    device_scratch: Mutex<DeviceScratch>,
     last: Mutex<Census>,
+}
+
+/// The survivors and parents on a device, kept between applies.
+#[derive(Default)]
+struct DeviceScratch {
+    survivors: Option<Box<dyn DeviceBuffer>>,
+    parents: Option<Box<dyn DeviceBuffer>>,
+    survivors_host: Vec<u32>,
 }
 
 impl Lifecycle {
@@ -121,6 +137,7 @@ impl Lifecycle {
             )?,
             offspring: Mutex::new(Vec::new()),
             scratch: Mutex::new((Vec::new(), Vec::new())),
+            device_scratch: Mutex::new(DeviceScratch::default()),
             last: Mutex::new(Census::default()),
         })))
     }
@@ -191,6 +208,9 @@ impl Lifecycle {
     /// # Errors
     /// As [`Lifecycle::apply`].
     pub fn apply_on(&self, workers: &dyn Workers) -> Result<Census> {
+        if let Some(work) = workers.device_work() {
+            return self.apply_on_device(work);
+        }
         let inner = &*self.0;
         let mut scratch = inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
         let (survivors, parents) = &mut *scratch;
@@ -208,13 +228,7 @@ impl Lifecycle {
             after: survivors.len() + parents.len(),
         };
         if census.deaths > 0 || census.births > 0 {
-            let pairs: Vec<(usize, usize)> = inner
-                .offspring
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .map(|o| (o.dat, o.offspring))
-                .collect();
+            let pairs = self.offspring_pairs();
             let source_of = |id: usize| pairs.iter().find(|(d, _)| *d == id).map(|&(_, o)| o);
             let Some(population) = inner.set.population() else {
                 unreachable!("Lifecycle::new accepts dynamic sets only")
@@ -235,6 +249,92 @@ impl Lifecycle {
         }
         *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
         Ok(census)
+    }
+
+    /// [`Lifecycle::apply_on`] in `work`'s device memory: the fates read
+    /// there by two stable selections (survivors, parents), and the set
+    /// reordered there; the fates are zeroed and the children's ids
+    /// written there too.
+    fn apply_on_device(&self, work: &dyn DeviceWork) -> Result<Census> {
+        let inner = &*self.0;
+        let mut guard = inner.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let DeviceScratch {
+            survivors,
+            parents,
+            survivors_host,
+        } = &mut *guard;
+        let before = inner.set.size();
+        let survivors = scratch_buffer(work, survivors, "survivors", 4 * before)?;
+        let parents = scratch_buffer(work, parents, "parents", 4 * before)?;
+        let (kept, births) = {
+            let fates = stage(work, ArgData::Dat(&inner.fates), READ, 0)?;
+            let select = |mask, when_set, out| {
+                work.select(&SelectJob {
+                    n: before,
+                    flags: Some(fates.buffer()),
+                    mask,
+                    when_set,
+                    out,
+                })
+            };
+            (
+                select(FATE_DIES, false, survivors)?,
+                select(FATE_SPAWNS, true, parents)?,
+            )
+        };
+        let census = Census {
+            before,
+            deaths: before - kept,
+            births,
+            after: kept + births,
+        };
+        if census.deaths > 0 || census.births > 0 {
+            let Some(population) = inner.set.population() else {
+                unreachable!("Lifecycle::new accepts dynamic sets only")
+            };
+            // The ids are renumbered on the host, from the survivors.
+            let survivors_host = if census.deaths > 0 {
+                survivors_host.resize(kept, 0);
+                survivors.download(bytemuck::cast_slice_mut(survivors_host))?;
+                Some(&survivors_host[..])
+            } else {
+                None
+            };
+            let first_id = population.next_id();
+            let pairs = self.offspring_pairs();
+            let source_of = |id: usize| pairs.iter().find(|(d, _)| *d == id).map(|&(_, o)| o);
+            population.reorder_on_device(
+                inner.set.name(),
+                &DeviceReorder {
+                    survivors,
+                    kept,
+                    survivors_host,
+                    parents,
+                    births,
+                    source_of: &source_of,
+                },
+                work,
+            )?;
+            // Children copied their parents' flags and ids: no fate is
+            // pending, and the children get their own ids.
+            let fates = stage(work, ArgData::Dat(&inner.fates), OVERWRITE, 0)?;
+            work.fill_zero(fates.buffer(), census.after)?;
+            let ids = stage(work, ArgData::Dat(&inner.ids), UPDATE, 0)?;
+            work.fill_ids(ids.buffer(), kept, births, first_id)?;
+        }
+        *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
+        Ok(census)
+    }
+
+    /// Each Dat with an offspring Dat, and it (by id).
+    fn offspring_pairs(&self) -> Vec<(usize, usize)> {
+        self.0
+            .offspring
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|o| (o.dat, o.offspring))
+            .collect()
     }
 
     /// Forgets the fates a failed loop may have written (so a later apply

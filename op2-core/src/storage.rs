@@ -102,9 +102,25 @@ impl<T> HostStorage<T> {
 
     /// Makes the data `len` values long (at most the capacity; see
     /// [`HostStorage::reserve`]); values past the old length are `fill`. The
-    /// device copy is dropped: the host holds the data afterwards. The
-    /// caller holds the exclusive borrow.
+    /// host holds the data afterwards: a device buffer is kept for reuse,
+    /// its copy stale (a loop replaces it if it is too small). The caller
+    /// holds the exclusive borrow.
     pub(crate) fn set_len(&self, len: usize, fill: T)
+    where
+        T: Copy,
+    {
+        self.set_host_len(len, fill);
+        let mut device = self.device.lock();
+        device.state = match device.buffer {
+            Some(_) => crate::DeviceState::Host,
+            None => crate::DeviceState::DeviceUnallocated,
+        };
+    }
+
+    /// As [`HostStorage::set_len`], leaving the device side alone: for a
+    /// reordering on the device, whose caller holds the device lock and has
+    /// put the data, at its new length, in the device buffer.
+    pub(crate) fn set_host_len(&self, len: usize, fill: T)
     where
         T: Copy,
     {
@@ -115,9 +131,6 @@ impl<T> HostStorage<T> {
             unsafe { std::slice::from_raw_parts_mut(self.ptr(), len)[old_len..].fill(fill) };
         }
         self.len.store(len, Ordering::Release);
-        let mut device = self.device.lock();
-        device.buffer = None;
-        device.state = crate::DeviceState::DeviceUnallocated;
     }
 
     /// Exchanges the host buffers and the device buffers and states of two

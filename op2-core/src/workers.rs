@@ -5,6 +5,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::DeviceWork;
+
 /// Runs independent tasks, some at once.
 pub trait Workers: Sync {
     /// How many tasks may run at once (at least 1): callers cut their work
@@ -14,6 +16,12 @@ pub trait Workers: Sync {
     /// Runs `task(i)` for every `i` in `0..tasks`, each exactly once, and
     /// returns when all are done. Tasks must not depend on their order.
     fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync));
+
+    /// The device whose memory the work runs in when the data lives there
+    /// (a device backend's runtime); `None`: the work runs on the host.
+    fn device_work(&self) -> Option<&dyn DeviceWork> {
+        None
+    }
 }
 
 /// A reference lends what it refers to (so `&rt` and `rt` both serve).
@@ -24,6 +32,10 @@ impl<W: Workers + ?Sized> Workers for &W {
 
     fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
         (**self).run(tasks, task);
+    }
+
+    fn device_work(&self) -> Option<&dyn DeviceWork> {
+        (**self).device_work()
     }
 }
 

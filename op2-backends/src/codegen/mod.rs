@@ -7,9 +7,11 @@
 //! latter two through the generator they share, `device_c.rs`. The
 //! per-element gather, call and scatter (`element.rs`), the prelude
 //! (`prelude.rs`) and the shape (`shape.rs`) are common to all three.
-//! `binning_c.rs` is the device side of a spatial message build (both
-//! dialects). Type
-//! and math-function names come from `op2_core::kernel_language`.
+//! The device work around loops has its utility programs, in both
+//! dialects: `utility_c.rs` (their common start), `binning_c.rs` (a spatial
+//! message build's counting sort) and `reorder_c.rs` (selections, gathers:
+//! compactions and permutations). Type and math-function names come from
+//! `op2_core::kernel_language`.
 
 mod binning_c;
 mod cuda_c;
@@ -19,18 +21,22 @@ mod host_c;
 mod opencl_c;
 mod philox_c;
 mod prelude;
+mod reorder_c;
 mod shape;
 mod spatial_c;
+mod utility_c;
 
-pub use binning_c::{binning_source, DeviceLanguage, BINNING_ENTRIES, SCAN_THREADS};
+pub use binning_c::{binning_source, BINNING_ENTRIES};
 pub use cuda_c::cuda_source;
 pub(crate) use element::is_indirect;
 pub use host_c::{host_source, kernel_definition};
 pub use opencl_c::opencl_source;
 pub use philox_c::PHILOX_C;
 pub use prelude::C_PRELUDE;
+pub use reorder_c::{reorder_source, REORDER_ENTRIES};
 pub use shape::{ArgKind, ArgShape, LoopShape};
 pub use spatial_c::SPATIAL_C;
+pub use utility_c::{utility_prelude, DeviceLanguage, SCAN_THREADS};
 
 use op2_core::kernel_language::KernelScalar;
 use op2_core::ScalarType;

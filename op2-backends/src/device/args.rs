@@ -81,19 +81,11 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
     Ok(DeviceArgs { data, maps })
 }
 
-/// Makes sure `slot` has a buffer in this context: one from another context
-/// is retired (its newer data brought to the host first).
+/// Makes sure `slot` has a buffer in this context large enough for `host`:
+/// one from another context, or too small, is retired (its newer data
+/// brought to the host first).
 fn adopt<A: DeviceApi>(api: &A, slot: &mut DeviceSlot, name: &str, host: &mut [u8]) -> Result<()> {
-    if slot.buffer.as_ref().is_some_and(|b| b.context_id() == api.context_id()) {
-        return Ok(());
-    }
-    if slot.buffer.is_some() {
-        slot.sync_host(host, true)?;
-        slot.buffer = None;
-        slot.state = DeviceState::DeviceUnallocated;
-    }
-    slot.buffer = Some(api.new_buffer(name, host.len())?);
-    Ok(())
+    slot.adopt(api.context_id(), host.len(), host, &|bytes| api.new_buffer(name, bytes))
 }
 
 fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {

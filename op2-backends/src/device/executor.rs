@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::binning::BinningPrograms;
+use super::work::{ReorderProgram, WorkScratch};
 use op2_core::{
-    CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, ScopedThreads,
-    Workers,
+    CodeCacheCounters, CodeCacheStats, DeviceWork, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result,
+    ScopedThreads, Workers,
 };
 
 use super::api::{Built, DeviceApi, LaunchArgs};
@@ -40,10 +41,14 @@ pub struct DeviceExecutor<A: DeviceApi> {
     counters: CodeCacheCounters,
     /// One line per loop that runs otherwise than the options asked.
     fallbacks: Mutex<Vec<(&'static str, String)>>,
-    /// Host threads for builds and compactions (which run on the host).
+    /// Host threads for the host's part of builds and compactions.
     host_workers: ScopedThreads,
     /// The message-build programs, by position type and dims.
     pub(super) binning: BinningPrograms<A::Utility>,
+    /// The reordering program (selections, gathers).
+    pub(super) reorder: ReorderProgram<A::Utility>,
+    /// Scratch buffers of device work.
+    pub(super) work_scratch: Mutex<WorkScratch>,
 }
 
 impl<A: DeviceApi> DeviceExecutor<A> {
@@ -81,6 +86,8 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             fallbacks: Mutex::new(Vec::new()),
             host_workers: ScopedThreads::available(),
             binning: BinningPrograms::default(),
+            reorder: ReorderProgram::default(),
+            work_scratch: Mutex::new(WorkScratch::default()),
         })
     }
 
@@ -247,6 +254,10 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
 
     fn workers(&self) -> &dyn Workers {
         &self.host_workers
+    }
+
+    fn device_work(&self) -> Option<&dyn DeviceWork> {
+        Some(self)
     }
 
     fn fallbacks(&self) -> Vec<String> {

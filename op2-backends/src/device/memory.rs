@@ -60,6 +60,10 @@ impl<R: RawMemory> DeviceBuffer for Memory<R> {
         check_copy(R::BACKEND, "download", dst.len(), self.bytes)?;
         self.raw.read(dst)
     }
+
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
 }
 
 /// The error for a copy of `len` bytes to or from a buffer of `capacity`.

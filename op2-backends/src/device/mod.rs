@@ -3,8 +3,10 @@
 //! The shared part brings a loop's Dats, Maps and Globals to the device by
 //! the state machine of `op2-core`, keeps the plan's block lists and element
 //! colours on the device, plans the launches of one loop, and combines the
-//! reduction partials on the host; `binning.rs` runs a spatial message
-//! build's counting sort and gathers on the device.
+//! reduction partials on the host. `work.rs` does the work around loops
+//! in device memory for the core ([`op2_core::DeviceWork`]: message builds,
+//! births and deaths, permutations), `binning.rs` a spatial build's
+//! counting sort.
 //!
 //! Adding a device API: implement [`DeviceApi`] (and [`RawMemory`] for its
 //! buffers), give its dialect a source generator in `codegen`, and name the
@@ -20,6 +22,7 @@ mod memory;
 mod partials;
 mod plan_buffers;
 mod prepared;
+mod work;
 
 pub use api::{Built, DeviceApi, DeviceInfo, LaunchArgs, UtilityArg};
 pub use binning::BinBuffers;
@@ -29,3 +32,4 @@ pub use memory::{Memory, RawMemory};
 pub(crate) use partials::PartialsPool;
 pub(crate) use plan_buffers::PlanBuffersCache;
 pub(crate) use prepared::prepare_loop;
+pub use work::WorkScratch;

@@ -1,16 +1,23 @@
 //! A message list: a Set whose size changes every step, with Dats as its
-//! variables, built from what the senders wrote (FLAME GPU's messages).
+//! variables, built from what the senders wrote (FLAME GPU's messages):
+//! on the host's threads here, in device memory in `on_device.rs`.
+
+mod on_device;
 
 use std::any::Any;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::binning::{counting_sort, order_by_id, select_senders, SortBuffers};
-use super::grid::{bin_of, SpatialGrid, GRID_PARAMS};
-use super::query::SpatialView;
+use crate::device_work::{stage, OVERWRITE, READ};
+use crate::messages::binning::{counting_sort, order_by_id, select_senders, SortBuffers};
+use crate::messages::grid::{bin_of, SpatialGrid, GRID_PARAMS};
+use crate::messages::query::SpatialView;
 use crate::workers::{parts_for, piece, run_on_pieces};
 use crate::Dat;
-use crate::{DatHandle, DeviceCell, Error, Global, Result, Scalar, ScopedThreads, Set, Workers};
+use crate::{
+    ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, Global, Result, Scalar, ScalarType,
+    ScopedThreads, Set, Workers,
+};
 
 /// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,
 /// as loops and generated code read it: -1 until the list is first built.
@@ -74,6 +81,9 @@ trait Carried: Send + Sync {
     fn message(&self) -> &dyn Any;
     /// Message `i` gets the value of sender `order[i]`.
     fn gather(&self, order: &[u32], workers: &dyn Workers) -> Result<()>;
+    /// As [`Carried::gather`], in `work`'s device memory, for the first
+    /// `n` entries of `order` there.
+    fn gather_on_device(&self, work: &dyn DeviceWork, order: &dyn DeviceBuffer, n: usize) -> Result<()>;
 }
 
 struct CarriedDat<T: Scalar> {
@@ -103,6 +113,19 @@ impl<T: Scalar> Carried for CarriedDat<T> {
         });
         Ok(())
     }
+
+    fn gather_on_device(&self, work: &dyn DeviceWork, order: &dyn DeviceBuffer, n: usize) -> Result<()> {
+        let src = stage(work, ArgData::Dat(&self.source), READ, 0)?;
+        let dst = stage(work, ArgData::Dat(&self.message), OVERWRITE, 0)?;
+        work.gather(&GatherJob {
+            n,
+            words: self.source.dim() * std::mem::size_of::<T>() / 4,
+            order,
+            src: src.buffer(),
+            dst: dst.buffer(),
+            dst_first: 0,
+        })
+    }
 }
 
 /// A coordinate type positions may have (integers for discrete grids).
@@ -122,9 +145,21 @@ trait Positions: Send + Sync {
         b: &mut SortBuffers,
         workers: &dyn Workers,
     ) -> Result<()>;
+    /// The Dat, as an argument (to stage it on a device).
+    fn as_arg(&self) -> ArgData<'_>;
+    /// The coordinates' type.
+    fn scalar(&self) -> ScalarType;
 }
 
 impl<T: Coordinate> Positions for Dat<T> {
+    fn as_arg(&self) -> ArgData<'_> {
+        ArgData::Dat(self)
+    }
+
+    fn scalar(&self) -> ScalarType {
+        T::TYPE
+    }
+
     fn sort(
         &self,
         grid: &[f64; GRID_PARAMS],
@@ -176,6 +211,8 @@ struct Scratch {
     /// A permutation of the senders ([`MessageList::sort_senders`]).
     permutation: Vec<u32>,
     listed: Vec<bool>,
+    /// A build's buffers on a device.
+    device: on_device::DeviceScratch,
 }
 
 /// A message list (FLAME GPU's messages): a Set of messages whose size
@@ -432,6 +469,10 @@ impl MessageList {
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
         s.built_at = None;
+        s.device.built = None;
+        if let Some(work) = workers.device_work() {
+            return self.build_on_device(work, sent, s, workers);
+        }
         let n = inner.senders.total_size();
         if let Some(p) = inner.set.population() {
             // One slot per sender: births and deaths changed their number.
@@ -520,10 +561,13 @@ impl MessageList {
             }
             Some(_) => {}
         }
+        // A build on a device left its order there.
         let listed = match &inner.search {
-            Search::BruteForce => &s.sent,
-            Search::Spatial(_) => &s.sort.order,
+            Search::BruteForce => &mut s.sent,
+            Search::Spatial(_) => &mut s.sort.order,
         };
+        s.device.order_to_host(listed)?;
+        let listed = &*listed;
         let n = inner.senders.total_size();
         s.permutation.clear();
         s.permutation.extend_from_slice(listed);

@@ -1,7 +1,11 @@
 //! The changing part of a dynamic set (a population whose agents die and are
 //! born): its size, its generation (how many times its elements were
 //! renumbered), its agents' ids, and the Dats on it, which every change
-//! reorders together.
+//! reorders together: on the host here, in device memory in `on_device.rs`.
+
+mod on_device;
+
+pub(crate) use on_device::DeviceReorder;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, Weak};
@@ -23,8 +27,14 @@ pub(crate) trait Member: Send + Sync {
     fn host_bytes(&self) -> *mut u8;
     /// Makes room for `elements` elements (reallocating by doubling).
     fn reserve_elements(&self, elements: usize) -> Result<()>;
-    /// Sets the number of elements (at most what was reserved).
+    /// Sets the number of elements (at most what was reserved); the host
+    /// holds the data afterwards.
     fn set_elements(&self, elements: usize);
+    /// Sets the number of elements on the host side only, for a change
+    /// made on the device (whose lock the caller holds).
+    fn set_host_elements(&self, elements: usize);
+    /// The device side.
+    fn member_device(&self) -> &crate::DeviceCell;
 }
 
 /// How a dynamic set changes: the elements that stay (ascending) and the
@@ -52,6 +62,8 @@ pub(crate) struct Population {
     capacity: usize,
     /// Children's values, one buffer per member, kept between changes.
     scratch: Mutex<Vec<Vec<u8>>>,
+    /// Device buffers kept between changes on the device.
+    device_scratch: Mutex<on_device::DeviceScratch>,
 }
 
 /// The agents' ids. Births and deaths keep them ascending (survivors keep
@@ -90,6 +102,7 @@ impl Population {
             in_use: BorrowFlag::default(),
             capacity: capacity.max(len),
             scratch: Mutex::new(Vec::new()),
+            device_scratch: Mutex::new(on_device::DeviceScratch::default()),
         }
     }
 
@@ -225,18 +238,28 @@ impl Population {
                 std::ptr::copy_nonoverlapping(buf.as_ptr(), data.add(order.survivors.len() * eb), buf.len());
             }
         }
+        self.renumber(Some(order.survivors), order.survivors.len(), order.parents.len());
+        Ok(())
+    }
+
+    /// After a change: the ids of the survivors (`None`: the first
+    /// `kept` elements, in place) and of `births` children, the length and
+    /// the generation.
+    fn renumber(&self, survivors: Option<&[u32]>, kept: usize, births: usize) {
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let Ids { ids, next, .. } = &mut *guard;
-        for (to, &from) in order.survivors.iter().enumerate() {
-            ids[to] = ids[from as usize];
+        if let Some(survivors) = survivors {
+            // Ascending, so each id moves down or stays.
+            for (to, &from) in survivors.iter().enumerate() {
+                ids[to] = ids[from as usize];
+            }
         }
-        ids.truncate(order.survivors.len());
-        ids.extend(*next..*next + order.parents.len() as u64);
-        *next += order.parents.len() as u64;
+        ids.truncate(kept);
+        ids.extend(*next..*next + births as u64);
+        *next += births as u64;
         guard.changed();
-        self.len.store(new_len, Ordering::Release);
+        self.len.store(kept + births, Ordering::Release);
         self.generation.fetch_add(1, Ordering::AcqRel);
-        Ok(())
     }
 }
 
@@ -250,6 +273,15 @@ impl Population {
     /// Holds the set exclusively and every member's exclusive borrow, with
     /// the host copies brought up to date; released when the result drops.
     fn hold<'a>(&'a self, set: &str, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
+        let held = self.hold_unsynced(set, members)?;
+        for m in members {
+            m.sync_host()?;
+        }
+        Ok(held)
+    }
+
+    /// As [`Population::hold`], the data left where it is.
+    fn hold_unsynced<'a>(&'a self, set: &str, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
         self.in_use.try_exclusive().map_err(|how| Error::SetInUse {
             set: set.to_string(),
             how,
@@ -261,9 +293,6 @@ impl Population {
                 how,
             })?;
             held.push(Release(m.member_flag(), true));
-        }
-        for m in members {
-            m.sync_host()?;
         }
         Ok(held)
     }
@@ -302,6 +331,40 @@ impl Population {
 }
 
 impl Population {
+    /// As [`Population::resize`], for a set whose Dats are all written
+    /// anew next (a message list's, by its build): nothing is brought to
+    /// the host, and device copies stay where they are (dropped when too
+    /// small), their values unspecified until written.
+    ///
+    /// # Errors
+    /// As [`Population::reorder`].
+    pub(crate) fn resize_for_overwrite(&self, set: &str, len: usize) -> Result<()> {
+        if len == self.len() {
+            return Ok(());
+        }
+        let members = self.members();
+        let _held = self.hold_unsynced(set, &members)?;
+        for m in &members {
+            m.reserve_elements(len)?;
+        }
+        for m in &members {
+            let mut slot = m.member_device().lock();
+            if slot
+                .buffer
+                .as_ref()
+                .is_some_and(|b| b.bytes() < len * m.element_bytes())
+            {
+                slot.buffer = None;
+                slot.state = crate::DeviceState::DeviceUnallocated;
+            }
+            m.set_host_elements(len);
+        }
+        let old = self.len();
+        let births = len.saturating_sub(old);
+        self.renumber(None, len.min(old), births);
+        Ok(())
+    }
+
     /// Reorders the elements in every Dat on the set at once: element `k`
     /// afterwards is element `order[k]` before; ids move with their agents
     /// (they no longer ascend). An identity order changes nothing. All or
@@ -311,6 +374,9 @@ impl Population {
     /// [`Error::InvalidPermutation`] if `order` is not a permutation of the
     /// set's elements; as [`Population::reorder`].
     pub(crate) fn permute(&self, set: &str, order: &[u32], workers: &dyn Workers) -> Result<()> {
+        if let Some(work) = workers.device_work() {
+            return self.permute_on_device(set, order, work);
+        }
         let members = self.members();
         let _held = self.hold(set, &members)?;
         check_permutation(set, order, self.len())?;

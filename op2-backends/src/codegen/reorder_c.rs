@@ -1,0 +1,83 @@
+//! The device side of reordering a set's elements, in either device
+//! dialect: a stable selection of the elements whose flag passes (a count
+//! per block, a prefix sum over the blocks, a scan inside each block), the
+//! gather of elements in a new order, and the ids of new agents. Message
+//! builds of brute-force lists, births and deaths, and permutations use it.
+
+use super::utility_c::{utility_prelude, DeviceLanguage, SCAN_THREADS};
+
+/// The entry points, in the order [`reorder_source`] defines them.
+pub const REORDER_ENTRIES: [&str; 6] = [
+    "op2_fill_zero",
+    "op2_scan",
+    "op2_select_count",
+    "op2_select_scatter",
+    "op2_gather_words",
+    "op2_fill_ids",
+];
+
+/// The reordering program (one for any data: it moves 32-bit words):
+///
+/// ```c
+/// // blocks of SCAN_THREADS: element e passes if !flags, or if ((flags[e] & mask) != 0) == when_set
+/// op2_select_count(long n, const int *flags, long mask, long when_set, uint *block_counts)
+/// op2_select_scatter(long n, const int *flags, long mask, long when_set, const int *block_starts, uint *out)
+/// op2_gather_words(long n, long words, const uint *order, long src_n, const uint *src,
+///                  uint *dst, long dst_first)          // order[i] >= src_n: skipped
+/// op2_fill_ids(long n, long first, long first_id, long *dst)      // dst[first + i] = first_id + i
+/// ```
+///
+/// with `op2_fill_zero` and `op2_scan` from the utility prelude.
+pub fn reorder_source(language: DeviceLanguage) -> String {
+    format!(
+        "/* op2: reordering a set's elements ({language:?}) */
+{prelude}
+OP2_FN int op2_passes(OP2_GLOBAL const int *flags, long e, long mask, long when_set) {{
+    return !flags || (((flags[e] & (int)mask) != 0) == (when_set != 0));
+}}
+OP2_ENTRY op2_select_count(long n, OP2_GLOBAL const int *flags, long mask, long when_set,
+                           OP2_GLOBAL uint *block_counts) {{
+    OP2_SHARED uint part[{threads}];
+    long e = OP2_GID, t = OP2_LID;
+    part[t] = e < n && op2_passes(flags, e, mask, when_set);
+    OP2_SYNC;
+    for (long width = {threads} / 2; width > 0; width /= 2) {{
+        if (t < width) part[t] += part[t + width];
+        OP2_SYNC;
+    }}
+    if (t == 0) block_counts[OP2_BLOCK] = part[0];
+}}
+OP2_ENTRY op2_select_scatter(long n, OP2_GLOBAL const int *flags, long mask, long when_set,
+                             OP2_GLOBAL const int *block_starts, OP2_GLOBAL uint *out) {{
+    OP2_SHARED uint sum[{threads}];
+    long e = OP2_GID, t = OP2_LID;
+    uint pass = e < n && op2_passes(flags, e, mask, when_set);
+    sum[t] = pass;
+    OP2_SYNC;
+    /* Inclusive scan inside the block (Hillis-Steele). */
+    for (long d = 1; d < {threads}; d *= 2) {{
+        uint add = t >= d ? sum[t - d] : 0;
+        OP2_SYNC;
+        sum[t] += add;
+        OP2_SYNC;
+    }}
+    if (pass) out[block_starts[OP2_BLOCK] + sum[t] - 1] = (uint)e;
+}}
+OP2_ENTRY op2_gather_words(long n, long words, OP2_GLOBAL const uint *order, long src_n,
+                           OP2_GLOBAL const uint *src, OP2_GLOBAL uint *dst, long dst_first) {{
+    long g = OP2_GID;
+    if (g >= n * words) return;
+    long i = g / words, w = g - i * words;
+    long from = order[i];
+    if (from >= src_n) return;
+    dst[dst_first * words + g] = src[from * words + w];
+}}
+OP2_ENTRY op2_fill_ids(long n, long first, long first_id, OP2_GLOBAL long *dst) {{
+    long i = OP2_GID;
+    if (i < n) dst[first + i] = first_id + i;
+}}
+",
+        prelude = utility_prelude(language),
+        threads = SCAN_THREADS,
+    )
+}

@@ -1,0 +1,167 @@
+//! A message list's build in device memory, for a runtime whose backend
+//! lends a device ([`DeviceWork`]): the senders' Dats are read where the
+//! loops left them, the bins' counting sort (spatial) or the selection of
+//! senders (brute force) runs there, and the carried Dats are gathered
+//! there, so the only value that comes back to the host is the number of
+//! messages.
+
+use super::{MessageList, Scratch, Search};
+use crate::device_work::{stage, Staged, OVERWRITE, READ};
+use crate::messages::binning::order_by_id;
+use crate::{scratch_buffer, ArgData, BinJob, Dat, DeviceBuffer, DeviceWork, Result, SelectJob, Workers};
+
+/// A list's buffers on a device, kept from build to build.
+#[derive(Default)]
+pub(super) struct DeviceScratch {
+    /// The senders in message order (`u32`).
+    order: Option<Box<dyn DeviceBuffer>>,
+    /// The senders' ids (`i64`), when they do not ascend.
+    ids: Option<Box<dyn DeviceBuffer>>,
+    /// The senders' generation and the device context the ids were
+    /// uploaded for.
+    ids_for: Option<(u64, u64)>,
+    ids_host: Vec<i64>,
+    /// The messages of the last build, if it ran on a device (their
+    /// order is then there, not in the host scratch).
+    pub(super) built: Option<usize>,
+}
+
+impl DeviceScratch {
+    /// Brings the last device build's order to `listed` (the host's copy),
+    /// for a sort of the senders; nothing if the build ran on the host.
+    ///
+    /// # Errors
+    /// Transfer errors.
+    pub(super) fn order_to_host(&mut self, listed: &mut Vec<u32>) -> Result<()> {
+        let (Some(n), Some(order)) = (self.built, &self.order) else {
+            return Ok(());
+        };
+        listed.resize(n, 0);
+        order.download(bytemuck::cast_slice_mut(listed))?;
+        self.built = None;
+        Ok(())
+    }
+}
+
+impl MessageList {
+    /// [`MessageList::build_on`] in `work`'s device memory (the host's
+    /// `workers` only sort a brute-force list by id, when its senders' ids
+    /// do not ascend).
+    pub(super) fn build_on_device(
+        &self,
+        work: &dyn DeviceWork,
+        sent: Option<&Dat<i32>>,
+        s: &mut Scratch,
+        workers: &dyn Workers,
+    ) -> Result<usize> {
+        let inner = &*self.0;
+        let n = inner.senders.total_size();
+        if let Some(p) = inner.set.population() {
+            // One slot per sender; the build writes them all anew.
+            p.resize_for_overwrite(inner.set.name(), n)?;
+        }
+        let DeviceScratch {
+            order,
+            ids,
+            ids_for,
+            ids_host,
+            built,
+        } = &mut s.device;
+        let ids = self.ids_on_device(work, ids, ids_for, ids_host)?;
+        let order = scratch_buffer(work, order, "message order", 4 * n)?;
+        let count = {
+            let flags = sent.map(|f| stage(work, ArgData::Dat(f), READ, 0)).transpose()?;
+            let flags = flags.as_ref().map(Staged::buffer);
+            match &inner.search {
+                Search::Spatial(b) => {
+                    let positions = stage(work, b.positions.as_arg(), READ, 0)?;
+                    let grid = stage(work, ArgData::Global(&b.params), READ, 0)?;
+                    let starts = stage(work, ArgData::Dat(&b.starts), OVERWRITE, 0)?;
+                    work.bin(&BinJob {
+                        position: b.positions.scalar(),
+                        dims: b.grid.dims(),
+                        senders: n,
+                        bins: b.grid.bin_count(),
+                        flags,
+                        positions: positions.buffer(),
+                        grid: grid.buffer(),
+                        ids,
+                        starts: starts.buffer(),
+                        order,
+                    })?
+                }
+                Search::BruteForce => {
+                    let count = work.select(&SelectJob {
+                        n,
+                        flags,
+                        mask: -1,
+                        when_set: true,
+                        out: order,
+                    })?;
+                    if ids.is_some() {
+                        // Rare (senders sorted by a brute-force list keep
+                        // their order): sorted by id on the host.
+                        s.sent.resize(count, 0);
+                        order.download(bytemuck::cast_slice_mut(&mut s.sent))?;
+                        self.with_ids(|ids| order_by_id(&mut s.sent, None, ids, workers));
+                        order.upload(bytemuck::cast_slice(&s.sent))?;
+                    }
+                    count
+                }
+            }
+        };
+        // Gathered after the sources' and flags' stages are released: a
+        // carried Dat may be the positions themselves.
+        for c in inner.carried.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            c.gather_on_device(work, order, count)?;
+        }
+        if let Search::Spatial(b) = &inner.search {
+            b.starts_count.set(b.grid.bin_count() + 1, b.starts.set());
+        }
+        inner.count.set(count, &inner.set);
+        s.built_at = Some(inner.senders.generation());
+        *built = Some(count);
+        Ok(count)
+    }
+
+    /// The senders' ids on the device when they do not ascend with the
+    /// index (uploaded once per generation of the senders), else `None`.
+    fn ids_on_device<'c>(
+        &self,
+        work: &dyn DeviceWork,
+        cell: &'c mut Option<Box<dyn DeviceBuffer>>,
+        uploaded_for: &mut Option<(u64, u64)>,
+        host: &mut Vec<i64>,
+    ) -> Result<Option<&'c dyn DeviceBuffer>> {
+        let inner = &*self.0;
+        let ascending = match (inner.senders.population(), &inner.fixed_ids) {
+            (Some(p), _) => p.with_ids(|_, ascending| ascending),
+            (None, fixed) => fixed.is_none(),
+        };
+        if ascending {
+            return Ok(None);
+        }
+        let n = inner.senders.total_size();
+        let key = (inner.senders.generation(), work.context_id());
+        let stale = *uploaded_for != Some(key);
+        let buffer = scratch_buffer(work, cell, "sender ids", 8 * n)?;
+        if stale {
+            *uploaded_for = None;
+            host.clear();
+            self.with_ids(|ids| host.extend(ids.iter().map(|&id| id as i64)));
+            buffer.upload(bytemuck::cast_slice(host))?;
+            *uploaded_for = Some(key);
+        }
+        Ok(Some(buffer))
+    }
+
+    /// Calls `f` with the senders' ids (one per sender).
+    fn with_ids<R>(&self, f: impl FnOnce(&[u64]) -> R) -> R {
+        let inner = &*self.0;
+        match (inner.senders.population(), &inner.fixed_ids) {
+            (Some(p), _) => p.with_ids(|ids, _| f(ids)),
+            (None, Some(ids)) => f(ids),
+            (None, None) => f(&(0..inner.senders.total_size() as u64).collect::<Vec<_>>()),
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! A dynamic set's changes made in device memory, for a runtime whose
+//! backend lends a device ([`DeviceWork`]): every Dat of the set gathered
+//! into its new order there, so that the Dats never visit the host. The
+//! ids stay on the host, renumbered from the index lists.
+
+use std::collections::HashMap;
+use std::sync::{Arc, MutexGuard};
+
+use super::{check_permutation, Member, Population};
+use crate::device_work::READ;
+use crate::{before_loop, scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, Error, GatherJob, Result};
+
+/// Device buffers a population keeps between changes on the device.
+#[derive(Default)]
+pub(crate) struct DeviceScratch {
+    /// A permutation's order, uploaded.
+    order: Option<Box<dyn DeviceBuffer>>,
+    /// `0, 1, 2, ...`: the order that copies survivors that stay in place
+    /// into a larger buffer.
+    identity: Option<Box<dyn DeviceBuffer>>,
+    /// Each member's other buffer (by member id): a change gathers into
+    /// it and keeps the old one for the next change.
+    spares: HashMap<usize, Box<dyn DeviceBuffer>>,
+}
+
+/// How a dynamic set changes, with the index lists on the device (as
+/// [`Reorder`](super::Reorder)'s).
+pub(crate) struct DeviceReorder<'a> {
+    /// Elements that stay, ascending (`u32`, the first `kept`).
+    pub survivors: &'a dyn DeviceBuffer,
+    /// How many stay.
+    pub kept: usize,
+    /// The survivors on the host, for the ids; `None` when all stay.
+    pub survivors_host: Option<&'a [u32]>,
+    /// The parents of the children (`u32`, the first `births`).
+    pub parents: &'a dyn DeviceBuffer,
+    /// Children.
+    pub births: usize,
+    /// The member a child's value of a member comes from (as
+    /// [`Reorder::source_of`](super::Reorder)).
+    pub source_of: &'a dyn Fn(usize) -> Option<usize>,
+}
+
+/// Where every member's new elements come from.
+struct Moves<'a> {
+    /// Element `k < kept` afterwards is element `from[k]`; `None`: the first
+    /// `kept` elements stay where they are.
+    from: Option<&'a dyn DeviceBuffer>,
+    kept: usize,
+    /// Then the children, if any.
+    children: Option<Children<'a>>,
+}
+
+/// Children appended: element `kept + k` comes from `parents[k]` of the
+/// member `source_of` names (or of the member itself).
+struct Children<'a> {
+    parents: &'a dyn DeviceBuffer,
+    births: usize,
+    source_of: &'a dyn Fn(usize) -> Option<usize>,
+}
+
+impl Population {
+    /// [`Population::reorder`] in device memory. All or nothing: if a step
+    /// fails, the set and its Dats are as they were (values past the old
+    /// end of a device buffer may have changed, which nothing reads).
+    ///
+    /// # Errors
+    /// As [`Population::reorder`]; the device's.
+    pub(crate) fn reorder_on_device(&self, set: &str, order: &DeviceReorder<'_>, work: &dyn DeviceWork) -> Result<()> {
+        let new_len = order.kept + order.births;
+        if new_len > crate::set::MAX_SET_SIZE {
+            return Err(Error::SetTooLarge {
+                set: set.to_string(),
+                size: new_len,
+                max: crate::set::MAX_SET_SIZE,
+            });
+        }
+        let members = self.members();
+        let _held = self.hold_unsynced(set, &members)?;
+        let moves = Moves {
+            from: order.survivors_host.map(|_| order.survivors),
+            kept: order.kept,
+            children: Some(Children {
+                parents: order.parents,
+                births: order.births,
+                source_of: order.source_of,
+            }),
+        };
+        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let DeviceScratch { identity, spares, .. } = &mut *scratch;
+        self.move_on_device(&members, work, new_len, &moves, spares, identity)?;
+        self.renumber(order.survivors_host, order.kept, order.births);
+        Ok(())
+    }
+
+    /// [`Population::permute`] in device memory (the order uploaded).
+    ///
+    /// # Errors
+    /// As [`Population::permute`]; the device's.
+    pub(crate) fn permute_on_device(&self, set: &str, order: &[u32], work: &dyn DeviceWork) -> Result<()> {
+        let members = self.members();
+        let _held = self.hold_unsynced(set, &members)?;
+        check_permutation(set, order, self.len())?;
+        if order.iter().enumerate().all(|(k, &o)| k == o as usize) {
+            return Ok(());
+        }
+        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let DeviceScratch {
+            order: order_cell,
+            identity,
+            spares,
+        } = &mut *scratch;
+        let from = scratch_buffer(work, order_cell, "permutation", 4 * order.len())?;
+        from.upload(bytemuck::cast_slice(order))?;
+        let moves = Moves {
+            from: Some(from),
+            kept: order.len(),
+            children: None,
+        };
+        self.move_on_device(&members, work, order.len(), &moves, spares, identity)?;
+        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let permuted: Vec<u64> = order.iter().map(|&o| guard.ids[o as usize]).collect();
+        guard.ids = permuted;
+        guard.changed();
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Gathers every member into its new order on the device: first all
+    /// members' current data is brought there, then each gathers into its
+    /// spare buffer (or appends in place when nothing before the old end
+    /// moves), and only when every launch was accepted do the buffers
+    /// change places and the host copies become stale. The caller holds
+    /// every member exclusively.
+    fn move_on_device(
+        &self,
+        members: &[Arc<dyn Member>],
+        work: &dyn DeviceWork,
+        new_len: usize,
+        moves: &Moves<'_>,
+        spares: &mut HashMap<usize, Box<dyn DeviceBuffer>>,
+        identity: &mut Option<Box<dyn DeviceBuffer>>,
+    ) -> Result<()> {
+        let old_len = self.len();
+        for m in members {
+            m.reserve_elements(new_len)?;
+        }
+        let mut slots: Vec<MutexGuard<'_, DeviceSlot>> = members.iter().map(|m| m.member_device().lock()).collect();
+        for (m, slot) in members.iter().zip(slots.iter_mut()) {
+            // SAFETY: the caller holds the member exclusively; it has the
+            // set's `old_len` elements on the host.
+            let host = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), old_len * m.element_bytes()) };
+            let name = m.member_name();
+            slot.adopt(work.context_id(), host.len(), host, &|b| work.new_buffer(name, b))?;
+            let t = before_loop(slot.state, READ);
+            if t.upload {
+                slot.upload(host)?;
+            }
+            slot.state = t.after;
+        }
+        let current = |i: usize| -> &dyn DeviceBuffer {
+            match slots[i].buffer.as_deref() {
+                Some(b) => b,
+                None => unreachable!("adopted above"),
+            }
+        };
+        spares.retain(|id, _| members.iter().any(|m| m.member_id() == *id));
+        // The destination of each member: `None` appends in place.
+        let mut fresh: Vec<Option<Box<dyn DeviceBuffer>>> = Vec::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            let need = new_len * m.element_bytes();
+            let cur = current(i);
+            if moves.from.is_none() && cur.bytes() >= need {
+                fresh.push(None);
+                continue;
+            }
+            let spare = spares
+                .remove(&m.member_id())
+                .filter(|b| b.context_id() == work.context_id() && b.bytes() >= need);
+            let buffer = match spare {
+                Some(b) => b,
+                // Doubling, so that a growing set reallocates O(log n) times.
+                None => work.new_buffer(m.member_name(), need.max(cur.bytes().saturating_mul(2)).max(8))?,
+            };
+            fresh.push(Some(buffer));
+        }
+        // A new buffer needs the elements that stay: from their list, or
+        // (all staying in place) in order.
+        let from = match moves.from {
+            Some(from) => Some(from),
+            None if fresh.iter().any(Option::is_some) => Some(identity_order(work, identity, moves.kept)?),
+            None => None,
+        };
+        for (i, m) in members.iter().enumerate() {
+            let words = m.element_bytes() / 4;
+            let dst = fresh[i].as_deref().unwrap_or_else(|| current(i));
+            if let (Some(from), Some(_)) = (from, &fresh[i]) {
+                work.gather(&GatherJob {
+                    n: moves.kept,
+                    words,
+                    order: from,
+                    src: current(i),
+                    dst,
+                    dst_first: 0,
+                })?;
+            }
+            if let Some(c) = &moves.children {
+                let source = (c.source_of)(m.member_id())
+                    .and_then(|id| members.iter().position(|s| s.member_id() == id))
+                    .unwrap_or(i);
+                work.gather(&GatherJob {
+                    n: c.births,
+                    words,
+                    order: c.parents,
+                    src: current(source),
+                    dst,
+                    dst_first: moves.kept,
+                })?;
+            }
+        }
+        // Every launch is queued: the new buffers take over.
+        for ((m, slot), buffer) in members.iter().zip(slots.iter_mut()).zip(fresh) {
+            if let Some(b) = buffer {
+                if let Some(old) = slot.buffer.replace(b) {
+                    spares.insert(m.member_id(), old);
+                }
+            }
+            if slot.state != DeviceState::HostUnallocated {
+                slot.state = DeviceState::Device;
+            }
+            m.set_host_elements(new_len);
+        }
+        Ok(())
+    }
+}
+
+/// The indices `0..n` on the device, in `cell` (a selection of every
+/// element).
+fn identity_order<'c>(
+    work: &dyn DeviceWork,
+    cell: &'c mut Option<Box<dyn DeviceBuffer>>,
+    n: usize,
+) -> Result<&'c dyn DeviceBuffer> {
+    let out = scratch_buffer(work, cell, "identity", 4 * n)?;
+    work.select(&crate::SelectJob {
+        n,
+        flags: None,
+        mask: 0,
+        when_set: true,
+        out,
+    })?;
+    Ok(out)
+}
