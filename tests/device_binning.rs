@@ -3,12 +3,15 @@
 //! OpenCL (PoCL in CI): on random positions, some outside the grid and some
 //! on bin edges, with and without sent flags and with ids in any order, the
 //! device gives the bins, the order and the gathered values of the host's
-//! build, bit for bit. (CUDA runs the same source; `cuda_ptx.rs` compiles it.)
+//! build, bit for bit; lists built in device memory equal lists built on
+//! the host; and the device work's calls refuse buffers that do not fit.
+//! (CUDA runs the same sources; `cuda_ptx.rs` compiles them.)
 #![cfg(feature = "opencl")]
 
 use op2::prelude::*;
-use op2::{Coordinate, RuntimeOptions};
+use op2::{Coordinate, RuntimeOptions, ScopedThreads, Workers};
 use op2_backends::OpenClExecutor;
+use op2_core::{DeviceBuffer, GatherJob, SelectJob};
 
 /// A small counter-based generator (splitmix64).
 fn mix(i: u64) -> u64 {
@@ -114,4 +117,93 @@ fn the_device_build_matches_a_host_build_of_a_message_list() {
         gathered[..] == m_pos.to_vec()[..3 * count],
         "the device's messages are not the host build's"
     );
+}
+
+/// Senders permuted (their ids no longer ascend), some not sending: a
+/// spatial and a brute-force list built in device memory (an OpenCL
+/// runtime) hold the messages of the same lists built on the host.
+#[test]
+fn lists_built_in_device_memory_equal_lists_built_on_the_host() {
+    let rt = Runtime::new(Backend::OpenCl).expect("an OpenCL device (PoCL in CI)");
+    let n = 700;
+    let grid = SpatialGrid::new_2d("g", [0.0; 2], [5.0; 2], 1.0, Boundary::Wrap).unwrap();
+    let messages = |workers: &dyn Workers| {
+        let agents = Set::dynamic("agents", n, n).unwrap();
+        let p: Vec<f64> = (0..2 * n as u64).map(|i| coordinate(i, 5.0, 1.0)).collect();
+        let pos = Dat::from_vec("pos", &agents, 2, p).unwrap();
+        let tag = Dat::from_vec("tag", &agents, 1, (0..n as i64).map(|i| i * 10).collect()).unwrap();
+        let sent = Dat::from_vec(
+            "sent",
+            &agents,
+            1,
+            (0..n as u64).map(|e| i32::from(mix(e) % 4 != 0)).collect(),
+        )
+        .unwrap();
+        let scrambled: Vec<u32> = (0..n as u32).map(|e| (e * 263) % n as u32).collect();
+        agents.permute(&scrambled).unwrap();
+        let spatial = MessageList::spatial("near", grid, &pos).unwrap();
+        let all = MessageList::brute_force("all", &agents).unwrap();
+        let (s_tag, a_tag) = (spatial.carry(&tag).unwrap(), all.carry(&tag).unwrap());
+        let counts = (
+            spatial.build_sent_on(&sent, workers).unwrap(),
+            all.build_sent_on(&sent, workers).unwrap(),
+        );
+        (
+            counts,
+            s_tag.to_vec()[..counts.0].to_vec(),
+            a_tag.to_vec()[..counts.1].to_vec(),
+        )
+    };
+    let on_device = messages(&rt);
+    let on_host = messages(&ScopedThreads::one());
+    assert!(on_device.0 .0 > n / 2 && on_device.0 .0 < n, "{:?}", on_device.0);
+    assert_eq!(on_device, on_host);
+}
+
+/// `DeviceWork`'s calls are safe: a buffer too small for the job, or made
+/// by another device context, is an error naming it, never a launch past
+/// its end.
+#[test]
+fn device_work_refuses_buffers_too_small_or_from_another_context() {
+    let rt = Runtime::new(Backend::OpenCl).expect("an OpenCL device (PoCL in CI)");
+    let other = Runtime::new(Backend::OpenCl).unwrap();
+    let work = rt.device_work().expect("a device runtime lends its device");
+    let (big, small) = (
+        work.new_buffer("big", 4096).unwrap(),
+        work.new_buffer("small", 16).unwrap(),
+    );
+    let foreign = other.device_work().unwrap().new_buffer("foreign", 4096).unwrap();
+    let gather = |dst: &dyn DeviceBuffer, n: usize| {
+        work.gather(&GatherJob {
+            n,
+            words: 2,
+            order: &*big,
+            src: &*big,
+            dst,
+            dst_first: 0,
+        })
+    };
+    let e = gather(&*small, 100).unwrap_err();
+    assert!(e.to_string().contains("destination holds 16 bytes where 800"), "{e}");
+    let e = gather(&*foreign, 100).unwrap_err();
+    assert!(e.to_string().contains("another device context"), "{e}");
+    gather(&*big, 100).unwrap();
+    let select = |flags: Option<&dyn DeviceBuffer>, out: &dyn DeviceBuffer| {
+        work.select(&SelectJob {
+            n: 200,
+            flags,
+            mask: 1,
+            when_set: true,
+            out,
+        })
+    };
+    let e = select(None, &*small).unwrap_err();
+    assert!(e.to_string().contains("selected indices holds 16 bytes"), "{e}");
+    let e = select(Some(&*small), &*big).unwrap_err();
+    assert!(e.to_string().contains("flags holds 16 bytes"), "{e}");
+    assert_eq!(select(None, &*big).unwrap(), 200, "no flags: every element");
+    let e = work.fill_ids(&*small, 1, 2, 7).unwrap_err();
+    assert!(e.to_string().contains("ids holds 16 bytes where 24"), "{e}");
+    let e = work.fill_zero(&*foreign, 4).unwrap_err();
+    assert!(e.to_string().contains("another device context"), "{e}");
 }

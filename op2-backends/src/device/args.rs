@@ -93,13 +93,21 @@ fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
 }
 
 /// A map's table (or a subset's elements, or a whole Dat's count) on this
-/// device: uploaded when the cell has no buffer here and kept (maps and
-/// subsets never change; a count drops its buffer when it changes).
+/// device: uploaded when the cell has no buffer here, or its copy is stale,
+/// and kept (maps and subsets never change; a count marks its copy stale
+/// when it changes).
 pub(super) fn prepare_table<A: DeviceApi>(api: &A, cell: &DeviceCell, name: &str, values: &[i32]) -> Result<A::Mem> {
     let mut slot = cell.lock();
-    if slot.buffer.as_ref().is_none_or(|b| b.context_id() != api.context_id()) {
-        let bytes = bytemuck::cast_slice(values);
+    let bytes = bytemuck::cast_slice(values);
+    let here = slot
+        .buffer
+        .as_ref()
+        .is_some_and(|b| b.context_id() == api.context_id() && b.bytes() >= bytes.len());
+    if !here {
         slot.buffer = Some(api.new_buffer(name, bytes.len())?);
+        slot.state = DeviceState::Host;
+    }
+    if slot.state != DeviceState::Both {
         slot.upload(bytes)?;
         slot.state = DeviceState::Both;
     }

@@ -77,7 +77,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     /// computes, bit for bit.
     ///
     /// # Errors
-    /// [`Error::DeviceBuild`] if the program does not compile; the API's
+    /// [`op2_core::Error::DeviceBuild`] if the program does not compile; the API's
     /// launch errors.
     pub fn enqueue_binning(&self, position: ScalarType, dims: usize, b: &BinBuffers<A::Mem>) -> Result<()> {
         use UtilityArg::{Long, Mem};

@@ -55,8 +55,12 @@ impl WholeCount {
         self.generation.store(set.generation(), Ordering::Release);
         // Set sizes fit an i32 (MAX_SET_SIZE).
         self.count.store(n as i32, Ordering::Release);
-        // The device copy is stale: the next loop uploads the new count.
-        self.device.lock().buffer = None;
+        // The device copy is stale: the next loop uploads the new count
+        // (into the buffer it has).
+        let mut device = self.device.lock();
+        if device.buffer.is_some() {
+            device.state = crate::DeviceState::Host;
+        }
     }
 
     /// The count, where generated code reads it (one `int`).
