@@ -324,6 +324,9 @@ impl<T: Scalar> crate::population::Member for DatInner<T> {
     fn member_device(&self) -> &crate::DeviceCell {
         self.host.device()
     }
+    fn member_scalar(&self) -> ScalarType {
+        T::TYPE
+    }
 }
 
 impl<T: Scalar> DatHandle for Dat<T> {

@@ -438,6 +438,16 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// Agents cannot move into or out of a set: it is not dynamic, its Dats
+    /// cannot be told apart by name, the packed agents were made for other
+    /// Dats, or the indices or ids do not fit.
+    #[error("cannot move agents of set `{set}`: {reason}")]
+    InvalidMigration {
+        /// The set.
+        set: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two Dats cannot swap their values: they are not on one Set with one dim.
     #[error("cannot swap `{first}` and `{second}`: {reason}")]
     SwapMismatch {

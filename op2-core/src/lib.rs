@@ -94,7 +94,7 @@ pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};
 pub use plan::{conflicts, Conflict, Plan, Reach};
 pub use plan_cache::PlanCache;
 pub use plural::plural;
-pub use population::SetsInUse;
+pub use population::{AgentLayout, AgentPack, SetsInUse};
 pub use ragged_map::{Duplicates, EdgeRules, RaggedMap, SelfLoops};
 pub use random_streams::RandomStreams;
 #[doc(hidden)]

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use crate::population::Population;
 use crate::Distribution;
 
-use crate::{Error, Result, ScopedThreads, Workers};
+use crate::{AgentLayout, AgentPack, Error, Result, ScopedThreads, Workers};
 
 /// How a set's local elements split into the four MPI regions
 /// (docs/ARCHITECTURE.md, Distributed runs), in this order. On one process everything is `core`.
@@ -353,6 +353,61 @@ impl Set {
                 reason: "only a dynamic set (`Set::dynamic`) can be permuted".to_string(),
             }),
         }
+    }
+
+    /// What an agent of this dynamic set carries when it moves to another
+    /// set of the same shape (another rank's): its id and its element of
+    /// every Dat on the set, the Dats by name ([`AgentLayout`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if the set is not dynamic, or two of its
+    /// Dats have one name.
+    pub fn agent_layout(&self) -> Result<AgentLayout> {
+        self.migrating()?.layout(self.name())
+    }
+
+    /// Appends the agents at `indices` (ids and every Dat's values) to
+    /// `pack`, e.g. to send them to another rank; the set does not change
+    /// ([`Set::exchange_agents`] removes them).
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if the set is not dynamic, an index is
+    /// past it, or `pack` was made for another layout; [`Error::SetInUse`]
+    /// if a loop over it is running; [`Error::HostBorrow`] naming a
+    /// borrowed Dat; [`Error::Transfer`].
+    pub fn pack_agents(&self, indices: &[u32], pack: &mut AgentPack) -> Result<()> {
+        self.migrating()?.pack(self.name(), indices, pack)
+    }
+
+    /// Keeps the agents `keep` (ascending indices) in their order and
+    /// appends the agents of `arrivals` after them, pack after pack, with
+    /// the ids they had, in every Dat on the set at once: a migration's
+    /// last step. All or nothing. Like births and deaths, it renumbers the
+    /// set (maps into it become stale) and bumps its generation.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if the set is not dynamic, `keep` does
+    /// not ascend inside the set, a pack was made for another layout, or
+    /// an id would be in the set twice; otherwise as [`Set::pack_agents`],
+    /// and [`Error::SetTooLarge`], [`Error::HostOutOfMemory`].
+    pub fn exchange_agents(&self, keep: &[u32], arrivals: &[&AgentPack]) -> Result<()> {
+        self.exchange_agents_on(keep, arrivals, &ScopedThreads::available())
+    }
+
+    /// As [`Set::exchange_agents`], on `workers` (a runtime, `&rt`, lends
+    /// its backend's threads).
+    ///
+    /// # Errors
+    /// As [`Set::exchange_agents`].
+    pub fn exchange_agents_on(&self, keep: &[u32], arrivals: &[&AgentPack], workers: &dyn Workers) -> Result<()> {
+        self.migrating()?.exchange(self.name(), keep, arrivals, workers)
+    }
+
+    fn migrating(&self) -> Result<&Population> {
+        self.population().ok_or_else(|| Error::InvalidMigration {
+            set: self.name().to_string(),
+            reason: "only a dynamic set (`Set::dynamic`) has agents that move".to_string(),
+        })
     }
 
     pub(crate) fn population(&self) -> Option<&Population> {

@@ -3,8 +3,10 @@
 //! renumbered), its agents' ids, and the Dats on it, which every change
 //! reorders together: on the host here, in device memory in `on_device.rs`.
 
+mod migration;
 mod on_device;
 
+pub use migration::{AgentLayout, AgentPack};
 pub(crate) use on_device::DeviceReorder;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -35,6 +37,8 @@ pub(crate) trait Member: Send + Sync {
     fn set_host_elements(&self, elements: usize);
     /// The device side.
     fn member_device(&self) -> &crate::DeviceCell;
+    /// The element type.
+    fn member_scalar(&self) -> crate::ScalarType;
 }
 
 /// How a dynamic set changes: the elements that stay (ascending) and the

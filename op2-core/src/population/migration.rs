@@ -1,0 +1,317 @@
+//! Agents that move between sets of the same shape (between ranks, in a
+//! distributed run): the set's layout (its Dats by name, so that two
+//! processes agree on it without sharing pointers), packing agents into
+//! portable records, and the exchange that removes the agents that left and
+//! appends the ones that arrived, ids and all, in every Dat at once.
+
+use std::collections::HashSet;
+
+use super::{Member, Population};
+use crate::workers::gather_elements;
+use crate::{Error, Result, ScalarType, Workers};
+
+/// What one agent of a dynamic set carries when it moves: its id, then its
+/// element of each Dat on the set, the Dats in name order. Two sets with
+/// the same layout (the same names, types and dims) can exchange agents; a
+/// Dat named after its set (`<set>.fates`, as a [`Lifecycle`](crate::Lifecycle)
+/// names its own) is matched by the rest of its name (`*.fates`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentLayout {
+    /// Each Dat's name, element type and bytes per element, by name.
+    dats: Vec<(String, ScalarType, usize)>,
+    hash: u64,
+}
+
+impl AgentLayout {
+    /// The Dats an agent carries: name, element type, bytes per element.
+    pub fn dats(&self) -> impl Iterator<Item = (&str, ScalarType, usize)> {
+        self.dats.iter().map(|(n, t, b)| (n.as_str(), *t, *b))
+    }
+
+    /// Bytes one packed agent takes: its id (8) and its elements.
+    pub fn record_bytes(&self) -> usize {
+        8 + self.dats.iter().map(|d| d.2).sum::<usize>()
+    }
+
+    /// A fingerprint of the layout (FNV-1a over the names, types and
+    /// sizes): equal layouts have equal fingerprints on every machine.
+    pub fn fingerprint(&self) -> u64 {
+        self.hash
+    }
+
+    fn describe(&self) -> String {
+        let dats: Vec<String> = self
+            .dats
+            .iter()
+            .map(|(n, t, b)| format!("{n}: {} x {}", b / t.size(), t.c_name()))
+            .collect();
+        format!("[{}]", dats.join(", "))
+    }
+}
+
+/// Agents packed for a move: one record per agent ([`AgentLayout`]), in
+/// the order they were packed. The buffer is kept when cleared, so a pack
+/// reused step after step stops allocating once it has held the most
+/// agents it will hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentPack {
+    fingerprint: u64,
+    record: usize,
+    bytes: Vec<u8>,
+}
+
+impl AgentPack {
+    /// An empty pack for agents of `layout`.
+    pub fn new(layout: &AgentLayout) -> AgentPack {
+        AgentPack {
+            fingerprint: layout.fingerprint(),
+            record: layout.record_bytes(),
+            bytes: Vec::new(),
+        }
+    }
+
+    /// The pack of `bytes` (as [`AgentPack::as_bytes`] gave them, e.g.
+    /// received from another rank) for agents of `layout`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] (naming `set`) if the bytes are not a
+    /// whole number of records.
+    pub fn from_bytes(set: &str, layout: &AgentLayout, bytes: Vec<u8>) -> Result<AgentPack> {
+        let record = layout.record_bytes();
+        if bytes.len() % record != 0 {
+            return Err(Error::InvalidMigration {
+                set: set.to_string(),
+                reason: format!(
+                    "{} bytes of packed agents are not a whole number of {record}-byte records",
+                    bytes.len()
+                ),
+            });
+        }
+        Ok(AgentPack {
+            fingerprint: layout.fingerprint(),
+            record,
+            bytes,
+        })
+    }
+
+    /// Agents in the pack.
+    pub fn len(&self) -> usize {
+        self.bytes.len().checked_div(self.record).unwrap_or(0)
+    }
+
+    /// Whether the pack holds no agent.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The records, to send.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Empties the pack, keeping its buffer.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+    }
+
+    /// The packed agents' ids, in pack order.
+    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bytes.chunks_exact(self.record.max(1)).map(|r| {
+            let mut id = [0u8; 8];
+            id.copy_from_slice(&r[..8]);
+            u64::from_le_bytes(id)
+        })
+    }
+}
+
+/// The name a Dat moves under: its own, except that a Dat named after its
+/// set (`<set>.fates`, as a lifecycle names its Dats) goes by the rest
+/// (`*.fates`), so that sets of different names can exchange agents.
+fn key(set: &str, dat: &str) -> String {
+    match dat.strip_prefix(set).and_then(|rest| rest.strip_prefix('.')) {
+        Some(rest) => format!("*.{rest}"),
+        None => dat.to_string(),
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: impl Iterator<Item = u8>, mut h: u64) -> u64 {
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl Population {
+    /// The members by name, with the layout they make.
+    fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
+        let mut members = self.members();
+        members.sort_by_cached_key(|m| key(set, m.member_name()));
+        if let Some(w) = members
+            .windows(2)
+            .find(|w| key(set, w[0].member_name()) == key(set, w[1].member_name()))
+        {
+            return Err(Error::InvalidMigration {
+                set: set.to_string(),
+                reason: format!(
+                    "two Dats on it are named `{}`: agents move by Dat name, so names must differ",
+                    w[0].member_name()
+                ),
+            });
+        }
+        let dats: Vec<(String, ScalarType, usize)> = members
+            .iter()
+            .map(|m| (key(set, m.member_name()), m.member_scalar(), m.element_bytes()))
+            .collect();
+        let mut hash = 0xcbf2_9ce4_8422_2325;
+        for (name, t, bytes) in &dats {
+            hash = fnv1a(name.bytes().chain([0]), hash);
+            hash = fnv1a(t.c_name().bytes().chain((*bytes as u64).to_le_bytes()), hash);
+        }
+        Ok((members, AgentLayout { dats, hash }))
+    }
+
+    pub(crate) fn layout(&self, set: &str) -> Result<AgentLayout> {
+        self.layout_of(set).map(|(_, l)| l)
+    }
+
+    /// Appends the agents at `indices` to `pack`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if an index is past the set or `pack`
+    /// was made for another layout; as [`Population::reorder`]'s hold.
+    pub(crate) fn pack(&self, set: &str, indices: &[u32], pack: &mut AgentPack) -> Result<()> {
+        let (members, layout) = self.layout_of(set)?;
+        let bad = |reason: String| Error::InvalidMigration {
+            set: set.to_string(),
+            reason,
+        };
+        if pack.fingerprint != layout.fingerprint() || pack.record != layout.record_bytes() {
+            return Err(bad(format!(
+                "the pack was made for other Dats than this set's {}",
+                layout.describe()
+            )));
+        }
+        let len = self.len();
+        if let Some(&e) = indices.iter().find(|&&e| e as usize >= len) {
+            return Err(bad(format!("agent {e} is past the set's {len} agents")));
+        }
+        let _held = self.hold(set, &members)?;
+        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let record = layout.record_bytes();
+        let start = pack.bytes.len();
+        pack.bytes.resize(start + indices.len() * record, 0);
+        let mut offset = 8;
+        for m in &members {
+            let eb = m.element_bytes();
+            // SAFETY: the member is held exclusively, with `len` elements
+            // on the host (brought there by the hold).
+            let data = unsafe { std::slice::from_raw_parts(m.host_bytes(), len * eb) };
+            for (r, &e) in pack.bytes[start..].chunks_exact_mut(record).zip(indices) {
+                let e = e as usize;
+                r[offset..offset + eb].copy_from_slice(&data[e * eb..(e + 1) * eb]);
+            }
+            offset += eb;
+        }
+        for (r, &e) in pack.bytes[start..].chunks_exact_mut(record).zip(indices) {
+            r[..8].copy_from_slice(&ids.ids[e as usize].to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// Keeps the agents `keep` (ascending) in order and appends the agents
+    /// of `arrivals`, pack after pack, with their ids, in every Dat at once.
+    /// All or nothing: everything is checked and every Dat given room before
+    /// anything moves.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if `keep` does not ascend inside the
+    /// set, a pack was made for another layout, or an arriving id is one
+    /// the set keeps or another arrival has; as [`Population::reorder`].
+    pub(crate) fn exchange(
+        &self,
+        set: &str,
+        keep: &[u32],
+        arrivals: &[&AgentPack],
+        workers: &dyn Workers,
+    ) -> Result<()> {
+        let (members, layout) = self.layout_of(set)?;
+        let bad = |reason: String| Error::InvalidMigration {
+            set: set.to_string(),
+            reason,
+        };
+        let len = self.len();
+        if let Some(w) = keep.windows(2).find(|w| w[0] >= w[1]) {
+            return Err(bad(format!(
+                "the agents kept must ascend, and {} comes after {}",
+                w[1], w[0]
+            )));
+        }
+        if let Some(&e) = keep.last().filter(|&&e| e as usize >= len) {
+            return Err(bad(format!("agent {e} is past the set's {len} agents")));
+        }
+        if let Some(p) = arrivals.iter().find(|p| p.fingerprint != layout.fingerprint()) {
+            return Err(bad(format!(
+                "{} arriving agents were packed for other Dats than this set's {}",
+                p.len(),
+                layout.describe()
+            )));
+        }
+        let arriving: usize = arrivals.iter().map(|p| p.len()).sum();
+        let new_len = keep.len() + arriving;
+        if new_len > crate::set::MAX_SET_SIZE {
+            return Err(Error::SetTooLarge {
+                set: set.to_string(),
+                size: new_len,
+                max: crate::set::MAX_SET_SIZE,
+            });
+        }
+        {
+            let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+            let mut seen: HashSet<u64> = keep.iter().map(|&e| ids.ids[e as usize]).collect();
+            if let Some(id) = arrivals.iter().flat_map(|p| p.ids()).find(|&id| !seen.insert(id)) {
+                return Err(bad(format!("agent id {id} would be in the set twice")));
+            }
+        }
+        let _held = self.hold(set, &members)?;
+        for m in &members {
+            m.reserve_elements(new_len)?;
+        }
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        scratch.resize_with(1, Vec::new);
+        let kept = &mut scratch[0];
+        let record = layout.record_bytes();
+        let mut offset = 8;
+        for m in &members {
+            let eb = m.element_bytes();
+            // SAFETY: the member is held exclusively, with `len` elements on
+            // the host, and room for `new_len` (reserved above).
+            let src = unsafe { std::slice::from_raw_parts(m.host_bytes(), len * eb) };
+            gather_elements(src, eb, keep, kept, workers);
+            m.set_elements(new_len);
+            // SAFETY: as above; `set_elements` kept the buffer.
+            let data = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), new_len * eb) };
+            data[..kept.len()].copy_from_slice(kept);
+            let arrived = data[kept.len()..].chunks_exact_mut(eb);
+            for (to, r) in arrived.zip(arrivals.iter().flat_map(|p| p.bytes.chunks_exact(record))) {
+                to.copy_from_slice(&r[offset..offset + eb]);
+            }
+            offset += eb;
+        }
+        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let ids = &mut guard.ids;
+        for (to, &from) in keep.iter().enumerate() {
+            ids[to] = ids[from as usize];
+        }
+        ids.truncate(keep.len());
+        ids.extend(arrivals.iter().flat_map(|p| p.ids()));
+        // New agents here get ids above every id this set has seen.
+        let top = ids.iter().copied().max().map_or(0, |m| m + 1);
+        guard.next = guard.next.max(top);
+        guard.changed();
+        self.len.store(new_len, std::sync::atomic::Ordering::Release);
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+}
