@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use super::{Member, Population};
+use super::{check_size, Member, Population};
 use crate::workers::gather_elements;
 use crate::{Error, Result, ScalarType, Workers};
 
@@ -260,13 +260,7 @@ impl Population {
         }
         let arriving: usize = arrivals.iter().map(|p| p.len()).sum();
         let new_len = keep.len() + arriving;
-        if new_len > crate::set::MAX_SET_SIZE {
-            return Err(Error::SetTooLarge {
-                set: set.to_string(),
-                size: new_len,
-                max: crate::set::MAX_SET_SIZE,
-            });
-        }
+        check_size(set, new_len)?;
         {
             let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
             let mut seen: HashSet<u64> = keep.iter().map(|&e| ids.ids[e as usize]).collect();

@@ -192,13 +192,7 @@ impl Population {
     /// [`Error::Transfer`] or [`Error::HostOutOfMemory`] from the Dats.
     pub(crate) fn reorder(&self, set: &str, order: &Reorder<'_>, workers: &dyn Workers) -> Result<()> {
         let new_len = order.survivors.len() + order.parents.len();
-        if new_len > crate::set::MAX_SET_SIZE {
-            return Err(Error::SetTooLarge {
-                set: set.to_string(),
-                size: new_len,
-                max: crate::set::MAX_SET_SIZE,
-            });
-        }
+        check_size(set, new_len)?;
         let members = self.members();
         let _held = self.hold(set, &members)?;
         for m in &members {
@@ -416,6 +410,18 @@ impl Population {
         self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
+}
+
+/// Refuses a set of more than `MAX_SET_SIZE` elements.
+fn check_size(set: &str, len: usize) -> Result<()> {
+    if len <= crate::set::MAX_SET_SIZE {
+        return Ok(());
+    }
+    Err(Error::SetTooLarge {
+        set: set.to_string(),
+        size: len,
+        max: crate::set::MAX_SET_SIZE,
+    })
 }
 
 /// Whether `order` holds each of `0..len` once.

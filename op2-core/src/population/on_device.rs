@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, MutexGuard};
 
-use super::{check_permutation, Member, Population};
+use super::{check_permutation, check_size, Member, Population};
 use crate::device_work::READ;
 use crate::{before_loop, scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, Error, GatherJob, Result};
 
@@ -68,13 +68,7 @@ impl Population {
     /// As [`Population::reorder`]; the device's.
     pub(crate) fn reorder_on_device(&self, set: &str, order: &DeviceReorder<'_>, work: &dyn DeviceWork) -> Result<()> {
         let new_len = order.kept + order.births;
-        if new_len > crate::set::MAX_SET_SIZE {
-            return Err(Error::SetTooLarge {
-                set: set.to_string(),
-                size: new_len,
-                max: crate::set::MAX_SET_SIZE,
-            });
-        }
+        check_size(set, new_len)?;
         let members = self.members();
         let _held = self.hold_unsynced(set, &members)?;
         let moves = Moves {
