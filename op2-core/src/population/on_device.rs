@@ -8,7 +8,7 @@ use std::sync::{Arc, MutexGuard};
 
 use super::{check_permutation, check_size, Member, Population};
 use crate::device_work::READ;
-use crate::{before_loop, scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, Error, GatherJob, Result};
+use crate::{before_loop, scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, GatherJob, Result};
 
 /// Device buffers a population keeps between changes on the device.
 #[derive(Default)]
