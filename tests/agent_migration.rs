@@ -160,6 +160,12 @@ fn bad_migrations_are_errors_that_change_nothing() {
     refused(a.set.pack_agents(&[0], &mut foreign).unwrap_err(), &["other Dats"]);
     let e = AgentPack::from_bytes("a", &layout, vec![0; layout.record_bytes() + 3]).unwrap_err();
     refused(e, &["whole number"]);
+    // Ids are i64 in Dats: one past i64::MAX cannot arrive.
+    let mut huge = vec![0u8; layout.record_bytes()];
+    huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let huge = AgentPack::from_bytes("a", &layout, huge).unwrap();
+    let e = a.set.exchange_agents(&[0, 1, 2, 3, 4], &[&huge]).unwrap_err();
+    refused(e, &["past the largest id"]);
     assert_eq!(by_id(&a), before, "nothing changed");
     // Two Dats of one name cannot be told apart.
     let _twin = Dat::<i32>::zeros("hits", &a.set, 1).unwrap();
@@ -168,4 +174,38 @@ fn bad_migrations_are_errors_that_change_nothing() {
     let fixed = Set::new("fixed", 3).unwrap();
     let e = fixed.agent_layout().unwrap_err();
     assert!(e.to_string().contains("dynamic"), "{e}");
+}
+
+#[cfg(feature = "opencl")]
+#[op2::kernel]
+fn bump(hits: &mut i32) {
+    *hits += 1;
+}
+
+/// Agents whose Dats live on a device (OpenCL, PoCL in CI): packing reads
+/// them without making the device copies stale, and agents that arrive
+/// are seen by the next loop there.
+#[cfg(feature = "opencl")]
+#[test]
+fn agents_on_a_device_move_and_keep_their_values() {
+    let rt = Runtime::new(Backend::OpenCl).expect("an OpenCL device (PoCL in CI)");
+    let a = agents("a", 6, 6, false);
+    let b = agents("b", 0, 2, false);
+    par_loop!(rt, bump, a.set, a.hits(RW)).unwrap();
+    let uploads = a.hits.transfer_stats().uploads;
+    let mut pack = AgentPack::new(&a.set.agent_layout().unwrap());
+    a.set.pack_agents(&[1, 4], &mut pack).unwrap();
+    par_loop!(rt, bump, a.set, a.hits(RW)).unwrap();
+    assert_eq!(
+        a.hits.transfer_stats().uploads,
+        uploads,
+        "packing left the device copy valid"
+    );
+    a.set.exchange_agents(&[0, 2, 3, 5], &[]).unwrap();
+    b.set.exchange_agents(&[], &[&pack]).unwrap();
+    par_loop!(rt, bump, b.set, b.hits(RW)).unwrap();
+    par_loop!(rt, bump, a.set, a.hits(RW)).unwrap();
+    // Packed after one bump, then bumped once at b; a's stayed for three.
+    assert_eq!(b.hits.to_vec(), vec![103, 106]);
+    assert_eq!(a.hits.to_vec(), vec![103, 105, 106, 108]);
 }

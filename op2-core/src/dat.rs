@@ -305,6 +305,9 @@ impl<T: Scalar> crate::population::Member for DatInner<T> {
     fn sync_host(&self) -> Result<()> {
         self.host.sync_host_held(&self.name)
     }
+    fn sync_host_read(&self) -> Result<()> {
+        self.host.sync_host_read_held(&self.name)
+    }
     fn element_bytes(&self) -> usize {
         self.dim * std::mem::size_of::<T>()
     }

@@ -317,10 +317,22 @@ impl Lifecycle {
             )?;
             // Children copied their parents' flags and ids: no fate is
             // pending, and the children get their own ids.
-            let fates = stage(work, ArgData::Dat(&inner.fates), OVERWRITE, 0)?;
-            work.fill_zero(fates.buffer(), census.after)?;
-            let ids = stage(work, ArgData::Dat(&inner.ids), UPDATE, 0)?;
-            work.fill_ids(ids.buffer(), kept, births, first_id)?;
+            let finish = || -> Result<()> {
+                let fates = stage(work, ArgData::Dat(&inner.fates), OVERWRITE, 0)?;
+                work.fill_zero(fates.buffer(), census.after)?;
+                let ids = stage(work, ArgData::Dat(&inner.ids), UPDATE, 0)?;
+                work.fill_ids(ids.buffer(), kept, births, first_id)
+            };
+            if let Err(e) = finish() {
+                // The set has changed: make the fates and ids right on the
+                // host, so that no child spawns again, then report.
+                self.discard();
+                if let Ok(mut ids) = inner.ids.try_data_mut() {
+                    population.copy_ids(&mut ids);
+                }
+                *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
+                return Err(e);
+            }
         }
         *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
         Ok(census)

@@ -193,6 +193,12 @@ impl<T> HostStorage<T> {
         self.sync_host(name, true)
     }
 
+    /// Brings the host copy up to date for a reader whose borrow the
+    /// caller already holds (packing agents to move).
+    pub(crate) fn sync_host_read_held(&self, name: &str) -> Result<()> {
+        self.sync_host(name, false)
+    }
+
     /// Pointer to the first value. Dereferencing it needs a borrow of the flag.
     pub(crate) fn ptr(&self) -> *mut T {
         self.data.load(Ordering::Acquire)

@@ -257,7 +257,9 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
     }
 
     fn device_work(&self) -> Option<&dyn DeviceWork> {
-        Some(self)
+        // A device whose blocks cannot hold the scans' threads leaves the
+        // work to the host.
+        self.check_scan_threads().is_ok().then_some(self as &dyn DeviceWork)
     }
 
     fn fallbacks(&self) -> Vec<String> {
@@ -345,6 +347,10 @@ mod tests {
             total: 0,
             order: 0,
         };
+        assert!(
+            Executor::device_work(&exec).is_none(),
+            "builds and compactions stay on the host's threads"
+        );
         let e = exec.enqueue_binning(ScalarType::F64, 2, &b).unwrap_err();
         assert!(matches!(e, Error::InvalidOption { option: "device", .. }), "{e:?}");
         let msg = e.to_string();

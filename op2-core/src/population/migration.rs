@@ -180,7 +180,8 @@ impl Population {
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] if an index is past the set or `pack`
-    /// was made for another layout; as [`Population::reorder`]'s hold.
+    /// was made for another layout; [`Error::SetInUse`] if the set is
+    /// changing; [`Error::HostBorrow`] if a Dat is borrowed for writing.
     pub(crate) fn pack(&self, set: &str, indices: &[u32], pack: &mut AgentPack) -> Result<()> {
         let (members, layout) = self.layout_of(set)?;
         let bad = |reason: String| Error::InvalidMigration {
@@ -193,11 +194,13 @@ impl Population {
                 layout.describe()
             )));
         }
+        // Held for reading: the set cannot change from here on, and device
+        // copies stay valid.
+        let _held = self.hold_for_reading(set, &members)?;
         let len = self.len();
         if let Some(&e) = indices.iter().find(|&&e| e as usize >= len) {
             return Err(bad(format!("agent {e} is past the set's {len} agents")));
         }
-        let _held = self.hold(set, &members)?;
         let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let record = layout.record_bytes();
         let start = pack.bytes.len();
@@ -205,8 +208,8 @@ impl Population {
         let mut offset = 8;
         for m in &members {
             let eb = m.element_bytes();
-            // SAFETY: the member is held exclusively, with `len` elements
-            // on the host (brought there by the hold).
+            // SAFETY: the member is held, with `len` elements on the host
+            // (brought there by the hold).
             let data = unsafe { std::slice::from_raw_parts(m.host_bytes(), len * eb) };
             for (r, &e) in pack.bytes[start..].chunks_exact_mut(record).zip(indices) {
                 let e = e as usize;
@@ -241,6 +244,8 @@ impl Population {
             set: set.to_string(),
             reason,
         };
+        // Held from here on: the checks below stay true until the change.
+        let _held = self.hold(set, &members)?;
         let len = self.len();
         if let Some(w) = keep.windows(2).find(|w| w[0] >= w[1]) {
             return Err(bad(format!(
@@ -267,13 +272,20 @@ impl Population {
             if let Some(id) = arrivals.iter().flat_map(|p| p.ids()).find(|&id| !seen.insert(id)) {
                 return Err(bad(format!("agent id {id} would be in the set twice")));
             }
+            // Ids are `i64`s in Dats (a lifecycle's `ids`), and the next
+            // ids must not overflow.
+            let largest = i64::MAX as u64;
+            if let Some(id) = arrivals.iter().flat_map(|p| p.ids()).find(|&id| id > largest) {
+                return Err(bad(format!("agent id {id} is past the largest id, {largest}")));
+            }
         }
-        let _held = self.hold(set, &members)?;
         for m in &members {
             m.reserve_elements(new_len)?;
         }
         let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        scratch.resize_with(1, Vec::new);
+        if scratch.is_empty() {
+            scratch.push(Vec::new());
+        }
         let kept = &mut scratch[0];
         let record = layout.record_bytes();
         let mut offset = 8;
@@ -300,7 +312,8 @@ impl Population {
         }
         ids.truncate(keep.len());
         ids.extend(arrivals.iter().flat_map(|p| p.ids()));
-        // New agents here get ids above every id this set has seen.
+        // New agents here get ids above every id this set has seen (ids
+        // past i64::MAX were refused above, so this does not overflow).
         let top = ids.iter().copied().max().map_or(0, |m| m + 1);
         guard.next = guard.next.max(top);
         guard.changed();

@@ -24,6 +24,9 @@ pub(crate) trait Member: Send + Sync {
     fn member_flag(&self) -> &BorrowFlag;
     /// Brings the host copy up to date (the caller holds the exclusive borrow).
     fn sync_host(&self) -> Result<()>;
+    /// Brings the host copy up to date for reading, a device copy staying
+    /// valid (the caller holds a borrow).
+    fn sync_host_read(&self) -> Result<()>;
     fn element_bytes(&self) -> usize;
     /// The host data (valid while the exclusive borrow is held).
     fn host_bytes(&self) -> *mut u8;
@@ -280,17 +283,42 @@ impl Population {
 
     /// As [`Population::hold`], the data left where it is.
     fn hold_unsynced<'a>(&'a self, set: &str, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
-        self.in_use.try_exclusive().map_err(|how| Error::SetInUse {
+        self.take(set, members, true)
+    }
+
+    /// Holds the set and every member for reading (so nothing changes
+    /// them meanwhile), with the host copies brought up to date and any
+    /// device copy left valid.
+    fn hold_for_reading<'a>(
+        &'a self,
+        set: &str,
+        members: &'a [std::sync::Arc<dyn Member>],
+    ) -> Result<Vec<Release<'a>>> {
+        let held = self.take(set, members, false)?;
+        for m in members {
+            m.sync_host_read()?;
+        }
+        Ok(held)
+    }
+
+    /// The set's and every member's borrow (exclusive, or shared).
+    fn take<'a>(
+        &'a self,
+        set: &str,
+        members: &'a [std::sync::Arc<dyn Member>],
+        exclusive: bool,
+    ) -> Result<Vec<Release<'a>>> {
+        self.in_use.try_borrow(exclusive).map_err(|how| Error::SetInUse {
             set: set.to_string(),
             how,
         })?;
-        let mut held = vec![Release(&self.in_use, true)];
+        let mut held = vec![Release(&self.in_use, exclusive)];
         for m in members {
-            m.member_flag().try_exclusive().map_err(|how| Error::HostBorrow {
+            m.member_flag().try_borrow(exclusive).map_err(|how| Error::HostBorrow {
                 name: m.member_name().to_string(),
                 how,
             })?;
-            held.push(Release(m.member_flag(), true));
+            held.push(Release(m.member_flag(), exclusive));
         }
         Ok(held)
     }
@@ -354,6 +382,10 @@ impl Population {
             {
                 slot.buffer = None;
                 slot.state = crate::DeviceState::DeviceUnallocated;
+            }
+            // New elements are zeros on the host only.
+            if len > self.len() && slot.state == crate::DeviceState::Both {
+                slot.state = crate::DeviceState::Host;
             }
             m.set_host_elements(len);
         }

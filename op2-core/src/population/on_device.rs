@@ -171,10 +171,16 @@ impl Population {
             let spare = spares
                 .remove(&m.member_id())
                 .filter(|b| b.context_id() == work.context_id() && b.bytes() >= need);
+            // The size of the current buffer, or double it when the set
+            // outgrows it, so that a growing set reallocates O(log n) times.
+            let size = if cur.bytes() >= need {
+                cur.bytes()
+            } else {
+                need.max(cur.bytes().saturating_mul(2))
+            };
             let buffer = match spare {
                 Some(b) => b,
-                // Doubling, so that a growing set reallocates O(log n) times.
-                None => work.new_buffer(m.member_name(), need.max(cur.bytes().saturating_mul(2)).max(8))?,
+                None => work.new_buffer(m.member_name(), size.max(8))?,
             };
             fresh.push(Some(buffer));
         }
