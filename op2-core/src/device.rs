@@ -6,7 +6,7 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::{host_read, host_write, DeviceState, Result};
+use crate::{before_loop, host_read, host_write, DeviceState, LoopUse, Result};
 
 /// A buffer in some device's memory, owned by the backend that made it.
 pub trait DeviceBuffer: Send + Sync {
@@ -128,6 +128,30 @@ impl DeviceSlot {
             self.state = DeviceState::DeviceUnallocated;
         }
         self.buffer = Some(new_buffer(bytes)?);
+        Ok(())
+    }
+
+    /// Brings the carrier's data to the device for a loop's (or device
+    /// work's) `use_`, as the state machine says: a buffer of at least
+    /// `bytes` in the context `context` ([`DeviceSlot::adopt`]), the host's
+    /// newer data uploaded if the use needs it, and the state afterwards.
+    ///
+    /// # Errors
+    /// Transfer errors; `new_buffer`'s.
+    pub fn prepare(
+        &mut self,
+        context: u64,
+        bytes: usize,
+        host: &mut [u8],
+        use_: LoopUse,
+        new_buffer: &dyn Fn(usize) -> Result<Box<dyn DeviceBuffer>>,
+    ) -> Result<()> {
+        self.adopt(context, bytes, host, new_buffer)?;
+        let t = before_loop(self.state, use_);
+        if t.upload {
+            self.upload(host)?;
+        }
+        self.state = t.after;
         Ok(())
     }
 

@@ -6,7 +6,7 @@
 
 use std::sync::MutexGuard;
 
-use crate::{before_loop, ArgData, BorrowFlag, DeviceBuffer, DeviceSlot, Error, LoopUse, Result, ScalarType};
+use crate::{ArgData, BorrowFlag, DeviceBuffer, DeviceSlot, Error, LoopUse, Result, ScalarType};
 
 /// A counting sort of senders into the bins of a spatial grid, on a
 /// device: afterwards `starts` holds each bin's first message (and the
@@ -188,14 +188,9 @@ pub(crate) fn stage<'a>(work: &dyn DeviceWork, data: ArgData<'a>, use_: LoopUse,
     let host = unsafe { std::slice::from_raw_parts_mut(data.host_bytes(), data.byte_len()) };
     let slot = &mut *staged.slot;
     let name = data.name();
-    slot.adopt(work.context_id(), bytes.max(host.len()), host, &|b| {
+    slot.prepare(work.context_id(), bytes.max(host.len()), host, use_, &|b| {
         work.new_buffer(name, b)
     })?;
-    let t = before_loop(slot.state, use_);
-    if t.upload {
-        slot.upload(host)?;
-    }
-    slot.state = t.after;
     Ok(staged)
 }
 

@@ -1,4 +1,4 @@
-use op2_core::{before_loop, ArgData, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
+use op2_core::{ArgData, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
 
 use super::DeviceApi;
 
@@ -51,12 +51,10 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
                         },
                     );
                 let mut slot = arg.data.device().lock();
-                adopt(api, &mut slot, arg.data.name(), host)?;
-                let t = before_loop(slot.state, use_);
-                if t.upload {
-                    slot.upload(host)?;
-                }
-                slot.state = t.after;
+                let name = arg.data.name();
+                slot.prepare(api.context_id(), host.len(), host, use_, &|bytes| {
+                    api.new_buffer(name, bytes)
+                })?;
                 mem_of(api, &slot)
             }
         };
@@ -79,13 +77,6 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
         });
     }
     Ok(DeviceArgs { data, maps })
-}
-
-/// Makes sure `slot` has a buffer in this context large enough for `host`:
-/// one from another context, or too small, is retired (its newer data
-/// brought to the host first).
-fn adopt<A: DeviceApi>(api: &A, slot: &mut DeviceSlot, name: &str, host: &mut [u8]) -> Result<()> {
-    slot.adopt(api.context_id(), host.len(), host, &|bytes| api.new_buffer(name, bytes))
 }
 
 fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {

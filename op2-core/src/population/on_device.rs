@@ -8,7 +8,7 @@ use std::sync::{Arc, MutexGuard};
 
 use super::{check_permutation, check_size, Member, Population};
 use crate::device_work::READ;
-use crate::{before_loop, scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, GatherJob, Result};
+use crate::{scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, GatherJob, Result};
 
 /// Device buffers a population keeps between changes on the device.
 #[derive(Default)]
@@ -145,12 +145,7 @@ impl Population {
             // set's `old_len` elements on the host.
             let host = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), old_len * m.element_bytes()) };
             let name = m.member_name();
-            slot.adopt(work.context_id(), host.len(), host, &|b| work.new_buffer(name, b))?;
-            let t = before_loop(slot.state, READ);
-            if t.upload {
-                slot.upload(host)?;
-            }
-            slot.state = t.after;
+            slot.prepare(work.context_id(), host.len(), host, READ, &|b| work.new_buffer(name, b))?;
         }
         let current = |i: usize| -> &dyn DeviceBuffer {
             match slots[i].buffer.as_deref() {
