@@ -50,7 +50,7 @@ impl ScalarType {
 /// A scalar element type of op2 data. Sealed: implemented for `f64`, `f32`, `i32`,
 /// `i64` and `u32`.
 pub trait Scalar:
-    Copy + Default + Debug + PartialOrd + Add<Output = Self> + Send + Sync + 'static + sealed::Sealed
+    Copy + Default + Debug + PartialOrd + Add<Output = Self> + bytemuck::Pod + Send + Sync + 'static + sealed::Sealed
 {
     /// The runtime tag of this type.
     const TYPE: ScalarType;

@@ -170,6 +170,33 @@ impl Set {
         Ok(Set(Arc::new(inner)))
     }
 
+    /// A dynamic set (as [`Set::dynamic`]) of `ids.len()` agents with the
+    /// ids `ids`, in that order: e.g. a rank's share of the agents of a
+    /// distributed run, numbered as on one rank, so that results do not
+    /// depend on the rank count. Children get ids above the largest.
+    ///
+    /// # Errors
+    /// [`Error::InvalidGlobalIds`] if an id repeats or is past `i64::MAX`
+    /// (ids are `i64`s in Dats); [`Error::SetTooLarge`] as [`Set::dynamic`].
+    pub fn dynamic_with_ids(name: impl Into<String>, ids: Vec<u64>, capacity: usize) -> Result<Set> {
+        let name = name.into();
+        let largest = i64::MAX as u64;
+        if let Some(id) = ids.iter().find(|&&id| id > largest) {
+            return Err(Error::InvalidGlobalIds {
+                set: name,
+                reason: format!("agent id {id} is past the largest id, {largest}"),
+            });
+        }
+        let checked = GlobalIds::new(&name, ids)?;
+        let regions = SetRegions {
+            core: checked.ids.len(),
+            ..SetRegions::default()
+        };
+        let mut inner = Set::build_inner(name, regions, None, None)?;
+        inner.population = Some(Population::numbered(checked.ids, capacity));
+        Ok(Set(Arc::new(inner)))
+    }
+
     /// A rank's set of a distributed run whose local elements (halos
     /// included, in local order) have the global ids `ids`.
     ///

@@ -39,7 +39,7 @@ impl AgentLayout {
         self.hash
     }
 
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let dats: Vec<String> = self
             .dats
             .iter()
@@ -55,9 +55,9 @@ impl AgentLayout {
 /// agents it will hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AgentPack {
-    fingerprint: u64,
-    record: usize,
-    bytes: Vec<u8>,
+    pub(crate) fingerprint: u64,
+    pub(crate) record: usize,
+    pub(crate) bytes: Vec<u8>,
 }
 
 impl AgentPack {
@@ -92,6 +92,14 @@ impl AgentPack {
             record,
             bytes,
         })
+    }
+
+    /// This (empty) pack, its records going into `bytes` (cleared): a
+    /// buffer kept from an earlier pack.
+    pub(crate) fn reusing(mut self, mut bytes: Vec<u8>) -> AgentPack {
+        bytes.clear();
+        self.bytes = bytes;
+        self
     }
 
     /// Agents in the pack.
@@ -143,33 +151,63 @@ fn fnv1a(bytes: impl Iterator<Item = u8>, mut h: u64) -> u64 {
     h
 }
 
-impl Population {
-    /// The members by name, with the layout they make.
-    fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
-        let mut members = self.members();
-        members.sort_by_cached_key(|m| key(set, m.member_name()));
-        if let Some(w) = members
-            .windows(2)
-            .find(|w| key(set, w[0].member_name()) == key(set, w[1].member_name()))
-        {
+impl AgentLayout {
+    /// The layout of Dats (name, element type, bytes per element) on set
+    /// `set`, in any order: sorted by the name they move under ([`key`]).
+    /// Returns the order taken (indices into `dats`) with the layout.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if two Dats move under one name.
+    pub(crate) fn of_dats(set: &str, dats: &[(&str, ScalarType, usize)]) -> Result<(Vec<usize>, AgentLayout)> {
+        let mut order: Vec<usize> = (0..dats.len()).collect();
+        order.sort_by_cached_key(|&i| key(set, dats[i].0));
+        if let Some(w) = order.windows(2).find(|w| key(set, dats[w[0]].0) == key(set, dats[w[1]].0)) {
             return Err(Error::InvalidMigration {
                 set: set.to_string(),
                 reason: format!(
                     "two Dats on it are named `{}`: agents move by Dat name, so names must differ",
-                    w[0].member_name()
+                    dats[w[0]].0
                 ),
             });
         }
-        let dats: Vec<(String, ScalarType, usize)> = members
-            .iter()
-            .map(|m| (key(set, m.member_name()), m.member_scalar(), m.element_bytes()))
-            .collect();
+        let dats_by_name: Vec<(String, ScalarType, usize)> =
+            order.iter().map(|&i| (key(set, dats[i].0), dats[i].1, dats[i].2)).collect();
         let mut hash = 0xcbf2_9ce4_8422_2325;
-        for (name, t, bytes) in &dats {
+        for (name, t, bytes) in &dats_by_name {
             hash = fnv1a(name.bytes().chain([0]), hash);
             hash = fnv1a(t.c_name().bytes().chain((*bytes as u64).to_le_bytes()), hash);
         }
-        Ok((members, AgentLayout { dats, hash }))
+        Ok((
+            order,
+            AgentLayout {
+                dats: dats_by_name,
+                hash,
+            },
+        ))
+    }
+
+    /// Where each Dat's element starts in a record (after the id), in the
+    /// layout's order.
+    pub(crate) fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
+        self.dats.iter().scan(8, |at, d| {
+            let here = *at;
+            *at += d.2;
+            Some(here)
+        })
+    }
+}
+
+impl Population {
+    /// The members by name, with the layout they make.
+    fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
+        let members = self.members();
+        let dats: Vec<(&str, ScalarType, usize)> = members
+            .iter()
+            .map(|m| (m.member_name(), m.member_scalar(), m.element_bytes()))
+            .collect();
+        let (order, layout) = AgentLayout::of_dats(set, &dats)?;
+        let members = order.iter().map(|&i| members[i].clone()).collect();
+        Ok((members, layout))
     }
 
     pub(crate) fn layout(&self, set: &str) -> Result<AgentLayout> {

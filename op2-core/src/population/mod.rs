@@ -96,15 +96,25 @@ impl Ids {
 
 impl Population {
     pub(crate) fn new(len: usize, capacity: usize) -> Population {
+        Population::numbered((0..len as u64).collect(), capacity)
+    }
+
+    /// Agents with the ids `ids` (distinct, at most `i64::MAX`: checked by
+    /// the caller).
+    pub(crate) fn numbered(ids: Vec<u64>, capacity: usize) -> Population {
+        let len = ids.len();
+        let next = ids.iter().max().map_or(0, |&m| m + 1);
+        let mut ids = Ids {
+            ids,
+            next,
+            ascending: true,
+            by_id: None,
+        };
+        ids.changed();
         Population {
             len: AtomicUsize::new(len),
             generation: AtomicU64::new(0),
-            ids: Mutex::new(Ids {
-                ids: (0..len as u64).collect(),
-                next: len as u64,
-                ascending: true,
-                by_id: None,
-            }),
+            ids: Mutex::new(ids),
             members: Mutex::new(Vec::new()),
             in_use: BorrowFlag::default(),
             capacity: capacity.max(len),

@@ -2,7 +2,10 @@
 //! variables, built from what the senders wrote (FLAME GPU's messages):
 //! on the host's threads here, in device memory in `on_device.rs`.
 
+mod ghosts;
 mod on_device;
+
+use ghosts::GhostField;
 
 use std::any::Any;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -15,7 +18,7 @@ use crate::messages::query::SpatialView;
 use crate::workers::{parts_for, piece, run_on_pieces};
 use crate::Dat;
 use crate::{
-    ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, Global, Result, Scalar, ScalarType,
+    AgentPack, ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, Global, Result, Scalar, ScalarType,
     ScopedThreads, Set, Workers,
 };
 
@@ -82,12 +85,20 @@ impl WholeCount {
 /// A sender Dat and the message Dat its values are copied to.
 trait Carried: Send + Sync {
     fn source_id(&self) -> usize;
+    fn source_name(&self) -> &str;
+    fn scalar(&self) -> ScalarType;
+    /// Bytes per element.
+    fn element_bytes(&self) -> usize;
     fn message(&self) -> &dyn Any;
-    /// Message `i` gets the value of sender `order[i]`.
-    fn gather(&self, order: &[u32], workers: &dyn Workers) -> Result<()>;
+    /// Message `i` gets the value of sender `order[i]` (of a ghost, for an
+    /// index past the senders).
+    fn gather(&self, order: &[u32], ghosts: Option<GhostField<'_>>, workers: &dyn Workers) -> Result<()>;
     /// As [`Carried::gather`], in `work`'s device memory, for the first
     /// `n` entries of `order` there.
     fn gather_on_device(&self, work: &dyn DeviceWork, order: &dyn DeviceBuffer, n: usize) -> Result<()>;
+    /// Copies the senders' elements into records: sender `senders[k]`'s
+    /// to `records[k * record + offset..]`.
+    fn pack(&self, senders: &[u32], records: &mut [u8], record: usize, offset: usize) -> Result<()>;
 }
 
 struct CarriedDat<T: Scalar> {
@@ -100,19 +111,38 @@ impl<T: Scalar> Carried for CarriedDat<T> {
         DatHandle::id(&self.source)
     }
 
+    fn source_name(&self) -> &str {
+        self.source.name()
+    }
+
+    fn scalar(&self) -> ScalarType {
+        T::TYPE
+    }
+
+    fn element_bytes(&self) -> usize {
+        self.source.dim() * std::mem::size_of::<T>()
+    }
+
     fn message(&self) -> &dyn Any {
         &self.message
     }
 
-    fn gather(&self, order: &[u32], workers: &dyn Workers) -> Result<()> {
+    fn gather(&self, order: &[u32], ghosts: Option<GhostField<'_>>, workers: &dyn Workers) -> Result<()> {
         let src = self.source.try_data_ro()?;
         let mut dst = self.message.try_data_mut()?;
-        let (src, d, n) = (&*src, self.source.dim(), order.len());
+        let (eb, n) = (self.element_bytes(), order.len());
+        let src: &[u8] = bytemuck::cast_slice(&src);
+        let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut dst);
         let parts = parts_for(workers, n);
-        run_on_pieces(workers, &mut dst[..n * d], d, parts, &|i, part| {
-            for (to, &from) in part.chunks_exact_mut(d).zip(&order[piece(n, parts, i)]) {
-                let from = from as usize * d;
-                to.copy_from_slice(&src[from..from + d]);
+        run_on_pieces(workers, &mut dst[..n * eb], eb, parts, &|i, part| {
+            for (to, &from) in part.chunks_exact_mut(eb).zip(&order[piece(n, parts, i)]) {
+                match ghosts.filter(|g| from >= g.first) {
+                    Some(g) => to.copy_from_slice(g.element(from, eb)),
+                    None => {
+                        let from = from as usize * eb;
+                        to.copy_from_slice(&src[from..from + eb]);
+                    }
+                }
             }
         });
         Ok(())
@@ -130,6 +160,17 @@ impl<T: Scalar> Carried for CarriedDat<T> {
             dst_first: 0,
         })
     }
+
+    fn pack(&self, senders: &[u32], records: &mut [u8], record: usize, offset: usize) -> Result<()> {
+        let src = self.source.try_data_ro()?;
+        let src: &[u8] = bytemuck::cast_slice(&src);
+        let eb = self.element_bytes();
+        for (r, &e) in records.chunks_exact_mut(record).zip(senders) {
+            let e = e as usize * eb;
+            r[offset..offset + eb].copy_from_slice(&src[e..e + eb]);
+        }
+        Ok(())
+    }
 }
 
 /// A coordinate type positions may have (integers for discrete grids).
@@ -140,15 +181,21 @@ impl Coordinate for i32 {}
 
 /// Bins the senders by their positions.
 trait Positions: Send + Sync {
-    /// Sorts the senders `sent` into the grid's bins ([`counting_sort`]).
+    /// Sorts the senders `sent` into the grid's bins ([`counting_sort`]),
+    /// an index past the senders being a ghost's.
     fn sort(
         &self,
         grid: &[f64; GRID_PARAMS],
         nbins: usize,
         sent: &[u32],
+        ghosts: Option<GhostField<'_>>,
         b: &mut SortBuffers,
         workers: &dyn Workers,
     ) -> Result<()>;
+    /// The bin of every sender, into `out`.
+    fn bins(&self, grid: &[f64; GRID_PARAMS], out: &mut Vec<u32>) -> Result<()>;
+    /// The Dat's identity (as `DatHandle::id`).
+    fn source_id(&self) -> usize;
     /// The Dat, as an argument (to stage it on a device).
     fn as_arg(&self) -> ArgData<'_>;
     /// The coordinates' type.
@@ -160,6 +207,10 @@ impl<T: Coordinate> Positions for Dat<T> {
         ArgData::Dat(self)
     }
 
+    fn source_id(&self) -> usize {
+        DatHandle::id(self)
+    }
+
     fn scalar(&self) -> ScalarType {
         T::TYPE
     }
@@ -169,19 +220,37 @@ impl<T: Coordinate> Positions for Dat<T> {
         grid: &[f64; GRID_PARAMS],
         nbins: usize,
         sent: &[u32],
+        ghosts: Option<GhostField<'_>>,
         b: &mut SortBuffers,
         workers: &dyn Workers,
     ) -> Result<()> {
         let p = self.try_data_ro()?;
         let (p, d) = (&*p, self.dim());
+        let size = std::mem::size_of::<T>();
+        let coordinate = |e: u32, c: usize| -> f64 {
+            match ghosts.filter(|g| e >= g.first) {
+                Some(g) => bytemuck::pod_read_unaligned::<T>(&g.element(e, d * size)[c * size..(c + 1) * size]).into(),
+                None => p[e as usize * d + c].into(),
+            }
+        };
         let bin_into = |senders: &[u32], out: &mut [u32]| {
             for (o, &e) in out.iter_mut().zip(senders) {
-                let e = e as usize * d;
-                let z = if d == 3 { p[e + 2].into() } else { 0.0 };
-                *o = bin_of(grid, [p[e].into(), p[e + 1].into(), z]) as u32;
+                let z = if d == 3 { coordinate(e, 2) } else { 0.0 };
+                *o = bin_of(grid, [coordinate(e, 0), coordinate(e, 1), z]) as u32;
             }
         };
         counting_sort(sent, nbins, &bin_into, b, workers);
+        Ok(())
+    }
+
+    fn bins(&self, grid: &[f64; GRID_PARAMS], out: &mut Vec<u32>) -> Result<()> {
+        let p = self.try_data_ro()?;
+        let d = self.dim();
+        out.clear();
+        out.extend(p[..self.set().total_size() * d].chunks_exact(d).map(|e| {
+            let z = if d == 3 { e[2].into() } else { 0.0 };
+            bin_of(grid, [e[0].into(), e[1].into(), z]) as u32
+        }));
         Ok(())
     }
 }
@@ -217,6 +286,8 @@ struct Scratch {
     listed: Vec<bool>,
     /// A build's buffers on a device.
     device: on_device::DeviceScratch,
+    /// The senders' ids, then the ghosts' (a build with ghosts).
+    ids: Vec<u64>,
 }
 
 /// A message list (FLAME GPU's messages): a Set of messages whose size
@@ -251,6 +322,8 @@ struct ListInner {
     fixed_ids: Option<Vec<u64>>,
     search: Search,
     carried: Mutex<Vec<Box<dyn Carried>>>,
+    /// Messages from other processes' senders ([`MessageList::set_ghosts`]).
+    ghosts: Mutex<AgentPack>,
     count: WholeCount,
     scratch: Mutex<Scratch>,
 }
@@ -338,6 +411,7 @@ impl MessageList {
             fixed_ids,
             search,
             carried: Mutex::new(Vec::new()),
+            ghosts: Mutex::new(AgentPack::default()),
             count: WholeCount::unbuilt(),
             scratch: Mutex::new(Scratch::default()),
         })))
@@ -474,41 +548,91 @@ impl MessageList {
         let s = &mut *guard;
         s.built_at = None;
         s.device.built = None;
-        if let Some(work) = workers.device_work() {
+        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
+        let ghosts = self.ghosts();
+        let g = ghosts.len();
+        if let Some(work) = workers.device_work().filter(|_| g == 0) {
+            drop((carried, ghosts));
             return self.build_on_device(work, sent, s, workers);
         }
         let n = inner.senders.total_size();
+        // Ghosts' fields: the layout the ghosts were packed for must be the
+        // carried Dats' still.
+        let offsets = match g {
+            0 => Vec::new(),
+            _ => {
+                let (offsets, layout) = self.layout_of(&carried)?;
+                if ghosts.fingerprint != layout.fingerprint() {
+                    return Err(self.invalid(format!(
+                        "its {g} ghost messages were packed for other Dats than its messages' {} (a Dat was carried since)",
+                        layout.describe()
+                    )));
+                }
+                offsets
+            }
+        };
+        let field = |offset: usize| GhostField {
+            bytes: &ghosts.bytes,
+            record: ghosts.record,
+            offset,
+            first: n as u32,
+        };
         if let Some(p) = inner.set.population() {
-            // One slot per sender: births and deaths changed their number.
-            p.resize(inner.set.name(), n)?;
+            // One slot per sender (births and deaths changed their number)
+            // and per ghost.
+            p.resize(inner.set.name(), n + g)?;
         }
-        // The senders that send, in index order.
+        // The senders that send, in index order, then the ghosts.
         let flags = sent.map(Dat::try_data_ro).transpose()?;
         select_senders(n, flags.as_deref(), &mut s.sent, workers);
         drop(flags);
+        s.sent.extend(n as u32..(n + g) as u32);
         if let Search::Spatial(b) = &inner.search {
             let nbins = b.grid.bin_count();
+            let at = carried.iter().position(|c| c.source_id() == b.positions.source_id());
+            let ghost_positions = at.filter(|_| g > 0).map(|c| field(offsets[c]));
             b.positions
-                .sort(&b.grid.params(), nbins, &s.sent, &mut s.sort, workers)?;
+                .sort(&b.grid.params(), nbins, &s.sent, ghost_positions, &mut s.sort, workers)?;
         }
         // Canonical order: by id within each bin (or overall), whatever the
-        // senders' order in memory.
+        // senders' order in memory or their process.
         let (order, runs) = match &inner.search {
             Search::BruteForce => (&mut s.sent, None),
             Search::Spatial(_) => (&mut s.sort.order, Some(&s.sort.starts[..])),
         };
-        match (inner.senders.population(), &inner.fixed_ids) {
-            (Some(p), _) => p.with_ids(|ids, ascending| {
-                if !ascending {
-                    order_by_id(order, runs, ids, workers)
+        if g > 0 {
+            s.ids.clear();
+            match (inner.senders.population(), &inner.fixed_ids) {
+                (Some(p), _) => p.with_ids(|ids, _| s.ids.extend_from_slice(ids)),
+                (None, Some(ids)) => s.ids.extend_from_slice(ids),
+                (None, None) => s.ids.extend(0..n as u64),
+            }
+            s.ids.extend(ghosts.ids());
+            order_by_id(order, runs, &s.ids, workers);
+            let whole = [0, order.len() as i32];
+            for w in runs.unwrap_or(&whole).windows(2) {
+                let run = &order[w[0] as usize..w[1] as usize];
+                if let Some(p) = run.windows(2).find(|p| s.ids[p[0] as usize] == s.ids[p[1] as usize]) {
+                    return Err(self.invalid(format!(
+                        "two of its messages come from sender id {} (a ghost's id is a sender's, or two ghosts')",
+                        s.ids[p[0] as usize]
+                    )));
                 }
-            }),
-            (None, Some(ids)) => order_by_id(order, runs, ids, workers),
-            (None, None) => {}
+            }
+        } else {
+            match (inner.senders.population(), &inner.fixed_ids) {
+                (Some(p), _) => p.with_ids(|ids, ascending| {
+                    if !ascending {
+                        order_by_id(order, runs, ids, workers)
+                    }
+                }),
+                (None, Some(ids)) => order_by_id(order, runs, ids, workers),
+                (None, None) => {}
+            }
         }
         let order = &*order;
-        for c in inner.carried.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            c.gather(order, workers)?;
+        for (c, &offset) in carried.iter().zip(offsets.iter().chain(std::iter::repeat(&0))) {
+            c.gather(order, (g > 0).then(|| field(offset)), workers)?;
         }
         if let Search::Spatial(b) = &inner.search {
             b.starts.try_data_mut()?.copy_from_slice(&s.sort.starts);
@@ -574,11 +698,12 @@ impl MessageList {
         let listed = &*listed;
         let n = inner.senders.total_size();
         s.permutation.clear();
-        s.permutation.extend_from_slice(listed);
-        if listed.len() < n {
+        // Ghosts (indices past the senders) stay where they are.
+        s.permutation.extend(listed.iter().filter(|&&e| (e as usize) < n));
+        if s.permutation.len() < n {
             s.listed.clear();
             s.listed.resize(n, false);
-            for &e in listed {
+            for &e in &s.permutation {
                 s.listed[e as usize] = true;
             }
             s.permutation.extend((0..n as u32).filter(|&e| !s.listed[e as usize]));

@@ -1,0 +1,175 @@
+//! Ghost messages: messages another process's senders sent (a distributed
+//! run's neighbouring ranks), packed as records ([`AgentPack`]) and merged
+//! into this list's builds as if their senders were here. Messages are
+//! ordered by sender id inside each bin, so a bin holds the same messages
+//! in the same order whichever process sent them: a kernel's sums come out
+//! bitwise as on one process.
+
+use std::sync::MutexGuard;
+
+use super::{Carried, MessageList, Search};
+use crate::population::AgentLayout;
+use crate::{AgentPack, Error, Result};
+
+/// One carried Dat's elements in ghost records, as a build reads them:
+/// ghost `k` is message source index `first + k`.
+#[derive(Clone, Copy)]
+pub(super) struct GhostField<'a> {
+    pub bytes: &'a [u8],
+    pub record: usize,
+    pub offset: usize,
+    /// The first index that is a ghost's (the number of senders).
+    pub first: u32,
+}
+
+impl<'a> GhostField<'a> {
+    /// The element (`bytes` long) of the ghost at source index `e`.
+    #[inline(always)]
+    pub fn element(&self, e: u32, bytes: usize) -> &'a [u8] {
+        let at = (e - self.first) as usize * self.record + self.offset;
+        &self.bytes[at..at + bytes]
+    }
+}
+
+impl MessageList {
+    /// The record a message moves between processes as: its sender's id,
+    /// then the sender's element of each carried Dat, by name (as
+    /// [`AgentLayout`] orders a set's Dats).
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if two carried Dats have one name.
+    pub fn message_layout(&self) -> Result<AgentLayout> {
+        let carried = self.0.carried.lock().unwrap_or_else(|e| e.into_inner());
+        self.layout_of(&carried).map(|(_, layout)| layout)
+    }
+
+    /// The layout of `carried`, with each carried Dat's offset in a record
+    /// (by carried index).
+    pub(super) fn layout_of(&self, carried: &[Box<dyn Carried>]) -> Result<(Vec<usize>, AgentLayout)> {
+        let dats: Vec<_> = carried
+            .iter()
+            .map(|c| (c.source_name(), c.scalar(), c.element_bytes()))
+            .collect();
+        let (order, layout) = AgentLayout::of_dats(self.0.senders.name(), &dats).map_err(|e| Error::InvalidMessages {
+            list: self.0.name.clone(),
+            reason: format!("its messages cannot move between processes: {e}"),
+        })?;
+        let mut offsets = vec![0; carried.len()];
+        for (&c, at) in order.iter().zip(layout.offsets()) {
+            offsets[c] = at;
+        }
+        Ok((offsets, layout))
+    }
+
+    /// Appends the messages of the senders at `senders` (ids and carried
+    /// values, as [`MessageList::message_layout`] says) to `pack`, e.g. to
+    /// send them to a process whose agents read them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if an index is past the senders or
+    /// `pack` was made for another layout; [`Error::HostBorrow`] if a
+    /// carried Dat is borrowed for writing.
+    pub fn pack_messages(&self, senders: &[u32], pack: &mut AgentPack) -> Result<()> {
+        let inner = &*self.0;
+        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
+        let (offsets, layout) = self.layout_of(&carried)?;
+        self.check_pack(pack, &layout, "the pack")?;
+        let n = inner.senders.total_size();
+        if let Some(&e) = senders.iter().find(|&&e| e as usize >= n) {
+            return Err(self.invalid(format!("sender {e} is past the {n} senders")));
+        }
+        let record = layout.record_bytes();
+        let start = pack.bytes.len();
+        pack.bytes.resize(start + senders.len() * record, 0);
+        let records = &mut pack.bytes[start..];
+        for (c, &offset) in carried.iter().zip(&offsets) {
+            if let Err(e) = c.pack(senders, records, record, offset) {
+                pack.bytes.truncate(start);
+                return Err(e);
+            }
+        }
+        let mut write_ids = |ids: &[u64]| {
+            for (r, &e) in records.chunks_exact_mut(record).zip(senders) {
+                r[..8].copy_from_slice(&ids[e as usize].to_le_bytes());
+            }
+        };
+        match inner.senders.population() {
+            Some(p) => p.with_ids(|ids, _| write_ids(ids)),
+            None => write_ids(&inner.senders.global_ids()),
+        }
+        Ok(())
+    }
+
+    /// Sets the ghost messages every build from now on merges with the
+    /// senders' own: the records of `packs` (as [`MessageList::pack_messages`]
+    /// made them on another process), until the next call replaces them.
+    /// The senders' ids and the ghosts' must differ (a build refuses a bin
+    /// that would hold one id twice).
+    ///
+    /// Builds with ghosts run on the host's threads (a device runtime's
+    /// carried Dats are brought to the host for them).
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the senders are not dynamic (the
+    /// message set must grow past them), or a pack was made for another
+    /// layout.
+    pub fn set_ghosts(&self, packs: &[&AgentPack]) -> Result<()> {
+        let inner = &*self.0;
+        if inner.set.population().is_none() && packs.iter().any(|p| !p.is_empty()) {
+            return Err(self.invalid(format!(
+                "ghost messages need dynamic senders (`Set::dynamic`), and `{}` is fixed",
+                inner.senders.name()
+            )));
+        }
+        let layout = self.message_layout()?;
+        for p in packs {
+            self.check_pack(p, &layout, "ghost messages")?;
+        }
+        let mut ghosts = self.ghosts();
+        *ghosts = AgentPack::new(&layout).reusing(std::mem::take(&mut ghosts.bytes));
+        for p in packs {
+            ghosts.bytes.extend_from_slice(p.as_bytes());
+        }
+        Ok(())
+    }
+
+    /// The ghost messages set by [`MessageList::set_ghosts`].
+    pub fn ghost_count(&self) -> usize {
+        self.ghosts().len()
+    }
+
+    /// The bin of every sender (index order) at its position now, into
+    /// `out`: e.g. to find the senders whose messages other processes read.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the list is not spatial;
+    /// [`Error::HostBorrow`] if the positions are borrowed for writing.
+    pub fn sender_bins(&self, out: &mut Vec<u32>) -> Result<()> {
+        match &self.0.search {
+            Search::Spatial(b) => b.positions.bins(&b.grid.params(), out),
+            Search::BruteForce => Err(self.invalid("a brute-force list has no bins".to_string())),
+        }
+    }
+
+    pub(super) fn ghosts(&self) -> MutexGuard<'_, AgentPack> {
+        self.0.ghosts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn check_pack(&self, pack: &AgentPack, layout: &AgentLayout, what: &str) -> Result<()> {
+        if pack.fingerprint == layout.fingerprint() && pack.record == layout.record_bytes() {
+            return Ok(());
+        }
+        Err(self.invalid(format!(
+            "{what} ({} records) were packed for other Dats than its messages' {}",
+            pack.len(),
+            layout.describe()
+        )))
+    }
+
+    pub(super) fn invalid(&self, reason: String) -> Error {
+        Error::InvalidMessages {
+            list: self.0.name.clone(),
+            reason,
+        }
+    }
+}
