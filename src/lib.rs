@@ -49,7 +49,9 @@ pub use op2_output as output;
 /// Distributed runs under `mpirun` (feature `mpi`).
 #[cfg(feature = "mpi")]
 pub mod mpi {
-    pub use op2_mpi::{Distributed, Mpi, Partitioner};
+    pub use op2_mpi::{
+        AgentDomain, BinBox, BinDecomposition, Distributed, DomainOptions, DomainStats, Mpi, Partitioner, Readers,
+    };
 }
 
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};

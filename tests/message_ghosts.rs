@@ -111,7 +111,10 @@ fn agents_split_in_two_with_ghosts_compute_what_one_set_computes() {
         whole.list.build_on(&rt).unwrap();
         whole.pull(&rt);
         let want = whole.forces();
-        assert!(want.iter().filter(|f| f.1 != [0; 3]).count() > 500, "most agents feel others");
+        assert!(
+            want.iter().filter(|f| f.1 != [0; 3]).count() > 500,
+            "most agents feel others"
+        );
 
         // Ownership by bin column (x < 4 or not): whole bins on each side.
         let left_of = |id: &u64| position(*id)[0] < 4.0;
@@ -172,7 +175,10 @@ fn sender_bins_are_the_bins_of_the_positions() {
         .collect();
     assert_eq!(bins, want);
     let brute = MessageList::brute_force("all", &a.set).unwrap();
-    assert!(matches!(brute.sender_bins(&mut bins), Err(Error::InvalidMessages { .. })));
+    assert!(matches!(
+        brute.sender_bins(&mut bins),
+        Err(Error::InvalidMessages { .. })
+    ));
 }
 
 #[test]
@@ -183,19 +189,28 @@ fn ghosts_of_another_layout_a_repeated_id_or_a_bad_sender_are_refused() {
     let mut pack = AgentPack::new(&b.list.message_layout().unwrap());
     // Sender 2 is past b's two agents: nothing is packed.
     let e = b.list.pack_messages(&[0, 2], &mut pack).unwrap_err();
-    assert!(matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("past")), "{e}");
+    assert!(
+        matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("past")),
+        "{e}"
+    );
     assert!(pack.is_empty());
 
     // Agent id 2 is on both sides: its messages would be in the list twice.
     b.list.pack_messages(&[0, 1], &mut pack).unwrap();
     a.list.set_ghosts(&[&pack]).unwrap();
     let e = a.list.build_on(&rt).unwrap_err();
-    assert!(matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("sender id 2")), "{e}");
+    assert!(
+        matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("sender id 2")),
+        "{e}"
+    );
 
     // A pack of the agents' own layout (all their Dats) is not a message pack.
     let agent_pack = AgentPack::new(&b.set.agent_layout().unwrap());
     let e = a.list.set_ghosts(&[&agent_pack]).unwrap_err();
-    assert!(matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("other Dats")), "{e}");
+    assert!(
+        matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("other Dats")),
+        "{e}"
+    );
 
     // Carrying one more Dat after the ghosts were set changes the layout.
     let c = agents("c", &[0, 1]);
@@ -204,7 +219,10 @@ fn ghosts_of_another_layout_a_repeated_id_or_a_bad_sender_are_refused() {
     c.list.set_ghosts(&[&ok]).unwrap();
     c.list.carry(&c.force).unwrap();
     let e = c.list.build_on(&rt).unwrap_err();
-    assert!(matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("carried since")), "{e}");
+    assert!(
+        matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("carried since")),
+        "{e}"
+    );
 
     // Fixed senders have a fixed message set: no room for ghosts.
     let fixed = Set::new("fixed", 2).unwrap();
@@ -219,7 +237,10 @@ fn ghosts_of_another_layout_a_repeated_id_or_a_bad_sender_are_refused() {
     let olist = MessageList::spatial("g", grid, &opos).unwrap();
     olist.pack_messages(&[0], &mut one).unwrap();
     let e = flist.set_ghosts(&[&one]).unwrap_err();
-    assert!(matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("dynamic")), "{e}");
+    assert!(
+        matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("dynamic")),
+        "{e}"
+    );
 }
 
 #[test]

@@ -2,8 +2,12 @@
 //! `OP2_EXPECTED_RANKS=P`); plain `cargo test` runs it on one rank. MPI
 //! starts once per process, so this is one test that checks, in the same order
 //! on every rank: the world size, the suite's indirect loops against a
-//! single-process `seq` run, halo exchange counts, and Airfoil against one rank.
+//! single-process `seq` run, halo exchange counts, moving agents (`mpi/agents.rs`)
+//! and Airfoil against one rank.
 #![cfg(feature = "mpi")]
+
+#[path = "mpi/agents.rs"]
+mod agents;
 
 use op2::mpi::{Mpi, Partitioner};
 use op2::prelude::*;
@@ -135,6 +139,8 @@ fn distributed_runs_match_one_process() {
         );
     }
     let seq = Runtime::new(Backend::Seq).unwrap();
+
+    agents::moving_agents_match_one_rank(&mpi);
 
     // Reference: one process, global carriers.
     let g = mesh();

@@ -24,6 +24,9 @@
 #![doc = document_features::document_features!()]
 #![deny(missing_docs)]
 
+#[cfg(feature = "mpi")]
+mod agent_domain;
+mod bin_decomposition;
 mod dual_graph;
 #[cfg(feature = "mpi")]
 mod halo_exchange;
@@ -37,6 +40,9 @@ mod report;
 #[cfg(feature = "mpi")]
 mod world;
 
+#[cfg(feature = "mpi")]
+pub use agent_domain::{AgentDomain, DomainOptions, DomainStats};
+pub use bin_decomposition::{BinBox, BinDecomposition, Readers};
 pub use dual_graph::dual_graph;
 pub use halo_layout::{local_map, local_ragged, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
 pub use mesh::{MapDesc, MeshDesc};

@@ -104,6 +104,14 @@ impl Mpi {
         self.comm.0.abort(code)
     }
 
+    /// Sums `values` over all ranks, in place (e.g. counts of agents).
+    pub fn sum_u64(&self, values: &mut [u64]) {
+        let mine = values.to_vec();
+        self.comm
+            .0
+            .all_reduce_into(&mine[..], values, mpi::collective::SystemOperation::sum());
+    }
+
     /// The maximum of `value` over all ranks.
     pub fn max_f64(&self, value: f64) -> f64 {
         let mut bytes = value.to_ne_bytes();

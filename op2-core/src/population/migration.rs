@@ -102,6 +102,44 @@ impl AgentPack {
         self
     }
 
+    /// Empties the pack and makes it one for agents of `layout`, keeping
+    /// its buffer.
+    pub fn reset(&mut self, layout: &AgentLayout) {
+        self.fingerprint = layout.fingerprint();
+        self.record = layout.record_bytes();
+        self.bytes.clear();
+    }
+
+    /// Makes the pack `bytes` long and returns its records to be written
+    /// (e.g. by a receive from another rank). The buffer grows by
+    /// doubling and never shrinks.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] (naming `set`) if `bytes` is not a whole
+    /// number of records; the pack is then empty.
+    pub fn receive(&mut self, set: &str, bytes: usize) -> Result<&mut [u8]> {
+        self.bytes.clear();
+        if bytes % self.record.max(1) != 0 {
+            return Err(Error::InvalidMigration {
+                set: set.to_string(),
+                reason: format!(
+                    "{bytes} bytes of packed agents are not a whole number of {}-byte records",
+                    self.record
+                ),
+            });
+        }
+        if bytes > self.bytes.capacity() {
+            self.bytes.reserve(bytes.max(2 * self.bytes.capacity()));
+        }
+        self.bytes.resize(bytes, 0);
+        Ok(&mut self.bytes)
+    }
+
+    /// Bytes the pack holds without growing.
+    pub fn capacity_bytes(&self) -> usize {
+        self.bytes.capacity()
+    }
+
     /// Agents in the pack.
     pub fn len(&self) -> usize {
         self.bytes.len().checked_div(self.record).unwrap_or(0)
@@ -161,7 +199,10 @@ impl AgentLayout {
     pub(crate) fn of_dats(set: &str, dats: &[(&str, ScalarType, usize)]) -> Result<(Vec<usize>, AgentLayout)> {
         let mut order: Vec<usize> = (0..dats.len()).collect();
         order.sort_by_cached_key(|&i| key(set, dats[i].0));
-        if let Some(w) = order.windows(2).find(|w| key(set, dats[w[0]].0) == key(set, dats[w[1]].0)) {
+        if let Some(w) = order
+            .windows(2)
+            .find(|w| key(set, dats[w[0]].0) == key(set, dats[w[1]].0))
+        {
             return Err(Error::InvalidMigration {
                 set: set.to_string(),
                 reason: format!(
@@ -170,8 +211,10 @@ impl AgentLayout {
                 ),
             });
         }
-        let dats_by_name: Vec<(String, ScalarType, usize)> =
-            order.iter().map(|&i| (key(set, dats[i].0), dats[i].1, dats[i].2)).collect();
+        let dats_by_name: Vec<(String, ScalarType, usize)> = order
+            .iter()
+            .map(|&i| (key(set, dats[i].0), dats[i].1, dats[i].2))
+            .collect();
         let mut hash = 0xcbf2_9ce4_8422_2325;
         for (name, t, bytes) in &dats_by_name {
             hash = fnv1a(name.bytes().chain([0]), hash);

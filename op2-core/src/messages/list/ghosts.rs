@@ -50,10 +50,11 @@ impl MessageList {
             .iter()
             .map(|c| (c.source_name(), c.scalar(), c.element_bytes()))
             .collect();
-        let (order, layout) = AgentLayout::of_dats(self.0.senders.name(), &dats).map_err(|e| Error::InvalidMessages {
-            list: self.0.name.clone(),
-            reason: format!("its messages cannot move between processes: {e}"),
-        })?;
+        let (order, layout) =
+            AgentLayout::of_dats(self.0.senders.name(), &dats).map_err(|e| Error::InvalidMessages {
+                list: self.0.name.clone(),
+                reason: format!("its messages cannot move between processes: {e}"),
+            })?;
         let mut offsets = vec![0; carried.len()];
         for (&c, at) in order.iter().zip(layout.offsets()) {
             offsets[c] = at;

@@ -18,8 +18,8 @@ use crate::messages::query::SpatialView;
 use crate::workers::{parts_for, piece, run_on_pieces};
 use crate::Dat;
 use crate::{
-    AgentPack, ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, Global, Result, Scalar, ScalarType,
-    ScopedThreads, Set, Workers,
+    AgentPack, ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, Global, Result, Scalar,
+    ScalarType, ScopedThreads, Set, Workers,
 };
 
 /// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,

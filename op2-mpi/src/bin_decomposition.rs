@@ -1,0 +1,292 @@
+//! How moving agents are shared among ranks: each rank owns a box of whole
+//! bins of a spatial message grid, cut by recursive coordinate bisection on
+//! the agents' counts per bin so that the ranks hold about as many agents
+//! each; and which of a rank's bins its neighbours read (the ring of bins
+//! around theirs), computed once per decomposition.
+//!
+//! Ownership by bin is what makes results independent of the rank count: a
+//! bin's messages all come from one rank, and a rank that reads the bin
+//! receives all of them, in the canonical order (by sender id).
+
+use op2_core::{Boundary, SpatialGrid};
+
+/// A box of bins `[lo, hi)` per axis (empty when some `hi <= lo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinBox {
+    /// The first bin on each axis.
+    pub lo: [usize; 3],
+    /// One past the last bin on each axis.
+    pub hi: [usize; 3],
+}
+
+impl BinBox {
+    /// Bins in the box.
+    pub fn volume(&self) -> usize {
+        (0..3).map(|a| self.hi[a].saturating_sub(self.lo[a])).product()
+    }
+
+    fn empty() -> BinBox {
+        BinBox { lo: [0; 3], hi: [0; 3] }
+    }
+}
+
+/// The bins of a grid, each owned by one of `ranks` ranks (a box per rank),
+/// and for one rank, the ranks that read each of its bins.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinDecomposition {
+    bins: [usize; 3],
+    wrap: bool,
+    boxes: Vec<BinBox>,
+    owner: Vec<u32>,
+}
+
+impl BinDecomposition {
+    /// Cuts `grid`'s bins among `ranks` ranks by recursive coordinate
+    /// bisection: the box (at first the grid) is cut across its longest
+    /// axis (in bins) at the plane that best splits `counts` (agents per
+    /// bin) in proportion to the ranks on each side, down to one rank per
+    /// box. A box too thin to cut leaves the remaining ranks empty boxes.
+    /// The same counts give the same decomposition on every rank.
+    ///
+    /// # Panics
+    /// If `counts` does not have one entry per bin or `ranks` is 0 (the
+    /// callers' invariants).
+    pub fn bisect(grid: &SpatialGrid, counts: &[u64], ranks: usize) -> BinDecomposition {
+        let bins = grid.bins_per_axis();
+        assert_eq!(counts.len(), grid.bin_count(), "one count per bin");
+        assert!(ranks > 0, "at least one rank");
+        let mut boxes = vec![BinBox::empty(); ranks];
+        cut(counts, bins, BinBox { lo: [0; 3], hi: bins }, 0..ranks, &mut boxes);
+        let mut owner = vec![0u32; grid.bin_count()];
+        for (r, b) in boxes.iter().enumerate() {
+            for z in b.lo[2]..b.hi[2] {
+                for y in b.lo[1]..b.hi[1] {
+                    for x in b.lo[0]..b.hi[0] {
+                        owner[x + bins[0] * (y + bins[1] * z)] = r as u32;
+                    }
+                }
+            }
+        }
+        BinDecomposition {
+            bins,
+            wrap: grid.boundary() == Boundary::Wrap,
+            boxes,
+            owner,
+        }
+    }
+
+    /// The rank that owns bin `bin`.
+    pub fn owner(&self, bin: usize) -> usize {
+        self.owner[bin] as usize
+    }
+
+    /// Each rank's box.
+    pub fn boxes(&self) -> &[BinBox] {
+        &self.boxes
+    }
+
+    /// The ranks.
+    pub fn ranks(&self) -> usize {
+        self.boxes.len()
+    }
+
+    /// For `rank`, the other ranks that read each of its bins: those that
+    /// own a bin next to it (the 3 x 3 (x 3) bins around, wrapped on a
+    /// periodic grid), since a query from a bin visits its neighbours.
+    pub fn readers(&self, rank: usize) -> Readers {
+        let nbins = self.owner.len();
+        let mut readers = Readers {
+            start: vec![0; nbins + 1],
+            ranks: Vec::new(),
+            neighbours: Vec::new(),
+        };
+        let b = self.boxes[rank];
+        let mut around = Vec::with_capacity(8);
+        let mut next = 0;
+        for bin in 0..nbins {
+            readers.start[bin] = next;
+            if self.owner[bin] as usize != rank || b.volume() == 0 {
+                continue;
+            }
+            around.clear();
+            let c = [
+                bin % self.bins[0],
+                (bin / self.bins[0]) % self.bins[1],
+                bin / (self.bins[0] * self.bins[1]),
+            ];
+            for dz in -1i64..=1 {
+                for dy in -1i64..=1 {
+                    for dx in -1i64..=1 {
+                        let Some(n) = self.neighbour(c, [dx, dy, dz]) else {
+                            continue;
+                        };
+                        let q = self.owner[n];
+                        if q as usize != rank && !around.contains(&q) {
+                            around.push(q);
+                        }
+                    }
+                }
+            }
+            around.sort_unstable();
+            readers.ranks.extend_from_slice(&around);
+            next = readers.ranks.len() as u32;
+        }
+        readers.start[nbins] = next;
+        let mut all = readers.ranks.clone();
+        all.sort_unstable();
+        all.dedup();
+        readers.neighbours = all;
+        readers
+    }
+
+    /// The bin at offset `d` from bin coordinates `c`: wrapped, or `None`
+    /// past an edge.
+    fn neighbour(&self, c: [usize; 3], d: [i64; 3]) -> Option<usize> {
+        let mut at = [0usize; 3];
+        for a in 0..3 {
+            let n = self.bins[a] as i64;
+            let mut x = c[a] as i64 + d[a];
+            if self.wrap {
+                x = x.rem_euclid(n);
+            } else if x < 0 || x >= n {
+                return None;
+            }
+            at[a] = x as usize;
+        }
+        Some(at[0] + self.bins[0] * (at[1] + self.bins[1] * at[2]))
+    }
+}
+
+/// The ranks that read each bin of one rank (compressed rows), and all of
+/// them: the rank's neighbours, to which it sends ghost messages and from
+/// which it receives them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Readers {
+    start: Vec<u32>,
+    ranks: Vec<u32>,
+    neighbours: Vec<u32>,
+}
+
+impl Readers {
+    /// The other ranks that read bin `bin` (none for another rank's bin).
+    pub fn of(&self, bin: usize) -> &[u32] {
+        &self.ranks[self.start[bin] as usize..self.start[bin + 1] as usize]
+    }
+
+    /// The ranks that read some bin of this rank, ascending.
+    pub fn neighbours(&self) -> &[u32] {
+        &self.neighbours
+    }
+}
+
+/// Gives `ranks` the bins of `b`: one rank the whole box, else a cut and
+/// each side to its share of the ranks.
+fn cut(counts: &[u64], bins: [usize; 3], b: BinBox, ranks: std::ops::Range<usize>, boxes: &mut [BinBox]) {
+    if ranks.len() == 1 {
+        boxes[ranks.start] = b;
+        return;
+    }
+    let extent = |a: usize| b.hi[a] - b.lo[a];
+    // The longest axis that can be cut (lowest on ties).
+    let Some(axis) = (0..3)
+        .filter(|&a| extent(a) >= 2)
+        .max_by_key(|&a| (extent(a), std::cmp::Reverse(a)))
+    else {
+        // One bin: the first rank takes it, the others stay empty.
+        boxes[ranks.start] = b;
+        return;
+    };
+    let mut slabs = vec![0u64; extent(axis)];
+    for z in b.lo[2]..b.hi[2] {
+        for y in b.lo[1]..b.hi[1] {
+            for x in b.lo[0]..b.hi[0] {
+                let c = [x, y, z][axis] - b.lo[axis];
+                slabs[c] += counts[x + bins[0] * (y + bins[1] * z)];
+            }
+        }
+    }
+    let left = ranks.len() / 2;
+    let total: u64 = slabs.iter().sum();
+    // The cut whose lower side holds closest to `left / ranks` of the
+    // agents (in exact integers: |below * ranks - total * left|).
+    let (n, l) = (ranks.len() as u128, left as u128);
+    let mut below = 0u128;
+    let mut best = (u128::MAX, 1);
+    for (c, &s) in slabs.iter().enumerate().take(slabs.len() - 1) {
+        below += u128::from(s);
+        let miss = (below * n).abs_diff(u128::from(total) * l);
+        if miss < best.0 {
+            best = (miss, c + 1);
+        }
+    }
+    let at = b.lo[axis] + best.1;
+    let (mut lower, mut upper) = (b, b);
+    lower.hi[axis] = at;
+    upper.lo[axis] = at;
+    cut(counts, bins, lower, ranks.start..ranks.start + left, boxes);
+    cut(counts, bins, upper, ranks.start + left..ranks.end, boxes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(side: f64, boundary: Boundary) -> SpatialGrid {
+        SpatialGrid::new_3d("g", [0.0; 3], [side; 3], 1.0, boundary).unwrap()
+    }
+
+    #[test]
+    fn bisection_balances_counts_and_covers_every_bin_once() {
+        let g = grid(8.0, Boundary::Clamp);
+        // Agents crowd the low x half: the cuts follow them.
+        let counts: Vec<u64> = (0..g.bin_count()).map(|b| if b % 8 < 4 { 10 } else { 1 }).collect();
+        for ranks in 1..=5 {
+            let d = BinDecomposition::bisect(&g, &counts, ranks);
+            let volume: usize = d.boxes().iter().map(BinBox::volume).sum();
+            assert_eq!(volume, g.bin_count(), "{ranks} ranks");
+            let mut held = vec![0u64; ranks];
+            for (b, &c) in counts.iter().enumerate() {
+                held[d.owner(b)] += c;
+            }
+            let mean = counts.iter().sum::<u64>() as f64 / ranks as f64;
+            let worst = *held.iter().max().unwrap() as f64 / mean;
+            assert!(worst < 1.3, "{ranks} ranks: {held:?}");
+        }
+        // Two ranks: the cut is across x, inside the crowded half (1280 of
+        // 2816 agents below x = 2, 1920 below x = 3).
+        let d = BinDecomposition::bisect(&g, &counts, 2);
+        assert_eq!(d.boxes()[0].hi, [2, 8, 8]);
+    }
+
+    #[test]
+    fn a_grid_too_small_to_cut_leaves_ranks_empty() {
+        let g = SpatialGrid::new_3d("g", [0.0; 3], [2.0, 1.0, 1.0], 1.0, Boundary::Clamp).unwrap();
+        let d = BinDecomposition::bisect(&g, &[5, 5], 4);
+        let volumes: Vec<usize> = d.boxes().iter().map(BinBox::volume).collect();
+        assert_eq!(volumes.iter().sum::<usize>(), 2);
+        assert_eq!(volumes.iter().filter(|&&v| v == 0).count(), 2, "{volumes:?}");
+        // An empty rank reads nothing and is read by nobody.
+        let empty = volumes.iter().position(|&v| v == 0).unwrap();
+        assert!(d.readers(empty).neighbours().is_empty());
+    }
+
+    #[test]
+    fn readers_are_the_owners_of_neighbouring_bins_wrapped_on_periodic_grids() {
+        for boundary in [Boundary::Clamp, Boundary::Wrap] {
+            let g = grid(6.0, boundary);
+            let d = BinDecomposition::bisect(&g, &vec![1; g.bin_count()], 2);
+            // Cut across x at 3: bins x = 0..3 on rank 0.
+            assert_eq!(d.boxes()[0].hi[0], 3);
+            let r = d.readers(0);
+            assert_eq!(r.neighbours(), &[1]);
+            for bin in 0..g.bin_count() {
+                let x = bin % 6;
+                let read = match (x, boundary) {
+                    (2, _) | (0, Boundary::Wrap) => vec![1u32],
+                    _ => vec![],
+                };
+                assert_eq!(r.of(bin), &read[..], "{boundary:?} bin {bin} (x = {x})");
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Moving agents across ranks (the `mpi` test's agent section): Circles
+//! in a periodic box with every agent drifting along x, so that agents
+//! cross every boundary between ranks and wrap around the box; each rank's
+//! agents match, bit for bit, the same run on one process.
+
+use op2::mpi::{AgentDomain, DomainOptions, Mpi};
+use op2::prelude::*;
+
+/// Circles' repulsion with distances measured the periodic way, then a
+/// drift along x; the position wraps into the box.
+#[op2::kernel]
+#[allow(clippy::approx_constant)] // 3.141 is the model's constant
+pub fn drift_apart(me: &u32, p: &mut [f32; 3], ids: &[u32], ps: &[[f32; 3]], msgs: &Spatial3d, params: &[f32; 4]) {
+    let r = params[0];
+    let repulse = params[1];
+    let drift = params[2];
+    let side = params[3];
+    let mut f = [0.0f32; 3];
+    let mut n = 0;
+    for j in msgs.near(p[0], p[1], p[2]) {
+        if ids[j] != *me {
+            let mut d = [0.0f32; 3];
+            for c in 0..3 {
+                d[c] = ps[j][c] - p[c];
+                if d[c] > 0.5 * side {
+                    d[c] -= side;
+                } else if d[c] < -0.5 * side {
+                    d[c] += side;
+                }
+            }
+            let s = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            if s > 0.0 && s < r {
+                let k = ((s / r) * 3.141f32 * -2.0f32).sin() * repulse;
+                for c in 0..3 {
+                    f[c] += k * d[c] / s;
+                }
+                n += 1;
+            }
+        }
+    }
+    for c in 0..3 {
+        if n > 0 {
+            p[c] += f[c] / (n as f32);
+        }
+        if c == 0 {
+            p[c] += drift;
+        }
+        if p[c] >= side {
+            p[c] -= side;
+        }
+        if p[c] < 0.0 {
+            p[c] += side;
+        }
+    }
+}
+
+const SIDE: f32 = 10.0;
+
+/// Agents with the ids `ids` in a periodic box, their spatial list (bins
+/// of width 1) and the model's constants.
+struct Drifting {
+    agents: Set,
+    id: Dat<u32>,
+    pos: Dat<f32>,
+    list: MessageList,
+    m_id: Dat<u32>,
+    m_pos: Dat<f32>,
+    params: Global<f32>,
+}
+
+impl Drifting {
+    fn new(ids: &[u64], start: impl Fn(u64) -> [f32; 3]) -> Drifting {
+        let agents = Set::dynamic_with_ids("agents", ids.to_vec(), ids.len()).unwrap();
+        let id = Dat::from_vec("id", &agents, 1, ids.iter().map(|&i| i as u32).collect()).unwrap();
+        let pos = Dat::from_vec("pos", &agents, 3, ids.iter().flat_map(|&i| start(i)).collect()).unwrap();
+        let side = SIDE as f64;
+        let grid = SpatialGrid::new_3d("near", [0.0; 3], [side; 3], 1.0, Boundary::Wrap).unwrap();
+        let list = MessageList::spatial("near", grid, &pos).unwrap();
+        let (m_id, m_pos) = (list.carry(&id).unwrap(), list.carry(&pos).unwrap());
+        let params = Global::new("params", vec![1.0f32, 0.05, 0.35, SIDE]).unwrap();
+        Drifting {
+            agents,
+            id,
+            pos,
+            list,
+            m_id,
+            m_pos,
+            params,
+        }
+    }
+
+    fn step(&self, rt: &Runtime, domain: Option<&mut AgentDomain>) -> op2::Result<()> {
+        if let Some(d) = domain {
+            d.exchange_on(rt)?;
+        }
+        self.list.build_on(rt)?;
+        let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
+        par_loop!(
+            rt,
+            drift_apart,
+            self.agents,
+            self.id(READ),
+            self.pos(RW),
+            m_id(READ, list[..]),
+            m_pos(READ, list[..]),
+            list(NEAR),
+            params(READ)
+        )
+    }
+
+    /// (id, position bits) of each agent here, by id.
+    fn by_id(&self) -> Vec<(u64, [u32; 3])> {
+        let ids = self.agents.global_ids();
+        let p = self.pos.to_vec();
+        let mut v: Vec<_> = (0..self.agents.size())
+            .map(|i| (ids[i], [0, 1, 2].map(|c| p[3 * i + c].to_bits())))
+            .collect();
+        v.sort_by_key(|x| x.0);
+        v
+    }
+}
+
+fn uniform(id: u64) -> [f32; 3] {
+    let mut s = Philox::new(5, id, 0);
+    [0; 3].map(|_| ((s.uniform_f64() * SIDE as f64) as f32).min(SIDE * (1.0 - f32::EPSILON)))
+}
+
+/// Every agent within one bin's corner: the cuts cannot share them out.
+fn clustered(id: u64) -> [f32; 3] {
+    let mut s = Philox::new(6, id, 0);
+    [0; 3].map(|_| 0.2 + 0.6 * s.uniform_f64() as f32)
+}
+
+/// The agents of every rank together are `0..n`, each once.
+fn assert_whole(mpi: &Mpi, model: &Drifting, n: u64, what: &str) {
+    let ids = model.agents.global_ids();
+    let mut sums = [ids.len() as u64, ids.iter().sum(), ids.iter().map(|i| i * i).sum()];
+    mpi.sum_u64(&mut sums);
+    let want = [n, n * (n - 1) / 2, (0..n).map(|i| i * i).sum()];
+    assert_eq!(sums, want, "{what}: agents lost or repeated across ranks");
+}
+
+pub fn moving_agents_match_one_rank(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank() as u64, mpi.size() as u64);
+    let n = 1200u64;
+    for backend in [Backend::Seq, Backend::Rayon, Backend::Jit] {
+        let Ok(rt) = Runtime::new(backend) else { continue };
+        for (start, steps, cluster) in [(uniform as fn(u64) -> [f32; 3], 30, false), (clustered, 4, true)] {
+            let one = Drifting::new(&(0..n).collect::<Vec<_>>(), start);
+            // Each rank starts with every size-th agent, wherever it is:
+            // the first exchange moves most of them (a burst past the
+            // buffers' first size).
+            let mine: Vec<u64> = (0..n).filter(|i| i % size == rank).collect();
+            let spread = Drifting::new(&mine, start);
+            let mut domain = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
+            for step in 1..=steps {
+                one.step(&rt, None).unwrap();
+                spread.step(&rt, Some(&mut domain)).unwrap();
+                let want = one.by_id();
+                for (id, bits) in spread.by_id() {
+                    let at = want.binary_search_by_key(&id, |x| x.0).unwrap();
+                    assert_eq!(bits, want[at].1, "{backend}: agent {id} at step {step}");
+                }
+                assert_whole(mpi, &spread, n, &format!("{backend} step {step}"));
+            }
+            let stats = domain.stats();
+            let mut sent = [stats.agents_sent, stats.ghosts_sent, stats.buffer_growths];
+            mpi.sum_u64(&mut sent);
+            if size > 1 {
+                assert!(sent[0] >= n / 2, "{backend}: {} agents moved", sent[0]);
+                assert!(sent[2] > 0, "{backend}: the buffers grew for the burst");
+                if steps > 4 {
+                    assert!(sent[1] > 0, "{backend}: ghost messages were sent");
+                }
+            } else {
+                assert_eq!(sent, [0, 0, 0], "one rank sends nothing");
+            }
+            if cluster {
+                // All in one bin: one rank holds them, the others none and
+                // keep stepping.
+                let mut held = [u64::from(spread.agents.size() > 0)];
+                mpi.sum_u64(&mut held);
+                assert_eq!(held, [1], "one rank holds the cluster");
+            }
+        }
+    }
+
+    // A rank that fails (its positions borrowed for writing) fails the
+    // exchange on every rank, and nothing moved: it goes on afterwards.
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mine: Vec<u64> = (0..n).filter(|i| i % size == rank).collect();
+    let spread = Drifting::new(&mine, uniform);
+    let mut domain = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
+    let guard = (rank + 1 == size).then(|| spread.pos.data_mut());
+    let e = domain.exchange_on(&rt).unwrap_err();
+    if guard.is_some() {
+        assert!(matches!(e, op2::Error::HostBorrow { .. }), "{e}");
+    } else {
+        assert!(e.to_string().contains(&format!("rank {} failed", size - 1)), "{e}");
+    }
+    drop(guard);
+    assert_eq!(spread.agents.size(), mine.len(), "nothing moved");
+    domain.exchange_on(&rt).unwrap();
+    assert_whole(mpi, &spread, n, "after a failed exchange");
+
+    // A domain needs a spatial list of dynamic agents and a sane ratio.
+    let brute = MessageList::brute_force("all", &spread.agents).unwrap();
+    assert!(AgentDomain::new(mpi, &brute, DomainOptions::default()).is_err());
+    let e = AgentDomain::new(mpi, &spread.list, DomainOptions::default().rebalance_above(0.5))
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("at least 1"), "{e}");
+}
