@@ -3,7 +3,8 @@
 //! ```text
 //! cargo run --release --example circles -- --agents N [--density D] --steps S [--seed X]
 //!     [--init FILE.csv] [--write FILE.csv] [--vtk DIR --every K] [--backend NAME]
-//!     [--sort-every K]
+//!     [--sort-every K] [--report K]
+//! mpirun -n P target/release/examples/circles ...   (built with --features mpi)
 //! ```
 //!
 //! N agents start uniform in `[0, W)^3`, `W = (N / D)^(1/3)` (density D, 1 by
@@ -15,7 +16,19 @@
 //! the agents every K steps for ParaView (`DIR/circles.pvd`); `--sort-every
 //! K` sorts the agents in memory by bin every K steps (10 by default, 0:
 //! never; the results do not change, only the speed). Prints the
-//! milliseconds per step (message build and move; output excluded).
+//! milliseconds per step (message build and move; output excluded); with
+//! `--report K`, to stderr, and stdout gets a line every K steps (step 0
+//! first): the step and a checksum of every agent's id and position bits,
+//! the same on any backend that computes the same bits, and on any number
+//! of ranks.
+//!
+//! Built with `--features mpi` and started with `mpirun -n P`, the agents
+//! are shared among the ranks by space (`op2::mpi::AgentDomain`): each
+//! rank owns a box of the message grid, agents move to the rank of their
+//! box before each step, and each rank receives the messages its agents
+//! read from its neighbours' boxes. The positions come out bitwise as on
+//! one rank; `--write` and `--vtk` need one rank. Rank 0 prints the
+//! domain's traffic per step to stderr.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,9 +74,40 @@ struct Cli {
     /// Steps between sorts of the agents by bin in memory (0: never).
     #[arg(long, value_name = "K", default_value_t = Params::default().sort_every)]
     sort_every: u64,
+    /// Steps between checksum lines on stdout (the timing goes to stderr).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    report: Option<u64>,
+}
+
+/// An order-independent checksum of the agents here: a sum over agents of
+/// a mix of the id and the position bits (40 bits each, so that sums over
+/// 2^24 agents do not wrap).
+fn checksum(model: &Circles) -> u64 {
+    let ids = model.agents().global_ids();
+    let pos = model.positions_dat().to_vec();
+    ids.iter()
+        .zip(pos.chunks_exact(3))
+        .map(|(&id, p)| {
+            let mut h = id ^ 0x9e37_79b9_7f4a_7c15;
+            for c in p {
+                h = (h ^ u64::from(c.to_bits())).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                h ^= h >> 31;
+            }
+            h >> 24
+        })
+        .sum()
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
+    #[cfg(feature = "mpi")]
+    let mpi = op2::mpi::Mpi::init().map_err(|e| e.to_string())?;
+    #[cfg(feature = "mpi")]
+    let (rank, ranks) = (mpi.rank(), mpi.size());
+    #[cfg(not(feature = "mpi"))]
+    let (rank, ranks) = (0usize, 1usize);
+    if ranks > 1 && (cli.write.is_some() || cli.vtk.is_some()) {
+        return Err("--write and --vtk need one rank".into());
+    }
     if !(cli.density.is_finite() && cli.density > 0.0) {
         return Err(format!("--density must be positive, not {}", cli.density));
     }
@@ -93,7 +137,30 @@ fn run(cli: &Cli) -> Result<(), String> {
         sort_every: cli.sort_every,
         ..Params::default()
     };
+    #[cfg(feature = "mpi")]
+    let mut model = if ranks > 1 {
+        Circles::shared(&mpi, &positions, side, params, Default::default())
+    } else {
+        Circles::new(&positions, side, params)
+    }
+    .map_err(|e| e.to_string())?;
+    #[cfg(not(feature = "mpi"))]
     let mut model = Circles::new(&positions, side, params).map_err(|e| e.to_string())?;
+    // The checksum of every rank's agents, printed by rank 0.
+    let report = |model: &Circles| {
+        let Some(every) = cli.report else { return };
+        if model.steps() % every != 0 {
+            return;
+        }
+        #[allow(unused_mut)]
+        let mut sums = [model.agents().size() as u64, checksum(model)];
+        #[cfg(feature = "mpi")]
+        mpi.sum_u64(&mut sums);
+        if rank == 0 {
+            println!("step {}: {} agents, checksum {:016x}", model.steps(), sums[0], sums[1]);
+        }
+    };
+    report(&model);
     let mut series = match &cli.vtk {
         Some(dir) => Some(VtkSeries::new(dir, "circles").map_err(|e| e.to_string())?),
         None => None,
@@ -121,14 +188,33 @@ fn run(cli: &Cli) -> Result<(), String> {
         // The position comes back to the host only for output.
         stepping += t.elapsed().as_secs_f64();
         write_vtk(&mut series, &model)?;
+        report(&model);
     }
-    println!(
-        "{} agents, {} steps on {}: {:.3} ms per step",
+    let timing = format!(
+        "{} agents, {} steps on {}{}: {:.3} ms per step",
         positions.len(),
         cli.steps,
         rt.backend(),
+        if ranks > 1 { format!(" x {ranks} ranks") } else { String::new() },
         1e3 * stepping / cli.steps.max(1) as f64
     );
+    if rank == 0 {
+        if cli.report.is_some() {
+            eprintln!("{timing}");
+        } else {
+            println!("{timing}");
+        }
+    }
+    #[cfg(feature = "mpi")]
+    if let Some(d) = model.domain() {
+        let s = d.stats();
+        let per_step = |b: u64| b as f64 / cli.steps.max(1) as f64 / 1e3;
+        mpi.eprintln(format!(
+            "{s}; per step {:.1} kB migrated, {:.1} kB of ghosts",
+            per_step(s.migrated_bytes),
+            per_step(s.ghost_bytes)
+        ));
+    }
     if let Some(path) = &cli.write {
         let mut text = String::with_capacity(positions.len() * 40);
         for (id, p) in model.positions().iter().enumerate() {

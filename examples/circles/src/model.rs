@@ -90,6 +90,9 @@ pub struct Circles {
     params: Global<f32>,
     sort_every: u64,
     steps: u64,
+    /// The ranks sharing the agents, in a distributed run.
+    #[cfg(feature = "mpi")]
+    domain: Option<op2::mpi::AgentDomain>,
 }
 
 impl Circles {
@@ -101,10 +104,31 @@ impl Circles {
     /// [`op2::Error::InvalidMessages`] if the radius or side is not positive
     /// and finite.
     pub fn new(positions: &[[f32; 3]], side: f64, params: Params) -> op2::Result<Circles> {
-        let n = positions.len();
+        let ids: Vec<u64> = (0..positions.len() as u64).collect();
+        Circles::with_ids(&ids, positions, side, params)
+    }
+
+    /// Agents `ids` at `positions` (agent `ids[k]` at `positions[k]`): some
+    /// of a larger run's agents, e.g. a rank's share.
+    ///
+    /// # Errors
+    /// As [`Circles::new`]; [`op2::Error::InvalidGlobalIds`] if an id
+    /// repeats or is past the ids' range, [`op2::Error::DatLength`] if
+    /// there is not one position per id.
+    pub fn with_ids(ids: &[u64], positions: &[[f32; 3]], side: f64, params: Params) -> op2::Result<Circles> {
+        let n = ids.len();
         // Dynamic (of a fixed size) so that the agents can be sorted.
-        let agents = Set::dynamic("agents", n, n)?;
-        let id = Dat::from_vec("id", &agents, 1, (0..n as u32).collect())?;
+        let agents = Set::dynamic_with_ids("agents", ids.to_vec(), n)?;
+        let user_ids = ids
+            .iter()
+            .map(|&i| {
+                u32::try_from(i).map_err(|_| op2::Error::InvalidGlobalIds {
+                    set: "agents".into(),
+                    reason: format!("agent id {i} does not fit the model's 32-bit ids"),
+                })
+            })
+            .collect::<op2::Result<Vec<u32>>>()?;
+        let id = Dat::from_vec("id", &agents, 1, user_ids)?;
         let pos = Dat::from_vec("pos", &agents, 3, positions.iter().flatten().copied().collect())?;
         let grid = SpatialGrid::new_3d("location", [0.0; 3], [side; 3], params.radius as f64, Boundary::Clamp)?;
         let list = MessageList::spatial("location", grid, &pos)?;
@@ -121,17 +145,57 @@ impl Circles {
             params,
             sort_every,
             steps: 0,
+            #[cfg(feature = "mpi")]
+            domain: None,
         })
+    }
+
+    /// This rank's share of the agents at `positions` (agent `i` at
+    /// `positions[i]`) on the ranks of `mpi`: at first every `size`-th
+    /// agent; from the first step on, the agents in this rank's box of the
+    /// message grid ([`op2::mpi::AgentDomain`]). The positions come out
+    /// bitwise as on one rank. Collective.
+    ///
+    /// # Errors
+    /// As [`Circles::new`] and [`op2::mpi::AgentDomain::new`].
+    #[cfg(feature = "mpi")]
+    pub fn shared(
+        mpi: &op2::mpi::Mpi,
+        positions: &[[f32; 3]],
+        side: f64,
+        params: Params,
+        options: op2::mpi::DomainOptions,
+    ) -> op2::Result<Circles> {
+        let (rank, size) = (mpi.rank(), mpi.size());
+        let ids: Vec<u64> = (rank..positions.len()).step_by(size).map(|i| i as u64).collect();
+        let mine: Vec<[f32; 3]> = ids.iter().map(|&i| positions[i as usize]).collect();
+        let mut model = Circles::with_ids(&ids, &mine, side, params)?;
+        model.domain = Some(op2::mpi::AgentDomain::new(mpi, &model.list, options)?);
+        Ok(model)
+    }
+
+    /// The ranks sharing the agents ([`Circles::shared`]).
+    #[cfg(feature = "mpi")]
+    pub fn domain(&self) -> Option<&op2::mpi::AgentDomain> {
+        self.domain.as_ref()
     }
 
     /// One step: every agent sends its message, then moves; every
     /// `sort_every` steps (from the first) the agents are then sorted in
     /// memory by the bins of the step's messages.
     ///
+    /// In a distributed run ([`Circles::shared`]) the agents first move to
+    /// the ranks that own their bins, and each rank receives the messages
+    /// its agents read from its neighbours' bins.
+    ///
     /// # Errors
     /// As `MessageList::build`, `Runtime::par_loop` and
-    /// `MessageList::sort_senders`.
+    /// `MessageList::sort_senders`; as `AgentDomain::exchange_on`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
+        #[cfg(feature = "mpi")]
+        if let Some(domain) = &mut self.domain {
+            domain.exchange_on(rt)?;
+        }
         self.list.build_on(rt)?;
         let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
         par_loop!(
@@ -198,10 +262,14 @@ impl Circles {
         &self.pos
     }
 
-    /// The positions in id order: agent `i`'s is the `i`-th.
+    /// The positions in id order: agent `i`'s is the `i`-th, up to the
+    /// largest id here (in a distributed run, the agents of other ranks
+    /// are NaN).
     pub fn positions(&self) -> Vec<[f32; 3]> {
-        let mut by_id = vec![[0.0f32; 3]; self.agents.size()];
-        for (c, &id) in self.pos.to_vec().chunks_exact(3).zip(&self.id.to_vec()) {
+        let ids = self.id.to_vec();
+        let len = ids.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut by_id = vec![[f32::NAN; 3]; len];
+        for (c, &id) in self.pos.to_vec().chunks_exact(3).zip(&ids) {
             by_id[id as usize] = [c[0], c[1], c[2]];
         }
         by_id
