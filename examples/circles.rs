@@ -195,7 +195,11 @@ fn run(cli: &Cli) -> Result<(), String> {
         positions.len(),
         cli.steps,
         rt.backend(),
-        if ranks > 1 { format!(" x {ranks} ranks") } else { String::new() },
+        if ranks > 1 {
+            format!(" x {ranks} ranks")
+        } else {
+            String::new()
+        },
         1e3 * stepping / cli.steps.max(1) as f64
     );
     if rank == 0 {

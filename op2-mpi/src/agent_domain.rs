@@ -119,6 +119,8 @@ pub struct AgentDomain {
     list: MessageList,
     options: DomainOptions,
     cut: Option<(BinDecomposition, Readers)>,
+    /// The imbalance the current cut gave when it was made.
+    cut_imbalance: f64,
     bins: Vec<u32>,
     keep: Vec<u32>,
     migration: Lanes,
@@ -165,6 +167,7 @@ impl AgentDomain {
             list: list.clone(),
             options,
             cut: None,
+            cut_imbalance: 1.0,
             bins: Vec::new(),
             keep: Vec::new(),
             migration: Lanes::new(size),
@@ -215,7 +218,10 @@ impl AgentDomain {
         self.comm.all_reduce_into(&held, &mut most, SystemOperation::max());
         let mean = total as f64 / self.size as f64;
         self.stats.imbalance = if total == 0 { 1.0 } else { most as f64 / mean };
-        if self.cut.is_some() && self.stats.imbalance <= self.options.rebalance_above {
+        // A cut that could not do better than `cut_imbalance` (agents
+        // crowded into few bins) is not made again until things get worse.
+        let bar = self.options.rebalance_above.max(self.cut_imbalance);
+        if self.cut.is_some() && self.stats.imbalance <= bar {
             return Ok(());
         }
         let grid = *self.list.grid().expect("checked spatial at construction");
@@ -229,6 +235,12 @@ impl AgentDomain {
         self.comm
             .all_reduce_into(&counts[..], &mut global[..], SystemOperation::sum());
         let cut = BinDecomposition::bisect(&grid, &global, self.size);
+        let mut held = vec![0u64; self.size];
+        for (b, &c) in global.iter().enumerate() {
+            held[cut.owner(b)] += c;
+        }
+        let most = held.iter().copied().max().unwrap_or(0);
+        self.cut_imbalance = if total == 0 { 1.0 } else { most as f64 / mean };
         let readers = cut.readers(self.rank);
         self.cut = Some((cut, readers));
         self.stats.rebalances += 1;
@@ -246,7 +258,12 @@ impl AgentDomain {
         self.stats.agents_sent += sent.0;
         self.stats.migrated_bytes += sent.1;
         let arrivals: Vec<&AgentPack> = self.migration.recv.iter().filter(|p| !p.is_empty()).collect();
-        let moved = self.agents.exchange_agents_on(&self.keep, &arrivals, workers);
+        // Nobody left or came: the set stays as it is (no copy, no new
+        // generation).
+        let moved = match arrivals.is_empty() && self.keep.len() == self.agents.size() {
+            true => Ok(()),
+            false => self.agents.exchange_agents_on(&self.keep, &arrivals, workers),
+        };
         self.agree(moved, "taking in the agents that arrived")
     }
 

@@ -15,6 +15,11 @@
 //! Globals across ranks (`halo_exchange.rs`, the MPI side of
 //! [`op2_core::Distribution`]).
 //!
+//! Moving agents are shared by space: [`BinDecomposition`] cuts a spatial
+//! message grid's bins among ranks and lists which ranks read which bins;
+//! with `mpi`, `AgentDomain` moves agents to the rank owning their bin and
+//! sends ghost messages (`agent_domain.rs`).
+//!
 //! Messages for stderr go out whole, every line prefixed with the rank
 //! ([`rank_message`], [`write_rank_message`], `Mpi::eprintln`), so that
 //! several ranks' messages never interleave mid-line.
