@@ -204,6 +204,24 @@ fn ghosts_of_another_layout_a_repeated_id_or_a_bad_sender_are_refused() {
         "{e}"
     );
 
+    // Ghosts carry no sent flags: a build of the senders that sent is refused.
+    let flags = Dat::from_vec("sent", &a.set, 1, vec![1, 0, 1]).unwrap();
+    let e = a.list.build_sent_on(&flags, &rt).unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("ghost")),
+        "{e}"
+    );
+    a.list.clear_ghosts();
+    assert_eq!(a.list.ghost_count(), 0);
+    assert_eq!(a.list.build_sent_on(&flags, &rt).unwrap(), 2);
+
+    // A pack with no layout takes no bytes.
+    let e = AgentPack::default().receive("a", 16).unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidMigration { reason, .. } if reason.contains("no layout")),
+        "{e}"
+    );
+
     // A pack of the agents' own layout (all their Dats) is not a message pack.
     let agent_pack = AgentPack::new(&b.set.agent_layout().unwrap());
     let e = a.list.set_ghosts(&[&agent_pack]).unwrap_err();

@@ -430,6 +430,19 @@ impl Set {
         self.migrating()?.exchange(self.name(), keep, arrivals, workers)
     }
 
+    /// Checks that the agents could change now (as
+    /// [`Set::exchange_agents`] would): no loop over the set running and no
+    /// Dat on it borrowed. Nothing is held afterwards; a distributed
+    /// exchange checks this before agents leave for other ranks, so that
+    /// taking in the arrivals cannot fail for a borrow.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if the set is not dynamic;
+    /// [`Error::SetInUse`]; [`Error::HostBorrow`] naming the borrowed Dat.
+    pub fn check_changeable(&self) -> Result<()> {
+        self.migrating()?.check_changeable(self.name())
+    }
+
     fn migrating(&self) -> Result<&Population> {
         self.population().ok_or_else(|| Error::InvalidMigration {
             set: self.name().to_string(),

@@ -35,7 +35,9 @@ impl Default for DomainOptions {
 impl DomainOptions {
     /// Cut the domain again when the busiest rank holds more than `ratio`
     /// times the mean number of agents (at least 1; `f64::INFINITY`: never
-    /// after the first cut).
+    /// after the first cut). When a cut cannot reach the ratio (agents
+    /// crowded into a few bins), the next try waits until the imbalance
+    /// is worse than that cut's, or for 2, 4, ... 64 exchanges.
     pub fn rebalance_above(self, ratio: f64) -> DomainOptions {
         DomainOptions { rebalance_above: ratio }
     }
@@ -63,7 +65,7 @@ pub struct DomainStats {
     pub last_migrated_bytes: u64,
     /// Bytes of ghost messages sent at the last exchange.
     pub last_ghost_bytes: u64,
-    /// Times a send or receive buffer grew (past its largest so far).
+    /// Times a receive buffer grew (past its largest so far).
     pub buffer_growths: u64,
 }
 
@@ -121,6 +123,10 @@ pub struct AgentDomain {
     cut: Option<(BinDecomposition, Readers)>,
     /// The imbalance the current cut gave when it was made.
     cut_imbalance: f64,
+    /// Exchanges to wait before cutting again when a cut could not reach
+    /// the ratio, and the exchange when that wait ends.
+    backoff: u64,
+    retry_at: u64,
     bins: Vec<u32>,
     keep: Vec<u32>,
     migration: Lanes,
@@ -141,11 +147,22 @@ impl AgentDomain {
             set: agents.name().to_string(),
             reason,
         };
-        if list.grid().is_none() {
-            return Err(bad(format!(
-                "agents are shared by space, and `{}` is not a spatial list",
-                list.name()
-            )));
+        match list.grid() {
+            None => {
+                return Err(bad(format!(
+                    "agents are shared by space, and `{}` is not a spatial list",
+                    list.name()
+                )))
+            }
+            // Its queries reach any number of cells away: the one-bin ring
+            // of ghosts would not cover them.
+            Some(g) if g.is_discrete() => {
+                return Err(bad(format!(
+                    "`{}` is a discrete list, whose queries reach past the neighbouring cells; agents are shared along spatial lists only",
+                    list.name()
+                )))
+            }
+            Some(_) => {}
         }
         if !agents.is_dynamic() {
             return Err(bad(
@@ -168,6 +185,8 @@ impl AgentDomain {
             options,
             cut: None,
             cut_imbalance: 1.0,
+            backoff: 1,
+            retry_at: 0,
             bins: Vec::new(),
             keep: Vec::new(),
             migration: Lanes::new(size),
@@ -195,15 +214,20 @@ impl AgentDomain {
     /// again first when it is out of balance, and at the first exchange),
     /// then sends each rank the messages of this rank's bins it reads, as
     /// ghosts of the list ([`MessageList::set_ghosts`]). Call it after the
-    /// agents moved and before the list's build. Collective.
+    /// agents moved and the Dats the list carries were written (the ghosts
+    /// are copies of them), and before the list's build; build it whole
+    /// (`build_on`: ghosts carry no sent flags). Collective.
     ///
     /// # Errors
     /// The error of this rank's failure ([`Error::HostBorrow`] if an
     /// agent Dat is borrowed, ...), or [`Error::Mpi`] naming the rank that
     /// failed: every rank returns an error, and the agents stay where they
-    /// were if the failure came before they moved.
+    /// were if the failure came before they moved (every local check,
+    /// borrows included, comes before).
     pub fn exchange_on(&mut self, workers: &dyn Workers) -> Result<()> {
         self.stats.exchanges += 1;
+        // No build may merge ghosts of an earlier step if this one fails.
+        self.list.clear_ghosts();
         self.rebalance_if_needed()?;
         self.migrate(workers)?;
         self.send_ghosts()
@@ -218,10 +242,12 @@ impl AgentDomain {
         self.comm.all_reduce_into(&held, &mut most, SystemOperation::max());
         let mean = total as f64 / self.size as f64;
         self.stats.imbalance = if total == 0 { 1.0 } else { most as f64 / mean };
-        // A cut that could not do better than `cut_imbalance` (agents
-        // crowded into few bins) is not made again until things get worse.
-        let bar = self.options.rebalance_above.max(self.cut_imbalance);
-        if self.cut.is_some() && self.stats.imbalance <= bar {
+        // A cut that could not reach the ratio (agents crowded into few
+        // bins) is tried again only when things got worse than it, or after
+        // a wait that doubles each time (up to 64 exchanges).
+        let worse = self.stats.imbalance > self.cut_imbalance;
+        let waited = self.stats.exchanges >= self.retry_at;
+        if self.cut.is_some() && (self.stats.imbalance <= self.options.rebalance_above || !(worse || waited)) {
             return Ok(());
         }
         let grid = *self.list.grid().expect("checked spatial at construction");
@@ -241,6 +267,11 @@ impl AgentDomain {
         }
         let most = held.iter().copied().max().unwrap_or(0);
         self.cut_imbalance = if total == 0 { 1.0 } else { most as f64 / mean };
+        self.backoff = match self.cut_imbalance > self.options.rebalance_above {
+            true => (2 * self.backoff).min(64),
+            false => 1,
+        };
+        self.retry_at = self.stats.exchanges + self.backoff;
         let readers = cut.readers(self.rank);
         self.cut = Some((cut, readers));
         self.stats.rebalances += 1;
@@ -287,7 +318,9 @@ impl AgentDomain {
                 self.agents.pack_agents(indices, pack)?;
             }
         }
-        Ok(())
+        // Once agents leave, taking in the arrivals must not fail: a Dat
+        // borrowed here would lose the leavers and keep the arrivals out.
+        self.agents.check_changeable()
     }
 
     /// Sends each neighbour the messages of the bins it reads, and sets

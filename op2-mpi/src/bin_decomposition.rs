@@ -93,6 +93,9 @@ impl BinDecomposition {
     /// For `rank`, the other ranks that read each of its bins: those that
     /// own a bin next to it (the 3 x 3 (x 3) bins around, wrapped on a
     /// periodic grid), since a query from a bin visits its neighbours.
+    ///
+    /// # Panics
+    /// If `rank` is not below [`BinDecomposition::ranks`].
     pub fn readers(&self, rank: usize) -> Readers {
         let nbins = self.owner.len();
         let mut readers = Readers {

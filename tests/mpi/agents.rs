@@ -185,27 +185,43 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
         }
     }
 
-    // A rank that fails (its positions borrowed for writing) fails the
-    // exchange on every rank, and nothing moved: it goes on afterwards.
+    // A rank that fails fails the exchange on every rank, and nothing
+    // moved: it goes on afterwards. Its positions borrowed for writing stop
+    // it binning; borrowed for reading, they let it pack the leavers but
+    // not take in arrivals, which it finds out before anything is sent.
     let rt = Runtime::new(Backend::Seq).unwrap();
     let mine: Vec<u64> = (0..n).filter(|i| i % size == rank).collect();
     let spread = Drifting::new(&mine, uniform);
     let mut domain = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
-    let guard = (rank + 1 == size).then(|| spread.pos.data_mut());
-    let e = domain.exchange_on(&rt).unwrap_err();
-    if guard.is_some() {
-        assert!(matches!(e, op2::Error::HostBorrow { .. }), "{e}");
-    } else {
-        assert!(e.to_string().contains(&format!("rank {} failed", size - 1)), "{e}");
+    let failing = rank + 1 == size;
+    for writing in [true, false] {
+        let e = {
+            let _write = (failing && writing).then(|| spread.pos.data_mut());
+            let _read = (failing && !writing).then(|| spread.pos.data_ro());
+            domain.exchange_on(&rt).unwrap_err()
+        };
+        if failing {
+            assert!(matches!(e, op2::Error::HostBorrow { .. }), "{e}");
+        } else {
+            assert!(e.to_string().contains(&format!("rank {} failed", size - 1)), "{e}");
+        }
+        assert_eq!(spread.agents.size(), mine.len(), "nothing moved");
+        assert_eq!(spread.list.ghost_count(), 0, "no ghosts of an earlier step");
+        assert_whole(mpi, &spread, n, "after a failed exchange");
     }
-    drop(guard);
-    assert_eq!(spread.agents.size(), mine.len(), "nothing moved");
     domain.exchange_on(&rt).unwrap();
-    assert_whole(mpi, &spread, n, "after a failed exchange");
+    assert_whole(mpi, &spread, n, "after the failed exchanges");
 
     // A domain needs a spatial list of dynamic agents and a sane ratio.
     let brute = MessageList::brute_force("all", &spread.agents).unwrap();
     assert!(AgentDomain::new(mpi, &brute, DomainOptions::default()).is_err());
+    let cells = SpatialGrid::discrete_2d("cells", [10, 10], Boundary::Wrap).unwrap();
+    let at = Dat::<i32>::zeros("at", &spread.agents, 2).unwrap();
+    let discrete = MessageList::spatial("cells", cells, &at).unwrap();
+    let e = AgentDomain::new(mpi, &discrete, DomainOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("discrete"), "{e}");
     let e = AgentDomain::new(mpi, &spread.list, DomainOptions::default().rebalance_above(0.5))
         .err()
         .unwrap();

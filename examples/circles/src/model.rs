@@ -184,7 +184,7 @@ impl Circles {
     /// `sort_every` steps (from the first) the agents are then sorted in
     /// memory by the bins of the step's messages.
     ///
-    /// In a distributed run ([`Circles::shared`]) the agents first move to
+    /// In a distributed run (`Circles::shared`, feature `mpi`) the agents first move to
     /// the ranks that own their bins, and each rank receives the messages
     /// its agents read from its neighbours' bins.
     ///

@@ -116,9 +116,16 @@ impl AgentPack {
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] (naming `set`) if `bytes` is not a whole
-    /// number of records; the pack is then empty.
+    /// number of records, or the pack has no layout (`Default`); the pack
+    /// is then empty.
     pub fn receive(&mut self, set: &str, bytes: usize) -> Result<&mut [u8]> {
         self.bytes.clear();
+        if self.record == 0 && bytes > 0 {
+            return Err(Error::InvalidMigration {
+                set: set.to_string(),
+                reason: "the pack has no layout (`AgentPack::new` or `reset` gives it one)".to_string(),
+            });
+        }
         if bytes % self.record.max(1) != 0 {
             return Err(Error::InvalidMigration {
                 set: set.to_string(),

@@ -333,6 +333,12 @@ impl Population {
         Ok(held)
     }
 
+    /// Whether the set and every member could be held exclusively now.
+    pub(crate) fn check_changeable(&self, set: &str) -> Result<()> {
+        let members = self.members();
+        self.take(set, &members, true).map(drop)
+    }
+
     /// Makes the set `len` elements long in every Dat on it: the first
     /// `min(len, old)` keep their values, new ones are zeros with new ids.
     /// (A message list's set follows its senders' size this way.)

@@ -108,7 +108,8 @@ impl MessageList {
     /// that would hold one id twice).
     ///
     /// Builds with ghosts run on the host's threads (a device runtime's
-    /// carried Dats are brought to the host for them).
+    /// carried Dats are brought to the host for them). Every ghost counts
+    /// as sent: [`MessageList::build_sent`] refuses a list with ghosts.
     ///
     /// # Errors
     /// [`Error::InvalidMessages`] if the senders are not dynamic (the
@@ -132,6 +133,12 @@ impl MessageList {
             ghosts.bytes.extend_from_slice(p.as_bytes());
         }
         Ok(())
+    }
+
+    /// Drops the ghost messages (keeping their buffer): builds merge none
+    /// until the next [`MessageList::set_ghosts`].
+    pub fn clear_ghosts(&self) {
+        self.ghosts().bytes.clear();
     }
 
     /// The ghost messages set by [`MessageList::set_ghosts`].

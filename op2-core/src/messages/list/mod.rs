@@ -516,7 +516,8 @@ impl MessageList {
     ///
     /// # Errors
     /// [`Error::InvalidMessages`] if `sent` is not a dim-1 Dat of the
-    /// senders; as [`MessageList::build`].
+    /// senders, or the list has ghost messages
+    /// ([`MessageList::set_ghosts`]); as [`MessageList::build`].
     pub fn build_sent(&self, sent: &Dat<i32>) -> Result<usize> {
         self.build_sent_on(sent, &ScopedThreads::available())
     }
@@ -538,6 +539,12 @@ impl MessageList {
                     sent.set().name()
                 ),
             });
+        }
+        let ghosts = self.ghost_count();
+        if ghosts > 0 {
+            return Err(self.invalid(format!(
+                "it has {ghosts} ghost messages, which carry no sent flags: build it whole (`build_on`), or clear the ghosts"
+            )));
         }
         self.build_from(Some(sent), workers)
     }
