@@ -130,18 +130,29 @@ impl<T: Scalar> Carried for CarriedDat<T> {
     fn gather(&self, order: &[u32], ghosts: Option<GhostField<'_>>, workers: &dyn Workers) -> Result<()> {
         let src = self.source.try_data_ro()?;
         let mut dst = self.message.try_data_mut()?;
-        let (eb, n) = (self.element_bytes(), order.len());
+        let n = order.len();
+        let parts = parts_for(workers, n);
+        let Some(g) = ghosts else {
+            // Every step's build: typed copies, no ghost test per message.
+            let (src, d) = (&*src, self.source.dim());
+            run_on_pieces(workers, &mut dst[..n * d], d, parts, &|i, part| {
+                for (to, &from) in part.chunks_exact_mut(d).zip(&order[piece(n, parts, i)]) {
+                    let from = from as usize * d;
+                    to.copy_from_slice(&src[from..from + d]);
+                }
+            });
+            return Ok(());
+        };
+        let eb = self.element_bytes();
         let src: &[u8] = bytemuck::cast_slice(&src);
         let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut dst);
-        let parts = parts_for(workers, n);
         run_on_pieces(workers, &mut dst[..n * eb], eb, parts, &|i, part| {
             for (to, &from) in part.chunks_exact_mut(eb).zip(&order[piece(n, parts, i)]) {
-                match ghosts.filter(|g| from >= g.first) {
-                    Some(g) => to.copy_from_slice(g.element(from, eb)),
-                    None => {
-                        let from = from as usize * eb;
-                        to.copy_from_slice(&src[from..from + eb]);
-                    }
+                if from >= g.first {
+                    to.copy_from_slice(g.element(from, eb));
+                } else {
+                    let from = from as usize * eb;
+                    to.copy_from_slice(&src[from..from + eb]);
                 }
             }
         });
@@ -227,8 +238,11 @@ impl<T: Coordinate> Positions for Dat<T> {
         let p = self.try_data_ro()?;
         let (p, d) = (&*p, self.dim());
         let size = std::mem::size_of::<T>();
+        // Senders past `first` are ghosts (none without them): the test
+        // per sender is one compare of a constant.
+        let first = ghosts.map_or(u32::MAX, |g| g.first);
         let coordinate = |e: u32, c: usize| -> f64 {
-            match ghosts.filter(|g| e >= g.first) {
+            match ghosts.filter(|_| e >= first) {
                 Some(g) => bytemuck::pod_read_unaligned::<T>(&g.element(e, d * size)[c * size..(c + 1) * size]).into(),
                 None => p[e as usize * d + c].into(),
             }
