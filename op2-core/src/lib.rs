@@ -27,6 +27,7 @@
 
 mod access;
 mod arg;
+mod birth_numbering;
 mod borrow;
 mod dat;
 mod device;
@@ -68,6 +69,7 @@ pub mod view;
 
 pub use access::Access;
 pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg};
+pub use birth_numbering::{number_by_parent_id, BirthNumbering};
 pub use borrow::BorrowFlag;
 pub use dat::{Dat, HostMut, HostRef};
 pub use device::{DeviceBuffer, DeviceCell, DeviceSlot, TransferCounter, TransferStats};

@@ -7,11 +7,11 @@ use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use crate::device_work::{stage, OVERWRITE, READ, UPDATE};
-use crate::population::{DeviceReorder, Reorder};
+use crate::population::{DeviceReorder, NewIds, Population, Reorder};
 use crate::workers::select_indices;
 use crate::{
-    scratch_buffer, ArgData, Dat, DatHandle, DeviceBuffer, DeviceWork, Error, Result, Scalar, ScopedThreads, SelectJob,
-    Set, Workers,
+    scratch_buffer, ArgData, Dat, DatHandle, DeviceBuffer, DeviceWork, Error, GatherJob, Result, Scalar, ScopedThreads,
+    SelectJob, Set, Workers,
 };
 
 /// The flag a kernel sets to kill its agent.
@@ -83,8 +83,11 @@ struct Offspring {
 /// Applying keeps the survivors in order and appends one child per
 /// spawning agent in its parent's order, in every Dat of the set (scan and
 /// scatter); survivors keep their global ids and children get the next
-/// ones in order, so ids never repeat and depend neither on the backend
-/// nor on the thread count. Capacity doubles when the set outgrows it.
+/// ones in the order of their parents' ids, so ids never repeat and depend
+/// neither on the backend, the thread count, nor where agents sit in
+/// memory; across processes a [`BirthNumbering`](crate::BirthNumbering)
+/// makes them independent of the process count too. Capacity doubles when
+/// the set outgrows it.
 /// Afterwards maps, ragged maps and subsets made for the old numbering are
 /// refused until rebuilt. On a device runtime (`apply_on(&rt)`, as
 /// `par_loop!` calls it) the compaction runs in device memory and the Dats
@@ -101,17 +104,31 @@ struct LifeInner {
     fates: Dat<i32>,
     ids: Dat<i64>,
     offspring: Mutex<Vec<Offspring>>,
-    scratch: Mutex<(Vec<u32>, Vec<u32>)>,
+    scratch: Mutex<HostScratch>,
     device_scratch: Mutex<DeviceScratch>,
     last: Mutex<Census>,
 }
 
-/// The survivors and parents on a device, kept between applies.
+/// The survivors, parents and children's ids on the host, kept between
+/// applies.
+#[derive(Default)]
+struct HostScratch {
+    survivors: Vec<u32>,
+    parents: Vec<u32>,
+    children: Vec<u64>,
+}
+
+/// The survivors and parents on a device (and their copies on the host),
+/// kept between applies.
 #[derive(Default)]
 struct DeviceScratch {
     survivors: Option<Box<dyn DeviceBuffer>>,
     parents: Option<Box<dyn DeviceBuffer>>,
-    survivors_host: Vec<u32>,
+    /// Children's ids and the order `0, 1, ...`, uploaded when the ids
+    /// are not consecutive.
+    children: Option<Box<dyn DeviceBuffer>>,
+    identity: Option<Box<dyn DeviceBuffer>>,
+    host: HostScratch,
 }
 
 impl Lifecycle {
@@ -136,7 +153,7 @@ impl Lifecycle {
                 set.global_ids().iter().map(|&id| id as i64).collect(),
             )?,
             offspring: Mutex::new(Vec::new()),
-            scratch: Mutex::new((Vec::new(), Vec::new())),
+            scratch: Mutex::new(HostScratch::default()),
             device_scratch: Mutex::new(DeviceScratch::default()),
             last: Mutex::new(Census::default()),
         })))
@@ -212,15 +229,23 @@ impl Lifecycle {
             return self.apply_on_device(work);
         }
         let inner = &*self.0;
+        let population = self.population();
         let mut scratch = inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        let (survivors, parents) = &mut *scratch;
+        let HostScratch {
+            survivors,
+            parents,
+            children,
+        } = &mut *scratch;
         let before = inner.set.size();
-        {
-            let fates = inner.fates.try_data_ro()?;
+        let selected = inner.fates.try_data_ro().map(|fates| {
             let fates = &*fates;
             select_indices(before, &|e| fates[e] & FATE_DIES == 0, survivors, workers);
             select_indices(before, &|e| fates[e] & FATE_SPAWNS != 0, parents, workers);
-        }
+        });
+        // Numbering may be collective: taken part in even after a failure.
+        let numbered = population.number_children(inner.set.name(), selected.is_ok().then_some(&parents[..]), children);
+        selected?;
+        let next = numbered?;
         let census = Census {
             before,
             deaths: before - survivors.len(),
@@ -230,25 +255,36 @@ impl Lifecycle {
         if census.deaths > 0 || census.births > 0 {
             let pairs = self.offspring_pairs();
             let source_of = |id: usize| pairs.iter().find(|(d, _)| *d == id).map(|&(_, o)| o);
-            let Some(population) = inner.set.population() else {
-                unreachable!("Lifecycle::new accepts dynamic sets only")
-            };
-            population.reorder(
+            let reordered = population.reorder(
                 inner.set.name(),
                 &Reorder {
                     survivors,
                     parents,
+                    ids: NewIds::Given { ids: children, next },
                     source_of: &source_of,
                 },
                 workers,
-            )?;
+            );
+            if let Err(e) = reordered {
+                population.numbering_failed(next);
+                return Err(e);
+            }
             // Children copied their parents' flags; nothing is pending now.
             inner.fates.try_data_mut()?.fill(0);
             // And their parents' ids: write the new ones.
             population.copy_ids(&mut inner.ids.try_data_mut()?);
+        } else {
+            population.set_next_id(next);
         }
         *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
         Ok(census)
+    }
+
+    fn population(&self) -> &Population {
+        match self.0.set.population() {
+            Some(p) => p,
+            None => unreachable!("Lifecycle::new accepts dynamic sets only"),
+        }
     }
 
     /// [`Lifecycle::apply_on`] in `work`'s device memory: the fates read
@@ -257,82 +293,135 @@ impl Lifecycle {
     /// written there too.
     fn apply_on_device(&self, work: &dyn DeviceWork) -> Result<Census> {
         let inner = &*self.0;
+        let population = self.population();
         let mut guard = inner.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
         let DeviceScratch {
             survivors,
             parents,
-            survivors_host,
+            children: children_buffer,
+            identity,
+            host,
         } = &mut *guard;
         let before = inner.set.size();
-        let survivors = scratch_buffer(work, survivors, "survivors", 4 * before)?;
-        let parents = scratch_buffer(work, parents, "parents", 4 * before)?;
-        let (kept, births) = {
-            let fates = stage(work, ArgData::Dat(&inner.fates), READ, 0)?;
-            let select = |mask, when_set, out| {
-                work.select(&SelectJob {
-                    n: before,
-                    flags: Some(fates.buffer()),
-                    mask,
-                    when_set,
-                    out,
-                })
-            };
-            (
-                select(FATE_DIES, false, survivors)?,
-                select(FATE_SPAWNS, true, parents)?,
-            )
+        let selected = select_on_device(work, &inner.fates, before, survivors, parents);
+        // The parents come to the host only when their ids decide the
+        // children's: across processes, or with ids out of index order.
+        let across = population.numbers_across_processes();
+        let sorted = population.with_ids(|_, ascending| !ascending);
+        let HostScratch {
+            survivors: survivors_host,
+            parents: parents_host,
+            children,
+        } = host;
+        let parents_known = match &selected {
+            Ok((_, births, _, parents)) if across || sorted => {
+                parents_host.resize(*births, 0);
+                parents.download(bytemuck::cast_slice_mut(parents_host)).map(|()| true)
+            }
+            Ok(_) => Ok(false),
+            Err(_) => Ok(false),
         };
+        let numbered = match (&selected, &parents_known) {
+            (Ok(_), Ok(true)) => population
+                .number_children(inner.set.name(), Some(parents_host), children)
+                .map(Some),
+            (Ok(_), Ok(false)) => Ok(None),
+            // Take part in a numbering across processes, then report.
+            _ => population.number_children(inner.set.name(), None, children).map(Some),
+        };
+        let (kept, births, survivors, parents) = selected?;
+        parents_known?;
+        let numbered = numbered?;
         let census = Census {
             before,
             deaths: before - kept,
             births,
             after: kept + births,
         };
-        if census.deaths > 0 || census.births > 0 {
-            let Some(population) = inner.set.population() else {
-                unreachable!("Lifecycle::new accepts dynamic sets only")
-            };
-            // The ids are renumbered on the host, from the survivors.
-            let survivors_host = if census.deaths > 0 {
-                survivors_host.resize(kept, 0);
-                survivors.download(bytemuck::cast_slice_mut(survivors_host))?;
-                Some(&survivors_host[..])
-            } else {
-                None
-            };
-            let first_id = population.next_id();
-            let pairs = self.offspring_pairs();
-            let source_of = |id: usize| pairs.iter().find(|(d, _)| *d == id).map(|&(_, o)| o);
-            population.reorder_on_device(
-                inner.set.name(),
-                &DeviceReorder {
-                    survivors,
-                    kept,
-                    survivors_host,
-                    parents,
-                    births,
-                    source_of: &source_of,
-                },
-                work,
-            )?;
-            // Children copied their parents' flags and ids: no fate is
-            // pending, and the children get their own ids.
-            let finish = || -> Result<()> {
-                let fates = stage(work, ArgData::Dat(&inner.fates), OVERWRITE, 0)?;
-                work.fill_zero(fates.buffer(), census.after)?;
-                let ids = stage(work, ArgData::Dat(&inner.ids), UPDATE, 0)?;
-                work.fill_ids(ids.buffer(), kept, births, first_id)
-            };
-            if let Err(e) = finish() {
-                // The set has changed: make the fates and ids right on the
-                // host, so that no child spawns again, then report.
-                self.discard();
-                if let Ok(mut ids) = inner.ids.try_data_mut() {
-                    population.copy_ids(&mut ids);
+        if census.deaths == 0 && census.births == 0 {
+            if let Some(next) = numbered {
+                population.set_next_id(next);
+            }
+            *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
+            return Ok(census);
+        }
+        // The ids are renumbered on the host, from the survivors.
+        let survivors_host = if census.deaths > 0 {
+            survivors_host.resize(kept, 0);
+            if let Err(e) = survivors.download(bytemuck::cast_slice_mut(survivors_host)) {
+                if let Some(next) = numbered {
+                    population.numbering_failed(next);
                 }
-                *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
                 return Err(e);
             }
+            Some(&survivors_host[..])
+        } else {
+            None
+        };
+        let first_id = population.next_id();
+        let ids = match numbered {
+            Some(next) => NewIds::Given { ids: children, next },
+            None => NewIds::Next(births),
+        };
+        // Consecutive ids are written by the device itself; others are
+        // uploaded (one per child) and gathered into place.
+        let consecutive = match ids {
+            NewIds::Next(_) => true,
+            NewIds::Given { ids, .. } => ids.iter().enumerate().all(|(k, &id)| id == first_id + k as u64),
+        };
+        let pairs = self.offspring_pairs();
+        let source_of = |id: usize| pairs.iter().find(|(d, _)| *d == id).map(|&(_, o)| o);
+        let reordered = population.reorder_on_device(
+            inner.set.name(),
+            &DeviceReorder {
+                survivors,
+                kept,
+                survivors_host,
+                parents,
+                births,
+                ids,
+                source_of: &source_of,
+            },
+            work,
+        );
+        if let Err(e) = reordered {
+            if let Some(next) = numbered {
+                population.numbering_failed(next);
+            }
+            return Err(e);
+        }
+        // Children copied their parents' flags and ids: no fate is
+        // pending, and the children get their own ids.
+        let mut finish = || -> Result<()> {
+            let fates = stage(work, ArgData::Dat(&inner.fates), OVERWRITE, 0)?;
+            work.fill_zero(fates.buffer(), census.after)?;
+            let ids = stage(work, ArgData::Dat(&inner.ids), UPDATE, 0)?;
+            if consecutive {
+                return work.fill_ids(ids.buffer(), kept, births, first_id);
+            }
+            let given = scratch_buffer(work, children_buffer, "children's ids", 8 * births)?;
+            given.upload(bytemuck::cast_slice(children))?;
+            let order = scratch_buffer(work, identity, "identity", 4 * births)?;
+            let counting: Vec<u32> = (0..births as u32).collect();
+            order.upload(bytemuck::cast_slice(&counting))?;
+            work.gather(&GatherJob {
+                n: births,
+                words: 2,
+                order,
+                src: given,
+                dst: ids.buffer(),
+                dst_first: kept,
+            })
+        };
+        if let Err(e) = finish() {
+            // The set has changed: make the fates and ids right on the
+            // host, so that no child spawns again, then report.
+            self.discard_local();
+            if let Ok(mut ids) = inner.ids.try_data_mut() {
+                population.copy_ids(&mut ids);
+            }
+            *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
+            return Err(e);
         }
         *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
         Ok(census)
@@ -353,6 +442,20 @@ impl Lifecycle {
     /// cannot act on them). `par_loop!` calls this when a loop given
     /// `life(FATE)` returns an error.
     pub fn discard(&self) {
+        self.discard_local();
+        let population = self.population();
+        if population.numbers_across_processes() {
+            // Every process numbers each round: this one takes part as
+            // failed, so that the others stop instead of waiting.
+            let mut none = Vec::new();
+            if let Ok(next) = population.number_children(self.0.set.name(), None, &mut none) {
+                population.set_next_id(next);
+            }
+        }
+    }
+
+    /// Zeroes the fates.
+    fn discard_local(&self) {
         if let Ok(mut f) = self.0.fates.try_data_mut() {
             f.fill(0);
         }
@@ -362,6 +465,33 @@ impl Lifecycle {
     pub fn last_census(&self) -> Census {
         *self.0.last.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// The survivors (not dying) and parents (spawning) among `before`
+/// agents, selected by their `fates` on the device; returns their counts
+/// and the buffers holding them.
+fn select_on_device<'b>(
+    work: &dyn DeviceWork,
+    fates: &Dat<i32>,
+    before: usize,
+    survivors: &'b mut Option<Box<dyn DeviceBuffer>>,
+    parents: &'b mut Option<Box<dyn DeviceBuffer>>,
+) -> Result<(usize, usize, &'b dyn DeviceBuffer, &'b dyn DeviceBuffer)> {
+    let survivors = scratch_buffer(work, survivors, "survivors", 4 * before)?;
+    let parents = scratch_buffer(work, parents, "parents", 4 * before)?;
+    let fates = stage(work, ArgData::Dat(fates), READ, 0)?;
+    let select = |mask, when_set, out| {
+        work.select(&SelectJob {
+            n: before,
+            flags: Some(fates.buffer()),
+            mask,
+            when_set,
+            out,
+        })
+    };
+    let kept = select(FATE_DIES, false, survivors)?;
+    let births = select(FATE_SPAWNS, true, parents)?;
+    Ok((kept, births, survivors, parents))
 }
 
 impl std::fmt::Debug for Lifecycle {

@@ -443,6 +443,22 @@ impl Set {
         self.migrating()?.check_changeable(self.name())
     }
 
+    /// Numbers this dynamic set's children with `numbering` from now on
+    /// (a distributed run's agent domain installs one, so that a child gets
+    /// the same id on any number of processes). Without one, children are
+    /// numbered by their parents' ids on this process alone.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLifecycle`] if the set is not dynamic.
+    pub fn number_births_with(&self, numbering: Arc<dyn crate::BirthNumbering>) -> Result<()> {
+        let population = self.population().ok_or_else(|| Error::InvalidLifecycle {
+            set: self.name().to_string(),
+            reason: "only a dynamic set (`Set::dynamic`) has births".to_string(),
+        })?;
+        population.number_births_with(numbering);
+        Ok(())
+    }
+
     fn migrating(&self) -> Result<&Population> {
         self.population().ok_or_else(|| Error::InvalidMigration {
             set: self.name().to_string(),

@@ -10,10 +10,10 @@ pub use migration::{AgentLayout, AgentPack};
 pub(crate) use on_device::DeviceReorder;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::workers::gather_elements;
-use crate::{ArgSpec, BorrowFlag, Error, Result, Set, Workers};
+use crate::{number_by_parent_id, ArgSpec, BirthNumbering, BorrowFlag, Error, Result, Set, Workers};
 
 /// A Dat of a dynamic set, as a reordering sees it: bytes per element, and
 /// its storage's borrow, sync and resize.
@@ -51,9 +51,29 @@ pub(crate) struct Reorder<'a> {
     pub survivors: &'a [u32],
     /// Element `survivors.len() + k` afterwards is a child of `parents[k]`.
     pub parents: &'a [u32],
+    /// The children's ids (one per parent) and the next id afterwards.
+    pub ids: NewIds<'a>,
     /// The member (by id) a child's value of a member comes from: its
     /// offspring Dat, or `None` to copy the parent's value.
     pub source_of: &'a dyn Fn(usize) -> Option<usize>,
+}
+
+/// The ids of the agents a change adds.
+#[derive(Clone, Copy)]
+pub(crate) enum NewIds<'a> {
+    /// The next ids in order, this many.
+    Next(usize),
+    /// These (one per new agent), then `next` is the next id.
+    Given { ids: &'a [u64], next: u64 },
+}
+
+impl NewIds<'_> {
+    fn count(&self) -> usize {
+        match self {
+            NewIds::Next(n) => *n,
+            NewIds::Given { ids, .. } => ids.len(),
+        }
+    }
 }
 
 /// The changing state of a dynamic set.
@@ -71,6 +91,9 @@ pub(crate) struct Population {
     scratch: Mutex<Vec<Vec<u8>>>,
     /// Device buffers kept between changes on the device.
     device_scratch: Mutex<on_device::DeviceScratch>,
+    /// How children are numbered across processes (`None`: this process
+    /// alone, by parent id).
+    numbering: Mutex<Option<Arc<dyn BirthNumbering>>>,
 }
 
 /// The agents' ids. Births and deaths keep them ascending (survivors keep
@@ -120,6 +143,7 @@ impl Population {
             capacity: capacity.max(len),
             scratch: Mutex::new(Vec::new()),
             device_scratch: Mutex::new(on_device::DeviceScratch::default()),
+            numbering: Mutex::new(None),
         }
     }
 
@@ -191,6 +215,53 @@ impl Population {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).next
     }
 
+    /// Numbers children across processes with `numbering` from now on.
+    pub(crate) fn number_births_with(&self, numbering: Arc<dyn BirthNumbering>) {
+        *self.numbering.lock().unwrap_or_else(|p| p.into_inner()) = Some(numbering);
+    }
+
+    /// Numbers one round of children: the child of `parents[k]` (element
+    /// indices) gets `children[k]`, by its parent's id ([`BirthNumbering`]).
+    /// Returns the next id afterwards, which the caller stores with the
+    /// change (or with [`Population::set_next_id`] if nothing changes).
+    /// With `parents` `None` (this process failed before numbering) it
+    /// only takes part in a numbering across processes, so that the
+    /// others are not left waiting, and returns its error.
+    pub(crate) fn number_children(&self, set: &str, parents: Option<&[u32]>, children: &mut Vec<u64>) -> Result<u64> {
+        let (parent_ids, next) = {
+            let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+            let parent_ids: Option<Vec<u64>> = parents.map(|p| p.iter().map(|&e| ids.ids[e as usize]).collect());
+            (parent_ids, ids.next)
+        };
+        let numbering = self.numbering.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        match (numbering, parent_ids) {
+            (Some(n), parents) => n.number(set, parents.as_deref(), next, children),
+            (None, Some(parents)) => Ok(number_by_parent_id(&parents, next, children)),
+            (None, None) => Ok(next),
+        }
+    }
+
+    /// After a change that failed once its children were numbered: across
+    /// processes the round's ids stay used (the others used theirs), so
+    /// the next id moves past them; alone nothing changed.
+    pub(crate) fn numbering_failed(&self, next: u64) {
+        if self.numbers_across_processes() {
+            self.set_next_id(next);
+        }
+    }
+
+    /// Whether children are numbered across processes.
+    pub(crate) fn numbers_across_processes(&self) -> bool {
+        self.numbering.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// Sets the id the next child gets (never lowering it): after a round
+    /// in which other processes had children and this one none.
+    pub(crate) fn set_next_id(&self, next: u64) {
+        let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        ids.next = ids.next.max(next);
+    }
+
     /// Renumbers the set as `order` says, in every Dat on it at once: each
     /// keeps its survivors' values, in order, then gets its children's
     /// (from `order.source_of`, else from the parent). Survivors keep their
@@ -249,14 +320,14 @@ impl Population {
                 std::ptr::copy_nonoverlapping(buf.as_ptr(), data.add(order.survivors.len() * eb), buf.len());
             }
         }
-        self.renumber(Some(order.survivors), order.survivors.len(), order.parents.len());
+        self.renumber(Some(order.survivors), order.survivors.len(), order.ids);
         Ok(())
     }
 
     /// After a change: the ids of the survivors (`None`: the first
-    /// `kept` elements, in place) and of `births` children, the length and
+    /// `kept` elements, in place) and of the new agents, the length and
     /// the generation.
-    fn renumber(&self, survivors: Option<&[u32]>, kept: usize, births: usize) {
+    fn renumber(&self, survivors: Option<&[u32]>, kept: usize, new: NewIds<'_>) {
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let Ids { ids, next, .. } = &mut *guard;
         if let Some(survivors) = survivors {
@@ -266,10 +337,21 @@ impl Population {
             }
         }
         ids.truncate(kept);
-        ids.extend(*next..*next + births as u64);
-        *next += births as u64;
+        match new {
+            NewIds::Next(births) => {
+                ids.extend(*next..*next + births as u64);
+                *next += births as u64;
+            }
+            NewIds::Given {
+                ids: given,
+                next: after,
+            } => {
+                ids.extend_from_slice(given);
+                *next = (*next).max(after);
+            }
+        }
         guard.changed();
-        self.len.store(kept + births, Ordering::Release);
+        self.len.store(kept + new.count(), Ordering::Release);
         self.generation.fetch_add(1, Ordering::AcqRel);
     }
 }
@@ -407,7 +489,7 @@ impl Population {
         }
         let old = self.len();
         let births = len.saturating_sub(old);
-        self.renumber(None, len.min(old), births);
+        self.renumber(None, len.min(old), NewIds::Next(births));
         Ok(())
     }
 

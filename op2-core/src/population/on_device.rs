@@ -36,6 +36,8 @@ pub(crate) struct DeviceReorder<'a> {
     pub parents: &'a dyn DeviceBuffer,
     /// Children.
     pub births: usize,
+    /// Their ids (as [`Reorder::ids`](super::Reorder)).
+    pub ids: super::NewIds<'a>,
     /// The member a child's value of a member comes from (as
     /// [`Reorder::source_of`](super::Reorder)).
     pub source_of: &'a dyn Fn(usize) -> Option<usize>,
@@ -83,7 +85,7 @@ impl Population {
         let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
         let DeviceScratch { identity, spares, .. } = &mut *scratch;
         self.move_on_device(&members, work, new_len, &moves, spares, identity)?;
-        self.renumber(order.survivors_host, order.kept, order.births);
+        self.renumber(order.survivors_host, order.kept, order.ids);
         Ok(())
     }
 
