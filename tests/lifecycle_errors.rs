@@ -129,3 +129,28 @@ fn a_fate_loop_over_another_set_is_refused() {
     assert!(e.to_string().contains("agents.fates"), "{e}");
     assert_eq!(w.agents.size(), 5);
 }
+
+/// As `judge`, given a spatial message list it does not read.
+#[op2::kernel]
+fn judge_near(x: &f64, _near: &Spatial2d, fate: &mut Fate) {
+    if *x > 10.0 {
+        fate.spawn();
+    }
+}
+
+#[test]
+fn a_loop_that_ends_before_it_runs_forgets_its_fates() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let w = world();
+    let (life, x) = (&w.life, &w.x);
+    // Fates left over (a kernel's of a loop that failed elsewhere).
+    life.fates().data_mut()[0] = 2;
+    // A brute-force list has no bins: the loop ends before it runs.
+    let list = MessageList::brute_force("all", &w.agents).unwrap();
+    let e = par_loop!(rt, judge_near, w.agents, x(READ), list(NEAR), life(FATE)).unwrap_err();
+    assert!(matches!(e, Error::InvalidMessages { .. }), "{e:?}");
+    // Forgotten: a later apply has nothing to do.
+    assert_eq!(&*life.fates().data_ro(), &[0; 5]);
+    assert_eq!(life.apply().unwrap().births, 0);
+    assert_eq!(w.agents.size(), 5);
+}

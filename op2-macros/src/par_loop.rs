@@ -207,6 +207,10 @@ fn generate(p: &ParLoopInput) -> TokenStream {
 
     let mut checks = Vec::new();
     let mut bindings = Vec::new();
+    // Bound before anything can end the loop early, so that its fates are
+    // applied or forgotten whatever happens (a numbering of births across
+    // processes waits for every process).
+    let mut life_bindings = Vec::new();
     let mut specs = Vec::new();
     let mut views = Vec::new();
     let mut binds = Vec::new();
@@ -274,7 +278,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             let write = quote!(::op2::Access::Write);
             let private = quote!(::op2::__private);
             checks.push(quote_spanned!(a.span=> const _: () = #private::check_arg(&#info, #k, #private::ArgForm::Fate, #write);));
-            bindings.push(quote_spanned!(a.span=> let #life: &::op2::Lifecycle = &(#data);));
+            life_bindings.push(quote_spanned!(a.span=> let #life: &::op2::Lifecycle = &(#data);));
             specs.push(quote_spanned!(a.span=> #private::DirectArg::arg_spec(::op2::Lifecycle::fates(#life), #write)));
             views.push(quote_spanned!(a.span=> let #v = #private::DirectArg::direct_view(::op2::Lifecycle::fates(#life), #k, #write);));
             binds.push(quote!(let #v = #private::DirectView::bind(#v, __op2_p);));
@@ -445,12 +449,14 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             };
         }
     };
-    quote! {#label {
+    quote! {{
         const _: () = ::op2::__private::check_count(&#info, #count);
         #(#checks)*
         // The function called below must be the one the metadata describes.
         let _: <#kernel as ::op2::Kernel>::Fn = #kernel;
         let __op2_rt: &::op2::Runtime = &(#rt);
+        #(#life_bindings)*
+        let __op2_result = #label {
         // A Set or a Subset (or a reference to one), kept alive for the loop.
         let __op2_space = &(#set);
         let (__op2_set, __op2_subset): (&::op2::Set, ::core::option::Option<&::op2::Subset>) = #space;
@@ -484,6 +490,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             // The next loop drawing from these streams gets the next counter.
             #(::op2::RandomStreams::loop_ran(#draws);)*
         }
+        __op2_result
+        };
         #fates_applied
         __op2_result
     }}
