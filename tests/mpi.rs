@@ -141,6 +141,8 @@ fn distributed_runs_match_one_process() {
     let seq = Runtime::new(Backend::Seq).unwrap();
 
     agents::moving_agents_match_one_rank(&mpi);
+    agents::births_are_numbered_as_on_one_rank(&mpi);
+    agents::predator_prey_matches_one_rank(&mpi);
 
     // Reference: one process, global carriers.
     let g = mesh();

@@ -1,8 +1,9 @@
-//! Moving agents across ranks: a dynamic set of agents and the spatial
-//! message list they send to, shared among the ranks of a run by space
-//! ([`BinDecomposition`]): before each build of the list, the agents whose
-//! bin belongs to another rank move there with every Dat and their ids,
-//! and the messages of the bins other ranks read go to them as ghosts.
+//! Moving agents across ranks: dynamic sets of agents and the spatial
+//! message lists they send to, shared among the ranks of a run by space
+//! ([`BinDecomposition`] of one grid): the agents whose bin belongs to
+//! another rank move there with every Dat and their ids, the messages of
+//! the bins other ranks read go to them as ghosts before each build, and
+//! children are numbered across ranks (`shared_births.rs`).
 //!
 //! Every exchange is collective. A rank that fails in one (a Dat borrowed,
 //! a bad pack) tells the others at the next agreement point, and every
@@ -11,8 +12,12 @@
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use op2_core::{AgentPack, Error, MessageList, Result, Set, Workers};
+use std::sync::Arc;
 
+use op2_core::{AgentLayout, AgentPack, Error, MessageList, Result, Set, SpatialGrid, Workers};
+
+use crate::halo_exchange::Comm;
+use crate::shared_births::SharedBirths;
 use crate::{BinDecomposition, Mpi, Readers};
 
 /// Message tags on the domain's own communicator.
@@ -46,7 +51,8 @@ impl DomainOptions {
 /// What an [`AgentDomain`] has done on this rank.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DomainStats {
-    /// Exchanges run.
+    /// Migrations run (one per [`AgentDomain::migrate_on`], each
+    /// [`AgentDomain::exchange_on`] included).
     pub exchanges: u64,
     /// Decompositions made (the first included).
     pub rebalances: u64,
@@ -61,9 +67,9 @@ pub struct DomainStats {
     pub ghosts_sent: u64,
     /// Bytes of ghost messages this rank sent, over all exchanges.
     pub ghost_bytes: u64,
-    /// Bytes of agents sent at the last exchange.
+    /// Bytes of agents sent at the last migration.
     pub last_migrated_bytes: u64,
-    /// Bytes of ghost messages sent at the last exchange.
+    /// Bytes of ghost messages sent since the last migration.
     pub last_ghost_bytes: u64,
     /// Times a receive buffer grew (past its largest so far).
     pub buffer_growths: u64,
@@ -104,105 +110,176 @@ impl Lanes {
     }
 }
 
-/// A dynamic set of agents shared among the ranks of a run by space: each
-/// rank owns a box of bins of the agents' spatial message list, and
-/// [`AgentDomain::exchange_on`], called before each build of the list,
-/// moves the agents that left a rank's box to their new owner and gives
-/// each rank the messages it reads from its neighbours' bins as ghosts.
-/// Messages are ordered by sender id inside each bin, and every bin a
-/// rank's agents read holds all its messages: results are bitwise the same
-/// for any number of ranks, provided the agents are numbered alike
-/// ([`Set::dynamic_with_ids`]).
-pub struct AgentDomain {
+/// One dynamic set of agents in the domain: where its positions come from
+/// (its first list), and its migration's scratch.
+struct Population {
+    agents: Set,
+    /// The list whose positions place its agents.
+    list: MessageList,
+    bins: Vec<u32>,
+    keep: Vec<u32>,
+    lanes: Lanes,
+}
+
+/// One message list in the domain: who reads its bins, and its ghosts'
+/// scratch.
+struct Shared {
+    list: MessageList,
+    /// Its grid is the domain's: the decomposition's own readers serve.
+    home: bool,
+    readers: Option<Readers>,
+    bins: Vec<u32>,
+    lanes: Lanes,
+}
+
+/// The communicator and this rank's place in it.
+struct Ranks {
     comm: SimpleCommunicator,
     rank: usize,
     size: usize,
-    agents: Set,
-    list: MessageList,
+}
+
+/// Dynamic sets of agents shared among the ranks of a run by space: each
+/// rank owns a box of bins of one spatial grid (the first list's), and
+/// every agent lives on the rank that owns the bin of its position. Before
+/// the lists are built, [`AgentDomain::migrate_on`] moves the agents that
+/// left a rank's box to their new owner and
+/// [`AgentDomain::send_ghosts`] gives each rank the messages it reads
+/// from its neighbours' bins, as ghosts of the list
+/// ([`AgentDomain::exchange_on`] does both, for every list). Messages are
+/// ordered by sender id inside each bin, every bin a rank's agents read
+/// holds all its messages, and children are numbered across ranks by
+/// their parents' ids: results are bitwise the same for any number of
+/// ranks, provided the agents are numbered alike at the start
+/// ([`Set::dynamic_with_ids`]).
+pub struct AgentDomain {
+    ranks: Ranks,
     options: DomainOptions,
-    cut: Option<(BinDecomposition, Readers)>,
+    /// The grid whose bins the ranks own.
+    home: SpatialGrid,
+    populations: Vec<Population>,
+    lists: Vec<Shared>,
+    cut: Option<BinDecomposition>,
     /// The imbalance the current cut gave when it was made.
     cut_imbalance: f64,
     /// Exchanges to wait before cutting again when a cut could not reach
     /// the ratio, and the exchange when that wait ends.
     backoff: u64,
     retry_at: u64,
-    bins: Vec<u32>,
-    keep: Vec<u32>,
-    migration: Lanes,
-    ghosts: Lanes,
     stats: DomainStats,
 }
 
 impl AgentDomain {
-    /// The domain of `list`'s senders (a dynamic set) on `mpi`'s ranks.
-    /// Collective: every rank makes its domain, in the same order.
+    /// The domain of `list`'s senders (a dynamic set) on `mpi`'s ranks:
+    /// [`AgentDomain::of_lists`] with one list.
     ///
     /// # Errors
-    /// [`Error::InvalidMigration`] if the list is not spatial, its senders
-    /// are not dynamic, or the rebalance ratio is below 1 or NaN.
+    /// As [`AgentDomain::of_lists`].
     pub fn new(mpi: &Mpi, list: &MessageList, options: DomainOptions) -> Result<AgentDomain> {
-        let agents = list.senders().clone();
-        let bad = |reason: String| Error::InvalidMigration {
-            set: agents.name().to_string(),
-            reason,
+        AgentDomain::of_lists(mpi, &[list], options)
+    }
+
+    /// The domain of the senders of `lists` (dynamic sets; several lists
+    /// may share one) on `mpi`'s ranks, cut along the first list's grid.
+    /// Every list's grid must cover the same box with the same boundary;
+    /// their cell widths may differ. Installs the numbering of births
+    /// across ranks on every set ([`Set::number_births_with`]): from now
+    /// on every rank must apply each set's births and deaths in the same
+    /// order. Collective: every rank makes its domain, in the same order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if there is no list, a list is not
+    /// spatial (or is discrete), its senders are not dynamic, grids differ
+    /// in their box, boundary or dimensions, or the rebalance ratio is
+    /// below 1 or NaN.
+    pub fn of_lists(mpi: &Mpi, lists: &[&MessageList], options: DomainOptions) -> Result<AgentDomain> {
+        let Some(first) = lists.first() else {
+            return Err(Error::InvalidMigration {
+                set: "(none)".into(),
+                reason: "an agent domain needs at least one message list".into(),
+            });
         };
-        match list.grid() {
-            None => {
-                return Err(bad(format!(
-                    "agents are shared by space, and `{}` is not a spatial list",
-                    list.name()
-                )))
+        let home = *check_list(first)?;
+        for list in &lists[1..] {
+            let grid = check_list(list)?;
+            let same_box =
+                grid.dims() == home.dims() && grid.bounds() == home.bounds() && grid.boundary() == home.boundary();
+            if !same_box {
+                return Err(Error::InvalidMigration {
+                    set: list.senders().name().to_string(),
+                    reason: format!(
+                        "`{}`'s grid covers another box (or boundary, or dimensions) than `{}`'s: the lists of one domain share their box",
+                        list.name(),
+                        first.name()
+                    ),
+                });
             }
-            // Its queries reach any number of cells away: the one-bin ring
-            // of ghosts would not cover them.
-            Some(g) if g.is_discrete() => {
-                return Err(bad(format!(
-                    "`{}` is a discrete list, whose queries reach past the neighbouring cells; agents are shared along spatial lists only",
-                    list.name()
-                )))
-            }
-            Some(_) => {}
-        }
-        if !agents.is_dynamic() {
-            return Err(bad(
-                "agents that move between ranks must be a dynamic set (`Set::dynamic`)".into(),
-            ));
         }
         if options.rebalance_above.is_nan() || options.rebalance_above < 1.0 {
-            return Err(bad(format!(
-                "the rebalance ratio must be at least 1, not {}",
-                options.rebalance_above
-            )));
+            return Err(Error::InvalidMigration {
+                set: first.senders().name().to_string(),
+                reason: format!(
+                    "the rebalance ratio must be at least 1, not {}",
+                    options.rebalance_above
+                ),
+            });
         }
         let (rank, size) = (mpi.rank(), mpi.size());
+        let mut populations: Vec<Population> = Vec::new();
+        for list in lists {
+            if !populations.iter().any(|p| p.agents.same(list.senders())) {
+                populations.push(Population {
+                    agents: list.senders().clone(),
+                    list: (*list).clone(),
+                    bins: Vec::new(),
+                    keep: Vec::new(),
+                    lanes: Lanes::new(size),
+                });
+            }
+        }
+        for p in &populations {
+            let numbering = SharedBirths {
+                comm: Comm(mpi.comm.0.duplicate()),
+            };
+            p.agents.number_births_with(Arc::new(numbering))?;
+        }
+        let home_params = home.params();
+        let lists = lists
+            .iter()
+            .map(|l| Shared {
+                list: (*l).clone(),
+                home: l.grid().is_some_and(|g| g.params() == home_params),
+                readers: None,
+                bins: Vec::new(),
+                lanes: Lanes::new(size),
+            })
+            .collect();
         Ok(AgentDomain {
-            comm: mpi.comm.0.duplicate(),
-            rank,
-            size,
-            agents,
-            list: list.clone(),
+            ranks: Ranks {
+                comm: mpi.comm.0.duplicate(),
+                rank,
+                size,
+            },
             options,
+            home,
+            populations,
+            lists,
             cut: None,
             cut_imbalance: 1.0,
             backoff: 1,
             retry_at: 0,
-            bins: Vec::new(),
-            keep: Vec::new(),
-            migration: Lanes::new(size),
-            ghosts: Lanes::new(size),
             stats: DomainStats::default(),
         })
     }
 
-    /// The agents.
+    /// The agents of the first list.
     pub fn agents(&self) -> &Set {
-        &self.agents
+        &self.populations[0].agents
     }
 
-    /// The current decomposition (`None` before the first exchange).
+    /// The current decomposition (`None` before the first migration).
     pub fn decomposition(&self) -> Option<&BinDecomposition> {
-        self.cut.as_ref().map(|c| &c.0)
+        self.cut.as_ref()
     }
 
     /// What the domain has done on this rank.
@@ -210,13 +287,27 @@ impl AgentDomain {
         self.stats
     }
 
-    /// Moves every agent to the rank that owns its bin (cutting the domain
-    /// again first when it is out of balance, and at the first exchange),
-    /// then sends each rank the messages of this rank's bins it reads, as
-    /// ghosts of the list ([`MessageList::set_ghosts`]). Call it after the
-    /// agents moved and the Dats the list carries were written (the ghosts
-    /// are copies of them), and before the list's build; build it whole
-    /// (`build_on`: ghosts carry no sent flags). Collective.
+    /// Moves every agent to the rank that owns its bin, then sends every
+    /// list's ghosts ([`AgentDomain::migrate_on`], then
+    /// [`AgentDomain::send_ghosts`] for each list). Call it after the
+    /// agents moved and the Dats the lists carry were written, and before
+    /// the lists' builds. Collective.
+    ///
+    /// # Errors
+    /// As [`AgentDomain::migrate_on`] and [`AgentDomain::send_ghosts`].
+    pub fn exchange_on(&mut self, workers: &dyn Workers) -> Result<()> {
+        self.migrate_on(workers)?;
+        for k in 0..self.lists.len() {
+            self.ghosts_of(k)?;
+        }
+        Ok(())
+    }
+
+    /// Moves every agent of every set to the rank that owns its bin
+    /// (cutting the domain again first when it is out of balance, and at
+    /// the first migration), and forgets every list's ghosts. Call it after
+    /// the agents moved and before anything reads their neighbours.
+    /// Collective.
     ///
     /// # Errors
     /// The error of this rank's failure ([`Error::HostBorrow`] if an
@@ -224,23 +315,58 @@ impl AgentDomain {
     /// failed: every rank returns an error, and the agents stay where they
     /// were if the failure came before they moved (every local check,
     /// borrows included, comes before).
-    pub fn exchange_on(&mut self, workers: &dyn Workers) -> Result<()> {
+    pub fn migrate_on(&mut self, workers: &dyn Workers) -> Result<()> {
         self.stats.exchanges += 1;
+        self.stats.last_ghost_bytes = 0;
         // No build may merge ghosts of an earlier step if this one fails.
-        self.list.clear_ghosts();
+        for l in &self.lists {
+            l.list.clear_ghosts();
+        }
         self.rebalance_if_needed()?;
-        self.migrate(workers)?;
-        self.send_ghosts()
+        self.stats.last_migrated_bytes = 0;
+        for k in 0..self.populations.len() {
+            self.migrate(k, workers)?;
+        }
+        Ok(())
     }
 
-    /// Cuts the domain at the first exchange and whenever the busiest rank
-    /// holds more than the ratio times the mean.
+    /// Sends each rank the messages of this rank's bins of `list` that it
+    /// reads, as ghosts of the list ([`MessageList::set_ghosts`]). Call it
+    /// after [`AgentDomain::migrate_on`] and once the Dats the list
+    /// carries were written (the ghosts are copies of them), before the
+    /// list's build; build it whole (`build_on`: ghosts carry no sent
+    /// flags). Collective.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if `list` is not one of the domain's or
+    /// no migration came first; as [`AgentDomain::migrate_on`].
+    pub fn send_ghosts(&mut self, list: &MessageList) -> Result<()> {
+        let Some(k) = self.lists.iter().position(|l| l.list.same(list)) else {
+            return Err(Error::InvalidMigration {
+                set: list.senders().name().to_string(),
+                reason: format!("`{}` is not one of this domain's lists", list.name()),
+            });
+        };
+        if self.cut.is_none() {
+            return Err(Error::InvalidMigration {
+                set: list.senders().name().to_string(),
+                reason:
+                    "ghosts go to the ranks that own the neighbouring bins: migrate the agents first (`migrate_on`)"
+                        .into(),
+            });
+        }
+        self.ghosts_of(k)
+    }
+
+    /// Cuts the domain at the first migration and whenever the busiest
+    /// rank holds more than the ratio times the mean.
     fn rebalance_if_needed(&mut self) -> Result<()> {
-        let held = self.agents.size() as u64;
+        let held: u64 = self.populations.iter().map(|p| p.agents.size() as u64).sum();
         let (mut total, mut most) = (0u64, 0u64);
-        self.comm.all_reduce_into(&held, &mut total, SystemOperation::sum());
-        self.comm.all_reduce_into(&held, &mut most, SystemOperation::max());
-        let mean = total as f64 / self.size as f64;
+        let comm = &self.ranks.comm;
+        comm.all_reduce_into(&held, &mut total, SystemOperation::sum());
+        comm.all_reduce_into(&held, &mut most, SystemOperation::max());
+        let mean = total as f64 / self.ranks.size as f64;
         self.stats.imbalance = if total == 0 { 1.0 } else { most as f64 / mean };
         // A cut that could not reach the ratio (agents crowded into few
         // bins) is tried again only when things got worse than it, or after
@@ -250,18 +376,24 @@ impl AgentDomain {
         if self.cut.is_some() && (self.stats.imbalance <= self.options.rebalance_above || !(worse || waited)) {
             return Ok(());
         }
-        let grid = *self.list.grid().expect("checked spatial at construction");
-        let binned = self.list.sender_bins(&mut self.bins);
-        self.agree(binned, "binning its agents")?;
-        let mut counts = vec![0u64; grid.bin_count()];
-        for &b in &self.bins {
-            counts[b as usize] += 1;
+        let mut counts = vec![0u64; self.home.bin_count()];
+        let mut binned = Ok(());
+        for p in &mut self.populations {
+            binned = binned.and_then(|()| p.list.sender_bins_in(&self.home, &mut p.bins));
+            if binned.is_ok() {
+                for &b in &p.bins {
+                    counts[b as usize] += 1;
+                }
+            }
         }
+        self.ranks
+            .agree(binned, "binning its agents", self.populations[0].agents.name())?;
         let mut global = vec![0u64; counts.len()];
-        self.comm
+        self.ranks
+            .comm
             .all_reduce_into(&counts[..], &mut global[..], SystemOperation::sum());
-        let cut = BinDecomposition::bisect(&grid, &global, self.size);
-        let mut held = vec![0u64; self.size];
+        let cut = BinDecomposition::bisect(&self.home, &global, self.ranks.size);
+        let mut held = vec![0u64; self.ranks.size];
         for (b, &c) in global.iter().enumerate() {
             held[cut.owner(b)] += c;
         }
@@ -272,103 +404,159 @@ impl AgentDomain {
             false => 1,
         };
         self.retry_at = self.stats.exchanges + self.backoff;
-        let readers = cut.readers(self.rank);
-        self.cut = Some((cut, readers));
+        let rank = self.ranks.rank;
+        for l in &mut self.lists {
+            l.readers = Some(match (l.home, l.list.grid()) {
+                (false, Some(grid)) => cut.readers_in(rank, &self.home, grid),
+                _ => cut.readers(rank),
+            });
+        }
+        self.cut = Some(cut);
         self.stats.rebalances += 1;
         Ok(())
     }
 
-    /// Sends the agents outside this rank's box to their owners and takes
-    /// in the agents that arrive.
-    fn migrate(&mut self, workers: &dyn Workers) -> Result<()> {
-        let set = self.agents.name().to_string();
-        let packed = self.pack_leaving();
-        self.agree(packed, "packing the agents that leave")?;
-        let sent = self.swap(MIGRATION_TAG, true, &set)?;
-        self.stats.last_migrated_bytes = sent.1;
+    /// Sends population `k`'s agents outside this rank's box to their
+    /// owners and takes in the agents that arrive.
+    fn migrate(&mut self, k: usize, workers: &dyn Workers) -> Result<()> {
+        let cut = self.cut.as_ref().expect("cut before migrating");
+        let (ranks, home, p) = (&self.ranks, &self.home, &mut self.populations[k]);
+        let set = p.agents.name().to_string();
+        let packed = pack_leaving(p, cut, home, ranks.rank);
+        ranks.agree(packed, "packing the agents that leave", &set)?;
+        let layout = p.agents.agent_layout()?;
+        let sent = ranks.swap(
+            MIGRATION_TAG,
+            &mut p.lanes,
+            &layout,
+            &set,
+            &mut self.stats.buffer_growths,
+        )?;
+        self.stats.last_migrated_bytes += sent.1;
         self.stats.agents_sent += sent.0;
         self.stats.migrated_bytes += sent.1;
-        let arrivals: Vec<&AgentPack> = self.migration.recv.iter().filter(|p| !p.is_empty()).collect();
+        let arrivals: Vec<&AgentPack> = p.lanes.recv.iter().filter(|p| !p.is_empty()).collect();
         // Nobody left or came: the set stays as it is (no copy, no new
         // generation).
-        let moved = match arrivals.is_empty() && self.keep.len() == self.agents.size() {
+        let moved = match arrivals.is_empty() && p.keep.len() == p.agents.size() {
             true => Ok(()),
-            false => self.agents.exchange_agents_on(&self.keep, &arrivals, workers),
+            false => p.agents.exchange_agents_on(&p.keep, &arrivals, workers),
         };
-        self.agree(moved, "taking in the agents that arrived")
+        ranks.agree(moved, "taking in the agents that arrived", &set)
     }
 
-    fn pack_leaving(&mut self) -> Result<()> {
-        let (cut, _) = self.cut.as_ref().expect("cut before migrating");
-        self.list.sender_bins(&mut self.bins)?;
-        let layout = self.agents.agent_layout()?;
-        self.keep.clear();
-        for v in &mut self.migration.indices {
-            v.clear();
-        }
-        for (i, &b) in self.bins.iter().enumerate() {
-            match cut.owner(b as usize) {
-                q if q == self.rank => self.keep.push(i as u32),
-                q => self.migration.indices[q].push(i as u32),
-            }
-        }
-        for (indices, pack) in self.migration.indices.iter().zip(&mut self.migration.send) {
-            pack.reset(&layout);
-            if !indices.is_empty() {
-                self.agents.pack_agents(indices, pack)?;
-            }
-        }
-        // Once agents leave, taking in the arrivals must not fail: a Dat
-        // borrowed here would lose the leavers and keep the arrivals out.
-        self.agents.check_changeable()
-    }
-
-    /// Sends each neighbour the messages of the bins it reads, and sets
-    /// the messages received as the list's ghosts.
-    fn send_ghosts(&mut self) -> Result<()> {
-        let packed = self.pack_ghosts();
-        self.agree(packed, "packing ghost messages")?;
-        let set = self.list.name().to_string();
-        let sent = self.swap(GHOST_TAG, false, &set)?;
-        self.stats.last_ghost_bytes = sent.1;
+    /// Sends each neighbour the messages of list `k`'s bins it reads, and
+    /// sets the messages received as the list's ghosts.
+    fn ghosts_of(&mut self, k: usize) -> Result<()> {
+        let (ranks, l) = (&self.ranks, &mut self.lists[k]);
+        l.list.clear_ghosts();
+        let name = l.list.name().to_string();
+        let packed = pack_ghosts(l);
+        ranks.agree(packed, "packing ghost messages", &name)?;
+        let layout = l.list.message_layout()?;
+        let sent = ranks.swap(GHOST_TAG, &mut l.lanes, &layout, &name, &mut self.stats.buffer_growths)?;
+        self.stats.last_ghost_bytes += sent.1;
         self.stats.ghosts_sent += sent.0;
         self.stats.ghost_bytes += sent.1;
-        let received: Vec<&AgentPack> = self.ghosts.recv.iter().filter(|p| !p.is_empty()).collect();
-        let set = self.list.set_ghosts(&received);
-        self.agree(set, "setting its ghost messages")
+        let received: Vec<&AgentPack> = l.lanes.recv.iter().filter(|p| !p.is_empty()).collect();
+        let set = l.list.set_ghosts(&received);
+        ranks.agree(set, "setting its ghost messages", &name)
     }
+}
 
-    fn pack_ghosts(&mut self) -> Result<()> {
-        let (_, readers) = self.cut.as_ref().expect("cut before sending ghosts");
-        self.list.sender_bins(&mut self.bins)?;
-        let layout = self.list.message_layout()?;
-        for v in &mut self.ghosts.indices {
-            v.clear();
+/// Checks that `list` can share its senders by space; returns its grid.
+fn check_list(list: &MessageList) -> Result<&SpatialGrid> {
+    let agents = list.senders();
+    let bad = |reason: String| Error::InvalidMigration {
+        set: agents.name().to_string(),
+        reason,
+    };
+    let grid = match list.grid() {
+        None => {
+            return Err(bad(format!(
+                "agents are shared by space, and `{}` is not a spatial list",
+                list.name()
+            )))
         }
-        for (i, &b) in self.bins.iter().enumerate() {
-            for &q in readers.of(b as usize) {
-                self.ghosts.indices[q as usize].push(i as u32);
-            }
+        // Its queries reach any number of cells away: the one-bin ring
+        // of ghosts would not cover them.
+        Some(g) if g.is_discrete() => {
+            return Err(bad(format!(
+                "`{}` is a discrete list, whose queries reach past the neighbouring cells; agents are shared along spatial lists only",
+                list.name()
+            )))
         }
-        for (indices, pack) in self.ghosts.indices.iter().zip(&mut self.ghosts.send) {
-            pack.reset(&layout);
-            if !indices.is_empty() {
-                self.list.pack_messages(indices, pack)?;
-            }
-        }
-        Ok(())
+        Some(g) => g,
+    };
+    if !agents.is_dynamic() {
+        return Err(bad(
+            "agents that move between ranks must be a dynamic set (`Set::dynamic`)".into(),
+        ));
     }
+    Ok(grid)
+}
 
+/// Packs, per destination, `p`'s agents whose bin another rank owns, and
+/// lists in `p.keep` those that stay.
+fn pack_leaving(p: &mut Population, cut: &BinDecomposition, home: &SpatialGrid, rank: usize) -> Result<()> {
+    p.list.sender_bins_in(home, &mut p.bins)?;
+    let layout = p.agents.agent_layout()?;
+    p.keep.clear();
+    for v in &mut p.lanes.indices {
+        v.clear();
+    }
+    for (i, &b) in p.bins.iter().enumerate() {
+        match cut.owner(b as usize) {
+            q if q == rank => p.keep.push(i as u32),
+            q => p.lanes.indices[q].push(i as u32),
+        }
+    }
+    for (indices, pack) in p.lanes.indices.iter().zip(&mut p.lanes.send) {
+        pack.reset(&layout);
+        if !indices.is_empty() {
+            p.agents.pack_agents(indices, pack)?;
+        }
+    }
+    // Once agents leave, taking in the arrivals must not fail: a Dat
+    // borrowed here would lose the leavers and keep the arrivals out.
+    p.agents.check_changeable()
+}
+
+/// Packs, per reading rank, the messages of `l`'s bins it reads.
+fn pack_ghosts(l: &mut Shared) -> Result<()> {
+    let readers = l.readers.as_ref().expect("cut before sending ghosts");
+    l.list.sender_bins(&mut l.bins)?;
+    let layout = l.list.message_layout()?;
+    for v in &mut l.lanes.indices {
+        v.clear();
+    }
+    for (i, &b) in l.bins.iter().enumerate() {
+        for &q in readers.of(b as usize) {
+            l.lanes.indices[q as usize].push(i as u32);
+        }
+    }
+    for (indices, pack) in l.lanes.indices.iter().zip(&mut l.lanes.send) {
+        pack.reset(&layout);
+        if !indices.is_empty() {
+            l.list.pack_messages(indices, pack)?;
+        }
+    }
+    Ok(())
+}
+
+impl Ranks {
     /// Sends every rank its pack of `lanes` (sizes and layout fingerprints
     /// first, all to all, then the payloads that are not empty) and
-    /// receives theirs; returns the records and bytes sent.
-    fn swap(&mut self, tag: i32, agents: bool, set: &str) -> Result<(u64, u64)> {
-        let layout = if agents {
-            self.agents.agent_layout()?
-        } else {
-            self.list.message_layout()?
-        };
-        let lanes = if agents { &mut self.migration } else { &mut self.ghosts };
+    /// receives theirs; returns the records and bytes sent, and counts the
+    /// receive buffers that grew into `growths`.
+    fn swap(
+        &self,
+        tag: i32,
+        lanes: &mut Lanes,
+        layout: &AgentLayout,
+        name: &str,
+        growths: &mut u64,
+    ) -> Result<(u64, u64)> {
         let header: Vec<u64> = lanes
             .send
             .iter()
@@ -381,25 +569,24 @@ impl AgentDomain {
         let mismatch = incoming.chunks_exact(2).position(|h| h[1] != layout.fingerprint());
         let checked = match mismatch {
             Some(q) => Err(Error::InvalidMigration {
-                set: set.to_string(),
+                set: name.to_string(),
                 reason: format!(
                     "rank {q} packs other Dats than this rank's {}: every rank must make the same Dats and carry the same ones",
-                    if agents { "agents" } else { "messages" }
+                    if tag == MIGRATION_TAG { "agents" } else { "messages" }
                 ),
             }),
             None => Ok(()),
         };
-        self.agree(checked, "comparing the ranks' Dats")?;
-        let lanes = if agents { &mut self.migration } else { &mut self.ghosts };
+        self.agree(checked, "comparing the ranks' Dats", name)?;
         let (comm, rank) = (&self.comm, self.rank);
         let mut grew = 0;
         let received = mpi::request::scope(|scope| -> Result<()> {
             let mut requests = Vec::new();
             for (q, (pack, h)) in lanes.recv.iter_mut().zip(incoming.chunks_exact(2)).enumerate() {
-                pack.reset(&layout);
+                pack.reset(layout);
                 // `receive` grows the buffer only past its capacity.
                 grew += u64::from(h[0] as usize > pack.capacity_bytes());
-                let buf = pack.receive(set, h[0] as usize)?;
+                let buf = pack.receive(name, h[0] as usize)?;
                 if q != rank && !buf.is_empty() {
                     requests.push(
                         comm.process_at_rank(q as i32)
@@ -423,7 +610,7 @@ impl AgentDomain {
         // The sizes are whole records of one layout (checked above): no
         // receive fails once the first did not.
         received?;
-        self.stats.buffer_growths += grew;
+        *growths += grew;
         let records: u64 = lanes.send.iter().map(|p| p.len() as u64).sum();
         let bytes: u64 = lanes.send.iter().map(|p| p.as_bytes().len() as u64).sum();
         Ok((records, bytes))
@@ -431,17 +618,14 @@ impl AgentDomain {
 
     /// Tells every rank whether this one failed; returns this rank's error,
     /// or an [`Error::Mpi`] naming the first rank that failed.
-    fn agree(&self, local: Result<()>, what: &str) -> Result<()> {
+    fn agree(&self, local: Result<()>, what: &str, name: &str) -> Result<()> {
         let mine: i64 = if local.is_err() { self.rank as i64 } else { i64::MAX };
         let mut first = i64::MAX;
         self.comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
         local?;
         if first != i64::MAX {
             return Err(Error::Mpi {
-                reason: format!(
-                    "rank {first} failed while {what} for `{}`; every rank stops the exchange",
-                    self.agents.name()
-                ),
+                reason: format!("rank {first} failed while {what} for `{name}`; every rank stops the exchange"),
             });
         }
         Ok(())

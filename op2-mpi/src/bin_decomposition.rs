@@ -142,22 +142,121 @@ impl BinDecomposition {
         readers
     }
 
+    /// As [`BinDecomposition::readers`], for the bins of another grid
+    /// `grid` over the same box (same bounds, boundary and dimensions) as
+    /// `home`, the grid this decomposition cut: a message in a bin of
+    /// `grid` is read from the bins around it, so its readers are the
+    /// ranks owning any `home` bin under those (one `home` bin more on
+    /// each side, against rounding). Only the bins of `grid` that reach
+    /// into `rank`'s box have readers.
+    ///
+    /// # Panics
+    /// If `rank` is not below [`BinDecomposition::ranks`] or `home` is not
+    /// the grid this decomposition cut.
+    pub fn readers_in(&self, rank: usize, home: &SpatialGrid, grid: &SpatialGrid) -> Readers {
+        assert_eq!(home.bins_per_axis(), self.bins, "the decomposition's own grid");
+        let bins = grid.bins_per_axis();
+        let nbins = grid.bin_count();
+        let wrap = self.wrap;
+        // The `home` bins under each bin of `grid`, per axis (inclusive,
+        // before wrapping or clamping).
+        let ratio = home.params()[3] / grid.params()[3];
+        let under = |a: usize, c: usize| -> (i64, i64) {
+            let n = self.bins[a] as i64;
+            let lo = (c as f64 * ratio).floor() as i64 - 1;
+            let hi = ((c + 1) as f64 * ratio).floor() as i64 + 1;
+            match wrap {
+                // All of them once the range covers the axis.
+                true if hi - lo + 1 >= n => (0, n - 1),
+                true => (lo, hi),
+                // Clamped: edge bins hold everything past the edges.
+                false => {
+                    let lo = if c == 0 { 0 } else { lo.max(0) };
+                    let hi = if c + 1 == bins[a] { n - 1 } else { hi.min(n - 1) };
+                    (lo, hi)
+                }
+            }
+        };
+        // The owners of the `home` bins under each bin of `grid`.
+        let mut owners: Vec<Vec<u32>> = vec![Vec::new(); nbins];
+        for (bin, o) in owners.iter_mut().enumerate() {
+            let c = [bin % bins[0], (bin / bins[0]) % bins[1], bin / (bins[0] * bins[1])];
+            let r = [under(0, c[0]), under(1, c[1]), under(2, c[2])];
+            for z in r[2].0..=r[2].1 {
+                for y in r[1].0..=r[1].1 {
+                    for x in r[0].0..=r[0].1 {
+                        let at = |v: i64, a: usize| v.rem_euclid(self.bins[a] as i64) as usize;
+                        let h = at(x, 0) + self.bins[0] * (at(y, 1) + self.bins[1] * at(z, 2));
+                        let q = self.owner[h];
+                        if !o.contains(&q) {
+                            o.push(q);
+                        }
+                    }
+                }
+            }
+        }
+        let mut readers = Readers {
+            start: vec![0; nbins + 1],
+            ranks: Vec::new(),
+            neighbours: Vec::new(),
+        };
+        let mut around = Vec::with_capacity(8);
+        let mut next = 0;
+        for bin in 0..nbins {
+            readers.start[bin] = next;
+            if !owners[bin].contains(&(rank as u32)) {
+                continue;
+            }
+            around.clear();
+            let c = [bin % bins[0], (bin / bins[0]) % bins[1], bin / (bins[0] * bins[1])];
+            for dz in -1i64..=1 {
+                for dy in -1i64..=1 {
+                    for dx in -1i64..=1 {
+                        let Some(n) = neighbour(bins, wrap, c, [dx, dy, dz]) else {
+                            continue;
+                        };
+                        for &q in &owners[n] {
+                            if q as usize != rank && !around.contains(&q) {
+                                around.push(q);
+                            }
+                        }
+                    }
+                }
+            }
+            around.sort_unstable();
+            readers.ranks.extend_from_slice(&around);
+            next = readers.ranks.len() as u32;
+        }
+        readers.start[nbins] = next;
+        let mut all = readers.ranks.clone();
+        all.sort_unstable();
+        all.dedup();
+        readers.neighbours = all;
+        readers
+    }
+
     /// The bin at offset `d` from bin coordinates `c`: wrapped, or `None`
     /// past an edge.
     fn neighbour(&self, c: [usize; 3], d: [i64; 3]) -> Option<usize> {
-        let mut at = [0usize; 3];
-        for a in 0..3 {
-            let n = self.bins[a] as i64;
-            let mut x = c[a] as i64 + d[a];
-            if self.wrap {
-                x = x.rem_euclid(n);
-            } else if x < 0 || x >= n {
-                return None;
-            }
-            at[a] = x as usize;
-        }
-        Some(at[0] + self.bins[0] * (at[1] + self.bins[1] * at[2]))
+        neighbour(self.bins, self.wrap, c, d)
     }
+}
+
+/// The bin at offset `d` from bin coordinates `c` of a grid of `bins` bins
+/// per axis: wrapped, or `None` past an edge.
+fn neighbour(bins: [usize; 3], wrap: bool, c: [usize; 3], d: [i64; 3]) -> Option<usize> {
+    let mut at = [0usize; 3];
+    for a in 0..3 {
+        let n = bins[a] as i64;
+        let mut x = c[a] as i64 + d[a];
+        if wrap {
+            x = x.rem_euclid(n);
+        } else if x < 0 || x >= n {
+            return None;
+        }
+        at[a] = x as usize;
+    }
+    Some(at[0] + bins[0] * (at[1] + bins[1] * at[2]))
 }
 
 /// The ranks that read each bin of one rank (compressed rows), and all of
@@ -289,6 +388,44 @@ mod tests {
                     _ => vec![],
                 };
                 assert_eq!(r.of(bin), &read[..], "{boundary:?} bin {bin} (x = {x})");
+            }
+        }
+    }
+
+    #[test]
+    fn readers_in_another_grid_cover_every_reader_near_a_message() {
+        for boundary in [Boundary::Clamp, Boundary::Wrap] {
+            let home = SpatialGrid::new_2d("home", [0.0; 2], [12.0; 2], 3.0, boundary).unwrap();
+            let counts: Vec<u64> = (0..home.bin_count() as u64).map(|b| 1 + b % 3).collect();
+            for fine in [0.75, 1.1, 5.0] {
+                let grid = SpatialGrid::new_2d("fine", [0.0; 2], [12.0; 2], fine, boundary).unwrap();
+                let d = BinDecomposition::bisect(&home, &counts, 3);
+                let readers: Vec<Readers> = (0..3).map(|r| d.readers_in(r, &home, &grid)).collect();
+                // Points on a lattice finer than both grids (edges included).
+                let points: Vec<[f64; 3]> = (0..=48)
+                    .flat_map(|i| (0..=48).map(move |j| [i as f64 * 0.25, j as f64 * 0.25, 0.0]))
+                    .collect();
+                let near = |a: usize, b: usize| {
+                    let n = grid.bins_per_axis();
+                    let (ax, ay, bx, by) = (a % n[0], a / n[0], b % n[0], b / n[0]);
+                    let close = |u: usize, v: usize, n: usize| {
+                        let d = u.abs_diff(v);
+                        d <= 1 || (boundary == Boundary::Wrap && d + 1 == n)
+                    };
+                    close(ax, bx, n[0]) && close(ay, by, n[1])
+                };
+                for s in points.iter().step_by(7) {
+                    let (sb, sr) = (grid.bin_of(*s), d.owner(home.bin_of(*s)));
+                    for p in &points {
+                        let pr = d.owner(home.bin_of(*p));
+                        if pr != sr && near(grid.bin_of(*p), sb) {
+                            assert!(
+                                readers[sr].of(sb).contains(&(pr as u32)),
+                                "{boundary:?} width {fine}: a message at {s:?} (rank {sr}) is read from {p:?} (rank {pr})"
+                            );
+                        }
+                    }
+                }
             }
         }
     }

@@ -43,6 +43,8 @@ mod partition;
 mod partitioner;
 mod report;
 #[cfg(feature = "mpi")]
+mod shared_births;
+#[cfg(feature = "mpi")]
 mod world;
 
 #[cfg(feature = "mpi")]

@@ -227,3 +227,113 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
         .unwrap();
     assert!(e.to_string().contains("at least 1"), "{e}");
 }
+
+/// Agents whose id is a multiple of 3 have a child; `g` is read only so
+/// that a rank can make the loop fail by holding it.
+#[op2::kernel]
+fn every_third_spawns(me: &i64, g: &[f64; 1], fate: &mut Fate) {
+    if *me % 3 == 0 && g[0] >= 0.0 {
+        fate.spawn();
+    }
+}
+
+/// Children are numbered across ranks as on one rank (by their parents'
+/// ids), and a rank whose birth loop fails makes every rank's fail
+/// instead of leaving them waiting.
+pub fn births_are_numbered_as_on_one_rank(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank() as u64, mpi.size() as u64);
+    let n = 300u64;
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mine: Vec<u64> = (0..n).filter(|i| i % size == rank).collect();
+    let spread = Drifting::new(&mine, uniform);
+    let life = Lifecycle::new(&spread.agents).unwrap();
+    let mut domain = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
+    let g = Global::new("g", vec![1.0f64]).unwrap();
+    domain.exchange_on(&rt).unwrap();
+    let me = life.ids();
+    par_loop!(rt, every_third_spawns, spread.agents, me(READ), g(READ), life(FATE)).unwrap();
+    // A child copies its parent's `id`; on one rank the child of parent
+    // 3k would be agent n + k.
+    let ids = spread.agents.global_ids();
+    let parent = spread.id.to_vec();
+    let mut children = [0u64];
+    for (i, &id) in ids.iter().enumerate().filter(|(_, &id)| id >= n) {
+        assert_eq!(id, n + u64::from(parent[i]) / 3, "rank {rank}: child of {}", parent[i]);
+        children[0] += 1;
+    }
+    mpi.sum_u64(&mut children);
+    assert_eq!(children[0], n.div_ceil(3), "every third agent had one child");
+    assert_eq!(spread.agents.next_id(), Some(n + n.div_ceil(3)), "every rank's next id");
+
+    // The last rank cannot read `g`: its loop fails, the others' numbering
+    // learns it and fails too; nobody is born anywhere.
+    let failing = rank + 1 == size;
+    let before = spread.agents.size();
+    let e = {
+        let _held = failing.then(|| g.data_mut());
+        par_loop!(rt, every_third_spawns, spread.agents, me(READ), g(READ), life(FATE)).unwrap_err()
+    };
+    if failing {
+        assert!(e.to_string().contains("`g` is borrowed"), "{e}");
+    } else {
+        assert!(e.to_string().contains(&format!("rank {} failed", size - 1)), "{e}");
+    }
+    assert_eq!(spread.agents.size(), before, "rank {rank}: nobody was born");
+    // The ranks go on together.
+    life.discard();
+    domain.exchange_on(&rt).unwrap();
+}
+
+/// Predators and prey shared among the ranks: every prey and predator
+/// (position, energy, id) matches the run on one process, step by step,
+/// through births, deaths and migration.
+pub fn predator_prey_matches_one_rank(mpi: &Mpi) {
+    use op2_predator_prey::{Params, PredatorPrey};
+    let size = mpi.size() as u64;
+    let params = Params::default();
+    let (prey, predators, seed, steps) = (900, 70, 11, 25);
+    for backend in [Backend::Seq, Backend::Rayon, Backend::Jit] {
+        let Ok(rt) = Runtime::new(backend) else { continue };
+        let mut one = PredatorPrey::new(params, prey, predators, seed).unwrap();
+        let mut shared = PredatorPrey::shared(mpi, params, prey, predators, seed, DomainOptions::default()).unwrap();
+        let mut born = [0u64; 2];
+        for step in 1..=steps {
+            let (p1, q1) = one.step(&rt).unwrap();
+            let (p, q) = shared.step(&rt).unwrap();
+            let mut counts = [p as u64, q as u64];
+            mpi.sum_u64(&mut counts);
+            assert_eq!(counts, [p1 as u64, q1 as u64], "{backend}: populations at step {step}");
+            let (cp, cq) = shared.last_census();
+            born[0] += cp.births as u64;
+            born[1] += cq.births as u64;
+            let want = one.prey_agents();
+            for (id, at) in shared.prey_agents() {
+                let k = want.binary_search_by_key(&id, |a| a.0);
+                assert_eq!(k.map(|k| want[k].1), Ok(at), "{backend}: prey {id} at step {step}");
+            }
+            let want = one.predator_agents();
+            for (id, at, energy) in shared.predator_agents() {
+                let k = want.binary_search_by_key(&id, |a| a.0);
+                assert_eq!(
+                    k.map(|k| (want[k].1, want[k].2)),
+                    Ok((at, energy)),
+                    "{backend}: predator {id} at step {step}"
+                );
+            }
+        }
+        mpi.sum_u64(&mut born);
+        assert!(
+            born[0] > 0 && born[1] > 0,
+            "{backend}: prey and predators were born: {born:?}"
+        );
+        let stats = shared.domain().unwrap().stats();
+        let mut sent = [stats.agents_sent, stats.ghosts_sent];
+        mpi.sum_u64(&mut sent);
+        if size > 1 {
+            assert!(
+                sent[0] > 0 && sent[1] > 0,
+                "{backend}: agents and ghosts moved: {sent:?}"
+            );
+        }
+    }
+}

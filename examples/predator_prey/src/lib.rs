@@ -17,7 +17,10 @@
 //!
 //! Agents find each other through spatial message lists (periodic grids),
 //! draw from counter-based random streams keyed by their ids, and die and
-//! are born through [`op2::Lifecycle`]. All arithmetic is exact: positions
+//! are born through [`op2::Lifecycle`]. With the `mpi` feature,
+//! `PredatorPrey::shared` shares both populations among the ranks of a
+//! run by space (one `AgentDomain` for both lists), and the populations
+//! come out bit for bit as on one rank. All arithmetic is exact: positions
 //! are multiples of 1/64 (steps of 1/16 split in four, coordinates below
 //! 2^10) and energies integers, so no rounding (nor fused multiply-adds)
 //! can make two backends disagree: every backend and thread count gives
@@ -343,9 +346,10 @@ struct Population {
 }
 
 impl Population {
-    fn new(name: &str, pos: Vec<f64>, radius: f64, size: f64, seed: u64) -> op2::Result<Population> {
-        let n = pos.len() / 2;
-        let set = Set::dynamic(name, n, 2 * n)?;
+    /// Agents with the ids `ids` at `pos`.
+    fn new(name: &str, ids: Vec<u64>, pos: Vec<f64>, radius: f64, size: f64, seed: u64) -> op2::Result<Population> {
+        let n = ids.len();
+        let set = Set::dynamic_with_ids(name, ids, 2 * n)?;
         let pos = Dat::from_vec(format!("{name}.pos"), &set, 2, pos)?;
         let life = Lifecycle::new(&set)?;
         // Whole cells of at least the radius: the side need not be a multiple.
@@ -364,15 +368,18 @@ impl Population {
         })
     }
 
-    /// `(id, x, y)` of every agent, in id order.
+    /// `(id, x, y)` of every agent (on this rank), in id order.
     fn agents(&self) -> Vec<(u64, [f64; 2])> {
         let pos = self.pos.data_ro();
-        self.set
+        let mut v: Vec<_> = self
+            .set
             .global_ids()
             .iter()
             .zip(pos.chunks_exact(2))
             .map(|(&id, p)| (id, [p[0], p[1]]))
-            .collect()
+            .collect();
+        v.sort_by_key(|a| a.0);
+        v
     }
 }
 
@@ -399,6 +406,8 @@ pub struct PredatorPrey {
     par: Global<f64>,
     ipar: Global<i32>,
     steps: u64,
+    #[cfg(feature = "mpi")]
+    domain: Option<op2::mpi::AgentDomain>,
 }
 
 impl PredatorPrey {
@@ -409,16 +418,72 @@ impl PredatorPrey {
     /// [`op2::Error::InvalidOption`] naming the bad parameter (see
     /// [`Params::check`]); errors of the carriers.
     pub fn new(params: Params, prey: usize, predators: usize, seed: u64) -> op2::Result<PredatorPrey> {
+        PredatorPrey::share(params, prey, predators, seed, (0, 1))
+    }
+
+    /// The agents of [`PredatorPrey::new`] whose index `i` has
+    /// `i % ranks.1 == ranks.0`, with their ids.
+    fn share(
+        params: Params,
+        prey: usize,
+        predators: usize,
+        seed: u64,
+        ranks: (usize, usize),
+    ) -> op2::Result<PredatorPrey> {
+        let (rank, size) = ranks;
         let energies: Vec<i32> = (0..predators as u64)
             .map(|i| 1 + (Philox::new(seed, i, 2).uniform_f64() * params.initial_energy as f64) as i32)
             .collect();
-        PredatorPrey::with_agents(
+        let mine = |n: usize| -> Vec<u64> { (rank..n).step_by(size).map(|i| i as u64).collect() };
+        let pick = |all: Vec<f64>, ids: &[u64]| -> Vec<f64> {
+            ids.iter()
+                .flat_map(|&i| [all[2 * i as usize], all[2 * i as usize + 1]])
+                .collect()
+        };
+        let (prey_ids, pred_ids) = (mine(prey), mine(predators));
+        PredatorPrey::build(
             params,
-            initial_positions(prey, params.size, seed, 0),
-            initial_positions(predators, params.size, seed, 1),
-            energies,
+            (
+                prey_ids.clone(),
+                pick(initial_positions(prey, params.size, seed, 0), &prey_ids),
+            ),
+            (
+                pred_ids.clone(),
+                pick(initial_positions(predators, params.size, seed, 1), &pred_ids),
+            ),
+            pred_ids.iter().map(|&i| energies[i as usize]).collect(),
             seed,
         )
+    }
+
+    /// This rank's share of [`PredatorPrey::new`]'s agents on the ranks of
+    /// `mpi`: at first every `size`-th prey and predator; from the first
+    /// step on, those in this rank's box of the prey's message grid
+    /// ([`op2::mpi::AgentDomain`], one for both populations). Populations,
+    /// positions, energies and ids come out bitwise as on one rank.
+    /// Collective.
+    ///
+    /// # Errors
+    /// As [`PredatorPrey::new`] and [`op2::mpi::AgentDomain::of_lists`].
+    #[cfg(feature = "mpi")]
+    pub fn shared(
+        mpi: &op2::mpi::Mpi,
+        params: Params,
+        prey: usize,
+        predators: usize,
+        seed: u64,
+        options: op2::mpi::DomainOptions,
+    ) -> op2::Result<PredatorPrey> {
+        let mut model = PredatorPrey::share(params, prey, predators, seed, (mpi.rank(), mpi.size()))?;
+        let lists = [&model.prey.list, &model.preds.list];
+        model.domain = Some(op2::mpi::AgentDomain::of_lists(mpi, &lists, options)?);
+        Ok(model)
+    }
+
+    /// The ranks sharing the agents ([`PredatorPrey::shared`]).
+    #[cfg(feature = "mpi")]
+    pub fn domain(&self) -> Option<&op2::mpi::AgentDomain> {
+        self.domain.as_ref()
     }
 
     /// Prey at `prey` and predators at `predators` (`x, y` pairs, multiples
@@ -435,13 +500,32 @@ impl PredatorPrey {
         energies: Vec<i32>,
         seed: u64,
     ) -> op2::Result<PredatorPrey> {
+        let ids = |pos: &[f64]| (0..pos.len() as u64 / 2).collect::<Vec<_>>();
+        PredatorPrey::build(params, (ids(&prey), prey), (ids(&predators), predators), energies, seed)
+    }
+
+    /// Prey and predators with the given ids and positions.
+    fn build(
+        params: Params,
+        (prey_ids, prey): (Vec<u64>, Vec<f64>),
+        (pred_ids, predators): (Vec<u64>, Vec<f64>),
+        energies: Vec<i32>,
+        seed: u64,
+    ) -> op2::Result<PredatorPrey> {
         params.check().map_err(|reason| op2::Error::InvalidOption {
             option: "predator-prey parameters",
             reason,
         })?;
         let prey_radius = params.sense.max(params.crowd_radius);
-        let prey = Population::new("prey", prey, prey_radius, params.size, seed)?;
-        let preds = Population::new("predators", predators, params.kill, params.size, seed ^ 0x5eed)?;
+        let prey = Population::new("prey", prey_ids, prey, prey_radius, params.size, seed)?;
+        let preds = Population::new(
+            "predators",
+            pred_ids,
+            predators,
+            params.kill,
+            params.size,
+            seed ^ 0x5eed,
+        )?;
         let eaten_by = Dat::filled("eaten_by", &prey.set, 1, -1i64)?;
         let m_eaten = prey.list.carry(&eaten_by)?;
         let energy = Dat::from_vec("energy", &preds.set, 1, energies)?;
@@ -456,18 +540,31 @@ impl PredatorPrey {
             prey,
             preds,
             steps: 0,
+            #[cfg(feature = "mpi")]
+            domain: None,
         })
     }
 
-    /// One step; returns the populations after it.
+    /// One step; returns the populations after it (on this rank).
+    ///
+    /// In a distributed run (`PredatorPrey::shared`, feature `mpi`) the
+    /// agents first move to the ranks that own their bins; each list's
+    /// ghosts go out just before its build (the prey's carry who ate them,
+    /// written in between).
     ///
     /// # Errors
-    /// As `MessageList::build`, `Runtime::par_loop` and `Lifecycle::apply`.
+    /// As `MessageList::build`, `Runtime::par_loop` and `Lifecycle::apply`;
+    /// as `AgentDomain::migrate_on` and `AgentDomain::send_ghosts`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<(usize, usize)> {
         let (prey, preds) = (&self.prey, &self.preds);
         let (par, ipar, eaten_by, m_eaten) = (&self.par, &self.ipar, &self.eaten_by, &self.m_eaten);
         let (energy, child_energy) = (&self.energy, &self.child_energy);
 
+        #[cfg(feature = "mpi")]
+        if let Some(domain) = &mut self.domain {
+            domain.migrate_on(rt)?;
+            domain.send_ghosts(&preds.list)?;
+        }
         preds.list.build_on(rt)?;
         let (list, ids, pos) = (&preds.list, &preds.m_ids, &preds.m_pos);
         par_loop!(
@@ -482,6 +579,10 @@ impl PredatorPrey {
             par(READ)
         )?;
 
+        #[cfg(feature = "mpi")]
+        if let Some(domain) = &mut self.domain {
+            domain.send_ghosts(&prey.list)?;
+        }
         prey.list.build_on(rt)?;
         let (list, ids, pos) = (&prey.list, &prey.m_ids, &prey.m_pos);
         let (me, rng, life) = (preds.life.ids(), &preds.rng, &preds.life);
@@ -543,20 +644,24 @@ impl PredatorPrey {
         &self.preds.set
     }
 
-    /// `(id, position)` of every prey, in id order.
+    /// `(id, position)` of every prey (on this rank), in id order.
     pub fn prey_agents(&self) -> Vec<(u64, [f64; 2])> {
         self.prey.agents()
     }
 
-    /// `(id, position, energy)` of every predator, in id order.
+    /// `(id, position, energy)` of every predator (on this rank), in id order.
     pub fn predator_agents(&self) -> Vec<(u64, [f64; 2], i32)> {
-        let energy = self.energy.data_ro();
-        self.preds
-            .agents()
-            .into_iter()
-            .zip(energy.iter())
-            .map(|((id, p), &e)| (id, p, e))
-            .collect()
+        let (pos, energy) = (self.preds.pos.data_ro(), self.energy.data_ro());
+        let mut v: Vec<_> = self
+            .preds
+            .set
+            .global_ids()
+            .iter()
+            .zip(pos.chunks_exact(2).zip(energy.iter()))
+            .map(|(&id, (p, &e))| (id, [p[0], p[1]], e))
+            .collect();
+        v.sort_by_key(|a| a.0);
+        v
     }
 
     /// What the last step's births and deaths did: (prey, predators).

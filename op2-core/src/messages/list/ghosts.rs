@@ -9,7 +9,7 @@ use std::sync::MutexGuard;
 
 use super::{Carried, MessageList, Search};
 use crate::population::AgentLayout;
-use crate::{AgentPack, Error, Result};
+use crate::{AgentPack, Error, Result, SpatialGrid};
 
 /// One carried Dat's elements in ghost records, as a build reads them:
 /// ghost `k` is message source index `first + k`.
@@ -155,6 +155,25 @@ impl MessageList {
     pub fn sender_bins(&self, out: &mut Vec<u32>) -> Result<()> {
         match &self.0.search {
             Search::Spatial(b) => b.positions.bins(&b.grid.params(), out),
+            Search::BruteForce => Err(self.invalid("a brute-force list has no bins".to_string())),
+        }
+    }
+
+    /// As [`MessageList::sender_bins`], the bins of another grid `grid`
+    /// of as many dimensions: e.g. to share several lists' senders among
+    /// processes by one grid.
+    ///
+    /// # Errors
+    /// As [`MessageList::sender_bins`]; [`Error::InvalidMessages`] if
+    /// `grid` has another number of dimensions.
+    pub fn sender_bins_in(&self, grid: &SpatialGrid, out: &mut Vec<u32>) -> Result<()> {
+        match &self.0.search {
+            Search::Spatial(b) if b.grid.dims() == grid.dims() => b.positions.bins(&grid.params(), out),
+            Search::Spatial(b) => Err(self.invalid(format!(
+                "its positions have {} coordinates, and the grid asked for bins {}",
+                b.grid.dims(),
+                grid.dims()
+            ))),
             Search::BruteForce => Err(self.invalid("a brute-force list has no bins".to_string())),
         }
     }

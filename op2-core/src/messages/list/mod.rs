@@ -436,6 +436,11 @@ impl MessageList {
         &self.0.name
     }
 
+    /// Whether `other` is this list (a clone of the same handle).
+    pub fn same(&self, other: &MessageList) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// The set of senders.
     pub fn senders(&self) -> &Set {
         &self.0.senders
