@@ -226,6 +226,24 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
         .err()
         .unwrap();
     assert!(e.to_string().contains("at least 1"), "{e}");
+    // The lists of one domain share their box; ghosts go only to a
+    // domain's own lists, after a migration.
+    let e = AgentDomain::of_lists(mpi, &[], DomainOptions::default()).err().unwrap();
+    assert!(e.to_string().contains("at least one message list"), "{e}");
+    let smaller = SpatialGrid::new_3d("smaller", [0.0; 3], [5.0; 3], 1.0, Boundary::Wrap).unwrap();
+    let other = MessageList::spatial("smaller", smaller, &spread.pos).unwrap();
+    let e = AgentDomain::of_lists(mpi, &[&spread.list, &other], DomainOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("another box"), "{e}");
+    let mut fresh = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
+    let e = fresh.send_ghosts(&spread.list).unwrap_err();
+    assert!(e.to_string().contains("migrate the agents first"), "{e}");
+    fresh.migrate_on(&rt).unwrap();
+    let e = fresh.send_ghosts(&other).unwrap_err();
+    assert!(e.to_string().contains("not one of this domain's lists"), "{e}");
+    fresh.send_ghosts(&spread.list).unwrap();
+    assert_whole(mpi, &spread, n, "after a second domain's migration");
 }
 
 /// Agents whose id is a multiple of 3 have a child; `g` is read only so
