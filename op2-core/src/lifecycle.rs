@@ -7,7 +7,7 @@ use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use crate::device_work::{stage, OVERWRITE, READ, UPDATE};
-use crate::population::{DeviceReorder, NewIds, Population, Reorder};
+use crate::population::{identity_order, DeviceReorder, NewIds, Population, Reorder};
 use crate::workers::select_indices;
 use crate::{
     scratch_buffer, ArgData, Dat, DatHandle, DeviceBuffer, DeviceWork, Error, GatherJob, Result, Scalar, ScopedThreads,
@@ -214,7 +214,12 @@ impl Lifecycle {
     /// [`Error::SetInUse`] if a loop over the set is running;
     /// [`Error::HostBorrow`] naming a Dat of the set that is borrowed;
     /// [`Error::SetTooLarge`], [`Error::HostOutOfMemory`],
-    /// [`Error::Transfer`]. On error nothing has changed.
+    /// [`Error::Transfer`]; across processes (a [`BirthNumbering`](crate::BirthNumbering)
+    /// installed), [`Error::Mpi`] naming the process that failed. On error
+    /// nothing has changed, except across processes: there every process
+    /// numbers each round, so an error uses the round up (the fates are
+    /// forgotten and the next id moves past the round's ids) on every
+    /// process alike.
     pub fn apply(&self) -> Result<Census> {
         self.apply_on(&ScopedThreads::available())
     }
@@ -225,9 +230,20 @@ impl Lifecycle {
     /// # Errors
     /// As [`Lifecycle::apply`].
     pub fn apply_on(&self, workers: &dyn Workers) -> Result<Census> {
-        if let Some(work) = workers.device_work() {
-            return self.apply_on_device(work);
+        let result = match workers.device_work() {
+            Some(work) => self.apply_on_device(work),
+            None => self.apply_on_host(workers),
+        };
+        // Across processes a failed round is used up everywhere: no
+        // process keeps fates that the others forgot.
+        if result.is_err() && self.population().numbers_across_processes() {
+            self.discard_local();
         }
+        result
+    }
+
+    /// [`Lifecycle::apply_on`] on the host's threads.
+    fn apply_on_host(&self, workers: &dyn Workers) -> Result<Census> {
         let inner = &*self.0;
         let population = self.population();
         let mut scratch = inner.scratch.lock().unwrap_or_else(|p| p.into_inner());
@@ -242,6 +258,7 @@ impl Lifecycle {
             select_indices(before, &|e| fates[e] & FATE_DIES == 0, survivors, workers);
             select_indices(before, &|e| fates[e] & FATE_SPAWNS != 0, parents, workers);
         });
+        let selected = selected.and_then(|()| self.check_ready());
         // Numbering may be collective: taken part in even after a failure.
         let numbered = population.number_children(inner.set.name(), selected.is_ok().then_some(&parents[..]), children);
         selected?;
@@ -280,6 +297,18 @@ impl Lifecycle {
         Ok(census)
     }
 
+    /// Across processes, whether the set can change now (no Dat of it
+    /// borrowed, no loop holding it), checked before the collective
+    /// numbering so that a local failure is reported to every process
+    /// instead of coming after it. Alone, the change itself finds out.
+    fn check_ready(&self) -> Result<()> {
+        let population = self.population();
+        match population.numbers_across_processes() {
+            true => population.check_changeable(self.0.set.name()),
+            false => Ok(()),
+        }
+    }
+
     fn population(&self) -> &Population {
         match self.0.set.population() {
             Some(p) => p,
@@ -303,7 +332,8 @@ impl Lifecycle {
             host,
         } = &mut *guard;
         let before = inner.set.size();
-        let selected = select_on_device(work, &inner.fates, before, survivors, parents);
+        let selected = select_on_device(work, &inner.fates, before, survivors, parents)
+            .and_then(|s| self.check_ready().map(|()| s));
         // The parents come to the host only when their ids decide the
         // children's: across processes, or with ids out of index order.
         let across = population.numbers_across_processes();
@@ -401,9 +431,7 @@ impl Lifecycle {
             }
             let given = scratch_buffer(work, children_buffer, "children's ids", 8 * births)?;
             given.upload(bytemuck::cast_slice(children))?;
-            let order = scratch_buffer(work, identity, "identity", 4 * births)?;
-            let counting: Vec<u32> = (0..births as u32).collect();
-            order.upload(bytemuck::cast_slice(&counting))?;
+            let order = identity_order(work, identity, births)?;
             work.gather(&GatherJob {
                 n: births,
                 words: 2,
@@ -440,7 +468,10 @@ impl Lifecycle {
 
     /// Forgets the fates a failed loop may have written (so a later apply
     /// cannot act on them). `par_loop!` calls this when a loop given
-    /// `life(FATE)` returns an error.
+    /// `life(FATE)` returns an error. Across processes (a
+    /// [`BirthNumbering`](crate::BirthNumbering) installed) it is
+    /// collective like [`Lifecycle::apply`], taking part in the round as
+    /// failed: call it where the other processes apply or discard.
     pub fn discard(&self) {
         self.discard_local();
         let population = self.population();

@@ -438,10 +438,18 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     } else {
         quote! {
             let __op2_result = match __op2_result {
-                ::core::result::Result::Ok(()) => (|| -> ::op2::Result<()> {
-                    #(::op2::Lifecycle::apply_on(#lives, __op2_rt)?;)*
-                    ::core::result::Result::Ok(())
-                })(),
+                // Each applied (each may number births across processes, so
+                // none is skipped); the first error is the loop's.
+                ::core::result::Result::Ok(()) => {
+                    let mut __op2_applied: ::op2::Result<()> = ::core::result::Result::Ok(());
+                    #(
+                        let __op2_one = ::op2::Lifecycle::apply_on(#lives, __op2_rt);
+                        if let (::core::result::Result::Ok(()), ::core::result::Result::Err(e)) = (&__op2_applied, __op2_one) {
+                            __op2_applied = ::core::result::Result::Err(e);
+                        }
+                    )*
+                    __op2_applied
+                }
                 ::core::result::Result::Err(e) => {
                     #(::op2::Lifecycle::discard(#lives);)*
                     ::core::result::Result::Err(e)

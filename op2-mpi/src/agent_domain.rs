@@ -182,7 +182,8 @@ impl AgentDomain {
     /// The domain of the senders of `lists` (dynamic sets; several lists
     /// may share one) on `mpi`'s ranks, cut along the first list's grid.
     /// Every list's grid must cover the same box with the same boundary;
-    /// their cell widths may differ. Installs the numbering of births
+    /// their cell widths may differ; the lists of one set bin the same
+    /// positions Dat. Installs the numbering of births
     /// across ranks on every set ([`Set::number_births_with`]): from now
     /// on every rank must apply each set's births and deaths in the same
     /// order. Collective: every rank makes its domain, in the same order.
@@ -190,8 +191,8 @@ impl AgentDomain {
     /// # Errors
     /// [`Error::InvalidMigration`] if there is no list, a list is not
     /// spatial (or is discrete), its senders are not dynamic, grids differ
-    /// in their box, boundary or dimensions, or the rebalance ratio is
-    /// below 1 or NaN.
+    /// in their box, boundary or dimensions, two lists of one set bin
+    /// different positions, or the rebalance ratio is below 1 or NaN.
     pub fn of_lists(mpi: &Mpi, lists: &[&MessageList], options: DomainOptions) -> Result<AgentDomain> {
         let Some(first) = lists.first() else {
             return Err(Error::InvalidMigration {
@@ -227,7 +228,22 @@ impl AgentDomain {
         let (rank, size) = (mpi.rank(), mpi.size());
         let mut populations: Vec<Population> = Vec::new();
         for list in lists {
-            if !populations.iter().any(|p| p.agents.same(list.senders())) {
+            if let Some(p) = populations.iter().find(|p| p.agents.same(list.senders())) {
+                // The set's agents are placed by its first list's positions,
+                // and its other lists' readers are found from them.
+                if !p.list.same_positions(list) {
+                    return Err(Error::InvalidMigration {
+                        set: list.senders().name().to_string(),
+                        reason: format!(
+                            "`{}` and `{}` bin this set's agents by different positions: the lists of one set in a domain share their positions Dat",
+                            p.list.name(),
+                            list.name()
+                        ),
+                    });
+                }
+                continue;
+            }
+            {
                 populations.push(Population {
                     agents: list.senders().clone(),
                     list: (*list).clone(),

@@ -44,6 +44,11 @@ impl BirthNumbering for SharedBirths {
             return stop(format!("{total} children in one round (MPI counts them in i32)"));
         }
         let next = all.chunks_exact(3).map(|h| h[2]).max().unwrap_or(next);
+        children.clear();
+        if total == 0 {
+            // Every rank knows: no second collective.
+            return Ok(next);
+        }
         let counts: Vec<i32> = counts.iter().map(|&c| c as i32).collect();
         let displs: Vec<i32> = counts
             .iter()
@@ -59,8 +64,13 @@ impl BirthNumbering for SharedBirths {
             comm.all_gather_varcount_into(parents, &mut into);
         }
         every.sort_unstable();
-        children.clear();
-        // Ids are unique across ranks: each parent is found once.
+        // Every rank sees the same ids, so all refuse a repeat alike.
+        if let Some(w) = every.windows(2).find(|w| w[0] == w[1]) {
+            return stop(format!(
+                "agent {} is a parent on two ranks (agents must be numbered alike on every rank, each id once)",
+                w[0]
+            ));
+        }
         children.extend(parents.iter().map(|p| next + every.partition_point(|q| q < p) as u64));
         Ok(next + total)
     }

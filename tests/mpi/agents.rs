@@ -236,6 +236,13 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
         .err()
         .unwrap();
     assert!(e.to_string().contains("another box"), "{e}");
+    let elsewhere = Dat::<f32>::zeros("elsewhere", &spread.agents, 3).unwrap();
+    let grid = *spread.list.grid().unwrap();
+    let by_elsewhere = MessageList::spatial("by elsewhere", grid, &elsewhere).unwrap();
+    let e = AgentDomain::of_lists(mpi, &[&spread.list, &by_elsewhere], DomainOptions::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("different positions"), "{e}");
     let mut fresh = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
     let e = fresh.send_ghosts(&spread.list).unwrap_err();
     assert!(e.to_string().contains("migrate the agents first"), "{e}");
@@ -283,23 +290,37 @@ pub fn births_are_numbered_as_on_one_rank(mpi: &Mpi) {
     assert_eq!(children[0], n.div_ceil(3), "every third agent had one child");
     assert_eq!(spread.agents.next_id(), Some(n + n.div_ceil(3)), "every rank's next id");
 
-    // The last rank cannot read `g`: its loop fails, the others' numbering
-    // learns it and fails too; nobody is born anywhere.
+    // The last rank fails: its loop cannot read `g`, or (the loop run) its
+    // set cannot change with `pos` borrowed. The others' numbering learns
+    // it and fails too; nobody is born anywhere, every rank forgets the
+    // round's fates, and the ranks go on together.
     let failing = rank + 1 == size;
     let before = spread.agents.size();
-    let e = {
-        let _held = failing.then(|| g.data_mut());
-        par_loop!(rt, every_third_spawns, spread.agents, me(READ), g(READ), life(FATE)).unwrap_err()
-    };
-    if failing {
-        assert!(e.to_string().contains("`g` is borrowed"), "{e}");
-    } else {
-        assert!(e.to_string().contains(&format!("rank {} failed", size - 1)), "{e}");
+    for in_the_loop in [true, false] {
+        let e = {
+            let _g = (failing && in_the_loop).then(|| g.data_mut());
+            let _pos = (failing && !in_the_loop).then(|| spread.pos.data_ro());
+            par_loop!(rt, every_third_spawns, spread.agents, me(READ), g(READ), life(FATE)).unwrap_err()
+        };
+        let why = if in_the_loop { "`g` is borrowed" } else { "`pos`" };
+        if failing {
+            assert!(e.to_string().contains(why), "{e}");
+        } else {
+            assert!(e.to_string().contains(&format!("rank {} failed", size - 1)), "{e}");
+        }
+        assert_eq!(spread.agents.size(), before, "rank {rank}: nobody was born");
+        assert!(
+            life.fates().to_vec().iter().all(|&f| f == 0),
+            "rank {rank}: fates forgotten"
+        );
     }
-    assert_eq!(spread.agents.size(), before, "rank {rank}: nobody was born");
-    // The ranks go on together.
-    life.discard();
     domain.exchange_on(&rt).unwrap();
+    par_loop!(rt, every_third_spawns, spread.agents, me(READ), g(READ), life(FATE)).unwrap();
+    let mut counts = [spread.agents.size() as u64];
+    mpi.sum_u64(&mut counts);
+    // Ids 0..400 now: those divisible by 3 have a child each.
+    let alive = n + n.div_ceil(3);
+    assert_eq!(counts[0], alive + alive.div_ceil(3), "the next round is whole");
 }
 
 /// Predators and prey shared among the ranks: every prey and predator
@@ -317,10 +338,17 @@ pub fn predator_prey_matches_one_rank(mpi: &Mpi) {
         let mut born = [0u64; 2];
         for step in 1..=steps {
             let (p1, q1) = one.step(&rt).unwrap();
-            let (p, q) = shared.step(&rt).unwrap();
-            let mut counts = [p as u64, q as u64];
-            mpi.sum_u64(&mut counts);
-            assert_eq!(counts, [p1 as u64, q1 as u64], "{backend}: populations at step {step}");
+            shared.step(&rt).unwrap();
+            // As many agents, each found in the one-rank run below, with ids
+            // summing (and squares summing) as there: none on two ranks.
+            let ids = |v: Vec<u64>| [v.len() as u64, v.iter().sum(), v.iter().map(|i| i * i).sum()];
+            let mut here: Vec<u64> = ids(shared.prey_agents().iter().map(|a| a.0).collect()).to_vec();
+            here.extend(ids(shared.predator_agents().iter().map(|a| a.0).collect()));
+            mpi.sum_u64(&mut here);
+            let mut want = ids(one.prey_agents().iter().map(|a| a.0).collect()).to_vec();
+            want.extend(ids(one.predator_agents().iter().map(|a| a.0).collect()));
+            assert_eq!(here, want, "{backend}: agents and their ids at step {step}");
+            assert_eq!((here[0], here[3]), (p1 as u64, q1 as u64));
             let (cp, cq) = shared.last_census();
             born[0] += cp.births as u64;
             born[1] += cq.births as u64;

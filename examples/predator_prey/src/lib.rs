@@ -551,6 +551,9 @@ impl PredatorPrey {
     /// agents first move to the ranks that own their bins; each list's
     /// ghosts go out just before its build (the prey's carry who ate them,
     /// written in between).
+    /// The domain's exchanges and the births' numbering agree on errors
+    /// across ranks; an error elsewhere (a build, a loop without births)
+    /// is this rank's alone, and the run must end on it.
     ///
     /// # Errors
     /// As `MessageList::build`, `Runtime::par_loop` and `Lifecycle::apply`;

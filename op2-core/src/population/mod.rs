@@ -7,7 +7,7 @@ mod migration;
 mod on_device;
 
 pub use migration::{AgentLayout, AgentPack};
-pub(crate) use on_device::DeviceReorder;
+pub(crate) use on_device::{identity_order, DeviceReorder};
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -226,7 +226,8 @@ impl Population {
     /// change (or with [`Population::set_next_id`] if nothing changes).
     /// With `parents` `None` (this process failed before numbering) it
     /// only takes part in a numbering across processes, so that the
-    /// others are not left waiting, and returns its error.
+    /// others are not left waiting (and returns the numbering's error);
+    /// alone it returns the next id unchanged.
     pub(crate) fn number_children(&self, set: &str, parents: Option<&[u32]>, children: &mut Vec<u64>) -> Result<u64> {
         let (parent_ids, next) = {
             let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());

@@ -233,7 +233,7 @@ impl Population {
 
 /// The indices `0..n` on the device, in `cell` (a selection of every
 /// element).
-fn identity_order<'c>(
+pub(crate) fn identity_order<'c>(
     work: &dyn DeviceWork,
     cell: &'c mut Option<Box<dyn DeviceBuffer>>,
     n: usize,

@@ -178,6 +178,16 @@ impl MessageList {
         }
     }
 
+    /// Whether `other` bins its senders by the same positions Dat (both
+    /// spatial): e.g. to check that two lists of one set place its agents
+    /// alike.
+    pub fn same_positions(&self, other: &MessageList) -> bool {
+        match (&self.0.search, &other.0.search) {
+            (Search::Spatial(a), Search::Spatial(b)) => a.positions.source_id() == b.positions.source_id(),
+            _ => false,
+        }
+    }
+
     pub(super) fn ghosts(&self) -> MutexGuard<'_, AgentPack> {
         self.0.ghosts.lock().unwrap_or_else(|e| e.into_inner())
     }
