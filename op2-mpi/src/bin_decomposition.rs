@@ -97,49 +97,14 @@ impl BinDecomposition {
     /// # Panics
     /// If `rank` is not below [`BinDecomposition::ranks`].
     pub fn readers(&self, rank: usize) -> Readers {
-        let nbins = self.owner.len();
-        let mut readers = Readers {
-            start: vec![0; nbins + 1],
-            ranks: Vec::new(),
-            neighbours: Vec::new(),
-        };
-        let b = self.boxes[rank];
-        let mut around = Vec::with_capacity(8);
-        let mut next = 0;
-        for bin in 0..nbins {
-            readers.start[bin] = next;
-            if self.owner[bin] as usize != rank || b.volume() == 0 {
-                continue;
-            }
-            around.clear();
-            let c = [
-                bin % self.bins[0],
-                (bin / self.bins[0]) % self.bins[1],
-                bin / (self.bins[0] * self.bins[1]),
-            ];
-            for dz in -1i64..=1 {
-                for dy in -1i64..=1 {
-                    for dx in -1i64..=1 {
-                        let Some(n) = self.neighbour(c, [dx, dy, dz]) else {
-                            continue;
-                        };
-                        let q = self.owner[n];
-                        if q as usize != rank && !around.contains(&q) {
-                            around.push(q);
-                        }
-                    }
-                }
-            }
-            around.sort_unstable();
-            readers.ranks.extend_from_slice(&around);
-            next = readers.ranks.len() as u32;
-        }
-        readers.start[nbins] = next;
-        let mut all = readers.ranks.clone();
-        all.sort_unstable();
-        all.dedup();
-        readers.neighbours = all;
-        readers
+        let empty = self.boxes[rank].volume() == 0;
+        collect_readers(
+            self.bins,
+            self.wrap,
+            rank,
+            |bin| !empty && self.owner[bin] as usize == rank,
+            |n| std::slice::from_ref(&self.owner[n]),
+        )
     }
 
     /// As [`BinDecomposition::readers`], for the bins of another grid
@@ -195,51 +160,65 @@ impl BinDecomposition {
                 }
             }
         }
-        let mut readers = Readers {
-            start: vec![0; nbins + 1],
-            ranks: Vec::new(),
-            neighbours: Vec::new(),
-        };
-        let mut around = Vec::with_capacity(8);
-        let mut next = 0;
-        for bin in 0..nbins {
-            readers.start[bin] = next;
-            if !owners[bin].contains(&(rank as u32)) {
-                continue;
-            }
-            around.clear();
-            let c = [bin % bins[0], (bin / bins[0]) % bins[1], bin / (bins[0] * bins[1])];
-            for dz in -1i64..=1 {
-                for dy in -1i64..=1 {
-                    for dx in -1i64..=1 {
-                        let Some(n) = neighbour(bins, wrap, c, [dx, dy, dz]) else {
-                            continue;
-                        };
-                        for &q in &owners[n] {
-                            if q as usize != rank && !around.contains(&q) {
-                                around.push(q);
-                            }
+        collect_readers(
+            bins,
+            wrap,
+            rank,
+            |bin| owners[bin].contains(&(rank as u32)),
+            |n| &owners[n],
+        )
+    }
+}
+
+/// The readers of one rank's bins of a grid of `bins` bins per axis: for
+/// each bin this rank `holds` (has messages of), the other ranks
+/// among the `owners` of the bins around it, ascending.
+fn collect_readers<'o>(
+    bins: [usize; 3],
+    wrap: bool,
+    rank: usize,
+    holds: impl Fn(usize) -> bool,
+    owners: impl Fn(usize) -> &'o [u32],
+) -> Readers {
+    let nbins = bins.iter().product();
+    let mut readers = Readers {
+        start: vec![0; nbins + 1],
+        ranks: Vec::new(),
+        neighbours: Vec::new(),
+    };
+    let mut around = Vec::with_capacity(8);
+    let mut next = 0;
+    for bin in 0..nbins {
+        readers.start[bin] = next;
+        if !holds(bin) {
+            continue;
+        }
+        around.clear();
+        let c = [bin % bins[0], (bin / bins[0]) % bins[1], bin / (bins[0] * bins[1])];
+        for dz in -1i64..=1 {
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let Some(n) = neighbour(bins, wrap, c, [dx, dy, dz]) else {
+                        continue;
+                    };
+                    for &q in owners(n) {
+                        if q as usize != rank && !around.contains(&q) {
+                            around.push(q);
                         }
                     }
                 }
             }
-            around.sort_unstable();
-            readers.ranks.extend_from_slice(&around);
-            next = readers.ranks.len() as u32;
         }
-        readers.start[nbins] = next;
-        let mut all = readers.ranks.clone();
-        all.sort_unstable();
-        all.dedup();
-        readers.neighbours = all;
-        readers
+        around.sort_unstable();
+        readers.ranks.extend_from_slice(&around);
+        next = readers.ranks.len() as u32;
     }
-
-    /// The bin at offset `d` from bin coordinates `c`: wrapped, or `None`
-    /// past an edge.
-    fn neighbour(&self, c: [usize; 3], d: [i64; 3]) -> Option<usize> {
-        neighbour(self.bins, self.wrap, c, d)
-    }
+    readers.start[nbins] = next;
+    let mut all = readers.ranks.clone();
+    all.sort_unstable();
+    all.dedup();
+    readers.neighbours = all;
+    readers
 }
 
 /// The bin at offset `d` from bin coordinates `c` of a grid of `bins` bins
