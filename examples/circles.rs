@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release --example circles -- --agents N [--density D] --steps S [--seed X]
 //!     [--init FILE.csv] [--write FILE.csv] [--vtk DIR --every K] [--backend NAME]
-//!     [--sort-every K] [--report K]
+//!     [--sort-every K] [--report K] [--timings]
 //! mpirun -n P target/release/examples/circles ...   (built with --features mpi)
 //! ```
 //!
@@ -20,7 +20,8 @@
 //! `--report K`, to stderr, and stdout gets a line every K steps (step 0
 //! first): the step and a checksum of every agent's id and position bits,
 //! the same on any backend that computes the same bits, and on any number
-//! of ranks.
+//! of ranks. `--timings` prints the runtime's timing summary (loops, list
+//! builds, and under MPI the exchanges and the domain's balance) to stderr.
 //!
 //! Built with `--features mpi` and started with `mpirun -n P`, the agents
 //! are shared among the ranks by space (`op2::mpi::AgentDomain`): each
@@ -77,6 +78,11 @@ struct Cli {
     /// Steps between checksum lines on stdout (the timing goes to stderr).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     report: Option<u64>,
+    /// Print the runtime's timing summary to stderr at the end (every
+    /// rank's under MPI): loops, list builds, exchanges of agents and
+    /// ghosts, and the domain's balance.
+    #[arg(long)]
+    timings: bool,
 }
 
 /// An order-independent checksum of the agents here: a sum over agents of
@@ -208,6 +214,12 @@ fn run(cli: &Cli) -> Result<(), String> {
         } else {
             println!("{timing}");
         }
+    }
+    if cli.timings {
+        #[cfg(feature = "mpi")]
+        mpi.eprintln(rt.timing_summary());
+        #[cfg(not(feature = "mpi"))]
+        eprintln!("{}", rt.timing_summary());
     }
     #[cfg(feature = "mpi")]
     if let Some(d) = model.domain() {

@@ -497,6 +497,10 @@ impl op2_core::Workers for Runtime {
     fn device_work(&self) -> Option<&dyn op2_core::DeviceWork> {
         self.executor.device_work()
     }
+
+    fn work_timings(&self) -> Option<&Timings> {
+        Some(&self.timings)
+    }
 }
 
 #[cfg(test)]

@@ -418,16 +418,18 @@ impl Set {
     /// an id would be in the set twice; otherwise as [`Set::pack_agents`],
     /// and [`Error::SetTooLarge`], [`Error::HostOutOfMemory`].
     pub fn exchange_agents(&self, keep: &[u32], arrivals: &[&AgentPack]) -> Result<()> {
-        self.exchange_agents_on(keep, arrivals, &ScopedThreads::available())
+        self.migrating()?.exchange(self.name(), keep, arrivals)
     }
 
-    /// As [`Set::exchange_agents`], on `workers` (a runtime, `&rt`, lends
-    /// its backend's threads).
+    /// As [`Set::exchange_agents`], for a runtime's work (`&rt`). The
+    /// kept agents move in place, run by run, on the calling thread (a
+    /// migration keeps most of them where they are), so no worker is
+    /// needed; the argument keeps the signature of the other `_on` calls.
     ///
     /// # Errors
     /// As [`Set::exchange_agents`].
-    pub fn exchange_agents_on(&self, keep: &[u32], arrivals: &[&AgentPack], workers: &dyn Workers) -> Result<()> {
-        self.migrating()?.exchange(self.name(), keep, arrivals, workers)
+    pub fn exchange_agents_on(&self, keep: &[u32], arrivals: &[&AgentPack], _workers: &dyn Workers) -> Result<()> {
+        self.migrating()?.exchange(self.name(), keep, arrivals)
     }
 
     /// Checks that the agents could change now (as

@@ -40,10 +40,44 @@ impl LoopTiming {
     }
 }
 
-/// Per-loop timings of a runtime, in first-call order. Thread-safe.
+/// Accumulated timing of one exchange between processes that is not a
+/// loop's halo: agents migrating to the rank that owns their place, ghost
+/// messages sent to the ranks that read them (op2-mpi's agent domains).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExchangeTiming {
+    /// What was exchanged (e.g. `migrate agents`, `ghosts location`).
+    pub name: String,
+    /// Number of exchanges.
+    pub calls: u64,
+    /// Total wall-clock seconds this process spent in them (waiting for
+    /// the others included; transfers left in flight while other work ran
+    /// are not counted).
+    pub seconds: f64,
+    /// Records (agents, messages) this process sent.
+    pub records_sent: u64,
+    /// Bytes this process sent.
+    pub bytes_sent: u64,
+}
+
+impl ExchangeTiming {
+    /// Milliseconds per exchange.
+    pub fn ms_per_call(&self) -> f64 {
+        if self.calls == 0 {
+            0.0
+        } else {
+            1e3 * self.seconds / self.calls as f64
+        }
+    }
+}
+
+/// Per-loop timings of a runtime, in first-call order, with the exchanges
+/// of distributed agents and their notes. Thread-safe.
 #[derive(Debug, Default)]
 pub struct Timings {
     rows: Mutex<Vec<LoopTiming>>,
+    exchanges: Mutex<Vec<ExchangeTiming>>,
+    /// One line per key, the latest kept (e.g. a domain's balance).
+    notes: Mutex<Vec<(String, String)>>,
 }
 
 impl Timings {
@@ -74,20 +108,59 @@ impl Timings {
         }
     }
 
+    /// Adds one exchange `name` between processes: the seconds it took
+    /// here, and the records and bytes this process sent.
+    pub fn record_exchange(&self, name: &str, seconds: f64, records: u64, bytes: u64) {
+        let mut rows = self.exchanges.lock().unwrap_or_else(|p| p.into_inner());
+        let row = match rows.iter().position(|r| r.name == name) {
+            Some(i) => &mut rows[i],
+            None => {
+                rows.push(ExchangeTiming {
+                    name: name.to_string(),
+                    ..ExchangeTiming::default()
+                });
+                rows.last_mut().expect("just pushed")
+            }
+        };
+        row.calls += 1;
+        row.seconds += seconds;
+        row.records_sent += records;
+        row.bytes_sent += bytes;
+    }
+
+    /// Sets the note `key` of the summary to `line` (replacing the last one).
+    pub fn set_note(&self, key: &str, line: String) {
+        let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
+        match notes.iter_mut().find(|(k, _)| k == key) {
+            Some(n) => n.1 = line,
+            None => notes.push((key.to_string(), line)),
+        }
+    }
+
     /// A snapshot of the rows.
     pub fn rows(&self) -> Vec<LoopTiming> {
         self.rows.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Forgets everything recorded so far.
+    /// A snapshot of the exchanges.
+    pub fn exchanges(&self) -> Vec<ExchangeTiming> {
+        self.exchanges.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Forgets everything recorded so far (the notes stay: they describe
+    /// the present).
     pub fn reset(&self) {
         self.rows.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.exchanges.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// The rows as a printable table.
     pub fn summary(&self) -> TimingSummary {
+        let notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
         TimingSummary {
             loops: self.rows(),
+            exchanges: self.exchanges(),
+            notes: notes.iter().map(|(_, line)| line.clone()).collect(),
             transfers: Vec::new(),
             fallbacks: Vec::new(),
         }
@@ -104,12 +177,18 @@ pub struct HaloTraffic {
 }
 
 /// A printable timing table: one row per loop with calls, total seconds,
-/// milliseconds per call, bytes moved per call and GB/s; then, for device
-/// backends, host-device transfers per Dat, Global and Map.
+/// milliseconds per call, bytes moved per call and GB/s; then, for
+/// distributed agents, their exchanges and notes (balance, rebalances);
+/// then, for device backends, host-device transfers per Dat, Global and
+/// Map.
 #[derive(Clone, Debug)]
 pub struct TimingSummary {
     /// One row per loop.
     pub loops: Vec<LoopTiming>,
+    /// One row per exchange of distributed agents or messages.
+    pub exchanges: Vec<ExchangeTiming>,
+    /// Lines about the run (e.g. an agent domain's balance).
+    pub notes: Vec<String>,
     /// Transfers per carrier (by name) that loops of the runtime used.
     pub transfers: Vec<(String, crate::TransferStats)>,
     /// What the backend did otherwise than asked, one line each (see
@@ -127,18 +206,45 @@ impl fmt::Display for TimingSummary {
         let mut total = 0.0;
         for r in &self.loops {
             total += r.seconds;
+            // Work whose traffic is not estimated (a list's build) has none.
+            let (mb, gbs) = match r.bytes_per_call {
+                0 => ("-".to_string(), "-".to_string()),
+                b => (format!("{:.3}", b as f64 / 1e6), format!("{:.2}", r.gbytes_per_s())),
+            };
             writeln!(
                 f,
-                "{:<16} {:>8} {:>10.4} {:>10.4} {:>12.3} {:>8.2}",
+                "{:<16} {:>8} {:>10.4} {:>10.4} {:>12} {:>8}",
                 r.name,
                 r.calls,
                 r.seconds,
                 r.ms_per_call(),
-                r.bytes_per_call as f64 / 1e6,
-                r.gbytes_per_s()
+                mb,
+                gbs
             )?;
         }
         write!(f, "{:<16} {:>8} {:>10.4}", "total", "", total)?;
+        if !self.exchanges.is_empty() {
+            write!(
+                f,
+                "\n\n{:<16} {:>8} {:>10} {:>10} {:>12} {:>10}",
+                "exchanges", "calls", "total s", "ms/call", "MB sent", "sent"
+            )?;
+            for r in &self.exchanges {
+                write!(
+                    f,
+                    "\n{:<16} {:>8} {:>10.4} {:>10.4} {:>12.3} {:>10}",
+                    r.name,
+                    r.calls,
+                    r.seconds,
+                    r.ms_per_call(),
+                    r.bytes_sent as f64 / 1e6,
+                    r.records_sent
+                )?;
+            }
+        }
+        for note in &self.notes {
+            write!(f, "\n{note}")?;
+        }
         if self.loops.iter().any(|r| r.halo_bytes > 0 || r.exchange_seconds > 0.0) {
             write!(
                 f,
@@ -258,6 +364,38 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exchanges_and_notes_join_the_summary() {
+        let t = Timings::default();
+        t.record("build list", 0.002, 0);
+        t.record_exchange("migrate agents", 0.004, 10, 240);
+        t.record_exchange("ghosts list", 0.001, 3, 72);
+        t.record_exchange("migrate agents", 0.002, 5, 120);
+        t.set_note("domain", "imbalance 1.500".into());
+        t.set_note("domain", "imbalance 1.010".into());
+        let s = t.summary();
+        let m = &s.exchanges[0];
+        assert_eq!(
+            (m.name.as_str(), m.calls, m.records_sent, m.bytes_sent),
+            ("migrate agents", 2, 15, 360)
+        );
+        assert!((m.ms_per_call() - 3.0).abs() < 1e-9);
+        assert_eq!(s.notes, ["imbalance 1.010"]);
+        let text = s.to_string();
+        assert!(
+            text.contains("ghosts list") && text.contains("imbalance 1.010"),
+            "{text}"
+        );
+        assert!(!text.contains("1.500"), "the note was replaced: {text}");
+        // Untimed traffic shows as a dash, not as 0 GB/s.
+        let build = text.lines().find(|l| l.starts_with("build list")).unwrap();
+        assert!(build.trim_end().ends_with('-'), "{build}");
+        t.reset();
+        let s = t.summary();
+        assert!(s.exchanges.is_empty() && s.loops.is_empty());
+        assert_eq!(s.notes.len(), 1, "notes describe the present and stay");
+    }
 
     #[test]
     fn records_accumulate_in_first_call_order() {

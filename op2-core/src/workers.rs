@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::DeviceWork;
+use crate::{DeviceWork, Timings};
 
 /// Runs independent tasks, some at once.
 pub trait Workers: Sync {
@@ -22,6 +22,13 @@ pub trait Workers: Sync {
     fn device_work(&self) -> Option<&dyn DeviceWork> {
         None
     }
+
+    /// Where work done on these workers outside loops (list builds,
+    /// exchanges of agents) is timed: a runtime's own timings, so that its
+    /// [`TimingSummary`](crate::TimingSummary) shows it; `None`: not timed.
+    fn work_timings(&self) -> Option<&Timings> {
+        None
+    }
 }
 
 /// A reference lends what it refers to (so `&rt` and `rt` both serve).
@@ -36,6 +43,10 @@ impl<W: Workers + ?Sized> Workers for &W {
 
     fn device_work(&self) -> Option<&dyn DeviceWork> {
         (**self).device_work()
+    }
+
+    fn work_timings(&self) -> Option<&Timings> {
+        (**self).work_timings()
     }
 }
 

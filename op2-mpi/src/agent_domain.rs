@@ -13,6 +13,7 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::sync::Arc;
+use std::time::Instant;
 
 use op2_core::{AgentLayout, AgentPack, Error, MessageList, Result, Set, SpatialGrid, Workers};
 
@@ -144,7 +145,7 @@ struct Ranks {
 /// every agent lives on the rank that owns the bin of its position. Before
 /// the lists are built, [`AgentDomain::migrate_on`] moves the agents that
 /// left a rank's box to their new owner and
-/// [`AgentDomain::send_ghosts`] gives each rank the messages it reads
+/// [`AgentDomain::send_ghosts_on`] gives each rank the messages it reads
 /// from its neighbours' bins, as ghosts of the list
 /// ([`AgentDomain::exchange_on`] does both, for every list). Messages are
 /// ordered by sender id inside each bin, every bin a rank's agents read
@@ -305,16 +306,16 @@ impl AgentDomain {
 
     /// Moves every agent to the rank that owns its bin, then sends every
     /// list's ghosts ([`AgentDomain::migrate_on`], then
-    /// [`AgentDomain::send_ghosts`] for each list). Call it after the
+    /// [`AgentDomain::send_ghosts_on`] for each list). Call it after the
     /// agents moved and the Dats the lists carry were written, and before
     /// the lists' builds. Collective.
     ///
     /// # Errors
-    /// As [`AgentDomain::migrate_on`] and [`AgentDomain::send_ghosts`].
+    /// As [`AgentDomain::migrate_on`] and [`AgentDomain::send_ghosts_on`].
     pub fn exchange_on(&mut self, workers: &dyn Workers) -> Result<()> {
         self.migrate_on(workers)?;
         for k in 0..self.lists.len() {
-            self.ghosts_of(k)?;
+            self.ghosts_of(k, workers)?;
         }
         Ok(())
     }
@@ -338,7 +339,17 @@ impl AgentDomain {
         for l in &self.lists {
             l.list.clear_ghosts();
         }
+        let start = Instant::now();
         self.rebalance_if_needed()?;
+        if let Some(t) = workers.work_timings() {
+            t.set_note(&self.note_key(), self.balance_note());
+            t.record_exchange(
+                &format!("balance {}", self.populations[0].agents.name()),
+                start.elapsed().as_secs_f64(),
+                0,
+                0,
+            );
+        }
         self.stats.last_migrated_bytes = 0;
         for k in 0..self.populations.len() {
             self.migrate(k, workers)?;
@@ -346,17 +357,37 @@ impl AgentDomain {
         Ok(())
     }
 
+    /// The key of the domain's line in a timing summary.
+    fn note_key(&self) -> String {
+        format!("agent domain of `{}`", self.populations[0].agents.name())
+    }
+
+    /// The domain's balance, for a timing summary.
+    fn balance_note(&self) -> String {
+        let s = &self.stats;
+        format!(
+            "{} on {} ranks: {} cuts in {} migrations, imbalance {:.3} at the last (cut again above {})",
+            self.note_key(),
+            self.ranks.size,
+            s.rebalances,
+            s.exchanges,
+            s.imbalance,
+            self.options.rebalance_above
+        )
+    }
+
     /// Sends each rank the messages of this rank's bins of `list` that it
     /// reads, as ghosts of the list ([`MessageList::set_ghosts`]). Call it
     /// after [`AgentDomain::migrate_on`] and once the Dats the list
     /// carries were written (the ghosts are copies of them), before the
     /// list's build; build it whole (`build_on`: ghosts carry no sent
-    /// flags). Collective.
+    /// flags). Timed in `workers`' timings (a runtime's summary).
+    /// Collective.
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] if `list` is not one of the domain's or
     /// no migration came first; as [`AgentDomain::migrate_on`].
-    pub fn send_ghosts(&mut self, list: &MessageList) -> Result<()> {
+    pub fn send_ghosts_on(&mut self, list: &MessageList, workers: &dyn Workers) -> Result<()> {
         let Some(k) = self.lists.iter().position(|l| l.list.same(list)) else {
             return Err(Error::InvalidMigration {
                 set: list.senders().name().to_string(),
@@ -371,7 +402,7 @@ impl AgentDomain {
                         .into(),
             });
         }
-        self.ghosts_of(k)
+        self.ghosts_of(k, workers)
     }
 
     /// Cuts the domain at the first migration and whenever the busiest
@@ -435,6 +466,7 @@ impl AgentDomain {
     /// Sends population `k`'s agents outside this rank's box to their
     /// owners and takes in the agents that arrive.
     fn migrate(&mut self, k: usize, workers: &dyn Workers) -> Result<()> {
+        let start = Instant::now();
         let cut = self.cut.as_ref().expect("cut before migrating");
         let (ranks, home, p) = (&self.ranks, &self.home, &mut self.populations[k]);
         let set = p.agents.name().to_string();
@@ -458,12 +490,17 @@ impl AgentDomain {
             true => Ok(()),
             false => p.agents.exchange_agents_on(&p.keep, &arrivals, workers),
         };
-        ranks.agree(moved, "taking in the agents that arrived", &set)
+        ranks.agree(moved, "taking in the agents that arrived", &set)?;
+        if let Some(t) = workers.work_timings() {
+            t.record_exchange(&format!("migrate {set}"), start.elapsed().as_secs_f64(), sent.0, sent.1);
+        }
+        Ok(())
     }
 
     /// Sends each neighbour the messages of list `k`'s bins it reads, and
     /// sets the messages received as the list's ghosts.
-    fn ghosts_of(&mut self, k: usize) -> Result<()> {
+    fn ghosts_of(&mut self, k: usize, workers: &dyn Workers) -> Result<()> {
+        let start = Instant::now();
         let (ranks, l) = (&self.ranks, &mut self.lists[k]);
         l.list.clear_ghosts();
         let name = l.list.name().to_string();
@@ -476,7 +513,11 @@ impl AgentDomain {
         self.stats.ghost_bytes += sent.1;
         let received: Vec<&AgentPack> = l.lanes.recv.iter().filter(|p| !p.is_empty()).collect();
         let set = l.list.set_ghosts(&received);
-        ranks.agree(set, "setting its ghost messages", &name)
+        ranks.agree(set, "setting its ghost messages", &name)?;
+        if let Some(t) = workers.work_timings() {
+            t.record_exchange(&format!("ghosts {name}"), start.elapsed().as_secs_f64(), sent.0, sent.1);
+        }
+        Ok(())
     }
 }
 

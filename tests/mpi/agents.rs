@@ -145,6 +145,7 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
     let n = 1200u64;
     for backend in [Backend::Seq, Backend::Rayon, Backend::Jit] {
         let Ok(rt) = Runtime::new(backend) else { continue };
+        let (mut steps_run, mut agents_sent, mut ghosts_sent) = (0, 0, 0);
         for (start, steps, cluster) in [(uniform as fn(u64) -> [f32; 3], 30, false), (clustered, 4, true)] {
             let one = Drifting::new(&(0..n).collect::<Vec<_>>(), start);
             // Each rank starts with every size-th agent, wherever it is:
@@ -164,6 +165,11 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
                 assert_whole(mpi, &spread, n, &format!("{backend} step {step}"));
             }
             let stats = domain.stats();
+            (steps_run, agents_sent, ghosts_sent) = (
+                steps_run + steps,
+                agents_sent + stats.agents_sent,
+                ghosts_sent + stats.ghosts_sent,
+            );
             let mut sent = [stats.agents_sent, stats.ghosts_sent, stats.buffer_growths];
             mpi.sum_u64(&mut sent);
             if size > 1 {
@@ -183,6 +189,34 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
                 assert_eq!(held, [1], "one rank holds the cluster");
             }
         }
+        // The runtime's summary shows the domain's work: every exchange,
+        // what this rank sent, every build (one rank's and the shared
+        // model's), and the domain's balance.
+        let summary = rt.timing_summary();
+        let row = |name: &str| summary.exchanges.iter().find(|r| r.name == name).cloned();
+        let migrated = row("migrate agents").expect("migrations timed");
+        assert_eq!(
+            (migrated.calls, migrated.records_sent),
+            (steps_run, agents_sent),
+            "{backend}"
+        );
+        let ghosts = row("ghosts near").expect("ghosts timed");
+        assert_eq!(
+            (ghosts.calls, ghosts.records_sent),
+            (steps_run, ghosts_sent),
+            "{backend}"
+        );
+        let builds = summary
+            .loops
+            .iter()
+            .find(|r| r.name == "build near")
+            .expect("builds timed");
+        assert_eq!(builds.calls, 2 * steps_run, "{backend}");
+        let text = summary.to_string();
+        assert!(
+            text.contains(&format!("agent domain of `agents` on {size} ranks")) && text.contains("imbalance"),
+            "{backend}: {text}"
+        );
     }
 
     // A rank that fails fails the exchange on every rank, and nothing
@@ -244,12 +278,12 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
         .unwrap();
     assert!(e.to_string().contains("different positions"), "{e}");
     let mut fresh = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
-    let e = fresh.send_ghosts(&spread.list).unwrap_err();
+    let e = fresh.send_ghosts_on(&spread.list, &rt).unwrap_err();
     assert!(e.to_string().contains("migrate the agents first"), "{e}");
     fresh.migrate_on(&rt).unwrap();
-    let e = fresh.send_ghosts(&other).unwrap_err();
+    let e = fresh.send_ghosts_on(&other, &rt).unwrap_err();
     assert!(e.to_string().contains("not one of this domain's lists"), "{e}");
-    fresh.send_ghosts(&spread.list).unwrap();
+    fresh.send_ghosts_on(&spread.list, &rt).unwrap();
     assert_whole(mpi, &spread, n, "after a second domain's migration");
 }
 

@@ -557,7 +557,7 @@ impl PredatorPrey {
     ///
     /// # Errors
     /// As `MessageList::build`, `Runtime::par_loop` and `Lifecycle::apply`;
-    /// as `AgentDomain::migrate_on` and `AgentDomain::send_ghosts`.
+    /// as `AgentDomain::migrate_on` and `AgentDomain::send_ghosts_on`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<(usize, usize)> {
         let (prey, preds) = (&self.prey, &self.preds);
         let (par, ipar, eaten_by, m_eaten) = (&self.par, &self.ipar, &self.eaten_by, &self.m_eaten);
@@ -566,7 +566,7 @@ impl PredatorPrey {
         #[cfg(feature = "mpi")]
         if let Some(domain) = &mut self.domain {
             domain.migrate_on(rt)?;
-            domain.send_ghosts(&preds.list)?;
+            domain.send_ghosts_on(&preds.list, rt)?;
         }
         preds.list.build_on(rt)?;
         let (list, ids, pos) = (&preds.list, &preds.m_ids, &preds.m_pos);
@@ -584,7 +584,7 @@ impl PredatorPrey {
 
         #[cfg(feature = "mpi")]
         if let Some(domain) = &mut self.domain {
-            domain.send_ghosts(&prey.list)?;
+            domain.send_ghosts_on(&prey.list, rt)?;
         }
         prey.list.build_on(rt)?;
         let (list, ids, pos) = (&prey.list, &prey.m_ids, &prey.m_pos);

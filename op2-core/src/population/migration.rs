@@ -4,11 +4,8 @@
 //! portable records, and the exchange that removes the agents that left and
 //! appends the ones that arrived, ids and all, in every Dat at once.
 
-use std::collections::HashSet;
-
 use super::{check_size, Member, Population};
-use crate::workers::gather_elements;
-use crate::{Error, Result, ScalarType, Workers};
+use crate::{Error, Result, ScalarType};
 
 /// What one agent of a dynamic set carries when it moves: its id, then its
 /// element of each Dat on the set, the Dats in name order. Two sets with
@@ -320,13 +317,7 @@ impl Population {
     /// [`Error::InvalidMigration`] if `keep` does not ascend inside the
     /// set, a pack was made for another layout, or an arriving id is one
     /// the set keeps or another arrival has; as [`Population::reorder`].
-    pub(crate) fn exchange(
-        &self,
-        set: &str,
-        keep: &[u32],
-        arrivals: &[&AgentPack],
-        workers: &dyn Workers,
-    ) -> Result<()> {
+    pub(crate) fn exchange(&self, set: &str, keep: &[u32], arrivals: &[&AgentPack]) -> Result<()> {
         let (members, layout) = self.layout_of(set)?;
         let bad = |reason: String| Error::InvalidMigration {
             set: set.to_string(),
@@ -356,8 +347,7 @@ impl Population {
         check_size(set, new_len)?;
         {
             let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-            let mut seen: HashSet<u64> = keep.iter().map(|&e| ids.ids[e as usize]).collect();
-            if let Some(id) = arrivals.iter().flat_map(|p| p.ids()).find(|&id| !seen.insert(id)) {
+            if let Some(id) = repeated_id(keep, &ids.ids, arrivals) {
                 return Err(bad(format!("agent id {id} would be in the set twice")));
             }
             // Ids are `i64`s in Dats (a lifecycle's `ids`), and the next
@@ -370,24 +360,19 @@ impl Population {
         for m in &members {
             m.reserve_elements(new_len)?;
         }
-        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
-        if scratch.is_empty() {
-            scratch.push(Vec::new());
-        }
-        let kept = &mut scratch[0];
         let record = layout.record_bytes();
         let mut offset = 8;
         for m in &members {
             let eb = m.element_bytes();
             // SAFETY: the member is held exclusively, with `len` elements on
             // the host, and room for `new_len` (reserved above).
-            let src = unsafe { std::slice::from_raw_parts(m.host_bytes(), len * eb) };
-            gather_elements(src, eb, keep, kept, workers);
+            let data = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), len * eb) };
+            compact_in_place(data, eb, keep);
             m.set_elements(new_len);
-            // SAFETY: as above; `set_elements` kept the buffer.
+            // SAFETY: as above; `set_elements` kept the buffer and its
+            // first `keep.len()` elements.
             let data = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), new_len * eb) };
-            data[..kept.len()].copy_from_slice(kept);
-            let arrived = data[kept.len()..].chunks_exact_mut(eb);
+            let arrived = data[keep.len() * eb..].chunks_exact_mut(eb);
             for (to, r) in arrived.zip(arrivals.iter().flat_map(|p| p.bytes.chunks_exact(record))) {
                 to.copy_from_slice(&r[offset..offset + eb]);
             }
@@ -408,5 +393,112 @@ impl Population {
         self.len.store(new_len, std::sync::atomic::Ordering::Release);
         self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(())
+    }
+}
+
+/// Moves the elements `keep` (ascending indices; elements of `bytes` bytes)
+/// of `data` to its front, in order and in place: a migration keeps most
+/// agents, so the prefix kept whole is not touched and each run of
+/// consecutive elements after it moves with one `copy_within` (its
+/// destination is never past its source).
+fn compact_in_place(data: &mut [u8], bytes: usize, keep: &[u32]) {
+    let unmoved = keep.iter().enumerate().take_while(|&(i, &e)| i == e as usize).count();
+    let mut to = unmoved;
+    let mut i = unmoved;
+    while i < keep.len() {
+        let first = keep[i] as usize;
+        let mut run = 1;
+        while i + run < keep.len() && keep[i + run] as usize == first + run {
+            run += 1;
+        }
+        data.copy_within(first * bytes..(first + run) * bytes, to * bytes);
+        to += run;
+        i += run;
+    }
+}
+
+/// An id that the exchange would hold twice: one repeated among the
+/// arrivals, or one of them already held by a kept agent (`ids[e]` for `e`
+/// in `keep`). Arrivals are few and the kept many: the arrivals are sorted,
+/// and each kept id first meets a filter of bits that most ids miss.
+fn repeated_id(keep: &[u32], ids: &[u64], arrivals: &[&super::AgentPack]) -> Option<u64> {
+    let mut arriving: Vec<u64> = arrivals.iter().flat_map(|p| p.ids()).collect();
+    if arriving.is_empty() {
+        return None;
+    }
+    arriving.sort_unstable();
+    if let Some(w) = arriving.windows(2).find(|w| w[0] == w[1]) {
+        return Some(w[0]);
+    }
+    // About 16 bits per arrival (a power of two).
+    let bits = (arriving.len() * 16).next_power_of_two().max(64);
+    let slot = |id: u64| (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits.trailing_zeros())) as usize;
+    let mut filter = vec![0u64; bits / 64];
+    for &id in &arriving {
+        let s = slot(id);
+        filter[s / 64] |= 1 << (s % 64);
+    }
+    keep.iter().map(|&e| ids[e as usize]).find(|&id| {
+        let s = slot(id);
+        filter[s / 64] & (1 << (s % 64)) != 0 && arriving.binary_search(&id).is_ok()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kept elements, gathered the plain way.
+    fn gathered(data: &[u8], bytes: usize, keep: &[u32]) -> Vec<u8> {
+        keep.iter()
+            .flat_map(|&e| data[e as usize * bytes..(e as usize + 1) * bytes].iter().copied())
+            .collect()
+    }
+
+    #[test]
+    fn compacting_in_place_keeps_what_a_gather_keeps() {
+        let bytes = 3;
+        let data: Vec<u8> = (0..60u8).collect();
+        for keep in [
+            vec![],
+            (0..20).collect(),
+            vec![0, 1, 2, 5, 6, 7, 19],
+            vec![3, 4, 5, 10, 12, 13, 14, 18],
+            vec![19],
+            (0..20).filter(|e| e % 3 != 1).collect::<Vec<u32>>(),
+        ] {
+            let mut moved = data.clone();
+            compact_in_place(&mut moved, bytes, &keep);
+            let n = keep.len() * bytes;
+            assert_eq!(moved[..n], gathered(&data, bytes, &keep)[..], "keep {keep:?}");
+        }
+    }
+
+    /// A pack of bare ids (a layout of no Dats).
+    fn pack_of(ids: &[u64]) -> AgentPack {
+        AgentPack {
+            fingerprint: 0,
+            record: 8,
+            bytes: ids.iter().flat_map(|id| id.to_le_bytes()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_repeated_id_is_found_among_arrivals_and_against_the_kept() {
+        let ids: Vec<u64> = (0..10_000u64).map(|i| i * 7 + 3).collect();
+        let keep: Vec<u32> = (0..10_000u32).filter(|e| e % 2 == 0).collect();
+        let (fresh, again) = (pack_of(&[1, 2, 4, 100_000]), pack_of(&[5]));
+        assert_eq!(repeated_id(&keep, &ids, &[]), None);
+        assert_eq!(repeated_id(&keep, &ids, &[&fresh]), None);
+        assert_eq!(repeated_id(&keep, &ids, &[&fresh, &again]), None);
+        // Agent 1's id (10) left: it may come back; agent 2's (17) stayed.
+        assert_eq!(repeated_id(&keep, &ids, &[&pack_of(&[10])]), None);
+        assert_eq!(repeated_id(&keep, &ids, &[&fresh, &pack_of(&[17])]), Some(17));
+        assert_eq!(repeated_id(&keep, &ids, &[&fresh, &pack_of(&[4])]), Some(4));
+        // Every kept id is found, whatever the filter's hash does with it.
+        for &e in keep.iter().step_by(97) {
+            let id = ids[e as usize];
+            assert_eq!(repeated_id(&keep, &ids, &[&pack_of(&[id])]), Some(id));
+        }
     }
 }

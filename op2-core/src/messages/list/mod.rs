@@ -568,7 +568,17 @@ impl MessageList {
         self.build_from(Some(sent), workers)
     }
 
+    /// Builds the list, timed in the workers' timings (as `build NAME`).
     fn build_from(&self, sent: Option<&Dat<i32>>, workers: &dyn Workers) -> Result<usize> {
+        let start = std::time::Instant::now();
+        let built = self.build_untimed(sent, workers)?;
+        if let Some(t) = workers.work_timings() {
+            t.record(&format!("build {}", self.0.name), start.elapsed().as_secs_f64(), 0);
+        }
+        Ok(built)
+    }
+
+    fn build_untimed(&self, sent: Option<&Dat<i32>>, workers: &dyn Workers) -> Result<usize> {
         let inner = &*self.0;
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
