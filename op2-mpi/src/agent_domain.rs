@@ -15,7 +15,7 @@ use mpi::traits::*;
 use std::sync::Arc;
 use std::time::Instant;
 
-use op2_core::{AgentLayout, AgentPack, Error, MessageList, Result, Set, SpatialGrid, Workers};
+use op2_core::{AgentLayout, AgentPack, Error, GhostExchange, MessageList, Result, Set, SpatialGrid, Workers};
 
 use crate::halo_exchange::Comm;
 use crate::shared_births::SharedBirths;
@@ -74,13 +74,16 @@ pub struct DomainStats {
     pub last_ghost_bytes: u64,
     /// Times a receive buffer grew (past its largest so far).
     pub buffer_growths: u64,
+    /// Seconds of a build's own work that ran while its ghost messages
+    /// travelled ([`AgentDomain::build_on`]), over all builds.
+    pub overlapped_seconds: f64,
 }
 
 impl std::fmt::Display for DomainStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} exchanges, {} rebalances, imbalance {:.3}; sent {} agents ({} B) and {} ghost messages ({} B); {} buffer growths",
+            "{} exchanges, {} rebalances, imbalance {:.3}; sent {} agents ({} B) and {} ghost messages ({} B); {} buffer growths; {:.1} ms of builds while ghosts travelled",
             self.exchanges,
             self.rebalances,
             self.imbalance,
@@ -88,7 +91,8 @@ impl std::fmt::Display for DomainStats {
             self.migrated_bytes,
             self.ghosts_sent,
             self.ghost_bytes,
-            self.buffer_growths
+            self.buffer_growths,
+            1e3 * self.overlapped_seconds
         )
     }
 }
@@ -388,20 +392,7 @@ impl AgentDomain {
     /// [`Error::InvalidMigration`] if `list` is not one of the domain's or
     /// no migration came first; as [`AgentDomain::migrate_on`].
     pub fn send_ghosts_on(&mut self, list: &MessageList, workers: &dyn Workers) -> Result<()> {
-        let Some(k) = self.lists.iter().position(|l| l.list.same(list)) else {
-            return Err(Error::InvalidMigration {
-                set: list.senders().name().to_string(),
-                reason: format!("`{}` is not one of this domain's lists", list.name()),
-            });
-        };
-        if self.cut.is_none() {
-            return Err(Error::InvalidMigration {
-                set: list.senders().name().to_string(),
-                reason:
-                    "ghosts go to the ranks that own the neighbouring bins: migrate the agents first (`migrate_on`)"
-                        .into(),
-            });
-        }
+        let k = self.list_index(list)?;
         self.ghosts_of(k, workers)
     }
 
@@ -479,6 +470,7 @@ impl AgentDomain {
             &layout,
             &set,
             &mut self.stats.buffer_growths,
+            &mut || {},
         )?;
         self.stats.last_migrated_bytes += sent.1;
         self.stats.agents_sent += sent.0;
@@ -500,22 +492,114 @@ impl AgentDomain {
     /// Sends each neighbour the messages of list `k`'s bins it reads, and
     /// sets the messages received as the list's ghosts.
     fn ghosts_of(&mut self, k: usize, workers: &dyn Workers) -> Result<()> {
+        let l = &mut self.lists[k];
+        let mut bins = std::mem::take(&mut l.bins);
+        let binned = l.list.sender_bins(&mut bins);
+        let list = l.list.clone();
+        let mut ghosts = self.ghosts(k, workers);
+        let sent = ghosts.exchange(&list, binned.map(|()| &bins[..]), &mut || {});
+        self.lists[k].bins = bins;
+        sent
+    }
+
+    /// The ghost exchange of list `k` (one use).
+    fn ghosts<'a>(&'a mut self, k: usize, workers: &'a dyn Workers) -> Ghosts<'a> {
+        Ghosts {
+            ranks: &self.ranks,
+            shared: &mut self.lists[k],
+            stats: &mut self.stats,
+            workers,
+        }
+    }
+
+    /// Sends every rank the messages of `list`'s bins it reads while
+    /// building `list` ([`MessageList::build_exchanging_on`]): the senders
+    /// are binned once, for the ghosts and the build, and the build's own
+    /// work runs while the ghosts travel (`overlapped_seconds` in
+    /// [`AgentDomain::stats`]). Use it in place of
+    /// [`AgentDomain::send_ghosts_on`] and `list.build_on`, after
+    /// [`AgentDomain::migrate_on`] and once the Dats the list carries were
+    /// written; returns the number of messages, ghosts included.
+    /// Collective.
+    ///
+    /// # Errors
+    /// As [`AgentDomain::send_ghosts_on`] and `MessageList::build_on`.
+    pub fn build_on(&mut self, list: &MessageList, workers: &dyn Workers) -> Result<usize> {
+        let k = self.list_index(list)?;
+        let list = self.lists[k].list.clone();
+        let mut ghosts = self.ghosts(k, workers);
+        list.build_exchanging_on(&mut ghosts, workers)
+    }
+
+    /// Where `list` is among the domain's lists, once the agents were
+    /// shared out.
+    fn list_index(&self, list: &MessageList) -> Result<usize> {
+        let Some(k) = self.lists.iter().position(|l| l.list.same(list)) else {
+            return Err(Error::InvalidMigration {
+                set: list.senders().name().to_string(),
+                reason: format!("`{}` is not one of this domain's lists", list.name()),
+            });
+        };
+        if self.cut.is_none() {
+            return Err(Error::InvalidMigration {
+                set: list.senders().name().to_string(),
+                reason:
+                    "ghosts go to the ranks that own the neighbouring bins: migrate the agents first (`migrate_on`)"
+                        .into(),
+            });
+        }
+        Ok(k)
+    }
+}
+
+/// One list's ghost exchange: a [`GhostExchange`] for its build.
+struct Ghosts<'a> {
+    ranks: &'a Ranks,
+    shared: &'a mut Shared,
+    stats: &'a mut DomainStats,
+    workers: &'a dyn Workers,
+}
+
+impl GhostExchange for Ghosts<'_> {
+    fn exchange(&mut self, list: &MessageList, bins: Result<&[u32]>, meanwhile: &mut dyn FnMut()) -> Result<()> {
         let start = Instant::now();
-        let (ranks, l) = (&self.ranks, &mut self.lists[k]);
+        let (ranks, l) = (self.ranks, &mut *self.shared);
         l.list.clear_ghosts();
         let name = l.list.name().to_string();
-        let packed = pack_ghosts(l);
+        let packed = match list.same(&l.list) {
+            true => bins.and_then(|bins| pack_ghosts(l, bins)),
+            false => Err(Error::InvalidMigration {
+                set: list.senders().name().to_string(),
+                reason: format!("`{}`'s ghosts were asked for `{}`'s build", l.list.name(), list.name()),
+            }),
+        };
         ranks.agree(packed, "packing ghost messages", &name)?;
         let layout = l.list.message_layout()?;
-        let sent = ranks.swap(GHOST_TAG, &mut l.lanes, &layout, &name, &mut self.stats.buffer_growths)?;
+        let mut busy = 0.0;
+        let mut timed = || {
+            let t = Instant::now();
+            meanwhile();
+            busy += t.elapsed().as_secs_f64();
+        };
+        let sent = ranks.swap(
+            GHOST_TAG,
+            &mut l.lanes,
+            &layout,
+            &name,
+            &mut self.stats.buffer_growths,
+            &mut timed,
+        )?;
         self.stats.last_ghost_bytes += sent.1;
         self.stats.ghosts_sent += sent.0;
         self.stats.ghost_bytes += sent.1;
+        self.stats.overlapped_seconds += busy;
         let received: Vec<&AgentPack> = l.lanes.recv.iter().filter(|p| !p.is_empty()).collect();
         let set = l.list.set_ghosts(&received);
         ranks.agree(set, "setting its ghost messages", &name)?;
-        if let Some(t) = workers.work_timings() {
-            t.record_exchange(&format!("ghosts {name}"), start.elapsed().as_secs_f64(), sent.0, sent.1);
+        if let Some(t) = self.workers.work_timings() {
+            // The build's own work is timed as the build's.
+            let seconds = start.elapsed().as_secs_f64() - busy;
+            t.record_exchange(&format!("ghosts {name}"), seconds, sent.0, sent.1);
         }
         Ok(())
     }
@@ -579,15 +663,15 @@ fn pack_leaving(p: &mut Population, cut: &BinDecomposition, home: &SpatialGrid, 
     p.agents.check_changeable()
 }
 
-/// Packs, per reading rank, the messages of `l`'s bins it reads.
-fn pack_ghosts(l: &mut Shared) -> Result<()> {
+/// Packs, per reading rank, the messages of `l`'s bins it reads (`bins`:
+/// every sender's bin in `l`'s grid).
+fn pack_ghosts(l: &mut Shared, bins: &[u32]) -> Result<()> {
     let readers = l.readers.as_ref().expect("cut before sending ghosts");
-    l.list.sender_bins(&mut l.bins)?;
     let layout = l.list.message_layout()?;
     for v in &mut l.lanes.indices {
         v.clear();
     }
-    for (i, &b) in l.bins.iter().enumerate() {
+    for (i, &b) in bins.iter().enumerate() {
         for &q in readers.of(b as usize) {
             l.lanes.indices[q as usize].push(i as u32);
         }
@@ -613,6 +697,7 @@ impl Ranks {
         layout: &AgentLayout,
         name: &str,
         growths: &mut u64,
+        meanwhile: &mut dyn FnMut(),
     ) -> Result<(u64, u64)> {
         let header: Vec<u64> = lanes
             .send
@@ -659,6 +744,8 @@ impl Ranks {
                     );
                 }
             }
+            // The payloads travel while the caller works.
+            meanwhile();
             for r in requests {
                 r.wait();
             }

@@ -89,11 +89,23 @@ impl Drifting {
         }
     }
 
-    fn step(&self, rt: &Runtime, domain: Option<&mut AgentDomain>) -> op2::Result<()> {
-        if let Some(d) = domain {
-            d.exchange_on(rt)?;
+    /// One step; in a domain, even steps exchange then build, odd ones
+    /// build while the ghosts travel (`AgentDomain::build_on`): the same
+    /// results either way.
+    fn step(&self, rt: &Runtime, domain: Option<&mut AgentDomain>, step: u64) -> op2::Result<()> {
+        match domain {
+            Some(d) if step % 2 == 1 => {
+                d.migrate_on(rt)?;
+                d.build_on(&self.list, rt)?;
+            }
+            Some(d) => {
+                d.exchange_on(rt)?;
+                self.list.build_on(rt)?;
+            }
+            None => {
+                self.list.build_on(rt)?;
+            }
         }
-        self.list.build_on(rt)?;
         let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
         par_loop!(
             rt,
@@ -155,8 +167,8 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
             let spread = Drifting::new(&mine, start);
             let mut domain = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
             for step in 1..=steps {
-                one.step(&rt, None).unwrap();
-                spread.step(&rt, Some(&mut domain)).unwrap();
+                one.step(&rt, None, step).unwrap();
+                spread.step(&rt, Some(&mut domain), step).unwrap();
                 let want = one.by_id();
                 for (id, bits) in spread.by_id() {
                     let at = want.binary_search_by_key(&id, |x| x.0).unwrap();
@@ -165,6 +177,10 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
                 assert_whole(mpi, &spread, n, &format!("{backend} step {step}"));
             }
             let stats = domain.stats();
+            assert!(
+                stats.overlapped_seconds > 0.0,
+                "{backend}: builds ran while ghosts travelled"
+            );
             (steps_run, agents_sent, ghosts_sent) = (
                 steps_run + steps,
                 agents_sent + stats.agents_sent,
@@ -280,10 +296,26 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
     let mut fresh = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
     let e = fresh.send_ghosts_on(&spread.list, &rt).unwrap_err();
     assert!(e.to_string().contains("migrate the agents first"), "{e}");
+    let e = fresh.build_on(&spread.list, &rt).unwrap_err();
+    assert!(e.to_string().contains("migrate the agents first"), "{e}");
     fresh.migrate_on(&rt).unwrap();
     let e = fresh.send_ghosts_on(&other, &rt).unwrap_err();
     assert!(e.to_string().contains("not one of this domain's lists"), "{e}");
+    let e = fresh.build_on(&other, &rt).unwrap_err();
+    assert!(e.to_string().contains("not one of this domain's lists"), "{e}");
     fresh.send_ghosts_on(&spread.list, &rt).unwrap();
+    // A build that exchanges, with the positions borrowed on the last
+    // rank: it cannot bin, and every rank stops the exchange.
+    let e = {
+        let _write = (rank + 1 == size).then(|| spread.pos.data_mut());
+        fresh.build_on(&spread.list, &rt).unwrap_err()
+    };
+    let failed = format!("rank {} failed while packing ghost messages", size - 1);
+    assert!(
+        matches!(e, op2::Error::HostBorrow { .. }) || e.to_string().contains(&failed),
+        "{e}"
+    );
+    fresh.build_on(&spread.list, &rt).unwrap();
     assert_whole(mpi, &spread, n, "after a second domain's migration");
 }
 

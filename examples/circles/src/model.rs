@@ -186,16 +186,24 @@ impl Circles {
     ///
     /// In a distributed run (`Circles::shared`, feature `mpi`) the agents first move to
     /// the ranks that own their bins, and each rank receives the messages
-    /// its agents read from its neighbours' bins.
+    /// its agents read from its neighbours' bins while it builds its list.
     ///
     /// # Errors
     /// As `MessageList::build`, `Runtime::par_loop` and
-    /// `MessageList::sort_senders`; as `AgentDomain::exchange_on`.
+    /// `MessageList::sort_senders`; as `AgentDomain::migrate_on` and
+    /// `AgentDomain::build_on`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
         #[cfg(feature = "mpi")]
-        if let Some(domain) = &mut self.domain {
-            domain.exchange_on(rt)?;
+        match &mut self.domain {
+            Some(domain) => {
+                domain.migrate_on(rt)?;
+                domain.build_on(&self.list, rt)?;
+            }
+            None => {
+                self.list.build_on(rt)?;
+            }
         }
+        #[cfg(not(feature = "mpi"))]
         self.list.build_on(rt)?;
         let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
         par_loop!(

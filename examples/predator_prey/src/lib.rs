@@ -549,7 +549,7 @@ impl PredatorPrey {
     ///
     /// In a distributed run (`PredatorPrey::shared`, feature `mpi`) the
     /// agents first move to the ranks that own their bins; each list's
-    /// ghosts go out just before its build (the prey's carry who ate them,
+    /// ghosts go out during its build (the prey's carry who ate them,
     /// written in between).
     /// The domain's exchanges and the births' numbering agree on errors
     /// across ranks; an error elsewhere (a build, a loop without births)
@@ -557,7 +557,7 @@ impl PredatorPrey {
     ///
     /// # Errors
     /// As `MessageList::build`, `Runtime::par_loop` and `Lifecycle::apply`;
-    /// as `AgentDomain::migrate_on` and `AgentDomain::send_ghosts_on`.
+    /// as `AgentDomain::migrate_on` and `AgentDomain::build_on`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<(usize, usize)> {
         let (prey, preds) = (&self.prey, &self.preds);
         let (par, ipar, eaten_by, m_eaten) = (&self.par, &self.ipar, &self.eaten_by, &self.m_eaten);
@@ -566,9 +566,12 @@ impl PredatorPrey {
         #[cfg(feature = "mpi")]
         if let Some(domain) = &mut self.domain {
             domain.migrate_on(rt)?;
-            domain.send_ghosts_on(&preds.list, rt)?;
         }
-        preds.list.build_on(rt)?;
+        #[cfg(feature = "mpi")]
+        let domain = &mut self.domain;
+        #[cfg(not(feature = "mpi"))]
+        let domain = &mut ();
+        build(domain, &preds.list, rt)?;
         let (list, ids, pos) = (&preds.list, &preds.m_ids, &preds.m_pos);
         par_loop!(
             rt,
@@ -582,11 +585,7 @@ impl PredatorPrey {
             par(READ)
         )?;
 
-        #[cfg(feature = "mpi")]
-        if let Some(domain) = &mut self.domain {
-            domain.send_ghosts_on(&prey.list, rt)?;
-        }
-        prey.list.build_on(rt)?;
+        build(domain, &prey.list, rt)?;
         let (list, ids, pos) = (&prey.list, &prey.m_ids, &prey.m_pos);
         let (me, rng, life) = (preds.life.ids(), &preds.rng, &preds.life);
         par_loop!(
@@ -686,4 +685,20 @@ impl PredatorPrey {
     pub fn energies(&self) -> &Dat<i32> {
         &self.energy
     }
+}
+
+/// Builds `list`; in a distributed run its ghosts travel during the build
+/// (`AgentDomain::build_on`).
+#[cfg(feature = "mpi")]
+fn build(domain: &mut Option<op2::mpi::AgentDomain>, list: &MessageList, rt: &Runtime) -> op2::Result<usize> {
+    match domain {
+        Some(d) => d.build_on(list, rt),
+        None => list.build_on(rt),
+    }
+}
+
+/// Builds `list`.
+#[cfg(not(feature = "mpi"))]
+fn build(_: &mut (), list: &MessageList, rt: &Runtime) -> op2::Result<usize> {
+    list.build_on(rt)
 }

@@ -36,14 +36,32 @@ pub(super) struct SortBuffers {
     pub order: Vec<u32>,
 }
 
+/// The bins of `sent`, in parallel, into `bins` (as long):
+/// `bin_into(part_senders, part_bins)` gives the bins of a part of them.
+pub(super) fn bin_senders(
+    sent: &[u32],
+    bin_into: &(dyn Fn(&[u32], &mut [u32]) + Sync),
+    bins: &mut [u32],
+    workers: &dyn Workers,
+) {
+    let n = sent.len();
+    let parts = parts_for(workers, n);
+    run_on_pieces(workers, bins, 1, parts, &|i, part| {
+        bin_into(&sent[piece(n, parts, i)], part);
+    });
+}
+
 /// Sorts `sent` into `nbins` bins, `bin_into(part_senders, part_bins)`
 /// giving the bins of a part of the senders: afterwards `b.order` is the
 /// senders bin by bin, each bin in the order of `sent`, and `b.starts`
-/// the first message of each bin (plus the end).
+/// the first message of each bin (plus the end). The bins of the first
+/// `binned` senders are already in `b.bins` ([`bin_senders`]: a build
+/// that sent them to other processes first).
 pub(super) fn counting_sort(
     sent: &[u32],
     nbins: usize,
     bin_into: &(dyn Fn(&[u32], &mut [u32]) + Sync),
+    binned: usize,
     b: &mut SortBuffers,
     workers: &dyn Workers,
 ) {
@@ -51,10 +69,10 @@ pub(super) fn counting_sort(
     // One histogram row per part: parts stay few when bins outnumber messages.
     let parts = parts_for(workers, n).min((4 * n + PARALLEL_MIN) / nbins.max(1)).max(1);
     let cols = parts + 1;
+    debug_assert!(binned <= n && binned <= b.bins.len());
+    b.bins.truncate(binned);
     b.bins.resize(n, 0);
-    run_on_pieces(workers, &mut b.bins, 1, parts, &|i, bins| {
-        bin_into(&sent[piece(n, parts, i)], bins);
-    });
+    bin_senders(&sent[binned..], bin_into, &mut b.bins[binned..], workers);
     b.hist.clear();
     b.hist.resize(nbins * cols, 0);
     let (bins, hist) = (&b.bins, as_atomic(&mut b.hist));
@@ -152,11 +170,33 @@ mod tests {
                     &sent,
                     1000,
                     &|s, out| s.iter().zip(out).for_each(|(&e, o)| *o = bin(e)),
+                    0,
                     &mut b,
                     &ScopedThreads::new(threads),
                 );
                 assert_eq!((&b.starts, &b.order), (&want.0, &want.1), "{threads} threads");
             }
+            // The first senders binned beforehand (as a build that sent
+            // them away first does): the same sort.
+            let bin_into = |s: &[u32], out: &mut [u32]| s.iter().zip(out).for_each(|(&e, o)| *o = bin(e));
+            let w = ScopedThreads::new(threads);
+            let early = sent.len() / 3;
+            let mut b = SortBuffers {
+                bins: vec![u32::MAX; early],
+                ..SortBuffers::default()
+            };
+            bin_senders(&sent[..early], &bin_into, &mut b.bins, &w);
+            // Only the senders after them are binned now.
+            let later = |s: &[u32], out: &mut [u32]| {
+                assert!(s.iter().all(|&e| e >= sent[early]), "binned twice");
+                bin_into(s, out)
+            };
+            counting_sort(&sent, 1000, &later, early, &mut b, &w);
+            assert_eq!(
+                (&b.starts, &b.order),
+                (&want.0, &want.1),
+                "{threads} threads, {early} binned first"
+            );
         }
     }
 

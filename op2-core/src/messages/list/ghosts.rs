@@ -31,6 +31,22 @@ impl<'a> GhostField<'a> {
     }
 }
 
+/// How a build gets the ghost messages of other processes
+/// ([`MessageList::build_exchanging_on`]): a distributed run's exchange,
+/// collective over its processes.
+pub trait GhostExchange {
+    /// Sends each process the messages of `list`'s senders in the bins it
+    /// reads (`bins`: every sender's bin, or this process's failure to bin
+    /// them, which the exchange tells the others), runs `meanwhile` (the
+    /// build's own work) while they travel, and sets the messages received
+    /// as `list`'s ghosts ([`MessageList::set_ghosts`]).
+    ///
+    /// # Errors
+    /// This process's failure, or one naming the process that failed:
+    /// every process of the exchange returns an error together.
+    fn exchange(&mut self, list: &MessageList, bins: Result<&[u32]>, meanwhile: &mut dyn FnMut()) -> Result<()>;
+}
+
 impl MessageList {
     /// The record a message moves between processes as: its sender's id,
     /// then the sender's element of each carried Dat, by name (as

@@ -5,6 +5,7 @@
 mod ghosts;
 mod on_device;
 
+pub use ghosts::GhostExchange;
 use ghosts::GhostField;
 
 use std::any::Any;
@@ -12,7 +13,7 @@ use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::device_work::{stage, OVERWRITE, READ};
-use crate::messages::binning::{counting_sort, order_by_id, select_senders, SortBuffers};
+use crate::messages::binning::{bin_senders, counting_sort, order_by_id, select_senders, SortBuffers};
 use crate::messages::grid::{bin_of, SpatialGrid, GRID_PARAMS};
 use crate::messages::query::SpatialView;
 use crate::workers::{parts_for, piece, run_on_pieces};
@@ -194,13 +195,25 @@ impl Coordinate for i32 {}
 trait Positions: Send + Sync {
     /// Sorts the senders `sent` into the grid's bins ([`counting_sort`]),
     /// an index past the senders being a ghost's.
+    /// The bins of the first `binned` senders of `sent` are in `b.bins`
+    /// already ([`Positions::bin_sent`]).
+    #[allow(clippy::too_many_arguments)]
     fn sort(
         &self,
         grid: &[f64; GRID_PARAMS],
         nbins: usize,
         sent: &[u32],
         ghosts: Option<GhostField<'_>>,
+        binned: usize,
         b: &mut SortBuffers,
+        workers: &dyn Workers,
+    ) -> Result<()>;
+    /// The bins of the senders `sent` (no ghosts), in parallel, into `out`.
+    fn bin_sent(
+        &self,
+        grid: &[f64; GRID_PARAMS],
+        sent: &[u32],
+        out: &mut Vec<u32>,
         workers: &dyn Workers,
     ) -> Result<()>;
     /// The bin of every sender, into `out`.
@@ -232,6 +245,7 @@ impl<T: Coordinate> Positions for Dat<T> {
         nbins: usize,
         sent: &[u32],
         ghosts: Option<GhostField<'_>>,
+        binned: usize,
         b: &mut SortBuffers,
         workers: &dyn Workers,
     ) -> Result<()> {
@@ -253,7 +267,29 @@ impl<T: Coordinate> Positions for Dat<T> {
                 *o = bin_of(grid, [coordinate(e, 0), coordinate(e, 1), z]) as u32;
             }
         };
-        counting_sort(sent, nbins, &bin_into, b, workers);
+        counting_sort(sent, nbins, &bin_into, binned, b, workers);
+        Ok(())
+    }
+
+    fn bin_sent(
+        &self,
+        grid: &[f64; GRID_PARAMS],
+        sent: &[u32],
+        out: &mut Vec<u32>,
+        workers: &dyn Workers,
+    ) -> Result<()> {
+        let p = self.try_data_ro()?;
+        let (p, d) = (&*p, self.dim());
+        let bin_into = |senders: &[u32], out: &mut [u32]| {
+            for (o, &e) in out.iter_mut().zip(senders) {
+                let at = &p[e as usize * d..(e as usize + 1) * d];
+                let z = if d == 3 { at[2].into() } else { 0.0 };
+                *o = bin_of(grid, [at[0].into(), at[1].into(), z]) as u32;
+            }
+        };
+        out.clear();
+        out.resize(sent.len(), 0);
+        bin_senders(sent, &bin_into, out, workers);
         Ok(())
     }
 
@@ -517,7 +553,7 @@ impl MessageList {
     /// [`Error::HostBorrow`] if a carried Dat is borrowed (a guard alive);
     /// [`Error::Transfer`] if a device copy cannot be brought back.
     pub fn build(&self) -> Result<usize> {
-        self.build_from(None, &ScopedThreads::available())
+        self.build_from(None, None, &ScopedThreads::available())
     }
 
     /// As [`MessageList::build`], on `workers`: a runtime (`&rt`) lends
@@ -526,7 +562,7 @@ impl MessageList {
     /// # Errors
     /// As [`MessageList::build`].
     pub fn build_on(&self, workers: &dyn Workers) -> Result<usize> {
-        self.build_from(None, workers)
+        self.build_from(None, None, workers)
     }
 
     /// Builds the list from the senders whose `sent` flag is not 0 (optional
@@ -565,25 +601,95 @@ impl MessageList {
                 "it has {ghosts} ghost messages, which carry no sent flags: build it whole (`build_on`), or clear the ghosts"
             )));
         }
-        self.build_from(Some(sent), workers)
+        self.build_from(Some(sent), None, workers)
+    }
+
+    /// Builds the list from every sender and the ghost messages
+    /// `exchange` brings from other processes, binning the senders once:
+    /// their bins go to `exchange` (which sends each process the messages
+    /// it reads and sets those received as ghosts,
+    /// [`MessageList::set_ghosts`]), and the build's own work on its
+    /// senders runs while the ghosts travel. Returns the number of
+    /// messages. A distributed run's agent domain calls it (op2-mpi's
+    /// `AgentDomain::build_on`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the list is not spatial; the error of
+    /// `exchange`; as [`MessageList::build`].
+    pub fn build_exchanging_on(&self, exchange: &mut dyn GhostExchange, workers: &dyn Workers) -> Result<usize> {
+        self.build_from(None, Some(exchange), workers)
     }
 
     /// Builds the list, timed in the workers' timings (as `build NAME`).
-    fn build_from(&self, sent: Option<&Dat<i32>>, workers: &dyn Workers) -> Result<usize> {
+    fn build_from(
+        &self,
+        sent: Option<&Dat<i32>>,
+        exchange: Option<&mut dyn GhostExchange>,
+        workers: &dyn Workers,
+    ) -> Result<usize> {
         let start = std::time::Instant::now();
-        let built = self.build_untimed(sent, workers)?;
+        let built = self.build_untimed(sent, exchange, workers)?;
         if let Some(t) = workers.work_timings() {
             t.record(&format!("build {}", self.0.name), start.elapsed().as_secs_f64(), 0);
         }
         Ok(built)
     }
 
-    fn build_untimed(&self, sent: Option<&Dat<i32>>, workers: &dyn Workers) -> Result<usize> {
+    /// Bins every sender into `s.sort.bins`, gives the bins to `exchange`
+    /// and gathers the senders' ids while the ghosts travel; returns how
+    /// many senders were binned. Every failure goes through `exchange`,
+    /// which tells the other processes.
+    fn exchange_ghosts(
+        &self,
+        exchange: &mut dyn GhostExchange,
+        s: &mut Scratch,
+        workers: &dyn Workers,
+    ) -> Result<usize> {
+        let inner = &*self.0;
+        let n = inner.senders.total_size();
+        select_senders(n, None, &mut s.sent, workers);
+        let binned = match &inner.search {
+            Search::Spatial(b) => b
+                .positions
+                .bin_sent(&b.grid.params(), &s.sent, &mut s.sort.bins, workers),
+            Search::BruteForce => Err(self.invalid("ghost messages go by bin: a brute-force list has none".into())),
+        };
+        let own_ids = |ids: &mut Vec<u64>| {
+            ids.clear();
+            match (inner.senders.population(), &inner.fixed_ids) {
+                (Some(p), _) => p.with_ids(|all, _| ids.extend_from_slice(all)),
+                (None, Some(all)) => ids.extend_from_slice(all),
+                (None, None) => ids.extend(0..n as u64),
+            }
+        };
+        let mut gathered = false;
+        let (bins, ids) = (&s.sort.bins, &mut s.ids);
+        exchange.exchange(self, binned.map(|()| &bins[..n]), &mut || {
+            own_ids(ids);
+            gathered = true;
+        })?;
+        if !gathered {
+            own_ids(&mut s.ids);
+        }
+        Ok(n)
+    }
+
+    fn build_untimed(
+        &self,
+        sent: Option<&Dat<i32>>,
+        exchange: Option<&mut dyn GhostExchange>,
+        workers: &dyn Workers,
+    ) -> Result<usize> {
         let inner = &*self.0;
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
         s.built_at = None;
         s.device.built = None;
+        // Senders binned (and their ids gathered) before the ghosts came.
+        let binned = match exchange {
+            Some(x) => self.exchange_ghosts(x, s, workers)?,
+            None => 0,
+        };
         let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
         let ghosts = self.ghosts();
         let g = ghosts.len();
@@ -627,8 +733,15 @@ impl MessageList {
             let nbins = b.grid.bin_count();
             let at = carried.iter().position(|c| c.source_id() == b.positions.source_id());
             let ghost_positions = at.filter(|_| g > 0).map(|c| field(offsets[c]));
-            b.positions
-                .sort(&b.grid.params(), nbins, &s.sent, ghost_positions, &mut s.sort, workers)?;
+            b.positions.sort(
+                &b.grid.params(),
+                nbins,
+                &s.sent,
+                ghost_positions,
+                binned,
+                &mut s.sort,
+                workers,
+            )?;
         }
         // Canonical order: by id within each bin (or overall), whatever the
         // senders' order in memory or their process.
@@ -637,12 +750,15 @@ impl MessageList {
             Search::Spatial(_) => (&mut s.sort.order, Some(&s.sort.starts[..])),
         };
         if g > 0 {
-            s.ids.clear();
-            match (inner.senders.population(), &inner.fixed_ids) {
-                (Some(p), _) => p.with_ids(|ids, _| s.ids.extend_from_slice(ids)),
-                (None, Some(ids)) => s.ids.extend_from_slice(ids),
-                (None, None) => s.ids.extend(0..n as u64),
+            if binned == 0 {
+                s.ids.clear();
+                match (inner.senders.population(), &inner.fixed_ids) {
+                    (Some(p), _) => p.with_ids(|ids, _| s.ids.extend_from_slice(ids)),
+                    (None, Some(ids)) => s.ids.extend_from_slice(ids),
+                    (None, None) => s.ids.extend(0..n as u64),
+                }
             }
+            s.ids.truncate(n);
             s.ids.extend(ghosts.ids());
             order_by_id(order, runs, &s.ids, workers);
             let whole = [0, order.len() as i32];
