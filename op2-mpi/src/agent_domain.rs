@@ -151,7 +151,11 @@ struct Ranks {
 /// left a rank's box to their new owner and
 /// [`AgentDomain::send_ghosts_on`] gives each rank the messages it reads
 /// from its neighbours' bins, as ghosts of the list
-/// ([`AgentDomain::exchange_on`] does both, for every list). Messages are
+/// ([`AgentDomain::exchange_on`] does both, for every list);
+/// [`AgentDomain::build_on`] sends a list's ghosts while building it, so
+/// the senders are binned once and the build's own work runs while the
+/// ghosts travel. The domain's exchanges are timed in the runtime's timing
+/// summary, with its balance. Messages are
 /// ordered by sender id inside each bin, every bin a rank's agents read
 /// holds all its messages, and children are numbered across ranks by
 /// their parents' ids: results are bitwise the same for any number of
