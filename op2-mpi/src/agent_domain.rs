@@ -74,8 +74,9 @@ pub struct DomainStats {
     pub last_ghost_bytes: u64,
     /// Times a receive buffer grew (past its largest so far).
     pub buffer_growths: u64,
-    /// Seconds of a build's own work that ran while its ghost messages
-    /// travelled ([`AgentDomain::build_on`]), over all builds.
+    /// Seconds of a build's own work (gathering its senders' ids) that ran
+    /// while its ghost messages were in flight ([`AgentDomain::build_on`]),
+    /// over all builds.
     pub overlapped_seconds: f64,
 }
 
@@ -153,7 +154,7 @@ struct Ranks {
 /// from its neighbours' bins, as ghosts of the list
 /// ([`AgentDomain::exchange_on`] does both, for every list);
 /// [`AgentDomain::build_on`] sends a list's ghosts while building it, so
-/// the senders are binned once and the build's own work runs while the
+/// the senders are binned once and the build gathers its ids while the
 /// ghosts travel. The domain's exchanges are timed in the runtime's timing
 /// summary, with its balance. Messages are
 /// ordered by sender id inside each bin, every bin a rank's agents read
@@ -518,8 +519,8 @@ impl AgentDomain {
 
     /// Sends every rank the messages of `list`'s bins it reads while
     /// building `list` ([`MessageList::build_exchanging_on`]): the senders
-    /// are binned once, for the ghosts and the build, and the build's own
-    /// work runs while the ghosts travel (`overlapped_seconds` in
+    /// are binned once, for the ghosts and the build, and the build gathers
+    /// its senders' ids while the ghosts travel (`overlapped_seconds` in
     /// [`AgentDomain::stats`]). Use it in place of
     /// [`AgentDomain::send_ghosts_on`] and `list.build_on`, after
     /// [`AgentDomain::migrate_on`] and once the Dats the list carries were
@@ -601,7 +602,8 @@ impl GhostExchange for Ghosts<'_> {
         let set = l.list.set_ghosts(&received);
         ranks.agree(set, "setting its ghost messages", &name)?;
         if let Some(t) = self.workers.work_timings() {
-            // The build's own work is timed as the build's.
+            // The build's own work is timed as the build's (which leaves
+            // the rest of this exchange out of its row).
             let seconds = start.elapsed().as_secs_f64() - busy;
             t.record_exchange(&format!("ghosts {name}"), seconds, sent.0, sent.1);
         }

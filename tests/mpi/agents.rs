@@ -177,10 +177,6 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
                 assert_whole(mpi, &spread, n, &format!("{backend} step {step}"));
             }
             let stats = domain.stats();
-            assert!(
-                stats.overlapped_seconds > 0.0,
-                "{backend}: builds ran while ghosts travelled"
-            );
             (steps_run, agents_sent, ghosts_sent) = (
                 steps_run + steps,
                 agents_sent + stats.agents_sent,

@@ -44,6 +44,10 @@ pub trait GhostExchange {
     /// # Errors
     /// This process's failure, or one naming the process that failed:
     /// every process of the exchange returns an error together.
+    ///
+    /// It runs inside `list`'s build: building or sorting `list` from
+    /// here would wait on that build forever (packing its messages and
+    /// setting its ghosts are what it is for).
     fn exchange(&mut self, list: &MessageList, bins: Result<&[u32]>, meanwhile: &mut dyn FnMut()) -> Result<()>;
 }
 

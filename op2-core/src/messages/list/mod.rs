@@ -608,10 +608,11 @@ impl MessageList {
     /// `exchange` brings from other processes, binning the senders once:
     /// their bins go to `exchange` (which sends each process the messages
     /// it reads and sets those received as ghosts,
-    /// [`MessageList::set_ghosts`]), and the build's own work on its
-    /// senders runs while the ghosts travel. Returns the number of
-    /// messages. A distributed run's agent domain calls it (op2-mpi's
-    /// `AgentDomain::build_on`).
+    /// [`MessageList::set_ghosts`]); the build gathers its senders' ids
+    /// while the ghosts travel. Returns the number of messages. A
+    /// distributed run's agent domain calls it (op2-mpi's
+    /// `AgentDomain::build_on`). The time spent in `exchange` (but the
+    /// ids' gathering) is not the build's: its timing row leaves it out.
     ///
     /// # Errors
     /// [`Error::InvalidMessages`] if the list is not spatial; the error of
@@ -628,23 +629,25 @@ impl MessageList {
         workers: &dyn Workers,
     ) -> Result<usize> {
         let start = std::time::Instant::now();
-        let built = self.build_untimed(sent, exchange, workers)?;
+        let (built, exchanging) = self.build_untimed(sent, exchange, workers)?;
         if let Some(t) = workers.work_timings() {
-            t.record(&format!("build {}", self.0.name), start.elapsed().as_secs_f64(), 0);
+            let seconds = start.elapsed().as_secs_f64() - exchanging;
+            t.record(&format!("build {}", self.0.name), seconds, 0);
         }
         Ok(built)
     }
 
     /// Bins every sender into `s.sort.bins`, gives the bins to `exchange`
     /// and gathers the senders' ids while the ghosts travel; returns how
-    /// many senders were binned. Every failure goes through `exchange`,
+    /// many senders were binned, and the seconds spent in `exchange` but
+    /// gathering the ids. Every failure goes through `exchange`,
     /// which tells the other processes.
     fn exchange_ghosts(
         &self,
         exchange: &mut dyn GhostExchange,
         s: &mut Scratch,
         workers: &dyn Workers,
-    ) -> Result<usize> {
+    ) -> Result<(usize, f64)> {
         let inner = &*self.0;
         let n = inner.senders.total_size();
         select_senders(n, None, &mut s.sent, workers);
@@ -662,16 +665,19 @@ impl MessageList {
                 (None, None) => ids.extend(0..n as u64),
             }
         };
-        let mut gathered = false;
+        let (mut gathered, mut gathering) = (false, 0.0);
         let (bins, ids) = (&s.sort.bins, &mut s.ids);
+        let start = std::time::Instant::now();
         exchange.exchange(self, binned.map(|()| &bins[..n]), &mut || {
+            let t = std::time::Instant::now();
             own_ids(ids);
-            gathered = true;
+            (gathered, gathering) = (true, t.elapsed().as_secs_f64());
         })?;
+        let exchanging = start.elapsed().as_secs_f64() - gathering;
         if !gathered {
             own_ids(&mut s.ids);
         }
-        Ok(n)
+        Ok((n, exchanging))
     }
 
     fn build_untimed(
@@ -679,23 +685,23 @@ impl MessageList {
         sent: Option<&Dat<i32>>,
         exchange: Option<&mut dyn GhostExchange>,
         workers: &dyn Workers,
-    ) -> Result<usize> {
+    ) -> Result<(usize, f64)> {
         let inner = &*self.0;
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
         s.built_at = None;
         s.device.built = None;
         // Senders binned (and their ids gathered) before the ghosts came.
-        let binned = match exchange {
+        let (binned, exchanging) = match exchange {
             Some(x) => self.exchange_ghosts(x, s, workers)?,
-            None => 0,
+            None => (0, 0.0),
         };
         let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
         let ghosts = self.ghosts();
         let g = ghosts.len();
         if let Some(work) = workers.device_work().filter(|_| g == 0) {
             drop((carried, ghosts));
-            return self.build_on_device(work, sent, s, workers);
+            return Ok((self.build_on_device(work, sent, s, workers)?, exchanging));
         }
         let n = inner.senders.total_size();
         // Ghosts' fields: the layout the ghosts were packed for must be the
@@ -792,7 +798,7 @@ impl MessageList {
         }
         inner.count.set(s.sent.len(), &inner.set);
         s.built_at = Some(inner.senders.generation());
-        Ok(s.sent.len())
+        Ok((s.sent.len(), exchanging))
     }
 
     /// Sorts the senders in memory into the list's order (for a spatial
