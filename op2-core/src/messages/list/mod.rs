@@ -657,27 +657,30 @@ impl MessageList {
                 .bin_sent(&b.grid.params(), &s.sent, &mut s.sort.bins, workers),
             Search::BruteForce => Err(self.invalid("ghost messages go by bin: a brute-force list has none".into())),
         };
-        let own_ids = |ids: &mut Vec<u64>| {
-            ids.clear();
-            match (inner.senders.population(), &inner.fixed_ids) {
-                (Some(p), _) => p.with_ids(|all, _| ids.extend_from_slice(all)),
-                (None, Some(all)) => ids.extend_from_slice(all),
-                (None, None) => ids.extend(0..n as u64),
-            }
-        };
         let (mut gathered, mut gathering) = (false, 0.0);
         let (bins, ids) = (&s.sort.bins, &mut s.ids);
         let start = std::time::Instant::now();
         exchange.exchange(self, binned.map(|()| &bins[..n]), &mut || {
             let t = std::time::Instant::now();
-            own_ids(ids);
+            self.sender_ids(ids);
             (gathered, gathering) = (true, t.elapsed().as_secs_f64());
         })?;
         let exchanging = start.elapsed().as_secs_f64() - gathering;
         if !gathered {
-            own_ids(&mut s.ids);
+            self.sender_ids(&mut s.ids);
         }
         Ok((n, exchanging))
+    }
+
+    /// The senders' ids, in index order, into `out`.
+    fn sender_ids(&self, out: &mut Vec<u64>) {
+        let inner = &*self.0;
+        out.clear();
+        match (inner.senders.population(), &inner.fixed_ids) {
+            (Some(p), _) => p.with_ids(|ids, _| out.extend_from_slice(ids)),
+            (None, Some(ids)) => out.extend_from_slice(ids),
+            (None, None) => out.extend(0..inner.senders.total_size() as u64),
+        }
     }
 
     fn build_untimed(
@@ -757,12 +760,7 @@ impl MessageList {
         };
         if g > 0 {
             if binned == 0 {
-                s.ids.clear();
-                match (inner.senders.population(), &inner.fixed_ids) {
-                    (Some(p), _) => p.with_ids(|ids, _| s.ids.extend_from_slice(ids)),
-                    (None, Some(ids)) => s.ids.extend_from_slice(ids),
-                    (None, None) => s.ids.extend(0..n as u64),
-                }
+                self.sender_ids(&mut s.ids);
             }
             s.ids.truncate(n);
             s.ids.extend(ghosts.ids());
