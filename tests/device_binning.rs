@@ -11,7 +11,7 @@
 use op2::prelude::*;
 use op2::{Coordinate, RuntimeOptions, ScopedThreads, Workers};
 use op2_backends::OpenClExecutor;
-use op2_core::{DeviceBuffer, GatherJob, SelectJob};
+use op2_core::{DeviceBuffer, GatherJob, GatherTail, LookupJob, ScalarType, SelectJob};
 
 /// A small counter-based generator (splitmix64).
 fn mix(i: u64) -> u64 {
@@ -181,6 +181,7 @@ fn device_work_refuses_buffers_too_small_or_from_another_context() {
             src: &*big,
             dst,
             dst_first: 0,
+            tail: None,
         })
     };
     let e = gather(&*small, 100).unwrap_err();
@@ -206,4 +207,101 @@ fn device_work_refuses_buffers_too_small_or_from_another_context() {
     assert!(e.to_string().contains("ids holds 16 bytes where 24"), "{e}");
     let e = work.fill_zero(&*foreign, 4).unwrap_err();
     assert!(e.to_string().contains("another device context"), "{e}");
+}
+
+/// The device work a distributed run's exchanges use: each sender's bin
+/// looked up in a table (the rank that owns it), flags marked at given
+/// elements, and a gather that reads past a source's elements from a
+/// second buffer (ghost records after the senders): each as the host
+/// computes it.
+#[test]
+fn device_work_looks_up_bins_marks_flags_and_gathers_from_a_tail() {
+    let rt = Runtime::new(Backend::OpenCl).expect("an OpenCL device (PoCL in CI)");
+    let work = rt.device_work().expect("a device runtime lends its device");
+    let upload = |name: &str, bytes: &[u8]| {
+        let b = work.new_buffer(name, bytes.len().max(8)).unwrap();
+        b.upload(bytes).unwrap();
+        b
+    };
+    let download_i32 = |b: &dyn DeviceBuffer, n: usize| {
+        let mut v = vec![0u8; 4 * n];
+        b.download(&mut v).unwrap();
+        v.chunks_exact(4)
+            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect::<Vec<_>>()
+    };
+    // Lookup: positions in and around a clamped and a wrapped grid.
+    for boundary in [Boundary::Clamp, Boundary::Wrap] {
+        let grid = SpatialGrid::new_2d("g", [0.0; 2], [8.0; 2], 1.0, boundary).unwrap();
+        let n = 1000;
+        let p: Vec<f64> = (0..2 * n as u64).map(|i| coordinate(i, 8.0, 1.0)).collect();
+        let table: Vec<i32> = (0..grid.bin_count() as u64).map(|b| (mix(b) % 5) as i32).collect();
+        let (pos, params, tab) = (
+            upload("pos", &le_bytes(&p, f64::to_le_bytes)),
+            upload("grid", &le_bytes(&grid.params(), f64::to_le_bytes)),
+            upload("table", &le_bytes(&table, i32::to_le_bytes)),
+        );
+        let out = work.new_buffer("out", 4 * n).unwrap();
+        work.lookup(&LookupJob {
+            position: ScalarType::F64,
+            dims: 2,
+            senders: n,
+            bins: grid.bin_count(),
+            positions: &*pos,
+            grid: &*params,
+            table: &*tab,
+            out: &*out,
+        })
+        .unwrap();
+        let want: Vec<i32> = (0..n)
+            .map(|e| table[grid.bin_of([p[2 * e], p[2 * e + 1], 0.0])])
+            .collect();
+        assert_eq!(download_i32(&*out, n), want, "{boundary:?}");
+        // A table shorter than the bins is refused.
+        let e = work
+            .lookup(&LookupJob {
+                position: ScalarType::F64,
+                dims: 2,
+                senders: n,
+                bins: grid.bin_count() + 100,
+                positions: &*pos,
+                grid: &*params,
+                table: &*tab,
+                out: &*out,
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("table holds"), "{e}");
+    }
+    // Mark: an index past the flags is skipped.
+    let flags = upload("flags", &le_bytes(&[1i32; 10], i32::to_le_bytes));
+    let at = upload("at", &le_bytes(&[3u32, 7, 9, 5000], u32::to_le_bytes));
+    work.mark(&*flags, 10, &*at, 4, -2).unwrap();
+    assert_eq!(download_i32(&*flags, 10), vec![1, 1, 1, -2, 1, 1, 1, -2, 1, -2]);
+    let e = work.mark(&*flags, 10, &*at, 5, 0).unwrap_err();
+    assert!(e.to_string().contains("indices holds 16 bytes where 20"), "{e}");
+    // A gather from a source of 4 elements and a tail of 3 (2 words each).
+    let src = upload("src", &le_bytes(&[10i32, 11, 20, 21, 30, 31, 40, 41], i32::to_le_bytes));
+    let tail = upload("tail", &le_bytes(&[50i32, 51, 60, 61, 70, 71], i32::to_le_bytes));
+    let order = upload("order", &le_bytes(&[2u32, 4, 0, 6, 5, 7, 3], u32::to_le_bytes));
+    let dst = upload("dst", &le_bytes(&[-1i32; 16], i32::to_le_bytes));
+    work.gather(&GatherJob {
+        n: 7,
+        words: 2,
+        order: &*order,
+        src: &*src,
+        dst: &*dst,
+        dst_first: 1,
+        tail: Some(GatherTail { first: 4, src: &*tail }),
+    })
+    .unwrap();
+    assert_eq!(
+        download_i32(&*dst, 16),
+        vec![-1, -1, 30, 31, 50, 51, 10, 11, 70, 71, 60, 61, -1, -1, 40, 41],
+        "index 7 is past the tail's 3 elements: skipped"
+    );
+}
+
+/// The bytes of `v`, little-endian (the device's order on PoCL and GPUs).
+fn le_bytes<T: Copy, const N: usize>(v: &[T], f: fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|&x| f(x)).collect()
 }

@@ -51,8 +51,43 @@ pub struct SelectJob<'a> {
     pub out: &'a dyn DeviceBuffer,
 }
 
+/// A lookup on a device: `out[e]` (`i32`) becomes `table[b]` for the bin
+/// `b` of sender `e`'s position in a spatial grid (`-1` for a position in
+/// no bin), e.g. the rank that owns the bin.
+pub struct LookupJob<'a> {
+    /// The positions' element type.
+    pub position: ScalarType,
+    /// Coordinates per position (2 or 3).
+    pub dims: usize,
+    /// Senders.
+    pub senders: usize,
+    /// Bins (the table's length).
+    pub bins: usize,
+    /// The positions, `dims` per sender.
+    pub positions: &'a dyn DeviceBuffer,
+    /// The grid's parameters (`f64`, [`SpatialGrid::params`](crate::SpatialGrid::params)).
+    pub grid: &'a dyn DeviceBuffer,
+    /// One `i32` per bin.
+    pub table: &'a dyn DeviceBuffer,
+    /// Out: one `i32` per sender.
+    pub out: &'a dyn DeviceBuffer,
+}
+
+/// A second source of a [`GatherJob`]: records appended after a source's
+/// elements (e.g. ghost messages after the senders' own), so that a gather
+/// reads both without first copying them into one buffer.
+#[derive(Clone, Copy)]
+pub struct GatherTail<'a> {
+    /// The first index that is the tail's: index `first + k` is element
+    /// `k` of `src`.
+    pub first: usize,
+    /// The tail's elements (as many words each as the job's).
+    pub src: &'a dyn DeviceBuffer,
+}
+
 /// A gather on a device: element `dst_first + i` of `dst` becomes element
-/// `order[i]` of `src`, for `i` in `0..n`, elements of `words` 32-bit words.
+/// `order[i]` of `src` (or of the tail, past its `first`), for `i` in
+/// `0..n`, elements of `words` 32-bit words.
 pub struct GatherJob<'a> {
     /// Elements gathered.
     pub n: usize,
@@ -66,6 +101,8 @@ pub struct GatherJob<'a> {
     pub dst: &'a dyn DeviceBuffer,
     /// The first element of `dst` written.
     pub dst_first: usize,
+    /// Elements past `src`'s, from another buffer; `None`: `src` only.
+    pub tail: Option<GatherTail<'a>>,
 }
 
 /// What a device backend does in its own memory for the work around loops.
@@ -102,6 +139,19 @@ pub trait DeviceWork: Sync {
     /// # Errors
     /// As [`DeviceWork::bin`].
     fn gather(&self, job: &GatherJob<'_>) -> Result<()>;
+
+    /// Enqueues a [`LookupJob`].
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`].
+    fn lookup(&self, job: &LookupJob<'_>) -> Result<()>;
+
+    /// Enqueues `flags[indices[i]] = value` (`i32`) for `i` in `0..m`,
+    /// skipping indices past `n` (the elements `flags` holds).
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`].
+    fn mark(&self, flags: &dyn DeviceBuffer, n: usize, indices: &dyn DeviceBuffer, m: usize, value: i32) -> Result<()>;
 
     /// Enqueues `dst[first + i] = first_id + i` (`i64`) for `i` in `0..n`:
     /// the ids of new agents.

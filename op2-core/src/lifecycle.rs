@@ -439,6 +439,7 @@ impl Lifecycle {
                 src: given,
                 dst: ids.buffer(),
                 dst_first: kept,
+                tail: None,
             })
         };
         if let Err(e) = finish() {

@@ -1,19 +1,22 @@
 //! The device side of reordering a set's elements, in either device
 //! dialect: a stable selection of the elements whose flag passes (a count
 //! per block, a prefix sum over the blocks, a scan inside each block), the
-//! gather of elements in a new order, and the ids of new agents. Message
-//! builds of brute-force lists, births and deaths, and permutations use it.
+//! gather of elements in a new order (from one source, or two: a set's
+//! elements and records appended after them), the ids of new agents, and
+//! flags marked at given elements. Message builds, births and deaths,
+//! permutations and agents moving between ranks use it.
 
 use super::utility_c::{utility_prelude, DeviceLanguage, SCAN_THREADS};
 
 /// The entry points, in the order [`reorder_source`] defines them.
-pub const REORDER_ENTRIES: [&str; 6] = [
+pub const REORDER_ENTRIES: [&str; 7] = [
     "op2_fill_zero",
     "op2_scan",
     "op2_select_count",
     "op2_select_scatter",
     "op2_gather_words",
     "op2_fill_ids",
+    "op2_mark",
 ];
 
 /// The reordering program (one for any data: it moves 32-bit words):
@@ -22,9 +25,12 @@ pub const REORDER_ENTRIES: [&str; 6] = [
 /// // blocks of SCAN_THREADS: element e passes if !flags, or if ((flags[e] & mask) != 0) == when_set
 /// op2_select_count(long n, const int *flags, long mask, long when_set, uint *block_counts)
 /// op2_select_scatter(long n, const int *flags, long mask, long when_set, const int *block_starts, uint *out)
+/// // element order[i] of src (below split), or order[i] - split of tail (null: none);
+/// // past either source's elements (src_n, tail_n): skipped
 /// op2_gather_words(long n, long words, const uint *order, long src_n, const uint *src,
-///                  uint *dst, long dst_first)          // order[i] >= src_n: skipped
+///                  long split, long tail_n, const uint *tail, uint *dst, long dst_first)
 /// op2_fill_ids(long n, long first, long first_id, long *dst)      // dst[first + i] = first_id + i
+/// op2_mark(long m, const uint *idx, long n, long value, int *flags) // flags[idx[i]] = value (idx < n)
 /// ```
 ///
 /// with `op2_fill_zero` and `op2_scan` from the utility prelude.
@@ -64,17 +70,29 @@ OP2_ENTRY op2_select_scatter(long n, OP2_GLOBAL const int *flags, long mask, lon
     if (pass) out[block_starts[OP2_BLOCK] + sum[t] - 1] = (uint)e;
 }}
 OP2_ENTRY op2_gather_words(long n, long words, OP2_GLOBAL const uint *order, long src_n,
-                           OP2_GLOBAL const uint *src, OP2_GLOBAL uint *dst, long dst_first) {{
+                           OP2_GLOBAL const uint *src, long split, long tail_n, OP2_GLOBAL const uint *tail,
+                           OP2_GLOBAL uint *dst, long dst_first) {{
     long g = OP2_GID;
     if (g >= n * words) return;
     long i = g / words, w = g - i * words;
     long from = order[i];
+    if (tail && from >= split) {{
+        from -= split;
+        if (from < tail_n) dst[dst_first * words + g] = tail[from * words + w];
+        return;
+    }}
     if (from >= src_n) return;
     dst[dst_first * words + g] = src[from * words + w];
 }}
 OP2_ENTRY op2_fill_ids(long n, long first, long first_id, OP2_GLOBAL long *dst) {{
     long i = OP2_GID;
     if (i < n) dst[first + i] = first_id + i;
+}}
+OP2_ENTRY op2_mark(long m, OP2_GLOBAL const uint *idx, long n, long value, OP2_GLOBAL int *flags) {{
+    long i = OP2_GID;
+    if (i >= m) return;
+    long e = idx[i];
+    if (e < n) flags[e] = (int)value;
 }}
 ",
         prelude = utility_prelude(language),

@@ -19,6 +19,7 @@ const SCAN: usize = 1;
 const COUNT: usize = 2;
 const SCATTER: usize = 3;
 const CANONICAL: usize = 4;
+const LOOKUP: usize = 5;
 
 /// The compiled binning programs of one device, by position type and dims.
 pub struct BinningPrograms<U>(Mutex<HashMap<(ScalarType, usize), Arc<U>>>);
@@ -104,6 +105,37 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         self.launch_over(&p, CANONICAL, b.nbins, &canonical)
     }
 
+    /// Enqueues `out[e] = table[bin of e]` for `n` senders of `position`
+    /// coordinates (`dims` each) in `nbins` bins; `mem` is the positions,
+    /// the grid's parameters, the table and `out`, checked by the caller.
+    ///
+    /// # Errors
+    /// As [`DeviceExecutor::enqueue_binning`].
+    pub(super) fn enqueue_lookup(
+        &self,
+        position: ScalarType,
+        dims: usize,
+        n: usize,
+        nbins: usize,
+        mem: [A::Mem; 4],
+    ) -> Result<()> {
+        use UtilityArg::{Long, Mem};
+        if n == 0 {
+            return Ok(());
+        }
+        let p = self.binning_program(position, dims)?;
+        let [positions, grid, table, out] = mem;
+        let args = [
+            Long(n as i64),
+            Long(nbins as i64),
+            Mem(positions),
+            Mem(grid),
+            Mem(table),
+            Mem(out),
+        ];
+        self.launch_over(&p, LOOKUP, n, &args)
+    }
+
     /// Bins `positions` (`dims` coordinates per sender, on the host) on
     /// the device as a build of a list on `grid` would, and returns the
     /// bins' starts and the senders in message order, with the positions
@@ -156,6 +188,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             src: &*pos,
             dst: &*gathered,
             dst_first: 0,
+            tail: None,
         })?;
         self.api().finish("message build")?;
         let mut starts_host = vec![0i32; bins + 1];

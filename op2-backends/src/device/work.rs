@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use op2_core::{scratch_buffer, BinJob, DeviceBuffer, DeviceWork, Error, GatherJob, Result, SelectJob};
+use op2_core::{scratch_buffer, BinJob, DeviceBuffer, DeviceWork, Error, GatherJob, LookupJob, Result, SelectJob};
 
 use super::api::{DeviceApi, UtilityArg};
 use super::binning::BinBuffers;
@@ -21,6 +21,7 @@ const SELECT_COUNT: usize = 2;
 const SELECT_SCATTER: usize = 3;
 const GATHER: usize = 4;
 const FILL_IDS: usize = 5;
+const MARK: usize = 6;
 
 /// Threads per block of the one-thread-per-element entry points.
 const THREADS: usize = 256;
@@ -244,6 +245,11 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
         let src_n = job.src.bytes() / bytes.max(1);
         let src = self.mem(JOB, "source", job.src, 0)?;
         let dst = self.mem(JOB, "destination", job.dst, bytes * (job.dst_first + job.n))?;
+        // Without a tail, no index reaches it.
+        let (split, tail_n, tail) = match job.tail {
+            Some(t) => (t.first, t.src.bytes() / bytes.max(1), self.mem(JOB, "tail", t.src, 0)?),
+            None => (usize::MAX >> 1, 0, self.api().null_mem()),
+        };
         if job.n == 0 || job.words == 0 {
             return Ok(());
         }
@@ -254,10 +260,42 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
             Mem(order),
             Long(src_n as i64),
             Mem(src),
+            Long(split as i64),
+            Long(tail_n as i64),
+            Mem(tail),
             Mem(dst),
             Long(job.dst_first as i64),
         ];
         self.launch_over(&p, GATHER, job.n * job.words, &args)
+    }
+
+    fn lookup(&self, job: &LookupJob<'_>) -> Result<()> {
+        const JOB: &str = "bin lookup";
+        let n = job.senders;
+        let position_bytes = n * job.dims * job.position.size();
+        let positions = self.mem(JOB, "positions", job.positions, position_bytes)?;
+        let grid = self.mem(JOB, "grid", job.grid, 8 * op2_core::GRID_PARAMS)?;
+        let table = self.mem(JOB, "table", job.table, 4 * job.bins)?;
+        let out = self.mem(JOB, "out", job.out, 4 * n)?;
+        self.enqueue_lookup(job.position, job.dims, n, job.bins, [positions, grid, table, out])
+    }
+
+    fn mark(&self, flags: &dyn DeviceBuffer, n: usize, indices: &dyn DeviceBuffer, m: usize, value: i32) -> Result<()> {
+        use UtilityArg::{Long, Mem};
+        let flags = self.mem("mark", "flags", flags, 4 * n)?;
+        let indices = self.mem("mark", "indices", indices, 4 * m)?;
+        if m == 0 {
+            return Ok(());
+        }
+        let p = self.reorder_program()?;
+        let args = [
+            Long(m as i64),
+            Mem(indices),
+            Long(n as i64),
+            Long(value.into()),
+            Mem(flags),
+        ];
+        self.launch_over(&p, MARK, m, &args)
     }
 
     fn fill_ids(&self, dst: &dyn DeviceBuffer, first: usize, n: usize, first_id: u64) -> Result<()> {

@@ -199,6 +199,7 @@ impl Population {
                     src: current(i),
                     dst,
                     dst_first: 0,
+                    tail: None,
                 })?;
             }
             if let Some(c) = &moves.children {
@@ -212,6 +213,7 @@ impl Population {
                     src: current(source),
                     dst,
                     dst_first: moves.kept,
+                    tail: None,
                 })?;
             }
         }

@@ -170,6 +170,7 @@ impl<T: Scalar> Carried for CarriedDat<T> {
             src: src.buffer(),
             dst: dst.buffer(),
             dst_first: 0,
+            tail: None,
         })
     }
 
