@@ -140,6 +140,12 @@ fn agents_split_in_two_with_ghosts_compute_what_one_set_computes() {
         got.extend(r.forces());
         got.sort_by_key(|x| x.0);
         assert!(got == want, "{}: split forces differ from one set's", rt.backend());
+        // On a device the builds with ghosts ran there: the positions never
+        // came back to the host, the messages never left the device.
+        for a in [&l, &r] {
+            assert_eq!(a.pos.transfer_stats().downloads, 0, "{}", rt.backend());
+            assert_eq!(a.m_pos.transfer_stats(), op2::TransferStats::default());
+        }
 
         // Sorting the senders keeps the ghosts out of the permutation.
         l.list.sort_senders_on(&rt).unwrap();
@@ -195,14 +201,18 @@ fn ghosts_of_another_layout_a_repeated_id_or_a_bad_sender_are_refused() {
     );
     assert!(pack.is_empty());
 
-    // Agent id 2 is on both sides: its messages would be in the list twice.
+    // Agent id 2 is on both sides: its messages would be in the list twice
+    // (on the host and on a device).
     b.list.pack_messages(&[0, 1], &mut pack).unwrap();
     a.list.set_ghosts(&[&pack]).unwrap();
-    let e = a.list.build_on(&rt).unwrap_err();
-    assert!(
-        matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("sender id 2")),
-        "{e}"
-    );
+    for rt in runtimes() {
+        let e = a.list.build_on(&rt).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("sender id 2")),
+            "{}: {e}",
+            rt.backend()
+        );
+    }
 
     // Ghosts carry no sent flags: a build of the senders that sent is refused.
     let flags = Dat::from_vec("sent", &a.set, 1, vec![1, 0, 1]).unwrap();

@@ -347,7 +347,8 @@ impl Population {
         check_size(set, new_len)?;
         {
             let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(id) = repeated_id(keep, &ids.ids, arrivals) {
+            let kept = keep.iter().map(|&e| ids.ids[e as usize]);
+            if let Some(id) = repeated_id(kept, arrivals.iter().flat_map(|p| p.ids()).collect()) {
                 return Err(bad(format!("agent id {id} would be in the set twice")));
             }
             // Ids are `i64`s in Dats (a lifecycle's `ids`), and the next
@@ -417,12 +418,11 @@ fn compact_in_place(data: &mut [u8], bytes: usize, keep: &[u32]) {
     }
 }
 
-/// An id that the exchange would hold twice: one repeated among the
-/// arrivals, or one of them already held by a kept agent (`ids[e]` for `e`
-/// in `keep`). Arrivals are few and the kept many: the arrivals are sorted,
-/// and each kept id first meets a filter of bits that most ids miss.
-fn repeated_id(keep: &[u32], ids: &[u64], arrivals: &[&super::AgentPack]) -> Option<u64> {
-    let mut arriving: Vec<u64> = arrivals.iter().flat_map(|p| p.ids()).collect();
+/// An id that a set would hold twice: one repeated among the `arriving`,
+/// or one of them already among the `kept`. Arrivals are few and the kept
+/// many: the arrivals are sorted, and each kept id first meets a filter of
+/// bits that most ids miss.
+pub(crate) fn repeated_id(kept: impl Iterator<Item = u64>, mut arriving: Vec<u64>) -> Option<u64> {
     if arriving.is_empty() {
         return None;
     }
@@ -438,7 +438,8 @@ fn repeated_id(keep: &[u32], ids: &[u64], arrivals: &[&super::AgentPack]) -> Opt
         let s = slot(id);
         filter[s / 64] |= 1 << (s % 64);
     }
-    keep.iter().map(|&e| ids[e as usize]).find(|&id| {
+    let mut kept = kept;
+    kept.find(|&id| {
         let s = slot(id);
         filter[s / 64] & (1 << (s % 64)) != 0 && arriving.binary_search(&id).is_ok()
     })
@@ -483,22 +484,30 @@ mod tests {
         }
     }
 
+    /// The id repeated when the agents `keep` (ids `ids`) take in `packs`.
+    fn repeated(keep: &[u32], ids: &[u64], packs: &[&AgentPack]) -> Option<u64> {
+        repeated_id(
+            keep.iter().map(|&e| ids[e as usize]),
+            packs.iter().flat_map(|p| p.ids()).collect(),
+        )
+    }
+
     #[test]
     fn a_repeated_id_is_found_among_arrivals_and_against_the_kept() {
         let ids: Vec<u64> = (0..10_000u64).map(|i| i * 7 + 3).collect();
         let keep: Vec<u32> = (0..10_000u32).filter(|e| e % 2 == 0).collect();
         let (fresh, again) = (pack_of(&[1, 2, 4, 100_000]), pack_of(&[5]));
-        assert_eq!(repeated_id(&keep, &ids, &[]), None);
-        assert_eq!(repeated_id(&keep, &ids, &[&fresh]), None);
-        assert_eq!(repeated_id(&keep, &ids, &[&fresh, &again]), None);
+        assert_eq!(repeated(&keep, &ids, &[]), None);
+        assert_eq!(repeated(&keep, &ids, &[&fresh]), None);
+        assert_eq!(repeated(&keep, &ids, &[&fresh, &again]), None);
         // Agent 1's id (10) left: it may come back; agent 2's (17) stayed.
-        assert_eq!(repeated_id(&keep, &ids, &[&pack_of(&[10])]), None);
-        assert_eq!(repeated_id(&keep, &ids, &[&fresh, &pack_of(&[17])]), Some(17));
-        assert_eq!(repeated_id(&keep, &ids, &[&fresh, &pack_of(&[4])]), Some(4));
+        assert_eq!(repeated(&keep, &ids, &[&pack_of(&[10])]), None);
+        assert_eq!(repeated(&keep, &ids, &[&fresh, &pack_of(&[17])]), Some(17));
+        assert_eq!(repeated(&keep, &ids, &[&fresh, &pack_of(&[4])]), Some(4));
         // Every kept id is found, whatever the filter's hash does with it.
         for &e in keep.iter().step_by(97) {
             let id = ids[e as usize];
-            assert_eq!(repeated_id(&keep, &ids, &[&pack_of(&[id])]), Some(id));
+            assert_eq!(repeated(&keep, &ids, &[&pack_of(&[id])]), Some(id));
         }
     }
 }

@@ -6,6 +6,7 @@
 mod migration;
 mod on_device;
 
+pub(crate) use migration::repeated_id;
 pub use migration::{AgentLayout, AgentPack};
 pub(crate) use on_device::{identity_order, DeviceReorder};
 

@@ -223,6 +223,31 @@ impl MessageList {
         )))
     }
 
+    /// A spatial list's ghosts without positions (its positions Dat not
+    /// carried: never, as a spatial list carries them from the start).
+    pub(super) fn unplaced_ghosts(&self, g: usize) -> Error {
+        let positions = match &self.0.search {
+            Search::Spatial(b) => b.positions.name().to_string(),
+            Search::BruteForce => String::new(),
+        };
+        self.invalid(format!(
+            "its {g} ghost messages have no positions: carry the positions `{positions}` (`MessageList::carry`)"
+        ))
+    }
+
+    /// Refuses ghosts of which one has a sender's id (`senders`: the
+    /// senders' ids), or two one id: a build with them would hold one
+    /// agent's message twice.
+    pub(super) fn check_ghost_ids(&self, senders: &[u64], ghosts: &AgentPack) -> Result<()> {
+        let arriving = ghosts.ids().collect();
+        match crate::population::repeated_id(senders.iter().copied(), arriving) {
+            Some(id) => Err(self.invalid(format!(
+                "two of its messages come from sender id {id} (a ghost's id is a sender's, or two ghosts')"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     pub(super) fn invalid(&self, reason: String) -> Error {
         Error::InvalidMessages {
             list: self.0.name.clone(),

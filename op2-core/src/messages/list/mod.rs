@@ -19,8 +19,8 @@ use crate::messages::query::SpatialView;
 use crate::workers::{parts_for, piece, run_on_pieces};
 use crate::Dat;
 use crate::{
-    AgentPack, ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, Global, Result, Scalar,
-    ScalarType, ScopedThreads, Set, Workers,
+    AgentPack, ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, GatherTail, Global, Result,
+    Scalar, ScalarType, ScopedThreads, Set, Workers,
 };
 
 /// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,
@@ -95,8 +95,14 @@ trait Carried: Send + Sync {
     /// index past the senders).
     fn gather(&self, order: &[u32], ghosts: Option<GhostField<'_>>, workers: &dyn Workers) -> Result<()>;
     /// As [`Carried::gather`], in `work`'s device memory, for the first
-    /// `n` entries of `order` there.
-    fn gather_on_device(&self, work: &dyn DeviceWork, order: &dyn DeviceBuffer, n: usize) -> Result<()>;
+    /// `n` entries of `order` there (the ghosts' values in `tail`).
+    fn gather_on_device(
+        &self,
+        work: &dyn DeviceWork,
+        order: &dyn DeviceBuffer,
+        n: usize,
+        tail: Option<GatherTail<'_>>,
+    ) -> Result<()>;
     /// Copies the senders' elements into records: sender `senders[k]`'s
     /// to `records[k * record + offset..]`.
     fn pack(&self, senders: &[u32], records: &mut [u8], record: usize, offset: usize) -> Result<()>;
@@ -160,7 +166,13 @@ impl<T: Scalar> Carried for CarriedDat<T> {
         Ok(())
     }
 
-    fn gather_on_device(&self, work: &dyn DeviceWork, order: &dyn DeviceBuffer, n: usize) -> Result<()> {
+    fn gather_on_device(
+        &self,
+        work: &dyn DeviceWork,
+        order: &dyn DeviceBuffer,
+        n: usize,
+        tail: Option<GatherTail<'_>>,
+    ) -> Result<()> {
         let src = stage(work, ArgData::Dat(&self.source), READ, 0)?;
         let dst = stage(work, ArgData::Dat(&self.message), OVERWRITE, 0)?;
         work.gather(&GatherJob {
@@ -170,7 +182,7 @@ impl<T: Scalar> Carried for CarriedDat<T> {
             src: src.buffer(),
             dst: dst.buffer(),
             dst_first: 0,
-            tail: None,
+            tail,
         })
     }
 
@@ -221,6 +233,8 @@ trait Positions: Send + Sync {
     fn bins(&self, grid: &[f64; GRID_PARAMS], out: &mut Vec<u32>) -> Result<()>;
     /// The Dat's identity (as `DatHandle::id`).
     fn source_id(&self) -> usize;
+    /// The Dat's name.
+    fn name(&self) -> &str;
     /// The Dat, as an argument (to stage it on a device).
     fn as_arg(&self) -> ArgData<'_>;
     /// The coordinates' type.
@@ -234,6 +248,10 @@ impl<T: Coordinate> Positions for Dat<T> {
 
     fn source_id(&self) -> usize {
         DatHandle::id(self)
+    }
+
+    fn name(&self) -> &str {
+        Dat::name(self)
     }
 
     fn scalar(&self) -> ScalarType {
@@ -703,10 +721,6 @@ impl MessageList {
         let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
         let ghosts = self.ghosts();
         let g = ghosts.len();
-        if let Some(work) = workers.device_work().filter(|_| g == 0) {
-            drop((carried, ghosts));
-            return Ok((self.build_on_device(work, sent, s, workers)?, exchanging));
-        }
         let n = inner.senders.total_size();
         // Ghosts' fields: the layout the ghosts were packed for must be the
         // carried Dats' still.
@@ -723,6 +737,31 @@ impl MessageList {
                 offsets
             }
         };
+        // A spatial list carries its positions from the start.
+        let positions_carried = match &inner.search {
+            Search::Spatial(b) => carried.iter().position(|c| c.source_id() == b.positions.source_id()),
+            Search::BruteForce => None,
+        };
+        // On a device (a brute-force list with ghosts, rare, on the host).
+        let spatial = matches!(inner.search, Search::Spatial(_));
+        if let Some(work) = workers.device_work().filter(|_| g == 0 || spatial) {
+            drop(carried);
+            let records = if g > 0 {
+                if binned == 0 {
+                    self.sender_ids(&mut s.ids);
+                }
+                self.check_ghost_ids(&s.ids[..n], &ghosts)?;
+                Some(on_device::GhostRecords {
+                    pack: &ghosts,
+                    offsets: &offsets,
+                    positions: positions_carried,
+                })
+            } else {
+                None
+            };
+            let built = self.build_on_device(work, sent, records, s, workers)?;
+            return Ok((built, exchanging));
+        }
         let field = |offset: usize| GhostField {
             bytes: &ghosts.bytes,
             record: ghosts.record,
@@ -741,8 +780,7 @@ impl MessageList {
         s.sent.extend(n as u32..(n + g) as u32);
         if let Search::Spatial(b) = &inner.search {
             let nbins = b.grid.bin_count();
-            let at = carried.iter().position(|c| c.source_id() == b.positions.source_id());
-            let ghost_positions = at.filter(|_| g > 0).map(|c| field(offsets[c]));
+            let ghost_positions = positions_carried.filter(|_| g > 0).map(|c| field(offsets[c]));
             b.positions.sort(
                 &b.grid.params(),
                 nbins,

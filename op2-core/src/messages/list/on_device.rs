@@ -3,12 +3,18 @@
 //! loops left them, the bins' counting sort (spatial) or the selection of
 //! senders (brute force) runs there, and the carried Dats are gathered
 //! there, so the only value that comes back to the host is the number of
-//! messages.
+//! messages. Ghost messages (another process's) go up as one column per
+//! carried Dat and are read past the senders' own elements, so a build
+//! with ghosts stays on the device too.
 
 use super::{MessageList, Scratch, Search};
 use crate::device_work::{stage, Staged, OVERWRITE, READ};
 use crate::messages::binning::order_by_id;
-use crate::{scratch_buffer, ArgData, BinJob, Dat, DeviceBuffer, DeviceWork, Result, SelectJob, Workers};
+use crate::population::identity_order;
+use crate::{
+    scratch_buffer, AgentPack, ArgData, BinJob, Dat, DeviceBuffer, DeviceWork, GatherJob, GatherTail, Result,
+    SelectJob, Workers,
+};
 
 /// A list's buffers on a device, kept from build to build.
 #[derive(Default)]
@@ -24,6 +30,21 @@ pub(super) struct DeviceScratch {
     /// The messages of the last build, if it ran on a device (their
     /// order is then there, not in the host scratch).
     pub(super) built: Option<usize>,
+    /// Ghost messages' values, one column per carried Dat (by carried
+    /// index), and the senders' positions followed by the ghosts'.
+    ghost_columns: Vec<Option<Box<dyn DeviceBuffer>>>,
+    column_host: Vec<u8>,
+    positions: Option<Box<dyn DeviceBuffer>>,
+    identity: Option<Box<dyn DeviceBuffer>>,
+}
+
+/// A build's ghost messages: their records, and where each carried Dat's
+/// value lies in a record (by carried index).
+pub(super) struct GhostRecords<'a> {
+    pub pack: &'a AgentPack,
+    pub offsets: &'a [usize],
+    /// The carried Dat (its index) that is the positions, if any.
+    pub positions: Option<usize>,
 }
 
 impl DeviceScratch {
@@ -51,14 +72,16 @@ impl MessageList {
         &self,
         work: &dyn DeviceWork,
         sent: Option<&Dat<i32>>,
+        ghosts: Option<GhostRecords<'_>>,
         s: &mut Scratch,
         workers: &dyn Workers,
     ) -> Result<usize> {
         let inner = &*self.0;
         let n = inner.senders.total_size();
+        let g = ghosts.as_ref().map_or(0, |x| x.pack.len());
         if let Some(p) = inner.set.population() {
-            // One slot per sender; the build writes them all anew.
-            p.resize_for_overwrite(inner.set.name(), n)?;
+            // One slot per sender and ghost; the build writes them all anew.
+            p.resize_for_overwrite(inner.set.name(), n + g)?;
         }
         let DeviceScratch {
             order,
@@ -66,9 +89,48 @@ impl MessageList {
             ids_for,
             ids_host,
             built,
+            ghost_columns,
+            column_host,
+            positions: joined,
+            identity,
         } = &mut s.device;
-        let ids = self.ids_on_device(work, ids, ids_for, ids_host)?;
-        let order = scratch_buffer(work, order, "message order", 4 * n)?;
+        let ids = match &ghosts {
+            None => self.ids_on_device(work, ids, ids_for, ids_host)?,
+            Some(x) => {
+                // The senders' ids (gathered by the build) and the ghosts'.
+                *ids_for = None;
+                ids_host.clear();
+                ids_host.extend(s.ids[..n].iter().map(|&id| id as i64));
+                ids_host.extend(x.pack.ids().map(|id| id as i64));
+                let buffer = scratch_buffer(work, ids, "sender ids", 8 * (n + g))?;
+                buffer.upload(bytemuck::cast_slice(ids_host))?;
+                Some(buffer)
+            }
+        };
+        if let Some(x) = &ghosts {
+            ghost_columns.resize_with(x.offsets.len(), || None);
+            for (c, column) in self
+                .0
+                .carried
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .enumerate()
+            {
+                let eb = column.element_bytes();
+                column_host.clear();
+                column_host.extend(
+                    x.pack
+                        .as_bytes()
+                        .chunks_exact(x.pack.record)
+                        .flat_map(|r| &r[x.offsets[c]..][..eb]),
+                );
+                let buffer = scratch_buffer(work, &mut ghost_columns[c], "ghost messages", column_host.len())?;
+                buffer.upload(column_host)?;
+            }
+        }
+        let column = |c: usize| ghost_columns.get(c).and_then(|b| b.as_deref());
+        let order = scratch_buffer(work, order, "message order", 4 * (n + g))?;
         let count = {
             let flags = sent.map(|f| stage(work, ArgData::Dat(f), READ, 0)).transpose()?;
             let flags = flags.as_ref().map(Staged::buffer);
@@ -77,13 +139,35 @@ impl MessageList {
                     let positions = stage(work, b.positions.as_arg(), READ, 0)?;
                     let grid = stage(work, ArgData::Global(&b.params), READ, 0)?;
                     let starts = stage(work, ArgData::Dat(&b.starts), OVERWRITE, 0)?;
+                    let dims = b.grid.dims();
+                    let words = dims * b.positions.scalar().size() / 4;
+                    // With ghosts: the senders' positions, then the ghosts'.
+                    let binned: &dyn DeviceBuffer = match ghosts.as_ref().filter(|_| g > 0) {
+                        None => positions.buffer(),
+                        Some(x) => {
+                            let Some(tail) = x.positions.and_then(column) else {
+                                return Err(self.unplaced_ghosts(g));
+                            };
+                            let out = scratch_buffer(work, joined, "positions and ghosts", 4 * words * (n + g))?;
+                            work.gather(&GatherJob {
+                                n: n + g,
+                                words,
+                                order: identity_order(work, identity, n + g)?,
+                                src: positions.buffer(),
+                                dst: out,
+                                dst_first: 0,
+                                tail: Some(GatherTail { first: n, src: tail }),
+                            })?;
+                            out
+                        }
+                    };
                     work.bin(&BinJob {
                         position: b.positions.scalar(),
-                        dims: b.grid.dims(),
-                        senders: n,
+                        dims,
+                        senders: n + g,
                         bins: b.grid.bin_count(),
                         flags,
-                        positions: positions.buffer(),
+                        positions: binned,
                         grid: grid.buffer(),
                         ids,
                         starts: starts.buffer(),
@@ -112,8 +196,15 @@ impl MessageList {
         };
         // Gathered after the sources' and flags' stages are released: a
         // carried Dat may be the positions themselves.
-        for c in inner.carried.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            c.gather_on_device(work, order, count)?;
+        for (k, c) in inner
+            .carried
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .enumerate()
+        {
+            let tail = column(k).filter(|_| g > 0).map(|src| GatherTail { first: n, src });
+            c.gather_on_device(work, order, count, tail)?;
         }
         if let Search::Spatial(b) = &inner.search {
             b.starts_count.set(b.grid.bin_count() + 1, b.starts.set());
