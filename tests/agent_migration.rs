@@ -209,3 +209,72 @@ fn agents_on_a_device_move_and_keep_their_values() {
     assert_eq!(b.hits.to_vec(), vec![103, 106]);
     assert_eq!(a.hits.to_vec(), vec![103, 105, 106, 108]);
 }
+
+#[op2::kernel]
+fn count_hit(hits: &mut i32) {
+    *hits += 3;
+}
+
+/// One migration's story on `rt`: agents leave `a` for an empty `b`
+/// (past its capacity), are counted on both sides, and some come back.
+/// Returns both sets as (id, pos, hits), their ids, and `a`'s `hits`
+/// transfers before the host read anything.
+#[allow(clippy::type_complexity)]
+fn migration_story(
+    rt: &Runtime,
+) -> (
+    Vec<(u64, [f64; 2], i32)>,
+    Vec<(u64, [f64; 2], i32)>,
+    [Vec<u64>; 2],
+    op2::TransferStats,
+) {
+    let a = agents("a", 12, 12, false);
+    let b = agents("b", 0, 2, true);
+    par_loop!(rt, count_hit, a.set, a.hits(RW)).unwrap();
+    let leaving = [1u32, 4, 5, 11];
+    let mut pack = AgentPack::new(&a.set.agent_layout().unwrap());
+    a.set.pack_agents_on(&leaving, &mut pack, rt).unwrap();
+    a.set.move_agents_on(&leaving, &[], rt).unwrap();
+    b.set.move_agents_on(&[], &[&pack], rt).unwrap();
+    par_loop!(rt, count_hit, a.set, a.hits(RW)).unwrap();
+    par_loop!(rt, count_hit, b.set, b.hits(RW)).unwrap();
+    // Two come back, appended after a's kept (all of them).
+    let mut back = AgentPack::new(&b.set.agent_layout().unwrap());
+    b.set.pack_agents_on(&[0, 2], &mut back, rt).unwrap();
+    b.set.move_agents_on(&[0, 2], &[], rt).unwrap();
+    let all: Vec<u32> = (0..a.set.size() as u32).collect();
+    a.set.exchange_agents_on(&all, &[&back], rt).unwrap();
+    par_loop!(rt, count_hit, a.set, a.hits(RW)).unwrap();
+    // Bad leaving lists change nothing.
+    for bad in [&[3u32, 2][..], &[1, 1], &[40]] {
+        let e = a.set.move_agents_on(bad, &[], rt).unwrap_err();
+        assert!(matches!(e, Error::InvalidMigration { .. }), "{e}");
+    }
+    let moved = a.hits.transfer_stats();
+    assert_ids_dat_follows(&a);
+    assert_ids_dat_follows(&b);
+    let ids = [a.set.global_ids().to_vec(), b.set.global_ids().to_vec()];
+    (by_id(&a), by_id(&b), ids, moved)
+}
+
+/// Agents whose Dats live on a device (OpenCL, PoCL in CI) move as on the
+/// host, in device memory: packing brings back only the packed agents'
+/// elements of a Dat the device alone holds, and the exchange brings back
+/// nothing.
+#[cfg(feature = "opencl")]
+#[test]
+fn agents_move_in_device_memory_as_on_the_host() {
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let cl = Runtime::new(Backend::OpenCl).expect("an OpenCL device (PoCL in CI)");
+    let (a, b, ids, host_moved) = migration_story(&seq);
+    assert_eq!(host_moved, op2::TransferStats::default());
+    assert_eq!(ids[0], vec![0, 2, 3, 6, 7, 8, 9, 10, 1, 5]);
+    assert_eq!(ids[1], vec![4, 11]);
+    let (a_cl, b_cl, ids_cl, moved) = migration_story(&cl);
+    assert_eq!((a_cl, b_cl, ids_cl), (a, b, ids));
+    // Up: the whole Dat once (the first loop), then the two that came back
+    // (4 bytes each). Down: the four leaving, nothing else (b's two were
+    // b's Dat's).
+    assert_eq!((moved.uploads, moved.bytes_up), (2, 12 * 4 + 2 * 4), "{moved:?}");
+    assert_eq!((moved.downloads, moved.bytes_down), (1, 4 * 4), "{moved:?}");
+}

@@ -31,6 +31,7 @@ mod birth_numbering;
 mod borrow;
 mod dat;
 mod device;
+mod device_pack;
 mod device_state;
 mod device_work;
 mod error;

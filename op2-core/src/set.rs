@@ -403,7 +403,19 @@ impl Set {
     /// if a loop over it is running; [`Error::HostBorrow`] naming a
     /// borrowed Dat; [`Error::Transfer`].
     pub fn pack_agents(&self, indices: &[u32], pack: &mut AgentPack) -> Result<()> {
-        self.migrating()?.pack(self.name(), indices, pack)
+        self.migrating()?.pack(self.name(), indices, pack, None)
+    }
+
+    /// As [`Set::pack_agents`], for a runtime's work (`&rt`): on a device
+    /// runtime, a Dat whose valid copy is on the device only has the
+    /// packed agents' elements gathered there and brought back, not the
+    /// whole Dat.
+    ///
+    /// # Errors
+    /// As [`Set::pack_agents`]; the device's.
+    pub fn pack_agents_on(&self, indices: &[u32], pack: &mut AgentPack, workers: &dyn Workers) -> Result<()> {
+        self.migrating()?
+            .pack(self.name(), indices, pack, workers.device_work())
     }
 
     /// Keeps the agents `keep` (ascending indices) in their order and
@@ -421,15 +433,60 @@ impl Set {
         self.migrating()?.exchange(self.name(), keep, arrivals)
     }
 
-    /// As [`Set::exchange_agents`], for a runtime's work (`&rt`). The
-    /// kept agents move in place, run by run, on the calling thread (a
-    /// migration keeps most of them where they are), so no worker is
-    /// needed; the argument keeps the signature of the other `_on` calls.
+    /// As [`Set::exchange_agents`], for a runtime's work (`&rt`). On the
+    /// host the kept agents move in place, run by run, on the calling
+    /// thread (a migration keeps most of them where they are); on a device
+    /// runtime the Dats change in device memory (`keep` and the arrivals'
+    /// values go up, nothing comes back).
     ///
     /// # Errors
-    /// As [`Set::exchange_agents`].
-    pub fn exchange_agents_on(&self, keep: &[u32], arrivals: &[&AgentPack], _workers: &dyn Workers) -> Result<()> {
-        self.migrating()?.exchange(self.name(), keep, arrivals)
+    /// As [`Set::exchange_agents`]; the device's.
+    pub fn exchange_agents_on(&self, keep: &[u32], arrivals: &[&AgentPack], workers: &dyn Workers) -> Result<()> {
+        let population = self.migrating()?;
+        match workers.device_work() {
+            Some(work) => population.exchange_on_device(self.name(), keep, None, arrivals, work),
+            None => population.exchange(self.name(), keep, arrivals),
+        }
+    }
+
+    /// Removes the agents `leaving` (ascending indices) and appends the
+    /// agents of `arrivals` after the others, as [`Set::exchange_agents_on`]
+    /// keeping all but `leaving`: a migration's last step when few agents
+    /// leave. On a device runtime only the leaving indices and the
+    /// arrivals' values go up; the kept are found and moved there.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if `leaving` does not ascend inside the
+    /// set; as [`Set::exchange_agents_on`].
+    pub fn move_agents_on(&self, leaving: &[u32], arrivals: &[&AgentPack], workers: &dyn Workers) -> Result<()> {
+        let population = self.migrating()?;
+        let len = population.len();
+        if let Some(w) = leaving.windows(2).find(|w| w[0] >= w[1]) {
+            return Err(Error::InvalidMigration {
+                set: self.name().to_string(),
+                reason: format!("the agents leaving must ascend, and {} comes after {}", w[1], w[0]),
+            });
+        }
+        if let Some(&e) = leaving.last().filter(|&&e| e as usize >= len) {
+            return Err(Error::InvalidMigration {
+                set: self.name().to_string(),
+                reason: format!("agent {e} is past the set's {len} agents"),
+            });
+        }
+        let mut keep = Vec::with_capacity(len - leaving.len());
+        let mut next = leaving.iter().peekable();
+        for e in 0..len as u32 {
+            match next.peek() {
+                Some(&&l) if l == e => {
+                    next.next();
+                }
+                _ => keep.push(e),
+            }
+        }
+        match workers.device_work() {
+            Some(work) => population.exchange_on_device(self.name(), &keep, Some(leaving), arrivals, work),
+            None => population.exchange(self.name(), &keep, arrivals),
+        }
     }
 
     /// Checks that the agents could change now (as

@@ -5,7 +5,8 @@
 //! appends the ones that arrived, ids and all, in every Dat at once.
 
 use super::{check_size, Member, Population};
-use crate::{Error, Result, ScalarType};
+use crate::device_pack::DevicePacker;
+use crate::{DeviceWork, Error, Result, ScalarType};
 
 /// What one agent of a dynamic set carries when it moves: its id, then its
 /// element of each Dat on the set, the Dats in name order. Two sets with
@@ -246,7 +247,7 @@ impl AgentLayout {
 
 impl Population {
     /// The members by name, with the layout they make.
-    fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
+    pub(super) fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
         let members = self.members();
         let dats: Vec<(&str, ScalarType, usize)> = members
             .iter()
@@ -261,13 +262,22 @@ impl Population {
         self.layout_of(set).map(|(_, l)| l)
     }
 
-    /// Appends the agents at `indices` to `pack`.
+    /// Appends the agents at `indices` to `pack`: a Dat whose valid copy
+    /// is on `work`'s device only has those agents' elements gathered and
+    /// brought from there ([`DevicePacker`]), any other is read on the host.
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] if an index is past the set or `pack`
     /// was made for another layout; [`Error::SetInUse`] if the set is
-    /// changing; [`Error::HostBorrow`] if a Dat is borrowed for writing.
-    pub(crate) fn pack(&self, set: &str, indices: &[u32], pack: &mut AgentPack) -> Result<()> {
+    /// changing; [`Error::HostBorrow`] if a Dat is borrowed for writing;
+    /// the device's.
+    pub(crate) fn pack(
+        &self,
+        set: &str,
+        indices: &[u32],
+        pack: &mut AgentPack,
+        work: Option<&dyn DeviceWork>,
+    ) -> Result<()> {
         let (members, layout) = self.layout_of(set)?;
         let bad = |reason: String| Error::InvalidMigration {
             set: set.to_string(),
@@ -281,7 +291,7 @@ impl Population {
         }
         // Held for reading: the set cannot change from here on, and device
         // copies stay valid.
-        let _held = self.hold_for_reading(set, &members)?;
+        let _held = self.take(set, &members, false)?;
         let len = self.len();
         if let Some(&e) = indices.iter().find(|&&e| e as usize >= len) {
             return Err(bad(format!("agent {e} is past the set's {len} agents")));
@@ -290,17 +300,36 @@ impl Population {
         let record = layout.record_bytes();
         let start = pack.bytes.len();
         pack.bytes.resize(start + indices.len() * record, 0);
-        let mut offset = 8;
-        for m in &members {
+        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let packer = &mut scratch.packer;
+        packer.begin();
+        let records = &mut pack.bytes[start..];
+        let mut packed = Ok(());
+        for (m, offset) in members.iter().zip(layout.offsets()) {
             let eb = m.element_bytes();
-            // SAFETY: the member is held, with `len` elements on the host
-            // (brought there by the hold).
-            let data = unsafe { std::slice::from_raw_parts(m.host_bytes(), len * eb) };
-            for (r, &e) in pack.bytes[start..].chunks_exact_mut(record).zip(indices) {
-                let e = e as usize;
-                r[offset..offset + eb].copy_from_slice(&data[e * eb..(e + 1) * eb]);
+            let slot = m.member_device().lock();
+            if let Some(work) = work.filter(|_| DevicePacker::on_device(work, &slot, eb)) {
+                packed = packer.column(work, &slot, eb, indices, records, record, offset);
+            } else {
+                drop(slot);
+                packed = m.sync_host_read();
+                if packed.is_ok() {
+                    // SAFETY: the member is held, with `len` elements on
+                    // the host (brought there just now).
+                    let data = unsafe { std::slice::from_raw_parts(m.host_bytes(), len * eb) };
+                    for (r, &e) in records.chunks_exact_mut(record).zip(indices) {
+                        let e = e as usize;
+                        r[offset..offset + eb].copy_from_slice(&data[e * eb..(e + 1) * eb]);
+                    }
+                }
             }
-            offset += eb;
+            if packed.is_err() {
+                break;
+            }
+        }
+        if let Err(e) = packed {
+            pack.bytes.truncate(start);
+            return Err(e);
         }
         for (r, &e) in pack.bytes[start..].chunks_exact_mut(record).zip(indices) {
             r[..8].copy_from_slice(&ids.ids[e as usize].to_le_bytes());
@@ -319,12 +348,47 @@ impl Population {
     /// the set keeps or another arrival has; as [`Population::reorder`].
     pub(crate) fn exchange(&self, set: &str, keep: &[u32], arrivals: &[&AgentPack]) -> Result<()> {
         let (members, layout) = self.layout_of(set)?;
+        // Held from here on: the checks below stay true until the change.
+        let _held = self.hold(set, &members)?;
+        let new_len = self.check_exchange(set, &layout, keep, arrivals)?;
+        let len = self.len();
+        for m in &members {
+            m.reserve_elements(new_len)?;
+        }
+        let record = layout.record_bytes();
+        for (m, offset) in members.iter().zip(layout.offsets()) {
+            let eb = m.element_bytes();
+            // SAFETY: the member is held exclusively, with `len` elements on
+            // the host, and room for `new_len` (reserved above).
+            let data = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), len * eb) };
+            compact_in_place(data, eb, keep);
+            m.set_elements(new_len);
+            // SAFETY: as above; `set_elements` kept the buffer and its
+            // first `keep.len()` elements.
+            let data = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), new_len * eb) };
+            let arrived = data[keep.len() * eb..].chunks_exact_mut(eb);
+            for (to, r) in arrived.zip(arrivals.iter().flat_map(|p| p.bytes.chunks_exact(record))) {
+                to.copy_from_slice(&r[offset..offset + eb]);
+            }
+        }
+        self.renumber(Some(keep), keep.len(), arrival_ids(arrivals).as_new_ids());
+        Ok(())
+    }
+
+    /// Checks an exchange that keeps the agents `keep` and takes in
+    /// `arrivals` (as [`Population::exchange`] says); returns the set's
+    /// length afterwards. The caller holds the set.
+    pub(super) fn check_exchange(
+        &self,
+        set: &str,
+        layout: &AgentLayout,
+        keep: &[u32],
+        arrivals: &[&AgentPack],
+    ) -> Result<usize> {
         let bad = |reason: String| Error::InvalidMigration {
             set: set.to_string(),
             reason,
         };
-        // Held from here on: the checks below stay true until the change.
-        let _held = self.hold(set, &members)?;
         let len = self.len();
         if let Some(w) = keep.windows(2).find(|w| w[0] >= w[1]) {
             return Err(bad(format!(
@@ -345,55 +409,42 @@ impl Population {
         let arriving: usize = arrivals.iter().map(|p| p.len()).sum();
         let new_len = keep.len() + arriving;
         check_size(set, new_len)?;
-        {
-            let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-            let kept = keep.iter().map(|&e| ids.ids[e as usize]);
-            if let Some(id) = repeated_id(kept, arrivals.iter().flat_map(|p| p.ids()).collect()) {
-                return Err(bad(format!("agent id {id} would be in the set twice")));
-            }
-            // Ids are `i64`s in Dats (a lifecycle's `ids`), and the next
-            // ids must not overflow.
-            let largest = i64::MAX as u64;
-            if let Some(id) = arrivals.iter().flat_map(|p| p.ids()).find(|&id| id > largest) {
-                return Err(bad(format!("agent id {id} is past the largest id, {largest}")));
-            }
+        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = keep.iter().map(|&e| ids.ids[e as usize]);
+        if let Some(id) = repeated_id(kept, arrivals.iter().flat_map(|p| p.ids()).collect()) {
+            return Err(bad(format!("agent id {id} would be in the set twice")));
         }
-        for m in &members {
-            m.reserve_elements(new_len)?;
+        // Ids are `i64`s in Dats (a lifecycle's `ids`), and the next ids
+        // must not overflow.
+        let largest = i64::MAX as u64;
+        if let Some(id) = arrivals.iter().flat_map(|p| p.ids()).find(|&id| id > largest) {
+            return Err(bad(format!("agent id {id} is past the largest id, {largest}")));
         }
-        let record = layout.record_bytes();
-        let mut offset = 8;
-        for m in &members {
-            let eb = m.element_bytes();
-            // SAFETY: the member is held exclusively, with `len` elements on
-            // the host, and room for `new_len` (reserved above).
-            let data = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), len * eb) };
-            compact_in_place(data, eb, keep);
-            m.set_elements(new_len);
-            // SAFETY: as above; `set_elements` kept the buffer and its
-            // first `keep.len()` elements.
-            let data = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), new_len * eb) };
-            let arrived = data[keep.len() * eb..].chunks_exact_mut(eb);
-            for (to, r) in arrived.zip(arrivals.iter().flat_map(|p| p.bytes.chunks_exact(record))) {
-                to.copy_from_slice(&r[offset..offset + eb]);
-            }
-            offset += eb;
+        Ok(new_len)
+    }
+}
+
+/// The ids of agents arriving in `packs`, in pack order.
+pub(super) fn arrival_ids(packs: &[&AgentPack]) -> ArrivalIds {
+    let ids: Vec<u64> = packs.iter().flat_map(|p| p.ids()).collect();
+    // New agents here get ids above every id this set has seen (ids past
+    // i64::MAX are refused before, so this does not overflow).
+    let next = ids.iter().max().map_or(0, |&m| m + 1);
+    ArrivalIds { ids, next }
+}
+
+/// Arriving agents' ids, and the next id they call for.
+pub(super) struct ArrivalIds {
+    ids: Vec<u64>,
+    next: u64,
+}
+
+impl ArrivalIds {
+    pub(super) fn as_new_ids(&self) -> super::NewIds<'_> {
+        super::NewIds::Given {
+            ids: &self.ids,
+            next: self.next,
         }
-        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        let ids = &mut guard.ids;
-        for (to, &from) in keep.iter().enumerate() {
-            ids[to] = ids[from as usize];
-        }
-        ids.truncate(keep.len());
-        ids.extend(arrivals.iter().flat_map(|p| p.ids()));
-        // New agents here get ids above every id this set has seen (ids
-        // past i64::MAX were refused above, so this does not overflow).
-        let top = ids.iter().copied().max().map_or(0, |m| m + 1);
-        guard.next = guard.next.max(top);
-        guard.changed();
-        self.len.store(new_len, std::sync::atomic::Ordering::Release);
-        self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        Ok(())
     }
 }
 

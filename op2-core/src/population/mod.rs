@@ -380,21 +380,6 @@ impl Population {
         self.take(set, members, true)
     }
 
-    /// Holds the set and every member for reading (so nothing changes
-    /// them meanwhile), with the host copies brought up to date and any
-    /// device copy left valid.
-    fn hold_for_reading<'a>(
-        &'a self,
-        set: &str,
-        members: &'a [std::sync::Arc<dyn Member>],
-    ) -> Result<Vec<Release<'a>>> {
-        let held = self.take(set, members, false)?;
-        for m in members {
-            m.sync_host_read()?;
-        }
-        Ok(held)
-    }
-
     /// The set's and every member's borrow (exclusive, or shared).
     fn take<'a>(
         &'a self,

@@ -21,6 +21,15 @@ pub(crate) struct DeviceScratch {
     /// Each member's other buffer (by member id): a change gathers into
     /// it and keeps the old one for the next change.
     spares: HashMap<usize, Box<dyn DeviceBuffer>>,
+    /// Agents packed to move, from device copies.
+    pub(super) packer: crate::device_pack::DevicePacker,
+    /// A migration's flags (1: leaving) and the indices of the leaving.
+    flags: Option<Box<dyn DeviceBuffer>>,
+    leaving: Option<Box<dyn DeviceBuffer>>,
+    /// Arriving agents: `0, 1, 2, ...`, and one column per member.
+    arrival_order: Option<Box<dyn DeviceBuffer>>,
+    arrivals: Vec<Option<Box<dyn DeviceBuffer>>>,
+    arrivals_host: Vec<u8>,
 }
 
 /// How a dynamic set changes, with the index lists on the device (as
@@ -51,6 +60,17 @@ struct Moves<'a> {
     kept: usize,
     /// Then the children, if any.
     children: Option<Children<'a>>,
+    /// Or agents that arrived, if any.
+    appended: Option<Appended<'a>>,
+}
+
+/// Agents arrived from elsewhere, appended after the kept: element
+/// `kept + k` of member `i` is element `k` of `columns[i]`.
+struct Appended<'a> {
+    n: usize,
+    /// `0..n`.
+    order: &'a dyn DeviceBuffer,
+    columns: Vec<&'a dyn DeviceBuffer>,
 }
 
 /// Children appended: element `kept + k` comes from `parents[k]` of the
@@ -81,6 +101,7 @@ impl Population {
                 births: order.births,
                 source_of: order.source_of,
             }),
+            appended: None,
         };
         let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
         let DeviceScratch { identity, spares, .. } = &mut *scratch;
@@ -105,6 +126,7 @@ impl Population {
             order: order_cell,
             identity,
             spares,
+            ..
         } = &mut *scratch;
         let from = scratch_buffer(work, order_cell, "permutation", 4 * order.len())?;
         from.upload(bytemuck::cast_slice(order))?;
@@ -112,6 +134,7 @@ impl Population {
             from: Some(from),
             kept: order.len(),
             children: None,
+            appended: None,
         };
         self.move_on_device(&members, work, order.len(), &moves, spares, identity)?;
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
@@ -119,6 +142,105 @@ impl Population {
         guard.ids = permuted;
         guard.changed();
         self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// [`Population::exchange`] in device memory: the kept agents are
+    /// gathered there (found from `leaving`, ascending, when given: marked
+    /// and selected on the device, so only the leaving indices go up; or
+    /// `keep` uploaded), and only the arrivals' values go up, one column
+    /// per Dat. `keep` (on the host) renumbers the ids.
+    ///
+    /// # Errors
+    /// As [`Population::exchange`]; the device's.
+    pub(crate) fn exchange_on_device(
+        &self,
+        set: &str,
+        keep: &[u32],
+        leaving: Option<&[u32]>,
+        arrivals: &[&super::AgentPack],
+        work: &dyn DeviceWork,
+    ) -> Result<()> {
+        let (members, layout) = self.layout_of(set)?;
+        let _held = self.hold_unsynced(set, &members)?;
+        let new_len = self.check_exchange(set, &layout, keep, arrivals)?;
+        let len = self.len();
+        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let DeviceScratch {
+            order: order_cell,
+            identity,
+            spares,
+            flags,
+            leaving: leaving_cell,
+            arrival_order,
+            arrivals: columns,
+            arrivals_host,
+            ..
+        } = &mut *scratch;
+        // Nobody leaves: the kept stay in place.
+        let from = match leaving {
+            _ if keep.len() == len => None,
+            Some(leaving) => {
+                let flags = scratch_buffer(work, flags, "leaving flags", 4 * len)?;
+                let at = scratch_buffer(work, leaving_cell, "leaving", 4 * leaving.len())?;
+                at.upload(bytemuck::cast_slice(leaving))?;
+                work.fill_zero(flags, len)?;
+                work.mark(flags, len, at, leaving.len(), 1)?;
+                let out = scratch_buffer(work, order_cell, "kept", 4 * len)?;
+                let kept = work.select(&crate::SelectJob {
+                    n: len,
+                    flags: Some(flags),
+                    mask: -1,
+                    when_set: false,
+                    out,
+                })?;
+                if kept != keep.len() {
+                    return Err(crate::Error::InvalidMigration {
+                        set: set.to_string(),
+                        reason: format!(
+                            "{} agents leave and {} stay of {len}: the leaving must be distinct agents of the set",
+                            leaving.len(),
+                            keep.len()
+                        ),
+                    });
+                }
+                Some(out)
+            }
+            None => {
+                let out = scratch_buffer(work, order_cell, "kept", 4 * keep.len())?;
+                out.upload(bytemuck::cast_slice(keep))?;
+                Some(out)
+            }
+        };
+        let arriving = new_len - keep.len();
+        columns.resize_with(members.len(), || None);
+        let record = layout.record_bytes();
+        for ((m, offset), column) in members.iter().zip(layout.offsets()).zip(columns.iter_mut()) {
+            let eb = m.element_bytes();
+            arrivals_host.clear();
+            for p in arrivals {
+                arrivals_host.extend(p.bytes.chunks_exact(record).flat_map(|r| &r[offset..offset + eb]));
+            }
+            scratch_buffer(work, column, "arrivals", arrivals_host.len())?.upload(arrivals_host)?;
+            if !arrivals_host.is_empty() {
+                // The Dat's values that went up: counted as its own.
+                m.member_device().lock().counter.count_upload(arrivals_host.len());
+            }
+        }
+        let appended = Appended {
+            n: arriving,
+            order: identity_order(work, arrival_order, arriving)?,
+            columns: columns.iter().filter_map(|c| c.as_deref()).collect(),
+        };
+        let moves = Moves {
+            from,
+            kept: keep.len(),
+            children: None,
+            appended: Some(appended),
+        };
+        self.move_on_device(&members, work, new_len, &moves, spares, identity)?;
+        let ids = super::migration::arrival_ids(arrivals);
+        self.renumber(from.map(|_| keep), keep.len(), ids.as_new_ids());
         Ok(())
     }
 
@@ -199,6 +321,17 @@ impl Population {
                     src: current(i),
                     dst,
                     dst_first: 0,
+                    tail: None,
+                })?;
+            }
+            if let Some(a) = &moves.appended {
+                work.gather(&GatherJob {
+                    n: a.n,
+                    words,
+                    order: a.order,
+                    src: a.columns[i],
+                    dst,
+                    dst_first: moves.kept,
                     tail: None,
                 })?;
             }

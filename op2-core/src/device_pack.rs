@@ -1,0 +1,88 @@
+//! Packing some elements of Dats into records ([`AgentPack`](crate::AgentPack)s
+//! of agents or messages that move between processes) where the Dats'
+//! valid data is: a Dat whose only valid copy is on a device has the
+//! elements gathered there and only they come back, never the whole Dat;
+//! any other is read on the host, where its data is valid already.
+
+use crate::{scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, GatherJob, Result};
+
+/// Device buffers kept from pack to pack (grown by doubling): the indices
+/// packed, and one column of gathered elements.
+#[derive(Default)]
+pub(crate) struct DevicePacker {
+    indices: Option<Box<dyn DeviceBuffer>>,
+    /// The context and count the indices were uploaded for (this pack's).
+    uploaded: Option<(u64, usize)>,
+    column: Option<Box<dyn DeviceBuffer>>,
+    host: Vec<u8>,
+}
+
+impl DevicePacker {
+    /// Starts a pack: the next columns gather the elements `indices`
+    /// (uploaded on the first column that needs them).
+    pub(crate) fn begin(&mut self) {
+        self.uploaded = None;
+    }
+
+    /// Whether a carrier in `slot` with elements of `bytes` bytes is packed
+    /// on the device: its only valid copy is there, and it moves in 32-bit
+    /// words.
+    pub(crate) fn on_device(work: Option<&dyn DeviceWork>, slot: &DeviceSlot, bytes: usize) -> bool {
+        let device_only = matches!(slot.state, DeviceState::Device | DeviceState::HostUnallocated);
+        let ours = slot
+            .buffer
+            .as_deref()
+            .zip(work)
+            .is_some_and(|(b, w)| b.context_id() == w.context_id());
+        device_only && ours && bytes % 4 == 0
+    }
+
+    /// Gathers the elements `indices` (of `bytes` bytes each) of the device
+    /// copy in `slot` and writes element `k` into `records[k * record +
+    /// offset..]`: one gather, one download of just those elements
+    /// (counted as the carrier's).
+    ///
+    /// # Errors
+    /// The device's.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn column(
+        &mut self,
+        work: &dyn DeviceWork,
+        slot: &DeviceSlot,
+        bytes: usize,
+        indices: &[u32],
+        records: &mut [u8],
+        record: usize,
+        offset: usize,
+    ) -> Result<()> {
+        let (m, Some(src)) = (indices.len(), slot.buffer.as_deref()) else {
+            return Ok(());
+        };
+        if m == 0 {
+            return Ok(());
+        }
+        let key = (work.context_id(), m);
+        let order = scratch_buffer(work, &mut self.indices, "packed indices", 4 * m)?;
+        if self.uploaded != Some(key) {
+            order.upload(bytemuck::cast_slice(indices))?;
+            self.uploaded = Some(key);
+        }
+        let column = scratch_buffer(work, &mut self.column, "packed elements", bytes * m)?;
+        work.gather(&GatherJob {
+            n: m,
+            words: bytes / 4,
+            order,
+            src,
+            dst: column,
+            dst_first: 0,
+            tail: None,
+        })?;
+        self.host.resize(bytes * m, 0);
+        column.download(&mut self.host)?;
+        slot.counter.count_download(self.host.len());
+        for (r, e) in records.chunks_exact_mut(record).zip(self.host.chunks_exact(bytes)) {
+            r[offset..offset + bytes].copy_from_slice(e);
+        }
+        Ok(())
+    }
+}
