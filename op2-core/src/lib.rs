@@ -90,8 +90,8 @@ pub use messages::{
     MAX_BINS, MAX_STRIPS,
 };
 pub use messages::{
-    Boundary, Coordinate, Discrete2d, GhostExchange, MessageList, Near, NearKind, Spatial2d, Spatial3d, SpatialGrid,
-    Within,
+    BinTable, Boundary, Coordinate, Discrete2d, GhostExchange, MessageList, Near, NearKind, Routes, Spatial2d,
+    Spatial3d, SpatialGrid, Within,
 };
 pub use partials::{Partials, ReductionLayout};
 pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};

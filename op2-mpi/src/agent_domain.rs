@@ -15,7 +15,9 @@ use mpi::traits::*;
 use std::sync::Arc;
 use std::time::Instant;
 
-use op2_core::{AgentLayout, AgentPack, Error, GhostExchange, MessageList, Result, Set, SpatialGrid, Workers};
+use op2_core::{
+    AgentLayout, AgentPack, BinTable, Error, GhostExchange, MessageList, Result, Routes, Set, SpatialGrid, Workers,
+};
 
 use crate::halo_exchange::Comm;
 use crate::shared_births::SharedBirths;
@@ -122,8 +124,10 @@ struct Population {
     agents: Set,
     /// The list whose positions place its agents.
     list: MessageList,
+    /// Its agents' bins (to count them for a cut).
     bins: Vec<u32>,
-    keep: Vec<u32>,
+    /// The agents leaving, with the rank each goes to (plus one).
+    leaving: Routes,
     lanes: Lanes,
 }
 
@@ -134,7 +138,10 @@ struct Shared {
     /// Its grid is the domain's: the decomposition's own readers serve.
     home: bool,
     readers: Option<Readers>,
-    bins: Vec<u32>,
+    /// The bins other ranks read: `b + 1` for bin `b`, 0 for the others.
+    read_table: BinTable,
+    /// The senders in those bins.
+    routes: Routes,
     lanes: Lanes,
 }
 
@@ -170,6 +177,8 @@ pub struct AgentDomain {
     populations: Vec<Population>,
     lists: Vec<Shared>,
     cut: Option<BinDecomposition>,
+    /// The rank (plus one) each bin's agents go to, 0 for this rank's.
+    leave_table: BinTable,
     /// The imbalance the current cut gave when it was made.
     cut_imbalance: f64,
     /// Exchanges to wait before cutting again when a cut could not reach
@@ -258,7 +267,7 @@ impl AgentDomain {
                     agents: list.senders().clone(),
                     list: (*list).clone(),
                     bins: Vec::new(),
-                    keep: Vec::new(),
+                    leaving: Routes::default(),
                     lanes: Lanes::new(size),
                 });
             }
@@ -276,7 +285,8 @@ impl AgentDomain {
                 list: (*l).clone(),
                 home: l.grid().is_some_and(|g| g.params() == home_params),
                 readers: None,
-                bins: Vec::new(),
+                read_table: BinTable::new(Vec::new()),
+                routes: Routes::default(),
                 lanes: Lanes::new(size),
             })
             .collect();
@@ -291,6 +301,7 @@ impl AgentDomain {
             populations,
             lists,
             cut: None,
+            leave_table: BinTable::new(Vec::new()),
             cut_imbalance: 1.0,
             backoff: 1,
             retry_at: 0,
@@ -449,11 +460,24 @@ impl AgentDomain {
         self.retry_at = self.stats.exchanges + self.backoff;
         let rank = self.ranks.rank;
         for l in &mut self.lists {
-            l.readers = Some(match (l.home, l.list.grid()) {
+            let readers = match (l.home, l.list.grid()) {
                 (false, Some(grid)) => cut.readers_in(rank, &self.home, grid),
                 _ => cut.readers(rank),
-            });
+            };
+            let bins = l.list.grid().map_or(0, SpatialGrid::bin_count);
+            let read: Vec<i32> = (0..bins)
+                .map(|b| if readers.of(b).is_empty() { 0 } else { b as i32 + 1 })
+                .collect();
+            l.read_table = BinTable::new(read);
+            l.readers = Some(readers);
         }
+        let leave: Vec<i32> = (0..self.home.bin_count())
+            .map(|b| match cut.owner(b) {
+                q if q == rank => 0,
+                q => q as i32 + 1,
+            })
+            .collect();
+        self.leave_table = BinTable::new(leave);
         self.cut = Some(cut);
         self.stats.rebalances += 1;
         Ok(())
@@ -463,10 +487,9 @@ impl AgentDomain {
     /// owners and takes in the agents that arrive.
     fn migrate(&mut self, k: usize, workers: &dyn Workers) -> Result<()> {
         let start = Instant::now();
-        let cut = self.cut.as_ref().expect("cut before migrating");
         let (ranks, home, p) = (&self.ranks, &self.home, &mut self.populations[k]);
         let set = p.agents.name().to_string();
-        let packed = pack_leaving(p, cut, home, ranks.rank);
+        let packed = pack_leaving(p, &self.leave_table, home, workers);
         ranks.agree(packed, "packing the agents that leave", &set)?;
         let layout = p.agents.agent_layout()?;
         let sent = ranks.swap(
@@ -483,9 +506,9 @@ impl AgentDomain {
         let arrivals: Vec<&AgentPack> = p.lanes.recv.iter().filter(|p| !p.is_empty()).collect();
         // Nobody left or came: the set stays as it is (no copy, no new
         // generation).
-        let moved = match arrivals.is_empty() && p.keep.len() == p.agents.size() {
+        let moved = match arrivals.is_empty() && p.leaving.is_empty() {
             true => Ok(()),
-            false => p.agents.exchange_agents_on(&p.keep, &arrivals, workers),
+            false => p.agents.move_agents_on(p.leaving.senders(), &arrivals, workers),
         };
         ranks.agree(moved, "taking in the agents that arrived", &set)?;
         if let Some(t) = workers.work_timings() {
@@ -498,12 +521,12 @@ impl AgentDomain {
     /// sets the messages received as the list's ghosts.
     fn ghosts_of(&mut self, k: usize, workers: &dyn Workers) -> Result<()> {
         let l = &mut self.lists[k];
-        let mut bins = std::mem::take(&mut l.bins);
-        let binned = l.list.sender_bins(&mut bins);
+        let mut routes = std::mem::take(&mut l.routes);
+        let routed = l.list.route_senders_on(None, &l.read_table, &mut routes, workers);
         let list = l.list.clone();
         let mut ghosts = self.ghosts(k, workers);
-        let sent = ghosts.exchange(&list, binned.map(|()| &bins[..]), &mut || {});
-        self.lists[k].bins = bins;
+        let sent = ghosts.exchange(&list, routed.map(|()| &routes), &mut || {});
+        self.lists[k].routes = routes;
         sent
     }
 
@@ -566,13 +589,17 @@ struct Ghosts<'a> {
 }
 
 impl GhostExchange for Ghosts<'_> {
-    fn exchange(&mut self, list: &MessageList, bins: Result<&[u32]>, meanwhile: &mut dyn FnMut()) -> Result<()> {
+    fn read_bins(&self) -> &BinTable {
+        &self.shared.read_table
+    }
+
+    fn exchange(&mut self, list: &MessageList, routes: Result<&Routes>, meanwhile: &mut dyn FnMut()) -> Result<()> {
         let start = Instant::now();
         let (ranks, l) = (self.ranks, &mut *self.shared);
         l.list.clear_ghosts();
         let name = l.list.name().to_string();
         let packed = match list.same(&l.list) {
-            true => bins.and_then(|bins| pack_ghosts(l, bins)),
+            true => routes.and_then(|routes| pack_ghosts(l, routes, self.workers)),
             false => Err(Error::InvalidMigration {
                 set: list.senders().name().to_string(),
                 reason: format!("`{}`'s ghosts were asked for `{}`'s build", l.list.name(), list.name()),
@@ -643,25 +670,23 @@ fn check_list(list: &MessageList) -> Result<&SpatialGrid> {
     Ok(grid)
 }
 
-/// Packs, per destination, `p`'s agents whose bin another rank owns, and
-/// lists in `p.keep` those that stay.
-fn pack_leaving(p: &mut Population, cut: &BinDecomposition, home: &SpatialGrid, rank: usize) -> Result<()> {
-    p.list.sender_bins_in(home, &mut p.bins)?;
+/// Packs, per destination, `p`'s agents whose bin another rank owns
+/// (`table`: the owner plus one of each bin of `home`, 0 for this rank's),
+/// listing them in `p.leaving`.
+fn pack_leaving(p: &mut Population, table: &BinTable, home: &SpatialGrid, workers: &dyn Workers) -> Result<()> {
+    p.list.route_senders_on(Some(home), table, &mut p.leaving, workers)?;
     let layout = p.agents.agent_layout()?;
-    p.keep.clear();
     for v in &mut p.lanes.indices {
         v.clear();
     }
-    for (i, &b) in p.bins.iter().enumerate() {
-        match cut.owner(b as usize) {
-            q if q == rank => p.keep.push(i as u32),
-            q => p.lanes.indices[q].push(i as u32),
-        }
+    for (&e, &v) in p.leaving.senders().iter().zip(p.leaving.values()) {
+        let q = routed_index(v, p.lanes.indices.len(), p.agents.name())?;
+        p.lanes.indices[q].push(e);
     }
     for (indices, pack) in p.lanes.indices.iter().zip(&mut p.lanes.send) {
         pack.reset(&layout);
         if !indices.is_empty() {
-            p.agents.pack_agents(indices, pack)?;
+            p.agents.pack_agents_on(indices, pack, workers)?;
         }
     }
     // Once agents leave, taking in the arrivals must not fail: a Dat
@@ -669,23 +694,36 @@ fn pack_leaving(p: &mut Population, cut: &BinDecomposition, home: &SpatialGrid, 
     p.agents.check_changeable()
 }
 
-/// Packs, per reading rank, the messages of `l`'s bins it reads (`bins`:
-/// every sender's bin in `l`'s grid).
-fn pack_ghosts(l: &mut Shared, bins: &[u32]) -> Result<()> {
+/// The index a routing value (`index + 1`) stands for, below `len`.
+fn routed_index(v: i32, len: usize, set: &str) -> Result<usize> {
+    match usize::try_from(v - 1) {
+        Ok(q) if q < len => Ok(q),
+        _ => Err(Error::InvalidMigration {
+            set: set.to_string(),
+            reason: format!("an agent's position is in no bin of the domain's grid (routed to {v})"),
+        }),
+    }
+}
+
+/// Packs, per reading rank, the messages of `l`'s senders in bins other
+/// ranks read (`routes`: each such sender with its bin plus one).
+fn pack_ghosts(l: &mut Shared, routes: &Routes, workers: &dyn Workers) -> Result<()> {
     let readers = l.readers.as_ref().expect("cut before sending ghosts");
     let layout = l.list.message_layout()?;
     for v in &mut l.lanes.indices {
         v.clear();
     }
-    for (i, &b) in bins.iter().enumerate() {
-        for &q in readers.of(b as usize) {
-            l.lanes.indices[q as usize].push(i as u32);
+    let bins = l.list.grid().map_or(0, SpatialGrid::bin_count);
+    for (&e, &v) in routes.senders().iter().zip(routes.values()) {
+        let b = routed_index(v, bins, l.list.senders().name())?;
+        for &q in readers.of(b) {
+            l.lanes.indices[q as usize].push(e);
         }
     }
     for (indices, pack) in l.lanes.indices.iter().zip(&mut l.lanes.send) {
         pack.reset(&layout);
         if !indices.is_empty() {
-            l.list.pack_messages(indices, pack)?;
+            l.list.pack_messages_on(indices, pack, workers)?;
         }
     }
     Ok(())

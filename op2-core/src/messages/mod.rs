@@ -16,5 +16,5 @@ mod query;
 pub use grid::{
     axis_bin, axis_cell, bin_of, cell_runs, strips, Boundary, NearKind, SpatialGrid, GRID_PARAMS, MAX_BINS, MAX_STRIPS,
 };
-pub use list::{Coordinate, GhostExchange, MessageList, NearArgs, WholeCount};
+pub use list::{BinTable, Coordinate, GhostExchange, MessageList, NearArgs, Routes, WholeCount};
 pub use query::{Discrete2d, FromSpatialView, Near, Spatial2d, Spatial3d, SpatialView, Within};

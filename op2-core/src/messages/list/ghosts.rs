@@ -7,9 +7,11 @@
 
 use std::sync::MutexGuard;
 
+use super::routes::{BinTable, Routes};
 use super::{Carried, MessageList, Search};
+use crate::device_pack::DevicePacker;
 use crate::population::AgentLayout;
-use crate::{AgentPack, Error, Result, SpatialGrid};
+use crate::{AgentPack, DeviceWork, Error, Result, SpatialGrid};
 
 /// One carried Dat's elements in ghost records, as a build reads them:
 /// ghost `k` is message source index `first + k`.
@@ -35,11 +37,16 @@ impl<'a> GhostField<'a> {
 /// ([`MessageList::build_exchanging_on`]): a distributed run's exchange,
 /// collective over its processes.
 pub trait GhostExchange {
+    /// The bins of the list's grid that other processes read: not 0 for
+    /// those (a value the exchange gives meaning to, e.g. which processes).
+    fn read_bins(&self) -> &BinTable;
+
     /// Sends each process the messages of `list`'s senders in the bins it
-    /// reads (`bins`: every sender's bin, or this process's failure to bin
-    /// them, which the exchange tells the others), runs `meanwhile` (the
-    /// build's own work) while they travel, and sets the messages received
-    /// as `list`'s ghosts ([`MessageList::set_ghosts`]).
+    /// reads (`routes`: the senders in such bins, by [`GhostExchange::read_bins`],
+    /// or this process's failure to route them, which the exchange tells
+    /// the others), runs `meanwhile` (the build's own work) while they
+    /// travel, and sets the messages received as `list`'s ghosts
+    /// ([`MessageList::set_ghosts`]).
     ///
     /// # Errors
     /// This process's failure, or one naming the process that failed:
@@ -48,7 +55,7 @@ pub trait GhostExchange {
     /// It runs inside `list`'s build: building or sorting `list` from
     /// here would wait on that build forever (packing its messages and
     /// setting its ghosts are what it is for).
-    fn exchange(&mut self, list: &MessageList, bins: Result<&[u32]>, meanwhile: &mut dyn FnMut()) -> Result<()>;
+    fn exchange(&mut self, list: &MessageList, routes: Result<&Routes>, meanwhile: &mut dyn FnMut()) -> Result<()>;
 }
 
 impl MessageList {
@@ -91,6 +98,19 @@ impl MessageList {
     /// `pack` was made for another layout; [`Error::HostBorrow`] if a
     /// carried Dat is borrowed for writing.
     pub fn pack_messages(&self, senders: &[u32], pack: &mut AgentPack) -> Result<()> {
+        let mut scratch = self.0.routing.lock().unwrap_or_else(|e| e.into_inner());
+        self.pack_with(senders, pack, None, &mut scratch.packer)
+    }
+
+    /// Packs the messages of `senders` into `pack`, carried Dats the device
+    /// of `work` alone holds through `packer`.
+    pub(super) fn pack_with(
+        &self,
+        senders: &[u32],
+        pack: &mut AgentPack,
+        work: Option<&dyn DeviceWork>,
+        packer: &mut DevicePacker,
+    ) -> Result<()> {
         let inner = &*self.0;
         let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
         let (offsets, layout) = self.layout_of(&carried)?;
@@ -103,8 +123,9 @@ impl MessageList {
         let start = pack.bytes.len();
         pack.bytes.resize(start + senders.len() * record, 0);
         let records = &mut pack.bytes[start..];
+        packer.begin();
         for (c, &offset) in carried.iter().zip(&offsets) {
-            if let Err(e) = c.pack(senders, records, record, offset) {
+            if let Err(e) = c.pack_on(work, packer, senders, records, record, offset) {
                 pack.bytes.truncate(start);
                 return Err(e);
             }

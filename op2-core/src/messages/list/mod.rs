@@ -4,14 +4,17 @@
 
 mod ghosts;
 mod on_device;
+mod routes;
 
 pub use ghosts::GhostExchange;
 use ghosts::GhostField;
+pub use routes::{BinTable, Routes};
 
 use std::any::Any;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::device_pack::DevicePacker;
 use crate::device_work::{stage, OVERWRITE, READ};
 use crate::messages::binning::{bin_senders, counting_sort, order_by_id, select_senders, SortBuffers};
 use crate::messages::grid::{bin_of, SpatialGrid, GRID_PARAMS};
@@ -104,8 +107,17 @@ trait Carried: Send + Sync {
         tail: Option<GatherTail<'_>>,
     ) -> Result<()>;
     /// Copies the senders' elements into records: sender `senders[k]`'s
-    /// to `records[k * record + offset..]`.
-    fn pack(&self, senders: &[u32], records: &mut [u8], record: usize, offset: usize) -> Result<()>;
+    /// to `records[k * record + offset..]`; from `work`'s device through
+    /// `packer` when the device alone holds the source's valid copy.
+    fn pack_on(
+        &self,
+        work: Option<&dyn DeviceWork>,
+        packer: &mut DevicePacker,
+        senders: &[u32],
+        records: &mut [u8],
+        record: usize,
+        offset: usize,
+    ) -> Result<()>;
 }
 
 struct CarriedDat<T: Scalar> {
@@ -186,10 +198,33 @@ impl<T: Scalar> Carried for CarriedDat<T> {
         })
     }
 
-    fn pack(&self, senders: &[u32], records: &mut [u8], record: usize, offset: usize) -> Result<()> {
+    fn pack_on(
+        &self,
+        work: Option<&dyn DeviceWork>,
+        packer: &mut DevicePacker,
+        senders: &[u32],
+        records: &mut [u8],
+        record: usize,
+        offset: usize,
+    ) -> Result<()> {
+        let eb = self.element_bytes();
+        if let Some(work) = work {
+            let flag = self.source.borrow_flag();
+            flag.try_borrow(false).map_err(|how| Error::HostBorrow {
+                name: self.source.name().to_string(),
+                how,
+            })?;
+            let slot = self.source.device().lock();
+            let packed = DevicePacker::on_device(Some(work), &slot, eb)
+                .then(|| packer.column(work, &slot, eb, senders, records, record, offset));
+            drop(slot);
+            flag.release(false);
+            if let Some(packed) = packed {
+                return packed;
+            }
+        }
         let src = self.source.try_data_ro()?;
         let src: &[u8] = bytemuck::cast_slice(&src);
-        let eb = self.element_bytes();
         for (r, &e) in records.chunks_exact_mut(record).zip(senders) {
             let e = e as usize * eb;
             r[offset..offset + eb].copy_from_slice(&src[e..e + eb]);
@@ -357,6 +392,8 @@ struct Scratch {
     device: on_device::DeviceScratch,
     /// The senders' ids, then the ghosts' (a build with ghosts).
     ids: Vec<u64>,
+    /// The senders other processes read (a build that exchanges ghosts).
+    routes: Routes,
 }
 
 /// A message list (FLAME GPU's messages): a Set of messages whose size
@@ -395,6 +432,9 @@ struct ListInner {
     ghosts: Mutex<AgentPack>,
     count: WholeCount,
     scratch: Mutex<Scratch>,
+    /// Routing and packing for exchanges between processes (apart from
+    /// the build's scratch: a build's exchange packs while it builds).
+    routing: Mutex<routes::RouteScratch>,
 }
 
 impl MessageList {
@@ -483,6 +523,7 @@ impl MessageList {
             ghosts: Mutex::new(AgentPack::default()),
             count: WholeCount::unbuilt(),
             scratch: Mutex::new(Scratch::default()),
+            routing: Mutex::new(routes::RouteScratch::default()),
         })))
     }
 
@@ -656,11 +697,13 @@ impl MessageList {
         Ok(built)
     }
 
-    /// Bins every sender into `s.sort.bins`, gives the bins to `exchange`
-    /// and gathers the senders' ids while the ghosts travel; returns how
-    /// many senders were binned, and the seconds spent in `exchange` but
-    /// gathering the ids. Every failure goes through `exchange`,
-    /// which tells the other processes.
+    /// Routes every sender by the bins `exchange` says other processes
+    /// read (on the host binning them into `s.sort.bins` for the build's
+    /// sort too; on a device there), gives the routes to `exchange` and
+    /// gathers the senders' ids while the ghosts travel; returns how many
+    /// senders were binned on the host, and the seconds spent in
+    /// `exchange` but gathering the ids. Every failure goes through
+    /// `exchange`, which tells the other processes.
     fn exchange_ghosts(
         &self,
         exchange: &mut dyn GhostExchange,
@@ -669,17 +712,32 @@ impl MessageList {
     ) -> Result<(usize, f64)> {
         let inner = &*self.0;
         let n = inner.senders.total_size();
-        select_senders(n, None, &mut s.sent, workers);
-        let binned = match &inner.search {
-            Search::Spatial(b) => b
-                .positions
-                .bin_sent(&b.grid.params(), &s.sent, &mut s.sort.bins, workers),
-            Search::BruteForce => Err(self.invalid("ghost messages go by bin: a brute-force list has none".into())),
+        let table = exchange.read_bins();
+        let (routed, binned) = match (&inner.search, workers.device_work()) {
+            (Search::BruteForce, _) => (
+                Err(self.invalid("ghost messages go by bin: a brute-force list has none".into())),
+                0,
+            ),
+            (Search::Spatial(_), Some(work)) => {
+                let mut routing = inner.routing.lock().unwrap_or_else(|e| e.into_inner());
+                (self.route_on_device(work, None, table, &mut s.routes, &mut routing), 0)
+            }
+            (Search::Spatial(b), None) => {
+                select_senders(n, None, &mut s.sent, workers);
+                let binned = b
+                    .positions
+                    .bin_sent(&b.grid.params(), &s.sent, &mut s.sort.bins, workers)
+                    .and_then(|()| self.check_table(None, table));
+                if binned.is_ok() {
+                    s.routes.fill_from_bins(&s.sort.bins[..n], table);
+                }
+                (binned, n)
+            }
         };
         let (mut gathered, mut gathering) = (false, 0.0);
-        let (bins, ids) = (&s.sort.bins, &mut s.ids);
+        let (routes, ids) = (&s.routes, &mut s.ids);
         let start = std::time::Instant::now();
-        exchange.exchange(self, binned.map(|()| &bins[..n]), &mut || {
+        exchange.exchange(self, routed.map(|()| routes), &mut || {
             let t = std::time::Instant::now();
             self.sender_ids(ids);
             (gathered, gathering) = (true, t.elapsed().as_secs_f64());
@@ -688,7 +746,7 @@ impl MessageList {
         if !gathered {
             self.sender_ids(&mut s.ids);
         }
-        Ok((n, exchanging))
+        Ok((binned, exchanging))
     }
 
     /// The senders' ids, in index order, into `out`.
@@ -714,9 +772,12 @@ impl MessageList {
         s.built_at = None;
         s.device.built = None;
         // Senders binned (and their ids gathered) before the ghosts came.
-        let (binned, exchanging) = match exchange {
-            Some(x) => self.exchange_ghosts(x, s, workers)?,
-            None => (0, 0.0),
+        let (binned, exchanging, ids_gathered) = match exchange {
+            Some(x) => {
+                let (binned, exchanging) = self.exchange_ghosts(x, s, workers)?;
+                (binned, exchanging, true)
+            }
+            None => (0, 0.0, false),
         };
         let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
         let ghosts = self.ghosts();
@@ -747,7 +808,7 @@ impl MessageList {
         if let Some(work) = workers.device_work().filter(|_| g == 0 || spatial) {
             drop(carried);
             let records = if g > 0 {
-                if binned == 0 {
+                if !ids_gathered {
                     self.sender_ids(&mut s.ids);
                 }
                 self.check_ghost_ids(&s.ids[..n], &ghosts)?;
@@ -798,7 +859,7 @@ impl MessageList {
             Search::Spatial(_) => (&mut s.sort.order, Some(&s.sort.starts[..])),
         };
         if g > 0 {
-            if binned == 0 {
+            if !ids_gathered {
                 self.sender_ids(&mut s.ids);
             }
             s.ids.truncate(n);

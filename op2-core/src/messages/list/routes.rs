@@ -1,0 +1,248 @@
+//! Senders routed by where they are: a value per bin of a spatial grid
+//! ([`BinTable`], e.g. the rank that owns the bin, or whether another rank
+//! reads it) looked up at each sender's position, and the senders whose
+//! value is not 0 listed with it ([`Routes`]), ascending. On a device the
+//! lookup and the selection run there and only the routed senders come
+//! back, so a distributed run finds the agents that leave, and the
+//! messages its neighbours read, without bringing the positions to the
+//! host.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{MessageList, Search};
+use crate::device_pack::DevicePacker;
+use crate::device_work::{stage, READ};
+use crate::{
+    scratch_buffer, AgentPack, DeviceBuffer, DeviceWork, GatherJob, LookupJob, Result, SelectJob, SpatialGrid, Workers,
+};
+
+/// Tables made so far: each gets its own number, so a device copy is
+/// known by it.
+static TABLES: AtomicU64 = AtomicU64::new(1);
+
+/// A value per bin of a spatial grid, to route senders by their bins
+/// ([`MessageList::route_senders_on`]); 0 routes nowhere.
+#[derive(Debug)]
+pub struct BinTable {
+    values: Vec<i32>,
+    /// This table's number (its device copies are cached by it).
+    number: u64,
+}
+
+impl BinTable {
+    /// The table of `values`, one per bin.
+    pub fn new(values: Vec<i32>) -> BinTable {
+        BinTable {
+            values,
+            number: TABLES.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// The values, by bin.
+    pub fn values(&self) -> &[i32] {
+        &self.values
+    }
+}
+
+/// Senders routed by a [`BinTable`]: those whose bin's value is not 0, in
+/// ascending index order, each with its value (`-1` for a position in no
+/// bin of the grid).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Routes {
+    senders: Vec<u32>,
+    values: Vec<i32>,
+}
+
+impl Routes {
+    /// The routed senders' indices, ascending.
+    pub fn senders(&self) -> &[u32] {
+        &self.senders
+    }
+
+    /// Each routed sender's value (as [`Routes::senders`] orders them).
+    pub fn values(&self) -> &[i32] {
+        &self.values
+    }
+
+    /// How many senders are routed.
+    pub fn len(&self) -> usize {
+        self.senders.len()
+    }
+
+    /// Whether no sender is routed.
+    pub fn is_empty(&self) -> bool {
+        self.senders.is_empty()
+    }
+
+    /// The routes of senders whose bins are `bins` (index order).
+    pub(super) fn fill_from_bins(&mut self, bins: &[u32], table: &BinTable) {
+        self.senders.clear();
+        self.values.clear();
+        for (e, &b) in bins.iter().enumerate() {
+            let v = table.values.get(b as usize).copied().unwrap_or(-1);
+            if v != 0 {
+                self.senders.push(e as u32);
+                self.values.push(v);
+            }
+        }
+    }
+}
+
+/// Device buffers for routing and packing, kept from exchange to exchange.
+#[derive(Default)]
+pub(super) struct RouteScratch {
+    /// Tables on the device: (table number, context, buffer); the few in
+    /// use (a domain's ownership and readers tables).
+    tables: Vec<(u64, u64, Box<dyn DeviceBuffer>)>,
+    params: Option<Box<dyn DeviceBuffer>>,
+    values: Option<Box<dyn DeviceBuffer>>,
+    selected: Option<Box<dyn DeviceBuffer>>,
+    routed_values: Option<Box<dyn DeviceBuffer>>,
+    pub(super) packer: DevicePacker,
+    bins: Vec<u32>,
+}
+
+/// Tables kept on a device per list.
+const TABLES_KEPT: usize = 4;
+
+impl MessageList {
+    /// Routes the senders by `table` over the bins of `grid` (`None`: the
+    /// list's own grid) at their positions now, into `out`. On a device
+    /// runtime the lookup runs where the positions are, and only the
+    /// routed senders and their values come back.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the list
+    /// is not spatial, `grid` has another number of dimensions, or the
+    /// table has another number of bins; [`Error::HostBorrow`](crate::Error::HostBorrow)
+    /// if the positions are borrowed for writing; the device's.
+    pub fn route_senders_on(
+        &self,
+        grid: Option<&SpatialGrid>,
+        table: &BinTable,
+        out: &mut Routes,
+        workers: &dyn Workers,
+    ) -> Result<()> {
+        let mut scratch = self.0.routing.lock().unwrap_or_else(|e| e.into_inner());
+        match workers.device_work() {
+            Some(work) => self.route_on_device(work, grid, table, out, &mut scratch),
+            None => {
+                let mut bins = std::mem::take(&mut scratch.bins);
+                let binned = match grid {
+                    Some(g) => self.sender_bins_in(g, &mut bins),
+                    None => self.sender_bins(&mut bins),
+                };
+                let checked = binned.and_then(|()| self.check_table(grid, table));
+                if checked.is_ok() {
+                    out.fill_from_bins(&bins, table);
+                }
+                scratch.bins = bins;
+                checked
+            }
+        }
+    }
+
+    /// Refuses a table that has not one value per bin of `grid` (or the
+    /// list's grid).
+    pub(super) fn check_table(&self, grid: Option<&SpatialGrid>, table: &BinTable) -> Result<()> {
+        let bins = match (&self.0.search, grid) {
+            (_, Some(g)) => g.bin_count(),
+            (Search::Spatial(b), None) => b.grid.bin_count(),
+            (Search::BruteForce, None) => return Err(self.invalid("a brute-force list has no bins".to_string())),
+        };
+        if table.values.len() == bins {
+            return Ok(());
+        }
+        Err(self.invalid(format!(
+            "a table of {} values routes senders over {bins} bins",
+            table.values.len()
+        )))
+    }
+
+    /// [`MessageList::route_senders_on`] on `work`'s device.
+    pub(super) fn route_on_device(
+        &self,
+        work: &dyn DeviceWork,
+        grid: Option<&SpatialGrid>,
+        table: &BinTable,
+        out: &mut Routes,
+        s: &mut RouteScratch,
+    ) -> Result<()> {
+        let Search::Spatial(b) = &self.0.search else {
+            return Err(self.invalid("a brute-force list has no bins".to_string()));
+        };
+        let grid = grid.unwrap_or(&b.grid);
+        if grid.dims() != b.grid.dims() {
+            return Err(self.invalid(format!(
+                "its positions have {} coordinates, and the grid asked for bins {}",
+                b.grid.dims(),
+                grid.dims()
+            )));
+        }
+        self.check_table(Some(grid), table)?;
+        let n = self.0.senders.total_size();
+        let ctx = work.context_id();
+        if !s.tables.iter().any(|t| (t.0, t.1) == (table.number, ctx)) {
+            let buffer = work.new_buffer("bin table", (4 * table.values.len()).max(8))?;
+            buffer.upload(bytemuck::cast_slice(&table.values))?;
+            if s.tables.len() == TABLES_KEPT {
+                s.tables.remove(0);
+            }
+            s.tables.push((table.number, ctx, buffer));
+        }
+        let Some((_, _, table_buffer)) = s.tables.iter().find(|t| (t.0, t.1) == (table.number, ctx)) else {
+            unreachable!("uploaded above")
+        };
+        let params = scratch_buffer(work, &mut s.params, "grid", 8 * crate::GRID_PARAMS)?;
+        params.upload(bytemuck::cast_slice(&grid.params()))?;
+        let values = scratch_buffer(work, &mut s.values, "routes", 4 * n)?;
+        let selected = scratch_buffer(work, &mut s.selected, "routed", 4 * n)?;
+        let routed_values = scratch_buffer(work, &mut s.routed_values, "routed values", 4 * n)?;
+        let m = {
+            let positions = stage(work, b.positions.as_arg(), READ, 0)?;
+            work.lookup(&LookupJob {
+                position: b.positions.scalar(),
+                dims: grid.dims(),
+                senders: n,
+                bins: grid.bin_count(),
+                positions: positions.buffer(),
+                grid: params,
+                table: &**table_buffer,
+                out: values,
+            })?;
+            work.select(&SelectJob {
+                n,
+                flags: Some(values),
+                mask: -1,
+                when_set: true,
+                out: selected,
+            })?
+        };
+        work.gather(&GatherJob {
+            n: m,
+            words: 1,
+            order: selected,
+            src: values,
+            dst: routed_values,
+            dst_first: 0,
+            tail: None,
+        })?;
+        out.senders.resize(m, 0);
+        out.values.resize(m, 0);
+        selected.download(bytemuck::cast_slice_mut(&mut out.senders))?;
+        routed_values.download(bytemuck::cast_slice_mut(&mut out.values))?;
+        Ok(())
+    }
+
+    /// As [`MessageList::pack_messages`], for a runtime's work (`&rt`): on
+    /// a device runtime, a carried Dat whose valid copy is on the device
+    /// only has the packed senders' elements gathered there and brought
+    /// back, not the whole Dat.
+    ///
+    /// # Errors
+    /// As [`MessageList::pack_messages`]; the device's.
+    pub fn pack_messages_on(&self, senders: &[u32], pack: &mut AgentPack, workers: &dyn Workers) -> Result<()> {
+        let mut scratch = self.0.routing.lock().unwrap_or_else(|e| e.into_inner());
+        self.pack_with(senders, pack, workers.device_work(), &mut scratch.packer)
+    }
+}
