@@ -3,8 +3,9 @@
 //! cross every boundary between ranks and wrap around the box; each rank's
 //! agents match, bit for bit, the same run on one process.
 
-use op2::mpi::{AgentDomain, DomainOptions, Mpi};
+use op2::mpi::{AgentDomain, DomainOptions, DomainStats, Mpi};
 use op2::prelude::*;
+use op2::TransferStats;
 
 /// Circles' repulsion with distances measured the periodic way, then a
 /// drift along x; the position wraps into the box.
@@ -143,6 +144,39 @@ fn clustered(id: u64) -> [f32; 3] {
     [0; 3].map(|_| 0.2 + 0.6 * s.uniform_f64() as f32)
 }
 
+/// On a device, between two snapshots (`moved`, `sent`) and `now` (a
+/// step without a new cut, which bins on the host): of the positions, only
+/// packed ones came back to the host (agents that left, ghost messages
+/// sent; those packed while the host copy was valid, after the test read
+/// it, need none), and exactly the arrivals went up (all ranks together):
+/// never the whole Dat. Returns the bytes brought back.
+fn assert_moved_only_what_was_sent(
+    mpi: &Mpi,
+    model: &Drifting,
+    moved: TransferStats,
+    sent: DomainStats,
+    now: DomainStats,
+) -> u64 {
+    if now.rebalances != sent.rebalances {
+        return 0;
+    }
+    let after = model.pos.transfer_stats();
+    let bytes = 3 * 4;
+    let packed = (now.agents_sent - sent.agents_sent) + (now.ghosts_sent - sent.ghosts_sent);
+    let down = after.bytes_down - moved.bytes_down;
+    assert!(
+        down <= bytes * packed,
+        "positions brought back: {down} bytes for {packed} packed"
+    );
+    let mut up = [
+        after.bytes_up - moved.bytes_up,
+        bytes * (now.agents_sent - sent.agents_sent),
+    ];
+    mpi.sum_u64(&mut up);
+    assert_eq!(up[0], up[1], "positions sent up: the arrivals'");
+    down
+}
+
 /// The agents of every rank together are `0..n`, each once.
 fn assert_whole(mpi: &Mpi, model: &Drifting, n: u64, what: &str) {
     let ids = model.agents.global_ids();
@@ -155,9 +189,13 @@ fn assert_whole(mpi: &Mpi, model: &Drifting, n: u64, what: &str) {
 pub fn moving_agents_match_one_rank(mpi: &Mpi) {
     let (rank, size) = (mpi.rank() as u64, mpi.size() as u64);
     let n = 1200u64;
-    for backend in [Backend::Seq, Backend::Rayon, Backend::Jit] {
+    let mut backends = vec![Backend::Seq, Backend::Rayon, Backend::Jit];
+    // A device: agents move, and ghosts go, from and to device memory.
+    #[cfg(feature = "opencl")]
+    backends.push(Backend::OpenCl);
+    for backend in backends {
         let Ok(rt) = Runtime::new(backend) else { continue };
-        let (mut steps_run, mut agents_sent, mut ghosts_sent) = (0, 0, 0);
+        let (mut steps_run, mut agents_sent, mut ghosts_sent, mut packed_on_device) = (0, 0, 0, 0);
         for (start, steps, cluster) in [(uniform as fn(u64) -> [f32; 3], 30, false), (clustered, 4, true)] {
             let one = Drifting::new(&(0..n).collect::<Vec<_>>(), start);
             // Each rank starts with every size-th agent, wherever it is:
@@ -168,7 +206,11 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
             let mut domain = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
             for step in 1..=steps {
                 one.step(&rt, None, step).unwrap();
+                let (moved, sent) = (spread.pos.transfer_stats(), domain.stats());
                 spread.step(&rt, Some(&mut domain), step).unwrap();
+                if backend == Backend::OpenCl {
+                    packed_on_device += assert_moved_only_what_was_sent(mpi, &spread, moved, sent, domain.stats());
+                }
                 let want = one.by_id();
                 for (id, bits) in spread.by_id() {
                     let at = want.binary_search_by_key(&id, |x| x.0).unwrap();
@@ -200,6 +242,11 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
                 mpi.sum_u64(&mut held);
                 assert_eq!(held, [1], "one rank holds the cluster");
             }
+        }
+        if backend == Backend::OpenCl && size > 1 {
+            let mut packed = [packed_on_device];
+            mpi.sum_u64(&mut packed);
+            assert!(packed[0] > 0, "some positions were packed on the device");
         }
         // The runtime's summary shows the domain's work: every exchange,
         // what this rank sent, every build (one rank's and the shared
