@@ -440,7 +440,12 @@ pub fn predator_prey_matches_one_rank(mpi: &Mpi) {
     let size = mpi.size() as u64;
     let params = Params::default();
     let (prey, predators, seed, steps) = (900, 70, 11, 25);
-    for backend in [Backend::Seq, Backend::Rayon, Backend::Jit] {
+    let mut backends = vec![Backend::Seq, Backend::Rayon, Backend::Jit];
+    // Births and deaths on a device too, their children numbered across
+    // ranks.
+    #[cfg(feature = "opencl")]
+    backends.push(Backend::OpenCl);
+    for backend in backends {
         let Ok(rt) = Runtime::new(backend) else { continue };
         let mut one = PredatorPrey::new(params, prey, predators, seed).unwrap();
         let mut shared = PredatorPrey::shared(mpi, params, prey, predators, seed, DomainOptions::default()).unwrap();
