@@ -4,7 +4,10 @@
 //! elements gathered there and only they come back, never the whole Dat;
 //! any other is read on the host, where its data is valid already.
 
-use crate::{scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, GatherJob, Result};
+use crate::{
+    scratch_buffer, BorrowFlag, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, Error, GatherJob, Result,
+    TransferCounter,
+};
 
 /// Device buffers kept from pack to pack (grown by doubling): the indices
 /// packed, and one column of gathered elements.
@@ -24,23 +27,24 @@ impl DevicePacker {
         self.uploaded = None;
     }
 
-    /// Whether a carrier in `slot` with elements of `bytes` bytes is packed
-    /// on the device: its only valid copy is there, and it moves in 32-bit
-    /// words.
-    pub(crate) fn on_device(work: Option<&dyn DeviceWork>, slot: &DeviceSlot, bytes: usize) -> bool {
+    /// The device copy in `slot` of a carrier with elements of `bytes`
+    /// bytes if it is packed on the device: its only valid copy is there,
+    /// in `work`'s context, and it moves in 32-bit words.
+    pub(crate) fn on_device<'s>(
+        work: Option<&dyn DeviceWork>,
+        slot: &'s DeviceSlot,
+        bytes: usize,
+    ) -> Option<&'s dyn DeviceBuffer> {
         let device_only = matches!(slot.state, DeviceState::Device | DeviceState::HostUnallocated);
-        let ours = slot
-            .buffer
-            .as_deref()
-            .zip(work)
-            .is_some_and(|(b, w)| b.context_id() == w.context_id());
-        device_only && ours && bytes % 4 == 0
+        let work = work.filter(|_| device_only && bytes % 4 == 0)?;
+        slot.buffer.as_deref().filter(|b| b.context_id() == work.context_id())
     }
 
-    /// Gathers the elements `indices` (of `bytes` bytes each) of the device
-    /// copy in `slot` and writes element `k` into `records[k * record +
-    /// offset..]`: one gather, one download of just those elements
-    /// (counted as the carrier's).
+    /// Gathers the elements `indices` (of `bytes` bytes each) of `src`, a
+    /// carrier's device copy ([`DevicePacker::on_device`]), and writes
+    /// element `k` into `records[k * record + offset..]`: one gather, one
+    /// download of just those elements (counted in `counter`, the
+    /// carrier's).
     ///
     /// # Errors
     /// The device's.
@@ -48,16 +52,14 @@ impl DevicePacker {
     pub(crate) fn column(
         &mut self,
         work: &dyn DeviceWork,
-        slot: &DeviceSlot,
+        (src, counter): (&dyn DeviceBuffer, &TransferCounter),
         bytes: usize,
         indices: &[u32],
         records: &mut [u8],
         record: usize,
         offset: usize,
     ) -> Result<()> {
-        let (m, Some(src)) = (indices.len(), slot.buffer.as_deref()) else {
-            return Ok(());
-        };
+        let m = indices.len();
         if m == 0 {
             return Ok(());
         }
@@ -79,10 +81,34 @@ impl DevicePacker {
         })?;
         self.host.resize(bytes * m, 0);
         column.download(&mut self.host)?;
-        slot.counter.count_download(self.host.len());
+        counter.count_download(self.host.len());
         for (r, e) in records.chunks_exact_mut(record).zip(self.host.chunks_exact(bytes)) {
             r[offset..offset + bytes].copy_from_slice(e);
         }
         Ok(())
+    }
+}
+
+/// A shared borrow of a carrier's host flag, released when dropped (so
+/// that a device read of its copy cannot meet a writer).
+pub(crate) struct ReadBorrow<'a>(&'a BorrowFlag);
+
+impl<'a> ReadBorrow<'a> {
+    /// The shared borrow of `flag` (the carrier `name`'s).
+    ///
+    /// # Errors
+    /// [`Error::HostBorrow`] if it is borrowed for writing.
+    pub(crate) fn take(flag: &'a BorrowFlag, name: &str) -> Result<ReadBorrow<'a>> {
+        flag.try_borrow(false).map_err(|how| Error::HostBorrow {
+            name: name.to_string(),
+            how,
+        })?;
+        Ok(ReadBorrow(flag))
+    }
+}
+
+impl Drop for ReadBorrow<'_> {
+    fn drop(&mut self) {
+        self.0.release(false);
     }
 }

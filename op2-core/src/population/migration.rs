@@ -296,11 +296,12 @@ impl Population {
         if let Some(&e) = indices.iter().find(|&&e| e as usize >= len) {
             return Err(bad(format!("agent {e} is past the set's {len} agents")));
         }
+        // Locked in the order every change locks them.
+        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
         let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let record = layout.record_bytes();
         let start = pack.bytes.len();
         pack.bytes.resize(start + indices.len() * record, 0);
-        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
         let packer = &mut scratch.packer;
         packer.begin();
         let records = &mut pack.bytes[start..];
@@ -308,8 +309,8 @@ impl Population {
         for (m, offset) in members.iter().zip(layout.offsets()) {
             let eb = m.element_bytes();
             let slot = m.member_device().lock();
-            if let Some(work) = work.filter(|_| DevicePacker::on_device(work, &slot, eb)) {
-                packed = packer.column(work, &slot, eb, indices, records, record, offset);
+            if let (Some(work), Some(src)) = (work, DevicePacker::on_device(work, &slot, eb)) {
+                packed = packer.column(work, (src, &slot.counter), eb, indices, records, record, offset);
             } else {
                 drop(slot);
                 packed = m.sync_host_read();

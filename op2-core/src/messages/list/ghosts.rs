@@ -148,8 +148,8 @@ impl MessageList {
     /// The senders' ids and the ghosts' must differ (a build refuses a bin
     /// that would hold one id twice).
     ///
-    /// Builds with ghosts run on the host's threads (a device runtime's
-    /// carried Dats are brought to the host for them). Every ghost counts
+    /// A device runtime's build of a spatial list takes the ghosts to the
+    /// device (one column per carried Dat) and builds there. Every ghost counts
     /// as sent: [`MessageList::build_sent`] refuses a list with ghosts.
     ///
     /// # Errors

@@ -14,7 +14,7 @@ use std::any::Any;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::device_pack::DevicePacker;
+use crate::device_pack::{DevicePacker, ReadBorrow};
 use crate::device_work::{stage, OVERWRITE, READ};
 use crate::messages::binning::{bin_senders, counting_sort, order_by_id, select_senders, SortBuffers};
 use crate::messages::grid::{bin_of, SpatialGrid, GRID_PARAMS};
@@ -209,18 +209,10 @@ impl<T: Scalar> Carried for CarriedDat<T> {
     ) -> Result<()> {
         let eb = self.element_bytes();
         if let Some(work) = work {
-            let flag = self.source.borrow_flag();
-            flag.try_borrow(false).map_err(|how| Error::HostBorrow {
-                name: self.source.name().to_string(),
-                how,
-            })?;
+            let _read = ReadBorrow::take(self.source.borrow_flag(), self.source.name())?;
             let slot = self.source.device().lock();
-            let packed = DevicePacker::on_device(Some(work), &slot, eb)
-                .then(|| packer.column(work, &slot, eb, senders, records, record, offset));
-            drop(slot);
-            flag.release(false);
-            if let Some(packed) = packed {
-                return packed;
+            if let Some(src) = DevicePacker::on_device(Some(work), &slot, eb) {
+                return packer.column(work, (src, &slot.counter), eb, senders, records, record, offset);
             }
         }
         let src = self.source.try_data_ro()?;

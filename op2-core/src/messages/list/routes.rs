@@ -21,7 +21,8 @@ use crate::{
 static TABLES: AtomicU64 = AtomicU64::new(1);
 
 /// A value per bin of a spatial grid, to route senders by their bins
-/// ([`MessageList::route_senders_on`]); 0 routes nowhere.
+/// ([`MessageList::route_senders_on`]); 0 routes nowhere. Values are
+/// meant to be positive: routes give `-1` for a sender in no bin.
 #[derive(Debug)]
 pub struct BinTable {
     values: Vec<i32>,
