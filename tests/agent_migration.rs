@@ -210,6 +210,7 @@ fn agents_on_a_device_move_and_keep_their_values() {
     assert_eq!(a.hits.to_vec(), vec![103, 105, 106, 108]);
 }
 
+#[cfg(feature = "opencl")]
 #[op2::kernel]
 fn count_hit(hits: &mut i32) {
     *hits += 3;
@@ -219,6 +220,7 @@ fn count_hit(hits: &mut i32) {
 /// (past its capacity), are counted on both sides, and some come back.
 /// Returns both sets as (id, pos, hits), their ids, and `a`'s `hits`
 /// transfers before the host read anything.
+#[cfg(feature = "opencl")]
 #[allow(clippy::type_complexity)]
 fn migration_story(
     rt: &Runtime,

@@ -696,7 +696,7 @@ fn pack_leaving(p: &mut Population, table: &BinTable, home: &SpatialGrid, worker
 
 /// The index a routing value (`index + 1`) stands for, below `len`.
 fn routed_index(v: i32, len: usize, set: &str) -> Result<usize> {
-    match usize::try_from(v - 1) {
+    match usize::try_from(i64::from(v) - 1) {
         Ok(q) if q < len => Ok(q),
         _ => Err(Error::InvalidMigration {
             set: set.to_string(),

@@ -108,15 +108,12 @@ impl MessageList {
             }
         };
         if let Some(x) = &ghosts {
+            let carried = self.0.carried.lock().unwrap_or_else(|e| e.into_inner());
+            if carried.len() != x.offsets.len() {
+                return Err(self.carried_meanwhile(g));
+            }
             ghost_columns.resize_with(x.offsets.len(), || None);
-            for (c, column) in self
-                .0
-                .carried
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-                .enumerate()
-            {
+            for (c, column) in carried.iter().enumerate() {
                 let eb = column.element_bytes();
                 column_host.clear();
                 column_host.extend(
@@ -196,13 +193,11 @@ impl MessageList {
         };
         // Gathered after the sources' and flags' stages are released: a
         // carried Dat may be the positions themselves.
-        for (k, c) in inner
-            .carried
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .enumerate()
-        {
+        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
+        if g > 0 && carried.len() != ghost_columns.len() {
+            return Err(self.carried_meanwhile(g));
+        }
+        for (k, c) in carried.iter().enumerate() {
             let tail = column(k).filter(|_| g > 0).map(|src| GatherTail { first: n, src });
             c.gather_on_device(work, order, count, tail)?;
         }
@@ -213,6 +208,14 @@ impl MessageList {
         s.built_at = Some(inner.senders.generation());
         *built = Some(count);
         Ok(count)
+    }
+
+    /// A Dat carried (by another thread) while a build with `g` ghosts
+    /// ran: the ghosts' records have no value for it.
+    fn carried_meanwhile(&self, g: usize) -> crate::Error {
+        self.invalid(format!(
+            "a Dat was carried during its build: its {g} ghost messages have no value for it"
+        ))
     }
 
     /// The senders' ids on the device when they do not ascend with the
