@@ -187,6 +187,64 @@ fn sender_bins_are_the_bins_of_the_positions() {
     ));
 }
 
+/// Routes are the senders whose bin has a value, ascending, with it: the
+/// same on the host and on a device (where the positions are); in the
+/// list's grid or another of its box; a table of another size, a grid of
+/// other dimensions and a brute-force list are refused.
+#[test]
+fn senders_are_routed_by_their_bins_alike_on_every_runtime() {
+    let ids: Vec<u64> = (0..300).collect();
+    let a = agents("a", &ids);
+    let own = *a.list.grid().unwrap();
+    let coarse = SpatialGrid::new_3d("coarse", [0.0; 3], [SIDE; 3], 4.0, Boundary::Wrap).unwrap();
+    for grid in [own, coarse] {
+        let table = op2::BinTable::new((0..grid.bin_count() as i32).map(|b| (b % 3) * (b + 1)).collect());
+        let want: Vec<(u32, i32)> = ids
+            .iter()
+            .map(|&i| {
+                let p = position(i);
+                table.values()[grid.bin_of([p[0] as f64, p[1] as f64, p[2] as f64])]
+            })
+            .enumerate()
+            .filter(|&(_, v)| v != 0)
+            .map(|(e, v)| (e as u32, v))
+            .collect();
+        assert!(want.len() > 100 && want.len() < 300, "{} routed", want.len());
+        for rt in runtimes() {
+            let mut routes = op2::Routes::default();
+            a.list.route_senders_on(Some(&grid), &table, &mut routes, &rt).unwrap();
+            let got: Vec<(u32, i32)> = routes
+                .senders()
+                .iter()
+                .copied()
+                .zip(routes.values().iter().copied())
+                .collect();
+            assert_eq!(got, want, "{}", rt.backend());
+        }
+        let short = op2::BinTable::new(vec![1; grid.bin_count() - 1]);
+        for rt in runtimes() {
+            let e = a
+                .list
+                .route_senders_on(Some(&grid), &short, &mut op2::Routes::default(), &rt)
+                .unwrap_err();
+            assert!(e.to_string().contains("a table of"), "{}: {e}", rt.backend());
+        }
+    }
+    let flat = SpatialGrid::new_2d("flat", [0.0; 2], [SIDE; 2], 2.0, Boundary::Wrap).unwrap();
+    let table = op2::BinTable::new(vec![1; flat.bin_count()]);
+    let brute = MessageList::brute_force("all", &a.set).unwrap();
+    for rt in runtimes() {
+        let mut routes = op2::Routes::default();
+        let e = a
+            .list
+            .route_senders_on(Some(&flat), &table, &mut routes, &rt)
+            .unwrap_err();
+        assert!(e.to_string().contains("coordinates"), "{}: {e}", rt.backend());
+        let e = brute.route_senders_on(None, &table, &mut routes, &rt).unwrap_err();
+        assert!(matches!(e, Error::InvalidMessages { .. }), "{}: {e}", rt.backend());
+    }
+}
+
 #[test]
 fn ghosts_of_another_layout_a_repeated_id_or_a_bad_sender_are_refused() {
     let rt = Runtime::new(Backend::Seq).unwrap();
