@@ -165,6 +165,109 @@ fn agents_split_in_two_with_ghosts_compute_what_one_set_computes() {
     }
 }
 
+/// The messages of a built list in its order: ids and position bits.
+fn listed(a: &Agents, count: usize) -> Vec<(u32, [u32; 3])> {
+    let (ids, pos) = (a.m_id.to_vec(), a.m_pos.to_vec());
+    (0..count)
+        .map(|j| (ids[j], [0, 1, 2].map(|c| pos[3 * j + c].to_bits())))
+        .collect()
+}
+
+/// Ghosts merged into a list built without them (what a distributed run
+/// does to read its list while the ghosts travel) give the list a build
+/// with them gives, message for message: split by a plane (ghosts in bins
+/// of their own) and by id parity (every bin mixes senders and ghosts,
+/// interleaved by id).
+#[test]
+fn ghosts_merged_after_a_build_give_the_list_a_build_with_them_gives() {
+    let n = 600u64;
+    let splits: [(&str, fn(u64) -> bool); 2] = [
+        ("by a plane", |id| position(id)[0] < 4.0),
+        ("by id parity", |id| id % 2 == 0),
+    ];
+    for rt in runtimes() {
+        let whole = agents("whole", &(0..n).collect::<Vec<_>>());
+        whole.list.build_on(&rt).unwrap();
+        whole.pull(&rt);
+        let want = whole.forces();
+        for (how, mine) in splits {
+            let what = format!("{} split {how}", rt.backend());
+            let mut here: Vec<u64> = (0..n).filter(|&i| mine(i)).collect();
+            here.reverse();
+            let there: Vec<u64> = (0..n).filter(|&i| !mine(i)).collect();
+            let (l, r) = (agents("here", &here), agents("there", &there));
+            let mut pack = AgentPack::new(&r.list.message_layout().unwrap());
+            r.list
+                .pack_messages(&(0..there.len() as u32).collect::<Vec<_>>(), &mut pack)
+                .unwrap();
+
+            l.list.set_ghosts(&[&pack]).unwrap();
+            assert_eq!(l.list.build_on(&rt).unwrap(), n as usize);
+            let built = listed(&l, n as usize);
+
+            l.list.clear_ghosts();
+            assert_eq!(l.list.build_on(&rt).unwrap(), here.len(), "{what}");
+            l.list.set_ghosts(&[&pack]).unwrap();
+            assert_eq!(l.list.merge_ghosts_on(&rt).unwrap(), n as usize, "{what}");
+            l.pull(&rt);
+            // On a device the merge ran there: no position came back.
+            assert_eq!(l.pos.transfer_stats().downloads, 0, "{what}");
+            assert!(
+                listed(&l, n as usize) == built,
+                "{what}: merged messages differ from a build's"
+            );
+            let got = l.forces();
+            assert!(
+                got.iter().all(|f| want.contains(f)),
+                "{what}: forces differ from one set's"
+            );
+
+            // A list holding ghosts takes no more; a build makes it whole again.
+            let e = l.list.merge_ghosts_on(&rt).unwrap_err();
+            assert!(
+                matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("already")),
+                "{what}: {e}"
+            );
+            // The merged order sorts the senders (ghosts left out), as a build's.
+            l.list.sort_senders_on(&rt).unwrap();
+            l.list.clear_ghosts();
+            l.list.build_on(&rt).unwrap();
+            l.list.set_ghosts(&[&pack]).unwrap();
+            l.list.merge_ghosts_on(&rt).unwrap();
+            l.pull(&rt);
+            assert!(l.forces() == got, "{what}: after a sort of the senders");
+        }
+    }
+}
+
+/// A merge needs a build since the senders changed, and refuses a ghost
+/// with a sender's id.
+#[test]
+fn a_merge_without_a_fresh_build_or_with_a_repeated_id_is_refused() {
+    for rt in runtimes() {
+        let a = agents("a", &[0, 1, 2]);
+        let b = agents("b", &[2, 3]);
+        let mut pack = AgentPack::new(&b.list.message_layout().unwrap());
+        b.list.pack_messages(&[0, 1], &mut pack).unwrap();
+        a.list.set_ghosts(&[&pack]).unwrap();
+        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("needs a build")),
+            "{}: {e}",
+            rt.backend()
+        );
+        a.list.clear_ghosts();
+        a.list.build_on(&rt).unwrap();
+        a.list.set_ghosts(&[&pack]).unwrap();
+        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("sender id 2")),
+            "{}: {e}",
+            rt.backend()
+        );
+    }
+}
+
 /// Each sender's bin is the bin its position falls in.
 #[test]
 fn sender_bins_are_the_bins_of_the_positions() {

@@ -89,6 +89,35 @@ impl MessageList {
         Ok((offsets, layout))
     }
 
+    /// Where each carried Dat's value lies in the ghosts' records (by
+    /// carried index), and which carried Dat is the positions.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the ghosts were packed for other Dats
+    /// than `carried`, or the positions are not carried.
+    pub(super) fn ghost_offsets(
+        &self,
+        carried: &[Box<dyn Carried>],
+        ghosts: &AgentPack,
+    ) -> Result<(Vec<usize>, usize)> {
+        let (offsets, layout) = self.layout_of(carried)?;
+        if ghosts.fingerprint != layout.fingerprint() {
+            return Err(self.invalid(format!(
+                "its {} ghost messages were packed for other Dats than its messages' {} (a Dat was carried since)",
+                ghosts.len(),
+                layout.describe()
+            )));
+        }
+        let positions = match &self.0.search {
+            Search::Spatial(b) => carried.iter().position(|c| c.source_id() == b.positions.source_id()),
+            Search::BruteForce => None,
+        };
+        match positions {
+            Some(p) => Ok((offsets, p)),
+            None => Err(self.unplaced_ghosts(ghosts.len())),
+        }
+    }
+
     /// Appends the messages of the senders at `senders` (ids and carried
     /// values, as [`MessageList::message_layout`] says) to `pack`, e.g. to
     /// send them to a process whose agents read them.

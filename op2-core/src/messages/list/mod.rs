@@ -3,6 +3,7 @@
 //! on the host's threads here, in device memory in `on_device.rs`.
 
 mod ghosts;
+mod merge;
 mod on_device;
 mod routes;
 
@@ -94,6 +95,8 @@ trait Carried: Send + Sync {
     /// Bytes per element.
     fn element_bytes(&self) -> usize;
     fn message(&self) -> &dyn Any;
+    /// The message Dat, as an argument (to stage it on a device).
+    fn message_arg(&self) -> ArgData<'_>;
     /// Message `i` gets the value of sender `order[i]` (of a ghost, for an
     /// index past the senders).
     fn gather(&self, order: &[u32], ghosts: Option<GhostField<'_>>, workers: &dyn Workers) -> Result<()>;
@@ -105,6 +108,29 @@ trait Carried: Send + Sync {
         order: &dyn DeviceBuffer,
         n: usize,
         tail: Option<GatherTail<'_>>,
+    ) -> Result<()>;
+    /// Merges ghosts into the messages in place: message `j` afterwards is
+    /// message `from[j]` before, or (from `ghosts.first` on) a ghost's.
+    /// Local messages only move up (`from[j] <= j` for them).
+    fn merge_in_place(&self, from: &[u32], ghosts: GhostField<'_>) -> Result<()>;
+    /// As [`Carried::merge_in_place`] in `work`'s device memory, into
+    /// `out` (a scratch buffer); [`Carried::take_merged`] then copies it
+    /// into the messages.
+    fn merge_on_device(
+        &self,
+        work: &dyn DeviceWork,
+        from: &dyn DeviceBuffer,
+        n: usize,
+        tail: GatherTail<'_>,
+        out: &mut Option<Box<dyn DeviceBuffer>>,
+    ) -> Result<()>;
+    /// The first `n` elements of `merged` become the messages.
+    fn take_merged(
+        &self,
+        work: &dyn DeviceWork,
+        identity: &dyn DeviceBuffer,
+        n: usize,
+        merged: &dyn DeviceBuffer,
     ) -> Result<()>;
     /// Copies the senders' elements into records: sender `senders[k]`'s
     /// to `records[k * record + offset..]`; from `work`'s device through
@@ -144,6 +170,10 @@ impl<T: Scalar> Carried for CarriedDat<T> {
 
     fn message(&self) -> &dyn Any {
         &self.message
+    }
+
+    fn message_arg(&self) -> ArgData<'_> {
+        ArgData::Dat(&self.message)
     }
 
     fn gather(&self, order: &[u32], ghosts: Option<GhostField<'_>>, workers: &dyn Workers) -> Result<()> {
@@ -195,6 +225,75 @@ impl<T: Scalar> Carried for CarriedDat<T> {
             dst: dst.buffer(),
             dst_first: 0,
             tail,
+        })
+    }
+
+    fn merge_in_place(&self, from: &[u32], ghosts: GhostField<'_>) -> Result<()> {
+        let mut data = self.message.try_data_mut()?;
+        let eb = self.element_bytes();
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut data);
+        // From the end down: a local message's source is at or below its
+        // place, so every source is read before anything overwrites it.
+        let mut j = from.len();
+        while j > 0 {
+            j -= 1;
+            let f = from[j];
+            if f >= ghosts.first {
+                bytes[j * eb..(j + 1) * eb].copy_from_slice(ghosts.element(f, eb));
+                continue;
+            }
+            // The run of consecutive local messages ending at `j`: one move.
+            let mut start = j;
+            while start > 0 && from[start - 1] < ghosts.first && from[start - 1] + 1 == from[start] {
+                start -= 1;
+            }
+            let src = from[start] as usize;
+            if src != start {
+                bytes.copy_within(src * eb..(f as usize + 1) * eb, start * eb);
+            }
+            j = start;
+        }
+        Ok(())
+    }
+
+    fn merge_on_device(
+        &self,
+        work: &dyn DeviceWork,
+        from: &dyn DeviceBuffer,
+        n: usize,
+        tail: GatherTail<'_>,
+        out: &mut Option<Box<dyn DeviceBuffer>>,
+    ) -> Result<()> {
+        let eb = self.element_bytes();
+        let src = stage(work, ArgData::Dat(&self.message), READ, 0)?;
+        let dst = crate::scratch_buffer(work, out, "merged messages", n * eb)?;
+        work.gather(&GatherJob {
+            n,
+            words: eb / 4,
+            order: from,
+            src: src.buffer(),
+            dst,
+            dst_first: 0,
+            tail: Some(tail),
+        })
+    }
+
+    fn take_merged(
+        &self,
+        work: &dyn DeviceWork,
+        identity: &dyn DeviceBuffer,
+        n: usize,
+        merged: &dyn DeviceBuffer,
+    ) -> Result<()> {
+        let dst = stage(work, ArgData::Dat(&self.message), OVERWRITE, 0)?;
+        work.gather(&GatherJob {
+            n,
+            words: self.element_bytes() / 4,
+            order: identity,
+            src: merged,
+            dst: dst.buffer(),
+            dst_first: 0,
+            tail: None,
         })
     }
 
@@ -256,6 +355,9 @@ trait Positions: Send + Sync {
         out: &mut Vec<u32>,
         workers: &dyn Workers,
     ) -> Result<()>;
+    /// The bins of the `g` ghosts whose positions are `ghosts` (ghost
+    /// `k` at index `ghosts.first + k`), into `out`.
+    fn ghost_bins(&self, grid: &[f64; GRID_PARAMS], ghosts: GhostField<'_>, g: usize, out: &mut Vec<u32>);
     /// The bin of every sender, into `out`.
     fn bins(&self, grid: &[f64; GRID_PARAMS], out: &mut Vec<u32>) -> Result<()>;
     /// The Dat's identity (as `DatHandle::id`).
@@ -339,6 +441,17 @@ impl<T: Coordinate> Positions for Dat<T> {
         Ok(())
     }
 
+    fn ghost_bins(&self, grid: &[f64; GRID_PARAMS], ghosts: GhostField<'_>, g: usize, out: &mut Vec<u32>) {
+        let (d, size) = (self.dim(), std::mem::size_of::<T>());
+        out.clear();
+        out.extend((0..g as u32).map(|k| {
+            let e = ghosts.element(ghosts.first + k, d * size);
+            let c = |a: usize| -> f64 { bytemuck::pod_read_unaligned::<T>(&e[a * size..(a + 1) * size]).into() };
+            let z = if d == 3 { c(2) } else { 0.0 };
+            bin_of(grid, [c(0), c(1), z]) as u32
+        }));
+    }
+
     fn bins(&self, grid: &[f64; GRID_PARAMS], out: &mut Vec<u32>) -> Result<()> {
         let p = self.try_data_ro()?;
         let d = self.dim();
@@ -386,6 +499,10 @@ struct Scratch {
     ids: Vec<u64>,
     /// The senders other processes read (a build that exchanges ghosts).
     routes: Routes,
+    /// The ghost messages in the list as built (merged ones included).
+    ghosts_built: usize,
+    /// A merge's scratch ([`MessageList::merge_ghosts_on`]).
+    merge: merge::MergeScratch,
 }
 
 /// A message list (FLAME GPU's messages): a Set of messages whose size
@@ -763,6 +880,7 @@ impl MessageList {
         let s = &mut *guard;
         s.built_at = None;
         s.device.built = None;
+        s.ghosts_built = 0;
         // Senders binned (and their ids gathered) before the ghosts came.
         let (binned, exchanging, ids_gathered) = match exchange {
             Some(x) => {
@@ -888,6 +1006,7 @@ impl MessageList {
         }
         inner.count.set(s.sent.len(), &inner.set);
         s.built_at = Some(inner.senders.generation());
+        s.ghosts_built = g;
         Ok((s.sent.len(), exchanging))
     }
 

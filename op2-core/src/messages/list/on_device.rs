@@ -7,7 +7,7 @@
 //! carried Dat and are read past the senders' own elements, so a build
 //! with ghosts stays on the device too.
 
-use super::{MessageList, Scratch, Search};
+use super::{Carried, MessageList, Scratch, Search};
 use crate::device_work::{stage, Staged, OVERWRITE, READ};
 use crate::messages::binning::order_by_id;
 use crate::population::identity_order;
@@ -20,20 +20,20 @@ use crate::{
 #[derive(Default)]
 pub(super) struct DeviceScratch {
     /// The senders in message order (`u32`).
-    order: Option<Box<dyn DeviceBuffer>>,
+    pub(super) order: Option<Box<dyn DeviceBuffer>>,
     /// The senders' ids (`i64`), when they do not ascend.
-    ids: Option<Box<dyn DeviceBuffer>>,
+    pub(super) ids: Option<Box<dyn DeviceBuffer>>,
     /// The senders' generation and the device context the ids were
     /// uploaded for.
-    ids_for: Option<(u64, u64)>,
+    pub(super) ids_for: Option<(u64, u64)>,
     ids_host: Vec<i64>,
     /// The messages of the last build, if it ran on a device (their
     /// order is then there, not in the host scratch).
     pub(super) built: Option<usize>,
     /// Ghost messages' values, one column per carried Dat (by carried
     /// index), and the senders' positions followed by the ghosts'.
-    ghost_columns: Vec<Option<Box<dyn DeviceBuffer>>>,
-    column_host: Vec<u8>,
+    pub(super) ghost_columns: Vec<Option<Box<dyn DeviceBuffer>>>,
+    pub(super) column_host: Vec<u8>,
     positions: Option<Box<dyn DeviceBuffer>>,
     identity: Option<Box<dyn DeviceBuffer>>,
 }
@@ -62,6 +62,35 @@ impl DeviceScratch {
         self.built = None;
         Ok(())
     }
+}
+
+/// Uploads the ghosts' values, one column per carried Dat (by carried
+/// index, `offsets` their places in a record), into `columns`; returns
+/// the columns.
+pub(super) fn upload_ghost_columns<'c>(
+    work: &dyn DeviceWork,
+    columns: &'c mut Vec<Option<Box<dyn DeviceBuffer>>>,
+    host: &mut Vec<u8>,
+    carried: &[Box<dyn Carried>],
+    ghosts: &AgentPack,
+    offsets: &[usize],
+) -> Result<Vec<&'c dyn DeviceBuffer>> {
+    columns.resize_with(carried.len(), || None);
+    for ((c, column), &offset) in carried.iter().zip(columns.iter_mut()).zip(offsets) {
+        let eb = c.element_bytes();
+        host.clear();
+        host.extend(
+            ghosts
+                .as_bytes()
+                .chunks_exact(ghosts.record)
+                .flat_map(|r| &r[offset..][..eb]),
+        );
+        scratch_buffer(work, column, "ghost messages", host.len())?.upload(host)?;
+    }
+    Ok(columns
+        .iter()
+        .map(|c| c.as_deref().unwrap_or_else(|| unreachable!("uploaded above")))
+        .collect())
 }
 
 impl MessageList {
@@ -112,19 +141,7 @@ impl MessageList {
             if carried.len() != x.offsets.len() {
                 return Err(self.carried_meanwhile(g));
             }
-            ghost_columns.resize_with(x.offsets.len(), || None);
-            for (c, column) in carried.iter().enumerate() {
-                let eb = column.element_bytes();
-                column_host.clear();
-                column_host.extend(
-                    x.pack
-                        .as_bytes()
-                        .chunks_exact(x.pack.record)
-                        .flat_map(|r| &r[x.offsets[c]..][..eb]),
-                );
-                let buffer = scratch_buffer(work, &mut ghost_columns[c], "ghost messages", column_host.len())?;
-                buffer.upload(column_host)?;
-            }
+            upload_ghost_columns(work, ghost_columns, column_host, &carried, x.pack, x.offsets)?;
         }
         let column = |c: usize| ghost_columns.get(c).and_then(|b| b.as_deref());
         let order = scratch_buffer(work, order, "message order", 4 * (n + g))?;
@@ -206,6 +223,7 @@ impl MessageList {
         }
         inner.count.set(count, &inner.set);
         s.built_at = Some(inner.senders.generation());
+        s.ghosts_built = g;
         *built = Some(count);
         Ok(count)
     }
@@ -250,7 +268,7 @@ impl MessageList {
     }
 
     /// Calls `f` with the senders' ids (one per sender).
-    fn with_ids<R>(&self, f: impl FnOnce(&[u64]) -> R) -> R {
+    pub(super) fn with_ids<R>(&self, f: impl FnOnce(&[u64]) -> R) -> R {
         let inner = &*self.0;
         match (inner.senders.population(), &inner.fixed_ids) {
             (Some(p), _) => p.with_ids(|ids, _| f(ids)),

@@ -1,0 +1,371 @@
+//! Ghost messages merged into a list built without them, so that loops
+//! can read the list while the ghosts travel: a distributed run builds
+//! from its own senders, runs the loop over the agents that read no bin
+//! another process sends to, and merges the ghosts once they came
+//! ([`MessageList::merge_ghosts_on`]). The merged list is the one a build
+//! with the ghosts makes: the same messages, bin by bin, in id order.
+
+use super::ghosts::GhostField;
+use super::on_device::upload_ghost_columns;
+use super::{MessageList, Scratch, Search};
+use crate::device_work::{stage, OVERWRITE, READ};
+use crate::population::identity_order;
+use crate::{scratch_buffer, ArgData, BinJob, DeviceBuffer, DeviceWork, GatherJob, GatherTail, Result, Workers};
+
+/// A merge's buffers, kept from merge to merge.
+#[derive(Default)]
+pub(super) struct MergeScratch {
+    /// Each ghost's bin, and the ghosts by bin, then id.
+    bins: Vec<u32>,
+    ids: Vec<u64>,
+    sorted: Vec<u32>,
+    /// Message `j` afterwards is message `from[j]` before, or ghost
+    /// `from[j] - messages`.
+    from: Vec<u32>,
+    /// The merged list's senders (ghosts past them) and bins' starts.
+    order: Vec<u32>,
+    starts: Vec<i32>,
+    /// On a device: the merged order, the ids and positions of messages
+    /// then ghosts, the ghosts' indices past the senders, each carried
+    /// Dat merged, and `0, 1, ...`.
+    device_from: Option<Box<dyn DeviceBuffer>>,
+    device_ids: Option<Box<dyn DeviceBuffer>>,
+    ghost_ids: Option<Box<dyn DeviceBuffer>>,
+    positions: Option<Box<dyn DeviceBuffer>>,
+    ghost_indices: Option<Box<dyn DeviceBuffer>>,
+    order_out: Option<Box<dyn DeviceBuffer>>,
+    merged: Vec<Option<Box<dyn DeviceBuffer>>>,
+    identity: Option<Box<dyn DeviceBuffer>>,
+}
+
+impl MessageList {
+    /// Merges the ghost messages ([`MessageList::set_ghosts`]) into the
+    /// list as its last build left it (a build without ghosts), so that it
+    /// holds what a build with them would: the same messages, bin by bin,
+    /// in the order of their senders' ids. Returns the number of messages.
+    /// Only the ghosts' bins change, and the messages after them move up;
+    /// nothing is binned again. On a device runtime whose build ran
+    /// there, the merge runs there too. Timed as `merge LIST`.
+    ///
+    /// A distributed run's agent domain uses it to overlap the ghosts'
+    /// journey with the loop over the agents that read none of them
+    /// (op2-mpi's `AgentDomain::build_overlapped_on`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the list is not spatial, was not
+    /// built since its senders last changed, already holds ghosts, a ghost
+    /// has a sender's id (or two ghosts one), or the ghosts were packed for
+    /// other Dats than the list carries; [`Error::HostBorrow`](crate::Error::HostBorrow) if a
+    /// message Dat is borrowed; the device's.
+    pub fn merge_ghosts_on(&self, workers: &dyn Workers) -> Result<usize> {
+        let start = std::time::Instant::now();
+        let merged = self.merge_untimed(workers)?;
+        if let Some(t) = workers.work_timings() {
+            t.record(&format!("merge {}", self.0.name), start.elapsed().as_secs_f64(), 0);
+        }
+        Ok(merged)
+    }
+
+    fn merge_untimed(&self, workers: &dyn Workers) -> Result<usize> {
+        let inner = &*self.0;
+        if matches!(inner.search, Search::BruteForce) {
+            return Err(self.invalid("ghost messages go by bin: a brute-force list has none".into()));
+        }
+        let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *guard;
+        if s.built_at != Some(inner.senders.generation()) {
+            return Err(self.invalid("merging ghosts needs a build since the senders last changed (`build_on`)".into()));
+        }
+        if s.ghosts_built > 0 {
+            return Err(self.invalid(format!(
+                "its build holds {} ghost messages already: build it without them to merge others",
+                s.ghosts_built
+            )));
+        }
+        let messages = inner.count.get().unwrap_or(0);
+        let g = self.ghost_count();
+        if g == 0 {
+            return Ok(messages);
+        }
+        match (workers.device_work(), s.device.built) {
+            (Some(work), Some(_)) => self.merge_on_device(work, messages, g, s),
+            _ => self.merge_on_host(messages, g, s),
+        }
+    }
+
+    /// The merge on the host (the order of a device build brought back).
+    fn merge_on_host(&self, messages: usize, g: usize, s: &mut Scratch) -> Result<usize> {
+        let inner = &*self.0;
+        let Search::Spatial(b) = &inner.search else {
+            unreachable!("checked by the caller")
+        };
+        // A device build left its order and starts there.
+        s.device.order_to_host(&mut s.sort.order)?;
+        s.sort.starts.clear();
+        s.sort.starts.extend_from_slice(&b.starts.try_data_ro()?);
+        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
+        let ghosts = self.ghosts();
+        let (offsets, positions) = self.ghost_offsets(&carried, &ghosts)?;
+        let n = inner.senders.total_size();
+        let m = &mut s.merge;
+        let field = |offset: usize, first: usize| GhostField {
+            bytes: &ghosts.bytes,
+            record: ghosts.record,
+            offset,
+            first: first as u32,
+        };
+        b.positions
+            .ghost_bins(&b.grid.params(), field(offsets[positions], 0), g, &mut m.bins);
+        m.ids.clear();
+        m.ids.extend(ghosts.ids());
+        m.sorted.clear();
+        m.sorted.extend(0..g as u32);
+        let (bins, ids) = (&m.bins, &m.ids);
+        m.sorted.sort_unstable_by_key(|&k| (bins[k as usize], ids[k as usize]));
+        let (starts, order) = (&s.sort.starts, &s.sort.order[..messages]);
+        let merged = self.with_ids(|sender_ids| {
+            merge_bins(
+                Merging {
+                    starts,
+                    order,
+                    sender_ids,
+                    senders: n,
+                    ghost_bins: bins,
+                    ghost_ids: ids,
+                    sorted: &m.sorted,
+                },
+                &mut m.from,
+                &mut m.order,
+                &mut m.starts,
+            )
+        });
+        if let Err(id) = merged {
+            return Err(self.invalid(format!(
+                "two of its messages come from sender id {id} (a ghost's id is a sender's, or two ghosts')"
+            )));
+        }
+        if let Some(p) = inner.set.population() {
+            // One slot per sender and per ghost, the first kept.
+            p.resize(inner.set.name(), n + g)?;
+        }
+        for (c, &offset) in carried.iter().zip(&offsets) {
+            c.merge_in_place(&m.from, field(offset, messages))?;
+        }
+        b.starts.try_data_mut()?.copy_from_slice(&m.starts);
+        b.starts_count.set(m.starts.len(), b.starts.set());
+        std::mem::swap(&mut s.sort.order, &mut m.order);
+        std::mem::swap(&mut s.sort.starts, &mut m.starts);
+        inner.count.set(messages + g, &inner.set);
+        s.built_at = Some(inner.senders.generation());
+        s.ghosts_built = g;
+        Ok(messages + g)
+    }
+
+    /// The merge in `work`'s device memory, after a build there: the
+    /// messages' positions and ids followed by the ghosts' are binned
+    /// again there (the counting sort is cheap on a device), and every
+    /// carried Dat is gathered into the new order from its messages and
+    /// the ghosts' column.
+    fn merge_on_device(&self, work: &dyn DeviceWork, messages: usize, g: usize, s: &mut Scratch) -> Result<usize> {
+        let inner = &*self.0;
+        let Search::Spatial(b) = &inner.search else {
+            unreachable!("checked by the caller")
+        };
+        let n = inner.senders.total_size();
+        let total = messages + g;
+        self.sender_ids(&mut s.ids);
+        let ghosts = self.ghosts();
+        self.check_ghost_ids(&s.ids[..n], &ghosts)?;
+        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
+        let (offsets, positions) = self.ghost_offsets(&carried, &ghosts)?;
+        let columns = upload_ghost_columns(
+            work,
+            &mut s.device.ghost_columns,
+            &mut s.device.column_host,
+            &carried,
+            &ghosts,
+            &offsets,
+        )?;
+        let m = &mut s.merge;
+        let Some(order) = s.device.order.as_deref() else {
+            unreachable!("a device build leaves its order")
+        };
+        // The ids of the messages (their senders') and of the ghosts.
+        let ids_host: Vec<i64> = s.ids[..n].iter().map(|&id| id as i64).collect();
+        let sender_ids = scratch_buffer(work, &mut s.device.ids, "sender ids", 8 * n)?;
+        sender_ids.upload(bytemuck::cast_slice(&ids_host))?;
+        s.device.ids_for = None;
+        let ghost_ids: Vec<i64> = ghosts.ids().map(|id| id as i64).collect();
+        let ghost_ids_buffer = scratch_buffer(work, &mut m.ghost_ids, "ghost ids", 8 * g)?;
+        ghost_ids_buffer.upload(bytemuck::cast_slice(&ghost_ids))?;
+        let ids = scratch_buffer(work, &mut m.device_ids, "message ids", 8 * total)?;
+        let identity = identity_order(work, &mut m.identity, total)?;
+        work.gather(&GatherJob {
+            n: messages,
+            words: 2,
+            order,
+            src: sender_ids,
+            dst: ids,
+            dst_first: 0,
+            tail: None,
+        })?;
+        work.gather(&GatherJob {
+            n: g,
+            words: 2,
+            order: identity,
+            src: ghost_ids_buffer,
+            dst: ids,
+            dst_first: messages,
+            tail: None,
+        })?;
+        let column = |c: usize| columns[c];
+        let from = scratch_buffer(work, &mut m.device_from, "merge order", 4 * total)?;
+        {
+            let dims = b.grid.dims();
+            let words = dims * b.positions.scalar().size() / 4;
+            let message_positions = stage(work, carried[positions].message_arg(), READ, 0)?;
+            let joined = scratch_buffer(work, &mut m.positions, "positions and ghosts", 4 * words * total)?;
+            work.gather(&GatherJob {
+                n: total,
+                words,
+                order: identity,
+                src: message_positions.buffer(),
+                dst: joined,
+                dst_first: 0,
+                tail: Some(GatherTail {
+                    first: messages,
+                    src: column(positions),
+                }),
+            })?;
+            drop(message_positions);
+            let grid = stage(work, ArgData::Global(&b.params), READ, 0)?;
+            let starts = stage(work, ArgData::Dat(&b.starts), OVERWRITE, 0)?;
+            work.bin(&BinJob {
+                position: b.positions.scalar(),
+                dims,
+                senders: total,
+                bins: b.grid.bin_count(),
+                flags: None,
+                positions: joined,
+                grid: grid.buffer(),
+                ids: Some(ids),
+                starts: starts.buffer(),
+                order: from,
+            })?;
+        }
+        m.merged.resize_with(carried.len(), || None);
+        for (k, c) in carried.iter().enumerate() {
+            let tail = GatherTail {
+                first: messages,
+                src: column(k),
+            };
+            c.merge_on_device(work, from, total, tail, &mut m.merged[k])?;
+        }
+        if let Some(p) = inner.set.population() {
+            // One slot per sender and ghost; written from the merged copies.
+            p.resize_for_overwrite(inner.set.name(), n + g)?;
+        }
+        for (k, c) in carried.iter().enumerate() {
+            let Some(merged) = m.merged[k].as_deref() else {
+                unreachable!("merged above")
+            };
+            c.take_merged(work, identity, total, merged)?;
+        }
+        // The senders in the merged order (ghosts past them), for a sort of
+        // the senders.
+        let indices: Vec<u32> = (n as u32..(n + g) as u32).collect();
+        let ghost_indices = scratch_buffer(work, &mut m.ghost_indices, "ghost indices", 4 * g)?;
+        ghost_indices.upload(bytemuck::cast_slice(&indices))?;
+        let out = scratch_buffer(work, &mut m.order_out, "message order", 4 * total)?;
+        work.gather(&GatherJob {
+            n: total,
+            words: 1,
+            order: from,
+            src: order,
+            dst: out,
+            dst_first: 0,
+            tail: Some(GatherTail {
+                first: messages,
+                src: ghost_indices,
+            }),
+        })?;
+        std::mem::swap(&mut s.device.order, &mut m.order_out);
+        b.starts_count.set(b.grid.bin_count() + 1, b.starts.set());
+        inner.count.set(total, &inner.set);
+        s.built_at = Some(inner.senders.generation());
+        s.ghosts_built = g;
+        s.device.built = Some(total);
+        Ok(total)
+    }
+}
+
+/// What a merge on the host reads.
+struct Merging<'a> {
+    /// The list's bins as built: first message of each, and the end.
+    starts: &'a [i32],
+    /// Its messages' senders.
+    order: &'a [u32],
+    sender_ids: &'a [u64],
+    senders: usize,
+    ghost_bins: &'a [u32],
+    ghost_ids: &'a [u64],
+    /// The ghosts by bin, then id.
+    sorted: &'a [u32],
+}
+
+/// Merges the ghosts into the bins: `from` (message `j` afterwards is
+/// message `from[j]` before, or ghost `from[j] - messages`), the merged
+/// list's senders (`order`: a ghost `k` as `senders + k`) and its bins'
+/// `starts`. Inside a bin, messages and ghosts interleave by id. `Err`
+/// with an id two of a bin's messages share.
+fn merge_bins(x: Merging<'_>, from: &mut Vec<u32>, order: &mut Vec<u32>, starts: &mut Vec<i32>) -> Result<(), u64> {
+    let messages = x.order.len();
+    let nbins = x.starts.len() - 1;
+    from.clear();
+    order.clear();
+    starts.clear();
+    let mut q = 0;
+    for bin in 0..nbins {
+        starts.push(from.len() as i32);
+        let (lo, hi) = (x.starts[bin] as usize, x.starts[bin + 1] as usize);
+        let first_ghost = q;
+        while q < x.sorted.len() && x.ghost_bins[x.sorted[q] as usize] as usize == bin {
+            q += 1;
+        }
+        if first_ghost == q {
+            from.extend(lo as u32..hi as u32);
+            order.extend_from_slice(&x.order[lo..hi]);
+            continue;
+        }
+        let ghosts = &x.sorted[first_ghost..q];
+        let (mut i, mut k) = (lo, 0);
+        let mut last: Option<u64> = None;
+        while i < hi || k < ghosts.len() {
+            let local = (i < hi).then(|| x.sender_ids[x.order[i] as usize]);
+            let ghost = ghosts.get(k).map(|&gk| x.ghost_ids[gk as usize]);
+            let take_local = match (local, ghost) {
+                (Some(a), Some(b)) => a < b,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            let id = if take_local {
+                from.push(i as u32);
+                order.push(x.order[i]);
+                i += 1;
+                local
+            } else {
+                let gk = ghosts[k];
+                from.push((messages + gk as usize) as u32);
+                order.push((x.senders + gk as usize) as u32);
+                k += 1;
+                ghost
+            };
+            if id.is_some() && id == last {
+                return Err(id.unwrap_or_default());
+            }
+            last = id;
+        }
+    }
+    starts.push(from.len() as i32);
+    Ok(())
+}
