@@ -16,7 +16,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use op2_core::{
-    AgentLayout, AgentPack, BinTable, Error, GhostExchange, MessageList, Result, Routes, Set, SpatialGrid, Workers,
+    AgentLayout, AgentPack, BinTable, Error, GhostExchange, MessageList, Result, Routes, Set, SpatialGrid, Subset,
+    Workers,
 };
 
 use crate::halo_exchange::Comm;
@@ -142,6 +143,11 @@ struct Shared {
     read_table: BinTable,
     /// The senders in those bins.
     routes: Routes,
+    /// The bins from which a query can read another rank's message: 1
+    /// for those, 0 for the others (agents there read no ghost).
+    near_table: BinTable,
+    /// The readers in those bins ([`AgentDomain::build_overlapped_on`]).
+    near_routes: Routes,
     lanes: Lanes,
 }
 
@@ -287,6 +293,8 @@ impl AgentDomain {
                 readers: None,
                 read_table: BinTable::new(Vec::new()),
                 routes: Routes::default(),
+                near_table: BinTable::new(Vec::new()),
+                near_routes: Routes::default(),
                 lanes: Lanes::new(size),
             })
             .collect();
@@ -470,6 +478,10 @@ impl AgentDomain {
                 .collect();
             l.read_table = BinTable::new(read);
             l.readers = Some(readers);
+            if let Some(grid) = l.list.grid() {
+                let near = cut.reads_others(rank, &self.home, grid);
+                l.near_table = BinTable::new(near.into_iter().map(i32::from).collect());
+            }
         }
         let leave: Vec<i32> = (0..self.home.bin_count())
             .map(|b| match cut.owner(b) {
@@ -559,6 +571,91 @@ impl AgentDomain {
         list.build_exchanging_on(&mut ghosts, workers)
     }
 
+    /// Builds `list` and runs `body` over the agents of `readers` (one of
+    /// the domain's sets) in two parts, so that the ghost messages travel
+    /// while the first runs: the list is built from this rank's senders,
+    /// the messages other ranks read are sent, `body` runs over the
+    /// readers whose queries reach no bin another rank sends to (a
+    /// [`Subset`] of `readers`), the ghosts arrive and are merged into the
+    /// list ([`MessageList::merge_ghosts_on`]), and `body` runs over the
+    /// other readers. Every reader sees what a build with the ghosts
+    /// gives, so results are bitwise those of [`AgentDomain::build_on`]
+    /// followed by one loop over `readers`. Returns the number of
+    /// messages, ghosts included. Collective.
+    ///
+    /// `body` is one loop (or several) over the subset it is given that
+    /// reads `list` with queries centred on the readers' positions (the
+    /// positions their list bins by), and writes nothing the other part
+    /// reads: e.g. each agent's own Dats (`d(RW)`), not `list`'s. A
+    /// reduction into a Global then adds in two parts. The time `body`
+    /// ran while the ghosts travelled is in [`DomainStats::overlapped_seconds`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] if `list` is not one of the domain's
+    /// lists, `readers` not one of its sets, or no migration came first;
+    /// the error of `body` on any rank (every rank returns one: those
+    /// whose `body` succeeded an [`Error::Mpi`] naming the rank that
+    /// failed); as [`AgentDomain::build_on`].
+    pub fn build_overlapped_on(
+        &mut self,
+        list: &MessageList,
+        readers: &Set,
+        workers: &dyn Workers,
+        body: &mut dyn FnMut(&Subset) -> Result<()>,
+    ) -> Result<usize> {
+        let k = self.list_index(list)?;
+        let Some(p) = self.populations.iter().position(|p| p.agents.same(readers)) else {
+            return Err(Error::InvalidMigration {
+                set: readers.name().to_string(),
+                reason: format!("`{}` is not one of this domain's sets", readers.name()),
+            });
+        };
+        let (l, reading) = (&mut self.lists[k], &self.populations[p]);
+        l.list.clear_ghosts();
+        let name = l.list.name().to_string();
+        let mut routes = std::mem::take(&mut l.routes);
+        let mut near = std::mem::take(&mut l.near_routes);
+        // The build and the readers' split, before anything travels.
+        let local = (|| -> Result<(usize, Subset, Subset)> {
+            let built = match reading.agents.same(l.list.senders()) {
+                true => l
+                    .list
+                    .build_routing_on(&mut [(&l.read_table, &mut routes), (&l.near_table, &mut near)], workers)?,
+                false => {
+                    let built = l.list.build_routing_on(&mut [(&l.read_table, &mut routes)], workers)?;
+                    reading.list.route_senders_on(l.list.grid(), &l.near_table, &mut near, workers)?;
+                    built
+                }
+            };
+            let (interior, boundary) = split_readers(readers, &near)?;
+            Ok((built, interior, boundary))
+        })();
+        let (routed, parts) = match local {
+            Ok(x) => (Ok(&routes), Some(x)),
+            Err(e) => (Err(e), None),
+        };
+        let mut interior_ran = Ok(());
+        let mut ghosts = self.ghosts(k, workers);
+        let exchanged = ghosts.send_and_receive(routed, &mut || {
+            if let Some((_, interior, _)) = &parts {
+                interior_ran = body(interior);
+            }
+        });
+        self.lists[k].routes = routes;
+        self.lists[k].near_routes = near;
+        exchanged?;
+        let Some((built, _, boundary)) = parts else {
+            unreachable!("a local failure fails the exchange")
+        };
+        self.ranks.agree(interior_ran, "running the loop over its interior agents", &name)?;
+        let merged = self.lists[k].list.merge_ghosts_on(workers);
+        let count = *merged.as_ref().unwrap_or(&built);
+        self.ranks.agree(merged.map(drop), "merging its ghost messages", &name)?;
+        let ran = body(&boundary);
+        self.ranks.agree(ran, "running the loop over its boundary agents", &name)?;
+        Ok(count)
+    }
+
     /// Where `list` is among the domain's lists, once the agents were
     /// shared out.
     fn list_index(&self, list: &MessageList) -> Result<usize> {
@@ -594,17 +691,32 @@ impl GhostExchange for Ghosts<'_> {
     }
 
     fn exchange(&mut self, list: &MessageList, routes: Result<&Routes>, meanwhile: &mut dyn FnMut()) -> Result<()> {
+        let routes = match list.same(&self.shared.list) {
+            true => routes,
+            false => Err(Error::InvalidMigration {
+                set: list.senders().name().to_string(),
+                reason: format!(
+                    "`{}`'s ghosts were asked for `{}`'s build",
+                    self.shared.list.name(),
+                    list.name()
+                ),
+            }),
+        };
+        self.send_and_receive(routes, meanwhile)
+    }
+}
+
+impl Ghosts<'_> {
+    /// Packs the messages of the senders routed (`routes`, or this rank's
+    /// failure to route them) for the ranks that read their bins, sends
+    /// them, runs `meanwhile` while they travel, and sets those received
+    /// as the list's ghosts.
+    fn send_and_receive(&mut self, routes: Result<&Routes>, meanwhile: &mut dyn FnMut()) -> Result<()> {
         let start = Instant::now();
         let (ranks, l) = (self.ranks, &mut *self.shared);
         l.list.clear_ghosts();
         let name = l.list.name().to_string();
-        let packed = match list.same(&l.list) {
-            true => routes.and_then(|routes| pack_ghosts(l, routes, self.workers)),
-            false => Err(Error::InvalidMigration {
-                set: list.senders().name().to_string(),
-                reason: format!("`{}`'s ghosts were asked for `{}`'s build", l.list.name(), list.name()),
-            }),
-        };
+        let packed = routes.and_then(|routes| pack_ghosts(l, routes, self.workers));
         ranks.agree(packed, "packing ghost messages", &name)?;
         let layout = l.list.message_layout()?;
         let mut busy = 0.0;
@@ -636,6 +748,28 @@ impl GhostExchange for Ghosts<'_> {
         }
         Ok(())
     }
+}
+
+/// The agents of `readers` in bins from which no query reaches another
+/// rank's message (`near`: the others, ascending), and those others.
+fn split_readers(readers: &Set, near: &Routes) -> Result<(Subset, Subset)> {
+    let n = readers.size();
+    let boundary: Vec<usize> = near.senders().iter().map(|&e| e as usize).collect();
+    let mut interior = Vec::with_capacity(n - boundary.len().min(n));
+    let mut next = boundary.iter().copied().peekable();
+    for e in 0..n {
+        match next.peek() {
+            Some(&b) if b == e => {
+                next.next();
+            }
+            _ => interior.push(e),
+        }
+    }
+    let name = readers.name();
+    Ok((
+        Subset::new(format!("{name} reading no ghost"), readers, interior)?,
+        Subset::new(format!("{name} reading ghosts"), readers, boundary)?,
+    ))
 }
 
 /// Checks that `list` can share its senders by space; returns its grid.

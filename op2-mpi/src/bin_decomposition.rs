@@ -119,6 +119,38 @@ impl BinDecomposition {
     /// If `rank` is not below [`BinDecomposition::ranks`] or `home` is not
     /// the grid this decomposition cut.
     pub fn readers_in(&self, rank: usize, home: &SpatialGrid, grid: &SpatialGrid) -> Readers {
+        let owners = self.owners_under(home, grid);
+        collect_readers(
+            grid.bins_per_axis(),
+            self.wrap,
+            rank,
+            |bin| owners[bin].contains(&(rank as u32)),
+            |n| &owners[n],
+        )
+    }
+
+    /// For each bin of `grid` (over the same box as `home`, the grid this
+    /// decomposition cut; `home` itself included), whether a query from
+    /// it can read a message of a rank other than `rank`: whether another
+    /// rank owns a `home` bin under the bins around it (one `home` bin
+    /// more on each side for another grid, against rounding). An agent of
+    /// `rank` in a bin without reads none of the ghosts: a loop can run
+    /// over it before they arrive.
+    ///
+    /// # Panics
+    /// As [`BinDecomposition::readers_in`].
+    pub fn reads_others(&self, rank: usize, home: &SpatialGrid, grid: &SpatialGrid) -> Vec<bool> {
+        let owners: Vec<Vec<u32>> = match grid.params() == home.params() {
+            true => self.owner.iter().map(|&o| vec![o]).collect(),
+            false => self.owners_under(home, grid),
+        };
+        let readers = collect_readers(grid.bins_per_axis(), self.wrap, rank, |_| true, |n| &owners[n]);
+        (0..grid.bin_count()).map(|b| !readers.of(b).is_empty()).collect()
+    }
+
+    /// The owners of the `home` bins under each bin of `grid` (one `home`
+    /// bin more on each side, against rounding).
+    fn owners_under(&self, home: &SpatialGrid, grid: &SpatialGrid) -> Vec<Vec<u32>> {
         assert_eq!(home.bins_per_axis(), self.bins, "the decomposition's own grid");
         let bins = grid.bins_per_axis();
         let nbins = grid.bin_count();
@@ -160,13 +192,7 @@ impl BinDecomposition {
                 }
             }
         }
-        collect_readers(
-            bins,
-            wrap,
-            rank,
-            |bin| owners[bin].contains(&(rank as u32)),
-            |n| &owners[n],
-        )
+        owners
     }
 }
 
@@ -368,6 +394,11 @@ mod tests {
                 };
                 assert_eq!(r.of(bin), &read[..], "{boundary:?} bin {bin} (x = {x})");
             }
+            // Rank 0's agents read rank 1's messages from the same bins.
+            let reads = d.reads_others(0, &g, &g);
+            for bin in (0..g.bin_count()).filter(|b| b % 6 < 3) {
+                assert_eq!(reads[bin], !r.of(bin).is_empty(), "{boundary:?} bin {bin}");
+            }
         }
     }
 
@@ -380,6 +411,7 @@ mod tests {
                 let grid = SpatialGrid::new_2d("fine", [0.0; 2], [12.0; 2], fine, boundary).unwrap();
                 let d = BinDecomposition::bisect(&home, &counts, 3);
                 let readers: Vec<Readers> = (0..3).map(|r| d.readers_in(r, &home, &grid)).collect();
+                let reads: Vec<Vec<bool>> = (0..3).map(|r| d.reads_others(r, &home, &grid)).collect();
                 // Points on a lattice finer than both grids (edges included).
                 let points: Vec<[f64; 3]> = (0..=48)
                     .flat_map(|i| (0..=48).map(move |j| [i as f64 * 0.25, j as f64 * 0.25, 0.0]))
@@ -402,8 +434,31 @@ mod tests {
                                 readers[sr].of(sb).contains(&(pr as u32)),
                                 "{boundary:?} width {fine}: a message at {s:?} (rank {sr}) is read from {p:?} (rank {pr})"
                             );
+                            assert!(
+                                reads[pr][grid.bin_of(*p)],
+                                "{boundary:?} width {fine}: {p:?} (rank {pr}) reads a message of rank {sr} at {s:?}"
+                            );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agents_away_from_other_ranks_read_none_of_their_messages() {
+        for boundary in [Boundary::Clamp, Boundary::Wrap] {
+            let home = SpatialGrid::new_2d("home", [0.0; 2], [24.0; 2], 3.0, boundary).unwrap();
+            let d = BinDecomposition::bisect(&home, &vec![1; home.bin_count()], 2);
+            for width in [0.75, 3.0] {
+                let grid = SpatialGrid::new_2d("g", [0.0; 2], [24.0; 2], width, boundary).unwrap();
+                for rank in 0..2 {
+                    let reads = d.reads_others(rank, &home, &grid);
+                    // The bins at the middle of the rank's half read only it.
+                    let middle = [6.0 + 12.0 * rank as f64, 12.0, 0.0];
+                    assert!(!reads[grid.bin_of(middle)], "{boundary:?} width {width} rank {rank}");
+                    let edge = [11.9 + 0.2 * rank as f64, 12.0, 0.0];
+                    assert!(reads[grid.bin_of(edge)], "{boundary:?} width {width} rank {rank}");
                 }
             }
         }

@@ -143,6 +143,51 @@ impl MessageList {
         }
     }
 
+    /// Builds the list from its senders alone (as [`MessageList::build_on`])
+    /// and routes them by each table of `routes` over the list's grid,
+    /// into the routes beside it: on the host from the bins the build's
+    /// sort used (the senders are binned once), on a device there. A
+    /// distributed run finds this way, with its build, the senders whose
+    /// messages other processes read, and its agents that read none of
+    /// theirs. Returns the number of messages.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the
+    /// list holds ghosts ([`MessageList::set_ghosts`]) or a table has not
+    /// one value per bin of its grid; as [`MessageList::build_on`] and
+    /// [`MessageList::route_senders_on`].
+    pub fn build_routing_on(&self, routes: &mut [(&BinTable, &mut Routes)], workers: &dyn Workers) -> Result<usize> {
+        let g = self.ghost_count();
+        if g > 0 {
+            return Err(self.invalid(format!(
+                "it holds {g} ghost messages, and a build that routes its senders builds from them alone: clear the ghosts first"
+            )));
+        }
+        for (table, _) in routes.iter() {
+            self.check_table(None, table)?;
+        }
+        let built = self.build_on(workers)?;
+        let inner = &*self.0;
+        let scratch = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        match (workers.device_work(), scratch.device.built) {
+            (Some(work), Some(_)) => {
+                drop(scratch);
+                let mut routing = inner.routing.lock().unwrap_or_else(|e| e.into_inner());
+                for (table, out) in routes.iter_mut() {
+                    self.route_on_device(work, None, table, out, &mut routing)?;
+                }
+            }
+            _ => {
+                // Every sender sent: the sort binned them in index order.
+                let n = inner.senders.total_size();
+                for (table, out) in routes.iter_mut() {
+                    out.fill_from_bins(&scratch.sort.bins[..n], table);
+                }
+            }
+        }
+        Ok(built)
+    }
+
     /// Refuses a table that has not one value per bin of `grid` (or the
     /// list's grid).
     pub(super) fn check_table(&self, grid: Option<&SpatialGrid>, table: &BinTable) -> Result<()> {
