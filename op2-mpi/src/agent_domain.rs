@@ -623,7 +623,9 @@ impl AgentDomain {
                     .build_routing_on(&mut [(&l.read_table, &mut routes), (&l.near_table, &mut near)], workers)?,
                 false => {
                     let built = l.list.build_routing_on(&mut [(&l.read_table, &mut routes)], workers)?;
-                    reading.list.route_senders_on(l.list.grid(), &l.near_table, &mut near, workers)?;
+                    reading
+                        .list
+                        .route_senders_on(l.list.grid(), &l.near_table, &mut near, workers)?;
                     built
                 }
             };
@@ -647,12 +649,15 @@ impl AgentDomain {
         let Some((built, _, boundary)) = parts else {
             unreachable!("a local failure fails the exchange")
         };
-        self.ranks.agree(interior_ran, "running the loop over its interior agents", &name)?;
+        self.ranks
+            .agree(interior_ran, "running the loop over its interior agents", &name)?;
         let merged = self.lists[k].list.merge_ghosts_on(workers);
         let count = *merged.as_ref().unwrap_or(&built);
-        self.ranks.agree(merged.map(drop), "merging its ghost messages", &name)?;
+        self.ranks
+            .agree(merged.map(drop), "merging its ghost messages", &name)?;
         let ran = body(&boundary);
-        self.ranks.agree(ran, "running the loop over its boundary agents", &name)?;
+        self.ranks
+            .agree(ran, "running the loop over its boundary agents", &name)?;
         Ok(count)
     }
 
