@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release --example circles -- --agents N [--density D] --steps S [--seed X]
 //!     [--init FILE.csv] [--write FILE.csv] [--vtk DIR --every K] [--backend NAME]
-//!     [--sort-every K] [--report K] [--timings]
+//!     [--sort-every K] [--report K] [--timings] [--overlap]
 //! mpirun -n P target/release/examples/circles ...   (built with --features mpi)
 //! ```
 //!
@@ -28,7 +28,9 @@
 //! rank owns a box of the message grid, agents move to the rank of their
 //! box before each step, and each rank receives the messages its agents
 //! read from its neighbours' boxes. The positions come out bitwise as on
-//! one rank; `--write` and `--vtk` need one rank. Rank 0 prints the
+//! one rank; `--write` and `--vtk` need one rank. `--overlap` moves the
+//! agents whose neighbourhood holds no other rank's message while the
+//! ghost messages travel, then the others (the same positions). Rank 0 prints the
 //! domain's traffic per step to stderr.
 
 use std::path::PathBuf;
@@ -83,6 +85,10 @@ struct Cli {
     /// ghosts, and the domain's balance.
     #[arg(long)]
     timings: bool,
+    /// Under MPI: move the agents that read no other rank's message while
+    /// the ghost messages travel, then the others (the same positions).
+    #[arg(long)]
+    overlap: bool,
 }
 
 /// An order-independent checksum of the agents here: a sum over agents of
@@ -150,6 +156,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         Circles::new(&positions, side, params)
     }
     .map_err(|e| e.to_string())?;
+    #[cfg(feature = "mpi")]
+    model.set_overlap(cli.overlap);
     #[cfg(not(feature = "mpi"))]
     let mut model = Circles::new(&positions, side, params).map_err(|e| e.to_string())?;
     // The checksum of every rank's agents, printed by rank 0.

@@ -196,8 +196,10 @@ impl fmt::Debug for Subset {
 }
 
 /// What `par_loop!` iterates over: a whole [`Set`] or a [`Subset`] (or a
-/// reference to one). For the code `par_loop!` generates.
-#[doc(hidden)]
+/// reference to one). A function that runs one loop over either takes
+/// `&impl IterationSpace` and passes it to `par_loop!` as its set, e.g.
+/// the loop a distributed agent domain runs in two parts (op2-mpi's
+/// `AgentDomain::build_overlapped_on`) and a single run over all agents.
 #[diagnostic::on_unimplemented(
     message = "`par_loop!` iterates over a `Set` or a `Subset`, not `{Self}`",
     label = "expected a Set or a Subset"

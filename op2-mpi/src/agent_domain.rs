@@ -77,17 +77,22 @@ pub struct DomainStats {
     pub last_ghost_bytes: u64,
     /// Times a receive buffer grew (past its largest so far).
     pub buffer_growths: u64,
-    /// Seconds of a build's own work (gathering its senders' ids) that ran
-    /// while its ghost messages were in flight ([`AgentDomain::build_on`]),
-    /// over all builds.
+    /// Seconds of work that ran while ghost messages were in flight, over
+    /// all exchanges: a build's own (gathering its senders' ids,
+    /// [`AgentDomain::build_on`]), or the loop over the agents that read
+    /// no ghost ([`AgentDomain::build_overlapped_on`]).
     pub overlapped_seconds: f64,
+    /// Seconds spent waiting for ghost messages after that work, over all
+    /// exchanges: what the overlap did not hide (a run with and one
+    /// without [`AgentDomain::build_overlapped_on`] tell what it saves).
+    pub ghost_wait_seconds: f64,
 }
 
 impl std::fmt::Display for DomainStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} exchanges, {} rebalances, imbalance {:.3}; sent {} agents ({} B) and {} ghost messages ({} B); {} buffer growths; {:.1} ms of builds while ghosts travelled",
+            "{} exchanges, {} rebalances, imbalance {:.3}; sent {} agents ({} B) and {} ghost messages ({} B); {} buffer growths; {:.1} ms of work while ghosts travelled, {:.1} ms waiting for them",
             self.exchanges,
             self.rebalances,
             self.imbalance,
@@ -96,7 +101,8 @@ impl std::fmt::Display for DomainStats {
             self.ghosts_sent,
             self.ghost_bytes,
             self.buffer_growths,
-            1e3 * self.overlapped_seconds
+            1e3 * self.overlapped_seconds,
+            1e3 * self.ghost_wait_seconds
         )
     }
 }
@@ -742,6 +748,7 @@ impl Ghosts<'_> {
         self.stats.ghosts_sent += sent.0;
         self.stats.ghost_bytes += sent.1;
         self.stats.overlapped_seconds += busy;
+        self.stats.ghost_wait_seconds += sent.2;
         let received: Vec<&AgentPack> = l.lanes.recv.iter().filter(|p| !p.is_empty()).collect();
         let set = l.list.set_ghosts(&received);
         ranks.agree(set, "setting its ghost messages", &name)?;
@@ -871,8 +878,9 @@ fn pack_ghosts(l: &mut Shared, routes: &Routes, workers: &dyn Workers) -> Result
 impl Ranks {
     /// Sends every rank its pack of `lanes` (sizes and layout fingerprints
     /// first, all to all, then the payloads that are not empty) and
-    /// receives theirs; returns the records and bytes sent, and counts the
-    /// receive buffers that grew into `growths`.
+    /// receives theirs; returns the records and bytes sent and the seconds
+    /// waited for the payloads after `meanwhile`, and counts the receive
+    /// buffers that grew into `growths`.
     fn swap(
         &self,
         tag: i32,
@@ -881,7 +889,7 @@ impl Ranks {
         name: &str,
         growths: &mut u64,
         meanwhile: &mut dyn FnMut(),
-    ) -> Result<(u64, u64)> {
+    ) -> Result<(u64, u64, f64)> {
         let header: Vec<u64> = lanes
             .send
             .iter()
@@ -904,13 +912,25 @@ impl Ranks {
         };
         self.agree(checked, "comparing the ranks' Dats", name)?;
         let (comm, rank) = (&self.comm, self.rank);
+        // Every receive buffer is made before any payload is posted, and
+        // every rank learns whether one could not be: no request is left
+        // behind by an error.
         let mut grew = 0;
+        let mut sized = Ok(());
+        for (pack, h) in lanes.recv.iter_mut().zip(incoming.chunks_exact(2)) {
+            pack.reset(layout);
+            // `receive` grows the buffer only past its capacity.
+            grew += u64::from(h[0] as usize > pack.capacity_bytes());
+            if let Err(e) = pack.receive(name, h[0] as usize) {
+                sized = sized.and(Err(e));
+            }
+        }
+        self.agree(sized, "making room for what arrives", name)?;
+        let mut waited = 0.0;
         let received = mpi::request::scope(|scope| -> Result<()> {
             let mut requests = Vec::new();
             for (q, (pack, h)) in lanes.recv.iter_mut().zip(incoming.chunks_exact(2)).enumerate() {
-                pack.reset(layout);
-                // `receive` grows the buffer only past its capacity.
-                grew += u64::from(h[0] as usize > pack.capacity_bytes());
+                // Made above: the same size again, no growth, no error.
                 let buf = pack.receive(name, h[0] as usize)?;
                 if q != rank && !buf.is_empty() {
                     requests.push(
@@ -929,18 +949,18 @@ impl Ranks {
             }
             // The payloads travel while the caller works.
             meanwhile();
+            let waiting = Instant::now();
             for r in requests {
                 r.wait();
             }
+            waited = waiting.elapsed().as_secs_f64();
             Ok(())
         });
-        // The sizes are whole records of one layout (checked above): no
-        // receive fails once the first did not.
         received?;
         *growths += grew;
         let records: u64 = lanes.send.iter().map(|p| p.len() as u64).sum();
         let bytes: u64 = lanes.send.iter().map(|p| p.as_bytes().len() as u64).sum();
-        Ok((records, bytes))
+        Ok((records, bytes, waited))
     }
 
     /// Tells every rank whether this one failed; returns this rank's error,

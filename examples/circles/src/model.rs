@@ -57,6 +57,41 @@ pub fn circles_move(me: &u32, p: &mut [f32; 3], ids: &[u32], ps: &[[f32; 3]], ms
     }
 }
 
+/// What a step's loop reads and writes.
+struct Carriers<'a> {
+    id: &'a Dat<u32>,
+    pos: &'a Dat<f32>,
+    list: &'a MessageList,
+    m_id: &'a Dat<u32>,
+    m_pos: &'a Dat<f32>,
+    params: &'a Global<f32>,
+}
+
+impl Carriers<'_> {
+    /// Moves the agents of `over` (all of them, or a part).
+    fn move_agents(&self, rt: &Runtime, over: &impl op2::IterationSpace) -> op2::Result<()> {
+        let Carriers {
+            id,
+            pos,
+            list,
+            m_id,
+            m_pos,
+            params,
+        } = self;
+        par_loop!(
+            rt,
+            circles_move,
+            over,
+            id(READ),
+            pos(RW),
+            m_id(READ, list[..]),
+            m_pos(READ, list[..]),
+            list(NEAR),
+            params(READ)
+        )
+    }
+}
+
 /// The side of the box `N` agents fill at `density` agents per unit volume.
 pub fn box_side(agents: usize, density: f64) -> f64 {
     (agents as f64 / density).cbrt()
@@ -93,6 +128,10 @@ pub struct Circles {
     /// The ranks sharing the agents, in a distributed run.
     #[cfg(feature = "mpi")]
     domain: Option<op2::mpi::AgentDomain>,
+    /// Whether a distributed step moves the agents that read no ghost
+    /// while the ghosts travel ([`Circles::set_overlap`]).
+    #[cfg(feature = "mpi")]
+    overlap: bool,
 }
 
 impl Circles {
@@ -147,6 +186,8 @@ impl Circles {
             steps: 0,
             #[cfg(feature = "mpi")]
             domain: None,
+            #[cfg(feature = "mpi")]
+            overlap: false,
         })
     }
 
@@ -174,6 +215,15 @@ impl Circles {
         Ok(model)
     }
 
+    /// In a distributed run, whether each step moves the agents whose
+    /// neighbourhood holds no other rank's message while the ghosts travel,
+    /// then the others once they came (`AgentDomain::build_overlapped_on`);
+    /// the positions are bitwise the same either way. Off at first.
+    #[cfg(feature = "mpi")]
+    pub fn set_overlap(&mut self, overlap: bool) {
+        self.overlap = overlap;
+    }
+
     /// The ranks sharing the agents ([`Circles::shared`]).
     #[cfg(feature = "mpi")]
     pub fn domain(&self) -> Option<&op2::mpi::AgentDomain> {
@@ -193,30 +243,35 @@ impl Circles {
     /// `MessageList::sort_senders`; as `AgentDomain::migrate_on` and
     /// `AgentDomain::build_on`.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<()> {
+        let carriers = Carriers {
+            id: &self.id,
+            pos: &self.pos,
+            list: &self.list,
+            m_id: &self.m_id,
+            m_pos: &self.m_pos,
+            params: &self.params,
+        };
         #[cfg(feature = "mpi")]
         match &mut self.domain {
+            Some(domain) if self.overlap => {
+                domain.migrate_on(rt)?;
+                domain.build_overlapped_on(&self.list, &self.agents, rt, &mut |part| carriers.move_agents(rt, part))?;
+            }
             Some(domain) => {
                 domain.migrate_on(rt)?;
                 domain.build_on(&self.list, rt)?;
+                carriers.move_agents(rt, &self.agents)?;
             }
             None => {
                 self.list.build_on(rt)?;
+                carriers.move_agents(rt, &self.agents)?;
             }
         }
         #[cfg(not(feature = "mpi"))]
-        self.list.build_on(rt)?;
-        let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
-        par_loop!(
-            rt,
-            circles_move,
-            self.agents,
-            self.id(READ),
-            self.pos(RW),
-            m_id(READ, list[..]),
-            m_pos(READ, list[..]),
-            list(NEAR),
-            params(READ)
-        )?;
+        {
+            self.list.build_on(rt)?;
+            carriers.move_agents(rt, &self.agents)?;
+        }
         if self.sort_every > 0 && self.steps % self.sort_every == 0 {
             self.list.sort_senders_on(rt)?;
         }

@@ -114,8 +114,9 @@ impl AgentPack {
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] (naming `set`) if `bytes` is not a whole
-    /// number of records, or the pack has no layout (`Default`); the pack
-    /// is then empty.
+    /// number of records, or the pack has no layout (`Default`);
+    /// [`Error::HostOutOfMemory`] if the memory for them cannot be had. The
+    /// pack is then empty.
     pub fn receive(&mut self, set: &str, bytes: usize) -> Result<&mut [u8]> {
         self.bytes.clear();
         if self.record == 0 && bytes > 0 {
@@ -134,7 +135,16 @@ impl AgentPack {
             });
         }
         if bytes > self.bytes.capacity() {
-            self.bytes.reserve(bytes.max(2 * self.bytes.capacity()));
+            let want = bytes.max(2 * self.bytes.capacity());
+            // Past the memory there is: an error every rank can agree on,
+            // not an abort.
+            self.bytes
+                .try_reserve(want)
+                .or_else(|_| self.bytes.try_reserve_exact(bytes))
+                .map_err(|_| Error::HostOutOfMemory {
+                    name: format!("the pack of `{set}`"),
+                    bytes,
+                })?;
         }
         self.bytes.resize(bytes, 0);
         Ok(&mut self.bytes)

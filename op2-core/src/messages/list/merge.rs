@@ -19,11 +19,9 @@ pub(super) struct MergeScratch {
     bins: Vec<u32>,
     ids: Vec<u64>,
     sorted: Vec<u32>,
-    /// Message `j` afterwards is message `from[j]` before, or ghost
-    /// `from[j] - messages`.
-    from: Vec<u32>,
-    /// The merged list's senders (ghosts past them) and bins' starts.
-    order: Vec<u32>,
+    /// The merged list, piece by piece.
+    pieces: Vec<Piece>,
+    /// The merged list's bins' starts.
     starts: Vec<i32>,
     /// On a device: the merged order, the ids and positions of messages
     /// then ghosts, the ghosts' indices past the senders, each carried
@@ -129,13 +127,11 @@ impl MessageList {
                     starts,
                     order,
                     sender_ids,
-                    senders: n,
                     ghost_bins: bins,
                     ghost_ids: ids,
                     sorted: &m.sorted,
                 },
-                &mut m.from,
-                &mut m.order,
+                &mut m.pieces,
                 &mut m.starts,
             )
         });
@@ -149,11 +145,16 @@ impl MessageList {
             p.resize(inner.set.name(), n + g)?;
         }
         for (c, &offset) in carried.iter().zip(&offsets) {
-            c.merge_in_place(&m.from, field(offset, messages))?;
+            c.merge_in_place(&m.pieces, messages + g, field(offset, 0))?;
         }
         b.starts.try_data_mut()?.copy_from_slice(&m.starts);
         b.starts_count.set(m.starts.len(), b.starts.set());
-        std::mem::swap(&mut s.sort.order, &mut m.order);
+        // The senders in the merged order (ghost `k` as `n + k`), for a
+        // sort of the senders.
+        s.sort.order.resize(messages + g, 0);
+        apply_pieces(bytemuck::cast_slice_mut(&mut s.sort.order), 4, &m.pieces, &|k, to| {
+            to.copy_from_slice(&(n as u32 + k).to_ne_bytes())
+        });
         std::mem::swap(&mut s.sort.starts, &mut m.starts);
         inner.count.set(messages + g, &inner.set);
         s.built_at = Some(inner.senders.generation());
@@ -299,6 +300,40 @@ impl MessageList {
     }
 }
 
+/// A stretch of the merged list: consecutive messages of the list as
+/// built, or one ghost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Piece {
+    /// Messages `from..from + len` as built.
+    Messages { from: u32, len: u32 },
+    /// Ghost `k`.
+    Ghost(u32),
+}
+
+/// Lays the merged list out in `data` (elements of `eb` bytes, the list
+/// as built at its start, room for the whole merged list): from the end
+/// down, so every run of messages moves up before anything overwrites it;
+/// `ghost(k, element)` writes ghost `k`.
+pub(super) fn apply_pieces(data: &mut [u8], eb: usize, pieces: &[Piece], ghost: &dyn Fn(u32, &mut [u8])) {
+    let mut end = data.len() / eb;
+    for piece in pieces.iter().rev() {
+        match *piece {
+            Piece::Messages { from, len } => {
+                let (from, len) = (from as usize, len as usize);
+                end -= len;
+                if end != from {
+                    data.copy_within(from * eb..(from + len) * eb, end * eb);
+                }
+            }
+            Piece::Ghost(k) => {
+                end -= 1;
+                ghost(k, &mut data[end * eb..(end + 1) * eb]);
+            }
+        }
+    }
+    debug_assert_eq!(end, 0, "the pieces fill the merged list");
+}
+
 /// What a merge on the host reads.
 struct Merging<'a> {
     /// The list's bins as built: first message of each, and the end.
@@ -306,42 +341,49 @@ struct Merging<'a> {
     /// Its messages' senders.
     order: &'a [u32],
     sender_ids: &'a [u64],
-    senders: usize,
     ghost_bins: &'a [u32],
     ghost_ids: &'a [u64],
     /// The ghosts by bin, then id.
     sorted: &'a [u32],
 }
 
-/// Merges the ghosts into the bins: `from` (message `j` afterwards is
-/// message `from[j]` before, or ghost `from[j] - messages`), the merged
-/// list's senders (`order`: a ghost `k` as `senders + k`) and its bins'
-/// `starts`. Inside a bin, messages and ghosts interleave by id. `Err`
-/// with an id two of a bin's messages share.
-fn merge_bins(x: Merging<'_>, from: &mut Vec<u32>, order: &mut Vec<u32>, starts: &mut Vec<i32>) -> Result<(), u64> {
-    let messages = x.order.len();
-    let nbins = x.starts.len() - 1;
-    from.clear();
-    order.clear();
+/// Merges the ghosts into the bins: the merged list as `pieces`, and its
+/// bins' `starts`. Inside a bin, messages and ghosts interleave by id; the
+/// bins without ghosts between two with are one piece. `Err` with an id
+/// two of a bin's messages share.
+fn merge_bins(x: Merging<'_>, pieces: &mut Vec<Piece>, starts: &mut Vec<i32>) -> Result<(), u64> {
+    let messages = x.order.len() as u32;
+    let bin_of = |q: usize| x.ghost_bins[x.sorted[q] as usize] as usize;
+    // Each bin moves up by the ghosts of the bins before it.
     starts.clear();
     let mut q = 0;
-    for bin in 0..nbins {
-        starts.push(from.len() as i32);
-        let (lo, hi) = (x.starts[bin] as usize, x.starts[bin + 1] as usize);
-        let first_ghost = q;
-        while q < x.sorted.len() && x.ghost_bins[x.sorted[q] as usize] as usize == bin {
+    for (bin, &start) in x.starts.iter().enumerate() {
+        while q < x.sorted.len() && bin_of(q) < bin {
             q += 1;
         }
-        if first_ghost == q {
-            from.extend(lo as u32..hi as u32);
-            order.extend_from_slice(&x.order[lo..hi]);
-            continue;
+        starts.push(start + q as i32);
+    }
+    pieces.clear();
+    let push_message = |pieces: &mut Vec<Piece>, i: u32| match pieces.last_mut() {
+        Some(Piece::Messages { from, len }) if *from + *len == i => *len += 1,
+        _ => pieces.push(Piece::Messages { from: i, len: 1 }),
+    };
+    let (mut at, mut q) = (0u32, 0);
+    while q < x.sorted.len() {
+        let bin = bin_of(q);
+        let first = q;
+        while q < x.sorted.len() && bin_of(q) == bin {
+            q += 1;
         }
-        let ghosts = &x.sorted[first_ghost..q];
+        let (lo, hi) = (x.starts[bin] as u32, x.starts[bin + 1] as u32);
+        if lo > at {
+            pieces.push(Piece::Messages { from: at, len: lo - at });
+        }
+        let ghosts = &x.sorted[first..q];
         let (mut i, mut k) = (lo, 0);
         let mut last: Option<u64> = None;
         while i < hi || k < ghosts.len() {
-            let local = (i < hi).then(|| x.sender_ids[x.order[i] as usize]);
+            let local = (i < hi).then(|| x.sender_ids[x.order[i as usize] as usize]);
             let ghost = ghosts.get(k).map(|&gk| x.ghost_ids[gk as usize]);
             let take_local = match (local, ghost) {
                 (Some(a), Some(b)) => a < b,
@@ -349,14 +391,11 @@ fn merge_bins(x: Merging<'_>, from: &mut Vec<u32>, order: &mut Vec<u32>, starts:
                 _ => false,
             };
             let id = if take_local {
-                from.push(i as u32);
-                order.push(x.order[i]);
+                push_message(pieces, i);
                 i += 1;
                 local
             } else {
-                let gk = ghosts[k];
-                from.push((messages + gk as usize) as u32);
-                order.push((x.senders + gk as usize) as u32);
+                pieces.push(Piece::Ghost(ghosts[k]));
                 k += 1;
                 ghost
             };
@@ -365,7 +404,13 @@ fn merge_bins(x: Merging<'_>, from: &mut Vec<u32>, order: &mut Vec<u32>, starts:
             }
             last = id;
         }
+        at = hi;
     }
-    starts.push(from.len() as i32);
+    if messages > at {
+        pieces.push(Piece::Messages {
+            from: at,
+            len: messages - at,
+        });
+    }
     Ok(())
 }

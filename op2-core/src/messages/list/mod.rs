@@ -109,10 +109,9 @@ trait Carried: Send + Sync {
         n: usize,
         tail: Option<GatherTail<'_>>,
     ) -> Result<()>;
-    /// Merges ghosts into the messages in place: message `j` afterwards is
-    /// message `from[j]` before, or (from `ghosts.first` on) a ghost's.
-    /// Local messages only move up (`from[j] <= j` for them).
-    fn merge_in_place(&self, from: &[u32], ghosts: GhostField<'_>) -> Result<()>;
+    /// Merges ghosts into the messages in place (the merged list, `total`
+    /// long, as `pieces`; ghost `k` at index `ghosts.first + k`).
+    fn merge_in_place(&self, pieces: &[merge::Piece], total: usize, ghosts: GhostField<'_>) -> Result<()>;
     /// As [`Carried::merge_in_place`] in `work`'s device memory, into
     /// `out` (a scratch buffer); [`Carried::take_merged`] then copies it
     /// into the messages.
@@ -228,31 +227,13 @@ impl<T: Scalar> Carried for CarriedDat<T> {
         })
     }
 
-    fn merge_in_place(&self, from: &[u32], ghosts: GhostField<'_>) -> Result<()> {
+    fn merge_in_place(&self, pieces: &[merge::Piece], total: usize, ghosts: GhostField<'_>) -> Result<()> {
         let mut data = self.message.try_data_mut()?;
         let eb = self.element_bytes();
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut data);
-        // From the end down: a local message's source is at or below its
-        // place, so every source is read before anything overwrites it.
-        let mut j = from.len();
-        while j > 0 {
-            j -= 1;
-            let f = from[j];
-            if f >= ghosts.first {
-                bytes[j * eb..(j + 1) * eb].copy_from_slice(ghosts.element(f, eb));
-                continue;
-            }
-            // The run of consecutive local messages ending at `j`: one move.
-            let mut start = j;
-            while start > 0 && from[start - 1] < ghosts.first && from[start - 1] + 1 == from[start] {
-                start -= 1;
-            }
-            let src = from[start] as usize;
-            if src != start {
-                bytes.copy_within(src * eb..(f as usize + 1) * eb, start * eb);
-            }
-            j = start;
-        }
+        merge::apply_pieces(&mut bytes[..total * eb], eb, pieces, &|k, to| {
+            to.copy_from_slice(ghosts.element(ghosts.first + k, eb))
+        });
         Ok(())
     }
 
