@@ -181,7 +181,8 @@ fn listed(a: &Agents, count: usize) -> Vec<(u32, [u32; 3])> {
 #[test]
 fn ghosts_merged_after_a_build_give_the_list_a_build_with_them_gives() {
     let n = 600u64;
-    let splits: [(&str, fn(u64) -> bool); 2] = [
+    type Mine = fn(u64) -> bool;
+    let splits: [(&str, Mine); 2] = [
         ("by a plane", |id| position(id)[0] < 4.0),
         ("by id parity", |id| id % 2 == 0),
     ];
