@@ -241,8 +241,8 @@ fn ghosts_merged_after_a_build_give_the_list_a_build_with_them_gives() {
     }
 }
 
-/// A merge needs a build since the senders changed, and refuses a ghost
-/// with a sender's id.
+/// A merge needs a build since the senders changed (or a Dat was
+/// carried), and refuses a ghost with a sender's id.
 #[test]
 fn a_merge_without_a_fresh_build_or_with_a_repeated_id_is_refused() {
     for rt in runtimes() {
@@ -263,6 +263,24 @@ fn a_merge_without_a_fresh_build_or_with_a_repeated_id_is_refused() {
         let e = a.list.merge_ghosts_on(&rt).unwrap_err();
         assert!(
             matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("sender id 2")),
+            "{}: {e}",
+            rt.backend()
+        );
+        // A failed merge leaves the list to build again; a Dat carried
+        // since the build has no value for the messages built.
+        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("needs a build")),
+            "{}: {e}",
+            rt.backend()
+        );
+        a.list.clear_ghosts();
+        a.list.build_on(&rt).unwrap();
+        a.list.set_ghosts(&[&pack]).unwrap();
+        a.list.carry(&a.force).unwrap();
+        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("its build carried 2")),
             "{}: {e}",
             rt.backend()
         );

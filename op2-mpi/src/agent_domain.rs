@@ -585,15 +585,17 @@ impl AgentDomain {
     /// [`Subset`] of `readers`), the ghosts arrive and are merged into the
     /// list ([`MessageList::merge_ghosts_on`]), and `body` runs over the
     /// other readers. Every reader sees what a build with the ghosts
-    /// gives, so results are bitwise those of [`AgentDomain::build_on`]
-    /// followed by one loop over `readers`. Returns the number of
-    /// messages, ghosts included. Collective.
+    /// gives, so each agent's results are bitwise those of
+    /// [`AgentDomain::build_on`] followed by one loop over `readers`
+    /// (a reduction into a Global excepted: it adds in two parts). It
+    /// pays where the exchange waits longer than the merge takes (slow
+    /// links, short device steps); two CPU ranks on one node wait less.
+    /// Returns the number of messages, ghosts included. Collective.
     ///
     /// `body` is one loop (or several) over the subset it is given that
     /// reads `list` with queries centred on the readers' positions (the
     /// positions their list bins by), and writes nothing the other part
-    /// reads: e.g. each agent's own Dats (`d(RW)`), not `list`'s. A
-    /// reduction into a Global then adds in two parts. The time `body`
+    /// reads: e.g. each agent's own Dats (`d(RW)`), not `list`'s. The time `body`
     /// ran while the ghosts travelled is in [`DomainStats::overlapped_seconds`].
     ///
     /// # Errors

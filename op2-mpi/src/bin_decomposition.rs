@@ -140,11 +140,14 @@ impl BinDecomposition {
     /// # Panics
     /// As [`BinDecomposition::readers_in`].
     pub fn reads_others(&self, rank: usize, home: &SpatialGrid, grid: &SpatialGrid) -> Vec<bool> {
-        let owners: Vec<Vec<u32>> = match grid.params() == home.params() {
-            true => self.owner.iter().map(|&o| vec![o]).collect(),
-            false => self.owners_under(home, grid),
+        let (bins, wrap) = (grid.bins_per_axis(), self.wrap);
+        let readers = match grid.params() == home.params() {
+            true => collect_readers(bins, wrap, rank, |_| true, |n| std::slice::from_ref(&self.owner[n])),
+            false => {
+                let owners = self.owners_under(home, grid);
+                collect_readers(bins, wrap, rank, |_| true, |n| &owners[n])
+            }
         };
-        let readers = collect_readers(grid.bins_per_axis(), self.wrap, rank, |_| true, |n| &owners[n]);
         (0..grid.bin_count()).map(|b| !readers.of(b).is_empty()).collect()
     }
 

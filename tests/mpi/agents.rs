@@ -106,7 +106,7 @@ impl Drifting {
                     if std::mem::take(&mut first) {
                         self.interior.set(self.interior.get() + part.len() as u64);
                     }
-                    self.drift(rt, Some(part))
+                    self.drift(rt, part)
                 })?;
                 return Ok(());
             }
@@ -122,36 +122,23 @@ impl Drifting {
                 self.list.build_on(rt)?;
             }
         }
-        self.drift(rt, None)
+        self.drift(rt, &self.agents)
     }
 
-    /// The loop over the agents, or over `part` of them.
-    fn drift(&self, rt: &Runtime, part: Option<&Subset>) -> op2::Result<()> {
+    /// The loop over the agents, or over a part of them.
+    fn drift(&self, rt: &Runtime, over: &impl op2::IterationSpace) -> op2::Result<()> {
         let (list, m_id, m_pos, params) = (&self.list, &self.m_id, &self.m_pos, &self.params);
-        match part {
-            None => par_loop!(
-                rt,
-                drift_apart,
-                self.agents,
-                self.id(READ),
-                self.pos(RW),
-                m_id(READ, list[..]),
-                m_pos(READ, list[..]),
-                list(NEAR),
-                params(READ)
-            ),
-            Some(part) => par_loop!(
-                rt,
-                drift_apart,
-                part,
-                self.id(READ),
-                self.pos(RW),
-                m_id(READ, list[..]),
-                m_pos(READ, list[..]),
-                list(NEAR),
-                params(READ)
-            ),
-        }
+        par_loop!(
+            rt,
+            drift_apart,
+            over,
+            self.id(READ),
+            self.pos(RW),
+            m_id(READ, list[..]),
+            m_pos(READ, list[..]),
+            list(NEAR),
+            params(READ)
+        )
     }
 
     /// (id, position bits) of each agent here, by id.

@@ -7,10 +7,12 @@
 
 use super::ghosts::GhostField;
 use super::on_device::upload_ghost_columns;
-use super::{MessageList, Scratch, Search};
+use super::{Carried, MessageList, Scratch, Search};
 use crate::device_work::{stage, OVERWRITE, READ};
 use crate::population::identity_order;
-use crate::{scratch_buffer, ArgData, BinJob, DeviceBuffer, DeviceWork, GatherJob, GatherTail, Result, Workers};
+use crate::{
+    scratch_buffer, AgentPack, ArgData, BinJob, DeviceBuffer, DeviceWork, GatherJob, GatherTail, Result, Workers,
+};
 
 /// A merge's buffers, kept from merge to merge.
 #[derive(Default)]
@@ -41,9 +43,10 @@ impl MessageList {
     /// list as its last build left it (a build without ghosts), so that it
     /// holds what a build with them would: the same messages, bin by bin,
     /// in the order of their senders' ids. Returns the number of messages.
-    /// Only the ghosts' bins change, and the messages after them move up;
-    /// nothing is binned again. On a device runtime whose build ran
-    /// there, the merge runs there too. Timed as `merge LIST`.
+    /// On the host only the ghosts are binned: the messages after the
+    /// first of their bins move up. On a device runtime whose build ran
+    /// there the merge runs there too, binning messages and ghosts again
+    /// (cheap there). Timed as `merge LIST`.
     ///
     /// A distributed run's agent domain uses it to overlap the ghosts'
     /// journey with the loop over the agents that read none of them
@@ -51,9 +54,10 @@ impl MessageList {
     ///
     /// # Errors
     /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the list is not spatial, was not
-    /// built since its senders last changed, already holds ghosts, a ghost
-    /// has a sender's id (or two ghosts one), or the ghosts were packed for
-    /// other Dats than the list carries; [`Error::HostBorrow`](crate::Error::HostBorrow) if a
+    /// built since its senders last changed (or since a Dat was carried),
+    /// already holds ghosts, a ghost has the id of a message of its bin (on
+    /// a device: of any sender), or the ghosts were packed for other Dats
+    /// than the list carries; [`Error::HostBorrow`](crate::Error::HostBorrow) if a
     /// message Dat is borrowed; the device's.
     pub fn merge_ghosts_on(&self, workers: &dyn Workers) -> Result<usize> {
         let start = std::time::Instant::now();
@@ -80,19 +84,42 @@ impl MessageList {
                 s.ghosts_built
             )));
         }
+        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
+        if carried.len() != s.carried_built {
+            return Err(self.invalid(format!(
+                "it carries {} Dats, and its build carried {}: build it again before merging ghosts",
+                carried.len(),
+                s.carried_built
+            )));
+        }
+        let ghosts = self.ghosts();
         let messages = inner.count.get().unwrap_or(0);
-        let g = self.ghost_count();
-        if g == 0 {
+        if ghosts.is_empty() {
             return Ok(messages);
         }
-        match (workers.device_work(), s.device.built) {
-            (Some(work), Some(_)) => self.merge_on_device(work, messages, g, s),
-            _ => self.merge_on_host(messages, g, s),
-        }
+        // Until it succeeds, the list counts as not built: a failure part
+        // way leaves nothing to merge into again, or to sort by.
+        let built_at = s.built_at.take();
+        let order_here = |o: &dyn DeviceBuffer| workers.device_work().is_some_and(|w| w.context_id() == o.context_id());
+        let merged = match (workers.device_work(), s.device.built) {
+            (Some(work), Some(_)) if s.device.order.as_deref().is_some_and(order_here) => {
+                self.merge_on_device(work, messages, &carried, &ghosts, s)
+            }
+            _ => self.merge_on_host(messages, &carried, &ghosts, s),
+        }?;
+        s.built_at = built_at;
+        s.ghosts_built = ghosts.len();
+        Ok(merged)
     }
 
     /// The merge on the host (the order of a device build brought back).
-    fn merge_on_host(&self, messages: usize, g: usize, s: &mut Scratch) -> Result<usize> {
+    fn merge_on_host(
+        &self,
+        messages: usize,
+        carried: &[Box<dyn Carried>],
+        ghosts: &AgentPack,
+        s: &mut Scratch,
+    ) -> Result<usize> {
         let inner = &*self.0;
         let Search::Spatial(b) = &inner.search else {
             unreachable!("checked by the caller")
@@ -101,9 +128,8 @@ impl MessageList {
         s.device.order_to_host(&mut s.sort.order)?;
         s.sort.starts.clear();
         s.sort.starts.extend_from_slice(&b.starts.try_data_ro()?);
-        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
-        let ghosts = self.ghosts();
-        let (offsets, positions) = self.ghost_offsets(&carried, &ghosts)?;
+        let g = ghosts.len();
+        let (offsets, positions) = self.ghost_offsets(carried, ghosts)?;
         let n = inner.senders.total_size();
         let m = &mut s.merge;
         let field = |offset: usize, first: usize| GhostField {
@@ -157,8 +183,6 @@ impl MessageList {
         });
         std::mem::swap(&mut s.sort.starts, &mut m.starts);
         inner.count.set(messages + g, &inner.set);
-        s.built_at = Some(inner.senders.generation());
-        s.ghosts_built = g;
         Ok(messages + g)
     }
 
@@ -167,24 +191,30 @@ impl MessageList {
     /// again there (the counting sort is cheap on a device), and every
     /// carried Dat is gathered into the new order from its messages and
     /// the ghosts' column.
-    fn merge_on_device(&self, work: &dyn DeviceWork, messages: usize, g: usize, s: &mut Scratch) -> Result<usize> {
+    fn merge_on_device(
+        &self,
+        work: &dyn DeviceWork,
+        messages: usize,
+        carried: &[Box<dyn Carried>],
+        ghosts: &AgentPack,
+        s: &mut Scratch,
+    ) -> Result<usize> {
         let inner = &*self.0;
         let Search::Spatial(b) = &inner.search else {
             unreachable!("checked by the caller")
         };
         let n = inner.senders.total_size();
+        let g = ghosts.len();
         let total = messages + g;
         self.sender_ids(&mut s.ids);
-        let ghosts = self.ghosts();
-        self.check_ghost_ids(&s.ids[..n], &ghosts)?;
-        let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
-        let (offsets, positions) = self.ghost_offsets(&carried, &ghosts)?;
+        self.check_ghost_ids(&s.ids[..n], ghosts)?;
+        let (offsets, positions) = self.ghost_offsets(carried, ghosts)?;
         let columns = upload_ghost_columns(
             work,
             &mut s.device.ghost_columns,
             &mut s.device.column_host,
-            &carried,
-            &ghosts,
+            carried,
+            ghosts,
             &offsets,
         )?;
         let m = &mut s.merge;
@@ -293,8 +323,6 @@ impl MessageList {
         std::mem::swap(&mut s.device.order, &mut m.order_out);
         b.starts_count.set(b.grid.bin_count() + 1, b.starts.set());
         inner.count.set(total, &inner.set);
-        s.built_at = Some(inner.senders.generation());
-        s.ghosts_built = g;
         s.device.built = Some(total);
         Ok(total)
     }
@@ -364,9 +392,10 @@ fn merge_bins(x: Merging<'_>, pieces: &mut Vec<Piece>, starts: &mut Vec<i32>) ->
         starts.push(start + q as i32);
     }
     pieces.clear();
-    let push_message = |pieces: &mut Vec<Piece>, i: u32| match pieces.last_mut() {
-        Some(Piece::Messages { from, len }) if *from + *len == i => *len += 1,
-        _ => pieces.push(Piece::Messages { from: i, len: 1 }),
+    // Messages `i..i + n`, joined to a run they continue.
+    let push_messages = |pieces: &mut Vec<Piece>, i: u32, n: u32| match pieces.last_mut() {
+        Some(Piece::Messages { from, len }) if *from + *len == i => *len += n,
+        _ => pieces.push(Piece::Messages { from: i, len: n }),
     };
     let (mut at, mut q) = (0u32, 0);
     while q < x.sorted.len() {
@@ -377,7 +406,7 @@ fn merge_bins(x: Merging<'_>, pieces: &mut Vec<Piece>, starts: &mut Vec<i32>) ->
         }
         let (lo, hi) = (x.starts[bin] as u32, x.starts[bin + 1] as u32);
         if lo > at {
-            pieces.push(Piece::Messages { from: at, len: lo - at });
+            push_messages(pieces, at, lo - at);
         }
         let ghosts = &x.sorted[first..q];
         let (mut i, mut k) = (lo, 0);
@@ -391,7 +420,7 @@ fn merge_bins(x: Merging<'_>, pieces: &mut Vec<Piece>, starts: &mut Vec<i32>) ->
                 _ => false,
             };
             let id = if take_local {
-                push_message(pieces, i);
+                push_messages(pieces, i, 1);
                 i += 1;
                 local
             } else {
@@ -407,10 +436,7 @@ fn merge_bins(x: Merging<'_>, pieces: &mut Vec<Piece>, starts: &mut Vec<i32>) ->
         at = hi;
     }
     if messages > at {
-        pieces.push(Piece::Messages {
-            from: at,
-            len: messages - at,
-        });
+        push_messages(pieces, at, messages - at);
     }
     Ok(())
 }

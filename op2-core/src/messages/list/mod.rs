@@ -482,6 +482,8 @@ struct Scratch {
     routes: Routes,
     /// The ghost messages in the list as built (merged ones included).
     ghosts_built: usize,
+    /// The Dats carried at the last build.
+    carried_built: usize,
     /// A merge's scratch ([`MessageList::merge_ghosts_on`]).
     merge: merge::MergeScratch,
 }
@@ -871,6 +873,7 @@ impl MessageList {
             None => (0, 0.0, false),
         };
         let carried = inner.carried.lock().unwrap_or_else(|e| e.into_inner());
+        s.carried_built = carried.len();
         let ghosts = self.ghosts();
         let g = ghosts.len();
         let n = inner.senders.total_size();
