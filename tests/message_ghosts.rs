@@ -250,40 +250,29 @@ fn a_merge_without_a_fresh_build_or_with_a_repeated_id_is_refused() {
         let b = agents("b", &[2, 3]);
         let mut pack = AgentPack::new(&b.list.message_layout().unwrap());
         b.list.pack_messages(&[0, 1], &mut pack).unwrap();
+        let refused = |why: &str| {
+            let e = a.list.merge_ghosts_on(&rt).unwrap_err();
+            assert!(
+                matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains(why)),
+                "{}: {e}",
+                rt.backend()
+            );
+        };
+        let build_then_set_ghosts = || {
+            a.list.clear_ghosts();
+            a.list.build_on(&rt).unwrap();
+            a.list.set_ghosts(&[&pack]).unwrap();
+        };
         a.list.set_ghosts(&[&pack]).unwrap();
-        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
-        assert!(
-            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("needs a build")),
-            "{}: {e}",
-            rt.backend()
-        );
-        a.list.clear_ghosts();
-        a.list.build_on(&rt).unwrap();
-        a.list.set_ghosts(&[&pack]).unwrap();
-        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
-        assert!(
-            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("sender id 2")),
-            "{}: {e}",
-            rt.backend()
-        );
+        refused("needs a build");
+        build_then_set_ghosts();
+        refused("sender id 2");
         // A failed merge leaves the list to build again; a Dat carried
         // since the build has no value for the messages built.
-        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
-        assert!(
-            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("needs a build")),
-            "{}: {e}",
-            rt.backend()
-        );
-        a.list.clear_ghosts();
-        a.list.build_on(&rt).unwrap();
-        a.list.set_ghosts(&[&pack]).unwrap();
+        refused("needs a build");
+        build_then_set_ghosts();
         a.list.carry(&a.force).unwrap();
-        let e = a.list.merge_ghosts_on(&rt).unwrap_err();
-        assert!(
-            matches!(&e, Error::InvalidMessages { reason, .. } if reason.contains("its build carried 2")),
-            "{}: {e}",
-            rt.backend()
-        );
+        refused("its build carried 2");
     }
 }
 

@@ -767,22 +767,17 @@ impl Ghosts<'_> {
 /// The agents of `readers` in bins from which no query reaches another
 /// rank's message (`near`: the others, ascending), and those others.
 fn split_readers(readers: &Set, near: &Routes) -> Result<(Subset, Subset)> {
-    let n = readers.size();
-    let boundary: Vec<usize> = near.senders().iter().map(|&e| e as usize).collect();
-    let mut interior = Vec::with_capacity(n - boundary.len().min(n));
-    let mut next = boundary.iter().copied().peekable();
-    for e in 0..n {
-        match next.peek() {
-            Some(&b) if b == e => {
-                next.next();
-            }
-            _ => interior.push(e),
+    let mut reads_ghosts = vec![false; readers.size()];
+    for &e in near.senders() {
+        // Routes index the readers' elements (checked by the set's size).
+        if let Some(flag) = reads_ghosts.get_mut(e as usize) {
+            *flag = true;
         }
     }
     let name = readers.name();
     Ok((
-        Subset::new(format!("{name} reading no ghost"), readers, interior)?,
-        Subset::new(format!("{name} reading ghosts"), readers, boundary)?,
+        Subset::filter(format!("{name} reading no ghost"), readers, |e| !reads_ghosts[e])?,
+        Subset::filter(format!("{name} reading ghosts"), readers, |e| reads_ghosts[e])?,
     ))
 }
 

@@ -57,7 +57,8 @@ impl MessageList {
     /// built since its senders last changed (or since a Dat was carried),
     /// already holds ghosts, a ghost has the id of a message of its bin (on
     /// a device: of any sender), or the ghosts were packed for other Dats
-    /// than the list carries; [`Error::HostBorrow`](crate::Error::HostBorrow) if a
+    /// than the list carries (after an error the list needs a build before
+    /// the next merge); [`Error::HostBorrow`](crate::Error::HostBorrow) if a
     /// message Dat is borrowed; the device's.
     pub fn merge_ghosts_on(&self, workers: &dyn Workers) -> Result<usize> {
         let start = std::time::Instant::now();
