@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use op2_core::{
-    AgentLayout, AgentPack, BinTable, Error, GhostExchange, MessageList, Result, Routes, Set, SpatialGrid, Subset,
+    AgentLayout, AgentPack, BinTable, Dat, Error, GhostExchange, MessageList, Result, Routes, Set, SpatialGrid, Subset,
     Workers,
 };
 
@@ -575,6 +575,22 @@ impl AgentDomain {
         let list = self.lists[k].list.clone();
         let mut ghosts = self.ghosts(k, workers);
         list.build_exchanging_on(&mut ghosts, workers)
+    }
+
+    /// As [`AgentDomain::build_on`], of the senders whose `sent` flag is
+    /// not 0 ([`MessageList::build_sent`]): only their messages go to the
+    /// other ranks as ghosts, so the list on every rank holds what one
+    /// rank's `build_sent` gives in the bins its agents read. Collective.
+    ///
+    /// # Errors
+    /// As [`AgentDomain::build_on`]; [`Error::InvalidMessages`] (on the
+    /// rank whose flags they are, the others an [`Error::Mpi`] naming it)
+    /// if `sent` is not a dim-1 Dat of the senders.
+    pub fn build_sent_on(&mut self, list: &MessageList, sent: &Dat<i32>, workers: &dyn Workers) -> Result<usize> {
+        let k = self.list_index(list)?;
+        let list = self.lists[k].list.clone();
+        let mut ghosts = self.ghosts(k, workers);
+        list.build_sent_exchanging_on(sent, &mut ghosts, workers)
     }
 
     /// Builds `list` and runs `body` over the agents of `readers` (one of

@@ -66,6 +66,9 @@ struct Drifting {
     list: MessageList,
     m_id: Dat<u32>,
     m_pos: Dat<f32>,
+    /// Whether each agent sends this step (some steps build from those
+    /// that send alone).
+    sent: Dat<i32>,
     params: Global<f32>,
     /// Agents the loop ran over while the ghosts travelled.
     interior: std::cell::Cell<u64>,
@@ -81,7 +84,9 @@ impl Drifting {
         let list = MessageList::spatial("near", grid, &pos).unwrap();
         let (m_id, m_pos) = (list.carry(&id).unwrap(), list.carry(&pos).unwrap());
         let params = Global::new("params", vec![1.0f32, 0.05, 0.35, SIDE]).unwrap();
+        let sent = Dat::zeros("sent", &agents, 1).unwrap();
         Drifting {
+            sent,
             agents,
             id,
             pos,
@@ -94,12 +99,24 @@ impl Drifting {
     }
 
     /// One step; in a domain, steps take turns to exchange then build, to
-    /// build while the ghosts travel (`AgentDomain::build_on`), and to run
+    /// build while the ghosts travel (`AgentDomain::build_on`), to run
     /// the loop over the agents that read no ghost while they travel
-    /// (`AgentDomain::build_overlapped_on`): the same results every way.
+    /// (`AgentDomain::build_overlapped_on`), and to build from the agents
+    /// that send alone (`AgentDomain::build_sent_on`, one in three does
+    /// not): the same results every way.
     fn step(&self, rt: &Runtime, domain: Option<&mut AgentDomain>, step: u64) -> op2::Result<()> {
+        let sending = step % 4 == 3;
         match domain {
-            Some(d) if step % 3 == 2 => {
+            Some(d) if sending => {
+                d.migrate_on(rt)?;
+                self.flag_senders(step);
+                d.build_sent_on(&self.list, &self.sent, rt)?;
+            }
+            None if sending => {
+                self.flag_senders(step);
+                self.list.build_sent_on(&self.sent, rt)?;
+            }
+            Some(d) if step % 4 == 2 => {
                 d.migrate_on(rt)?;
                 let mut first = true;
                 d.build_overlapped_on(&self.list, &self.agents, rt, &mut |part| {
@@ -110,7 +127,7 @@ impl Drifting {
                 })?;
                 return Ok(());
             }
-            Some(d) if step % 3 == 1 => {
+            Some(d) if step % 4 == 1 => {
                 d.migrate_on(rt)?;
                 d.build_on(&self.list, rt)?;
             }
@@ -123,6 +140,15 @@ impl Drifting {
             }
         }
         self.drift(rt, &self.agents)
+    }
+
+    /// Agents whose id plus `step` is a multiple of 3 send nothing.
+    fn flag_senders(&self, step: u64) {
+        let ids = self.agents.global_ids();
+        let mut sent = self.sent.data_mut();
+        for (f, &id) in sent.iter_mut().zip(ids.iter()) {
+            *f = i32::from((id + step) % 3 != 0);
+        }
     }
 
     /// The loop over the agents, or over a part of them.
@@ -389,6 +415,16 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
         "{e}"
     );
     fresh.build_on(&spread.list, &rt).unwrap();
+    // Sent flags that are not one per sender, on the last rank alone: its
+    // build refuses them, and every rank stops the exchange.
+    let wide = Dat::<i32>::zeros("wide", &spread.agents, 2).unwrap();
+    let flags = if rank + 1 == size { &wide } else { &spread.sent };
+    let e = fresh.build_sent_on(&spread.list, flags, &rt).unwrap_err();
+    match rank + 1 == size {
+        true => assert!(e.to_string().contains("dim-1 Dat of the senders"), "{e}"),
+        false => assert!(e.to_string().contains(&failed), "{e}"),
+    }
+    fresh.build_sent_on(&spread.list, &spread.sent, &rt).unwrap();
     assert_whole(mpi, &spread, n, "after a second domain's migration");
 }
 

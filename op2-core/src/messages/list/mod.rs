@@ -735,6 +735,18 @@ impl MessageList {
     /// # Errors
     /// As [`MessageList::build_sent`].
     pub fn build_sent_on(&self, sent: &Dat<i32>, workers: &dyn Workers) -> Result<usize> {
+        self.check_sent(sent)?;
+        let ghosts = self.ghost_count();
+        if ghosts > 0 {
+            return Err(self.invalid(format!(
+                "it has {ghosts} ghost messages, which carry no sent flags: build it whole (`build_on`), clear the ghosts, or let the exchange send only the messages sent (`build_sent_exchanging_on`)"
+            )));
+        }
+        self.build_from(Some(sent), None, workers)
+    }
+
+    /// Refuses sent flags that are not a dim-1 Dat of the senders.
+    fn check_sent(&self, sent: &Dat<i32>) -> Result<()> {
         if !sent.set().same(&self.0.senders) || sent.dim() != 1 {
             return Err(Error::InvalidMessages {
                 list: self.0.name.clone(),
@@ -747,13 +759,7 @@ impl MessageList {
                 ),
             });
         }
-        let ghosts = self.ghost_count();
-        if ghosts > 0 {
-            return Err(self.invalid(format!(
-                "it has {ghosts} ghost messages, which carry no sent flags: build it whole (`build_on`), or clear the ghosts"
-            )));
-        }
-        self.build_from(Some(sent), None, workers)
+        Ok(())
     }
 
     /// Builds the list from every sender and the ghost messages
@@ -771,6 +777,25 @@ impl MessageList {
     /// `exchange`; as [`MessageList::build`].
     pub fn build_exchanging_on(&self, exchange: &mut dyn GhostExchange, workers: &dyn Workers) -> Result<usize> {
         self.build_from(None, Some(exchange), workers)
+    }
+
+    /// As [`MessageList::build_exchanging_on`], of the senders whose
+    /// `sent` flag is not 0 (as [`MessageList::build_sent`]): only their
+    /// messages go to `exchange`, so every ghost it brings back was sent
+    /// by its process, and the list holds them all. op2-mpi's
+    /// `AgentDomain::build_sent_on` calls it.
+    ///
+    /// # Errors
+    /// As [`MessageList::build_exchanging_on`]; [`Error::InvalidMessages`]
+    /// if `sent` is not a dim-1 Dat of the senders.
+    pub fn build_sent_exchanging_on(
+        &self,
+        sent: &Dat<i32>,
+        exchange: &mut dyn GhostExchange,
+        workers: &dyn Workers,
+    ) -> Result<usize> {
+        // A bad flag Dat fails in the exchange, which tells the others.
+        self.build_from(Some(sent), Some(exchange), workers)
     }
 
     /// Builds the list, timed in the workers' timings (as `build NAME`).
@@ -799,31 +824,43 @@ impl MessageList {
     fn exchange_ghosts(
         &self,
         exchange: &mut dyn GhostExchange,
+        sent: Option<&Dat<i32>>,
         s: &mut Scratch,
         workers: &dyn Workers,
     ) -> Result<(usize, f64)> {
         let inner = &*self.0;
         let n = inner.senders.total_size();
         let table = exchange.read_bins();
+        let checked = sent.map_or(Ok(()), |f| self.check_sent(f));
         let (routed, binned) = match (&inner.search, workers.device_work()) {
+            (_, _) if checked.is_err() => (checked, 0),
             (Search::BruteForce, _) => (
                 Err(self.invalid("ghost messages go by bin: a brute-force list has none".into())),
                 0,
             ),
             (Search::Spatial(_), Some(work)) => {
                 let mut routing = inner.routing.lock().unwrap_or_else(|e| e.into_inner());
-                (self.route_on_device(work, None, table, &mut s.routes, &mut routing), 0)
+                (
+                    self.route_on_device(work, None, sent, table, &mut s.routes, &mut routing),
+                    0,
+                )
             }
             (Search::Spatial(b), None) => {
-                select_senders(n, None, &mut s.sent, workers);
-                let binned = b
-                    .positions
-                    .bin_sent(&b.grid.params(), &s.sent, &mut s.sort.bins, workers)
+                // The senders that send, binned for the routes and the sort.
+                let binned = sent
+                    .map(Dat::try_data_ro)
+                    .transpose()
+                    .map(|flags| select_senders(n, flags.as_deref(), &mut s.sent, workers))
+                    .and_then(|()| {
+                        b.positions
+                            .bin_sent(&b.grid.params(), &s.sent, &mut s.sort.bins, workers)
+                    })
                     .and_then(|()| self.check_table(None, table));
                 if binned.is_ok() {
-                    s.routes.fill_from_bins(&s.sort.bins[..n], table);
+                    let selected = sent.map(|_| &s.sent[..]);
+                    s.routes.fill_from_bins(selected, &s.sort.bins[..s.sent.len()], table);
                 }
-                (binned, n)
+                (binned, s.sent.len())
             }
         };
         let (mut gathered, mut gathering) = (false, 0.0);
@@ -867,7 +904,7 @@ impl MessageList {
         // Senders binned (and their ids gathered) before the ghosts came.
         let (binned, exchanging, ids_gathered) = match exchange {
             Some(x) => {
-                let (binned, exchanging) = self.exchange_ghosts(x, s, workers)?;
+                let (binned, exchanging) = self.exchange_ghosts(x, sent, s, workers)?;
                 (binned, exchanging, true)
             }
             None => (0, 0.0, false),

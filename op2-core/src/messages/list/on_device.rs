@@ -36,6 +36,10 @@ pub(super) struct DeviceScratch {
     pub(super) column_host: Vec<u8>,
     positions: Option<Box<dyn DeviceBuffer>>,
     identity: Option<Box<dyn DeviceBuffer>>,
+    /// The senders' sent flags followed by the ghosts' (1: every ghost
+    /// was sent), and the ghosts' alone.
+    flags: Option<Box<dyn DeviceBuffer>>,
+    ghost_flags: Option<Box<dyn DeviceBuffer>>,
 }
 
 /// A build's ghost messages: their records, and where each carried Dat's
@@ -122,6 +126,8 @@ impl MessageList {
             column_host,
             positions: joined,
             identity,
+            flags: joined_flags,
+            ghost_flags,
         } = &mut s.device;
         let ids = match &ghosts {
             None => self.ids_on_device(work, ids, ids_for, ids_host)?,
@@ -146,8 +152,27 @@ impl MessageList {
         let column = |c: usize| ghost_columns.get(c).and_then(|b| b.as_deref());
         let order = scratch_buffer(work, order, "message order", 4 * (n + g))?;
         let count = {
-            let flags = sent.map(|f| stage(work, ArgData::Dat(f), READ, 0)).transpose()?;
-            let flags = flags.as_ref().map(Staged::buffer);
+            let staged = sent.map(|f| stage(work, ArgData::Dat(f), READ, 0)).transpose()?;
+            let flags: Option<&dyn DeviceBuffer> = match staged.as_ref() {
+                Some(f) if g > 0 => {
+                    // Ghosts are messages their process sent: flagged 1,
+                    // after the senders' flags.
+                    let ones = scratch_buffer(work, ghost_flags, "ghost flags", 4 * g)?;
+                    ones.upload(bytemuck::cast_slice(&vec![1i32; g]))?;
+                    let out = scratch_buffer(work, joined_flags, "sent flags and ghosts", 4 * (n + g))?;
+                    work.gather(&GatherJob {
+                        n: n + g,
+                        words: 1,
+                        order: identity_order(work, identity, n + g)?,
+                        src: f.buffer(),
+                        dst: out,
+                        dst_first: 0,
+                        tail: Some(GatherTail { first: n, src: ones }),
+                    })?;
+                    Some(out)
+                }
+                f => f.map(Staged::buffer),
+            };
             match &inner.search {
                 Search::Spatial(b) => {
                     let positions = stage(work, b.positions.as_arg(), READ, 0)?;

@@ -13,7 +13,8 @@ use super::{MessageList, Search};
 use crate::device_pack::DevicePacker;
 use crate::device_work::{stage, READ};
 use crate::{
-    scratch_buffer, AgentPack, DeviceBuffer, DeviceWork, GatherJob, LookupJob, Result, SelectJob, SpatialGrid, Workers,
+    scratch_buffer, AgentPack, ArgData, Dat, DeviceBuffer, DeviceWork, GatherJob, LookupJob, Result, SelectJob,
+    SpatialGrid, Workers,
 };
 
 /// Tables made so far: each gets its own number, so a device copy is
@@ -75,14 +76,15 @@ impl Routes {
         self.senders.is_empty()
     }
 
-    /// The routes of senders whose bins are `bins` (index order).
-    pub(super) fn fill_from_bins(&mut self, bins: &[u32], table: &BinTable) {
+    /// The routes of the senders `sent` (ascending; `None`: every sender)
+    /// whose bins are `bins` (as `sent`).
+    pub(super) fn fill_from_bins(&mut self, sent: Option<&[u32]>, bins: &[u32], table: &BinTable) {
         self.senders.clear();
         self.values.clear();
-        for (e, &b) in bins.iter().enumerate() {
+        for (k, &b) in bins.iter().enumerate() {
             let v = table.values.get(b as usize).copied().unwrap_or(-1);
             if v != 0 {
-                self.senders.push(e as u32);
+                self.senders.push(sent.map_or(k as u32, |s| s[k]));
                 self.values.push(v);
             }
         }
@@ -126,7 +128,7 @@ impl MessageList {
     ) -> Result<()> {
         let mut scratch = self.0.routing.lock().unwrap_or_else(|e| e.into_inner());
         match workers.device_work() {
-            Some(work) => self.route_on_device(work, grid, table, out, &mut scratch),
+            Some(work) => self.route_on_device(work, grid, None, table, out, &mut scratch),
             None => {
                 let mut bins = std::mem::take(&mut scratch.bins);
                 let binned = match grid {
@@ -135,7 +137,7 @@ impl MessageList {
                 };
                 let checked = binned.and_then(|()| self.check_table(grid, table));
                 if checked.is_ok() {
-                    out.fill_from_bins(&bins, table);
+                    out.fill_from_bins(None, &bins, table);
                 }
                 scratch.bins = bins;
                 checked
@@ -174,14 +176,14 @@ impl MessageList {
                 drop(scratch);
                 let mut routing = inner.routing.lock().unwrap_or_else(|e| e.into_inner());
                 for (table, out) in routes.iter_mut() {
-                    self.route_on_device(work, None, table, out, &mut routing)?;
+                    self.route_on_device(work, None, None, table, out, &mut routing)?;
                 }
             }
             _ => {
                 // Every sender sent: the sort binned them in index order.
                 let n = inner.senders.total_size();
                 for (table, out) in routes.iter_mut() {
-                    out.fill_from_bins(&scratch.sort.bins[..n], table);
+                    out.fill_from_bins(None, &scratch.sort.bins[..n], table);
                 }
             }
         }
@@ -205,11 +207,13 @@ impl MessageList {
         )))
     }
 
-    /// [`MessageList::route_senders_on`] on `work`'s device.
+    /// [`MessageList::route_senders_on`] on `work`'s device, of the
+    /// senders whose `sent` flag is not 0 (`None`: every sender).
     pub(super) fn route_on_device(
         &self,
         work: &dyn DeviceWork,
         grid: Option<&SpatialGrid>,
+        sent: Option<&Dat<i32>>,
         table: &BinTable,
         out: &mut Routes,
         s: &mut RouteScratch,
@@ -256,6 +260,18 @@ impl MessageList {
                 table: &**table_buffer,
                 out: values,
             })?;
+            if let Some(sent) = sent {
+                // The senders that did not send route nowhere.
+                let flags = stage(work, ArgData::Dat(sent), READ, 0)?;
+                let unsent = work.select(&SelectJob {
+                    n,
+                    flags: Some(flags.buffer()),
+                    mask: -1,
+                    when_set: false,
+                    out: selected,
+                })?;
+                work.mark(values, n, selected, unsent, 0)?;
+            }
             work.select(&SelectJob {
                 n,
                 flags: Some(values),
