@@ -142,6 +142,7 @@ fn distributed_runs_match_one_process() {
 
     agents::moving_agents_match_one_rank(&mpi);
     agents::births_are_numbered_as_on_one_rank(&mpi);
+    agents::agents_that_jump_past_the_neighbours_arrive(&mpi);
     agents::predator_prey_matches_one_rank(&mpi);
 
     // Reference: one process, global carriers.

@@ -27,6 +27,9 @@ use crate::{BinDecomposition, Mpi, Readers};
 /// Message tags on the domain's own communicator.
 const MIGRATION_TAG: i32 = 1;
 const GHOST_TAG: i32 = 2;
+/// Added to an exchange's tag for its headers (sizes and layouts) when
+/// they go to neighbours only.
+const HEADER_TAG: i32 = 16;
 
 /// How an [`AgentDomain`] shares its agents.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,6 +80,10 @@ pub struct DomainStats {
     pub last_ghost_bytes: u64,
     /// Times a receive buffer grew (past its largest so far).
     pub buffer_growths: u64,
+    /// Migrations in which some rank sent agents past its neighbours (the
+    /// ranks next to its box): every rank then swapped headers with every
+    /// rank, where the others' go to neighbours alone.
+    pub migrations_beyond_neighbours: u64,
     /// Seconds of work that ran while ghost messages were in flight, over
     /// all exchanges: a build's own (gathering its senders' ids,
     /// [`AgentDomain::build_on`]), or the loop over the agents that read
@@ -108,11 +115,13 @@ impl std::fmt::Display for DomainStats {
 }
 
 /// Per other rank: the indices going there, and the packs sent and
-/// received (kept from exchange to exchange: they only grow).
+/// received (kept from exchange to exchange: they only grow); and the
+/// ranks this rank's exchanges go to and come from under the current cut.
 struct Lanes {
     indices: Vec<Vec<u32>>,
     send: Vec<AgentPack>,
     recv: Vec<AgentPack>,
+    peers: Peers,
 }
 
 impl Lanes {
@@ -121,8 +130,18 @@ impl Lanes {
             indices: vec![Vec::new(); ranks],
             send: vec![AgentPack::default(); ranks],
             recv: vec![AgentPack::default(); ranks],
+            peers: Peers::default(),
         }
     }
+}
+
+/// The ranks an exchange sends to and receives from (ascending), found
+/// once per cut: only they swap headers, so an exchange costs messages
+/// per neighbour, not per rank.
+#[derive(Default)]
+struct Peers {
+    send: Vec<u32>,
+    recv: Vec<u32>,
 }
 
 /// One dynamic set of agents in the domain: where its positions come from
@@ -483,11 +502,18 @@ impl AgentDomain {
                 .map(|b| if readers.of(b).is_empty() { 0 } else { b as i32 + 1 })
                 .collect();
             l.read_table = BinTable::new(read);
+            l.lanes.peers = self.ranks.peers(readers.neighbours());
             l.readers = Some(readers);
             if let Some(grid) = l.list.grid() {
                 let near = cut.reads_others(rank, &self.home, grid);
                 l.near_table = BinTable::new(near.into_iter().map(i32::from).collect());
             }
+        }
+        // Agents leave for the ranks next to this one's box (the readers
+        // of its home bins) but after a jump.
+        let near = cut.readers(rank);
+        for p in &mut self.populations {
+            p.lanes.peers = self.ranks.peers(near.neighbours());
         }
         let leave: Vec<i32> = (0..self.home.bin_count())
             .map(|b| match cut.owner(b) {
@@ -508,11 +534,18 @@ impl AgentDomain {
         let (ranks, home, p) = (&self.ranks, &self.home, &mut self.populations[k]);
         let set = p.agents.name().to_string();
         let packed = pack_leaving(p, &self.leave_table, home, workers);
-        ranks.agree(packed, "packing the agents that leave", &set)?;
+        let lanes = &p.lanes;
+        let beyond = (lanes.send.iter().enumerate())
+            .any(|(q, pack)| !pack.is_empty() && lanes.peers.send.binary_search(&(q as u32)).is_err());
+        // An agent that jumped past the neighbours: every rank swaps
+        // headers with every rank this time.
+        let beyond = ranks.agree_or_flag(packed, beyond, "packing the agents that leave", &set)?;
+        self.stats.migrations_beyond_neighbours += u64::from(beyond);
         let layout = p.agents.agent_layout()?;
         let sent = ranks.swap(
             MIGRATION_TAG,
             &mut p.lanes,
+            !beyond,
             &layout,
             &set,
             &mut self.stats.buffer_growths,
@@ -754,9 +787,11 @@ impl Ghosts<'_> {
             meanwhile();
             busy += t.elapsed().as_secs_f64();
         };
+        // Ghosts go to the readers of this rank's bins alone.
         let sent = ranks.swap(
             GHOST_TAG,
             &mut l.lanes,
+            true,
             &layout,
             &name,
             &mut self.stats.buffer_growths,
@@ -890,14 +925,18 @@ fn pack_ghosts(l: &mut Shared, routes: &Routes, workers: &dyn Workers) -> Result
 
 impl Ranks {
     /// Sends every rank its pack of `lanes` (sizes and layout fingerprints
-    /// first, all to all, then the payloads that are not empty) and
-    /// receives theirs; returns the records and bytes sent and the seconds
-    /// waited for the payloads after `meanwhile`, and counts the receive
-    /// buffers that grew into `growths`.
+    /// first, then the payloads that are not empty) and receives theirs;
+    /// returns the records and bytes sent and the seconds waited for the
+    /// payloads after `meanwhile`, and counts the receive buffers that grew
+    /// into `growths`. The headers go to and come from the lanes' peers
+    /// alone if `among_peers` (every rank's packs for ranks other than its
+    /// peers are then empty), else all to all.
+    #[allow(clippy::too_many_arguments)]
     fn swap(
         &self,
         tag: i32,
         lanes: &mut Lanes,
+        among_peers: bool,
         layout: &AgentLayout,
         name: &str,
         growths: &mut u64,
@@ -908,8 +947,14 @@ impl Ranks {
             .iter()
             .flat_map(|p| [p.as_bytes().len() as u64, layout.fingerprint()])
             .collect();
-        let mut incoming = vec![0u64; 2 * self.size];
-        self.comm.all_to_all_into(&header[..], &mut incoming[..]);
+        let incoming = match among_peers {
+            true => self.swap_headers(tag, &header, &lanes.peers, layout),
+            false => {
+                let mut incoming = vec![0u64; 2 * self.size];
+                self.comm.all_to_all_into(&header[..], &mut incoming[..]);
+                incoming
+            }
+        };
         // Ranks whose Dats differ would exchange records that mean other
         // things: refused by every rank before any payload moves.
         let mismatch = incoming.chunks_exact(2).position(|h| h[1] != layout.fingerprint());
@@ -976,12 +1021,78 @@ impl Ranks {
         Ok((records, bytes, waited))
     }
 
+    /// The headers of [`Ranks::swap`] sent to `peers.send` and received
+    /// from `peers.recv`; the other ranks send nothing, in this layout.
+    fn swap_headers(&self, tag: i32, header: &[u64], peers: &Peers, layout: &AgentLayout) -> Vec<u64> {
+        let mut incoming: Vec<u64> = (0..self.size).flat_map(|_| [0, layout.fingerprint()]).collect();
+        mpi::request::scope(|scope| {
+            let mut requests = Vec::new();
+            for (q, h) in incoming.chunks_exact_mut(2).enumerate() {
+                if peers.recv.binary_search(&(q as u32)).is_ok() {
+                    requests.push(self.comm.process_at_rank(q as i32).immediate_receive_into_with_tag(
+                        scope,
+                        h,
+                        tag + HEADER_TAG,
+                    ));
+                }
+            }
+            for &q in &peers.send {
+                let h = &header[2 * q as usize..2 * q as usize + 2];
+                requests.push(
+                    self.comm
+                        .process_at_rank(q as i32)
+                        .immediate_send_with_tag(scope, h, tag + HEADER_TAG),
+                );
+            }
+            for r in requests {
+                r.wait();
+            }
+        });
+        incoming
+    }
+
+    /// The peers of a rank that sends to `send` (ascending): the ranks
+    /// that send to it are learnt from all of them (once per cut).
+    /// Collective.
+    fn peers(&self, send: &[u32]) -> Peers {
+        let mut to = vec![0i32; self.size];
+        for &q in send {
+            to[q as usize] = 1;
+        }
+        let mut from = vec![0i32; self.size];
+        self.comm.all_to_all_into(&to[..], &mut from[..]);
+        Peers {
+            send: send.to_vec(),
+            recv: (0..self.size as u32).filter(|&q| from[q as usize] != 0).collect(),
+        }
+    }
+
+    /// As [`Ranks::agree`], and whether `flag` is set on some rank (in the
+    /// same collective call).
+    fn agree_or_flag(&self, local: Result<()>, flag: bool, what: &str, name: &str) -> Result<bool> {
+        let mine: [i64; 2] = [
+            if local.is_err() { self.rank as i64 } else { i64::MAX },
+            i64::from(!flag),
+        ];
+        let mut first = [i64::MAX; 2];
+        self.comm
+            .all_reduce_into(&mine[..], &mut first[..], SystemOperation::min());
+        self.failed_at(local, first[0], what, name)?;
+        Ok(first[1] == 0)
+    }
+
     /// Tells every rank whether this one failed; returns this rank's error,
     /// or an [`Error::Mpi`] naming the first rank that failed.
     fn agree(&self, local: Result<()>, what: &str, name: &str) -> Result<()> {
         let mine: i64 = if local.is_err() { self.rank as i64 } else { i64::MAX };
         let mut first = i64::MAX;
         self.comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
+        self.failed_at(local, first, what, name)
+    }
+
+    /// This rank's error, or an [`Error::Mpi`] naming `first`, the first
+    /// rank that failed (`i64::MAX`: none).
+    fn failed_at(&self, local: Result<()>, first: i64, what: &str, name: &str) -> Result<()> {
         local?;
         if first != i64::MAX {
             return Err(Error::Mpi {

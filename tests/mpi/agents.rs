@@ -428,6 +428,61 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
     assert_whole(mpi, &spread, n, "after a second domain's migration");
 }
 
+/// Agents in a line of 30 bins (clamped): on 3 or more ranks the cut
+/// gives slabs, and the first and last are not neighbours. Headers go to
+/// neighbours alone unless an agent jumps past them, which every rank
+/// learns: the jumpers arrive, and nothing is lost either way.
+pub fn agents_that_jump_past_the_neighbours_arrive(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank() as u64, mpi.size() as u64);
+    let n = 300u64;
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mine: Vec<u64> = (0..n).filter(|i| i % size == rank).collect();
+    let agents = Set::dynamic_with_ids("line", mine.clone(), mine.len()).unwrap();
+    // Agent i at x = i / 10 + 0.05: ten per bin, the bins evenly held.
+    let x = |i: u64| (i as f32) / 10.0 + 0.05;
+    let pos = Dat::from_vec("pos", &agents, 2, mine.iter().flat_map(|&i| [x(i), 0.5]).collect()).unwrap();
+    let grid = SpatialGrid::new_2d("line", [0.0; 2], [30.0, 1.0], 1.0, Boundary::Clamp).unwrap();
+    let list = MessageList::spatial("line", grid, &pos).unwrap();
+    // No cut after the first: the jumpers keep their slabs' owners apart.
+    let options = DomainOptions::default().rebalance_above(1e9);
+    let mut domain = AgentDomain::new(mpi, &list, options).unwrap();
+    let mut move_by = |dx: &dyn Fn(f32) -> f32, what: &str| {
+        {
+            let mut p = pos.data_mut();
+            for c in p.chunks_exact_mut(2) {
+                c[0] = dx(c[0]);
+            }
+        }
+        domain.exchange_on(&rt).unwrap();
+        let cut = domain.decomposition().unwrap();
+        for (k, c) in pos.to_vec().chunks_exact(2).enumerate() {
+            let b = grid.bin_of([f64::from(c[0]), f64::from(c[1]), 0.0]);
+            assert_eq!(cut.owner(b) as u64, rank, "{what}: agent {k} at x = {}", c[0]);
+        }
+        let ids = agents.global_ids();
+        let mut sums = [ids.len() as u64, ids.iter().sum()];
+        mpi.sum_u64(&mut sums);
+        assert_eq!(sums, [n, n * (n - 1) / 2], "{what}: agents lost or repeated");
+        domain.stats().migrations_beyond_neighbours
+    };
+    // The first exchange sends agents from anywhere to anywhere.
+    let first = move_by(&|x| x, "first");
+    // A step within a bin's width: to neighbours at most.
+    let step = move_by(&|x| (x + 0.3).min(29.99), "step");
+    assert_eq!(step, first, "a step crossed only into neighbours");
+    // Every agent in the first slab jumps to the last.
+    let jump = move_by(&|x| if x < 5.0 { x + 25.0 } else { x }, "jump");
+    let apart = domain.decomposition().unwrap().boxes().len() >= 3;
+    assert_eq!(
+        jump,
+        step + u64::from(apart),
+        "a jump past the neighbours on {size} ranks"
+    );
+    if size >= 3 {
+        assert_eq!(first, 1, "the first exchange on {size} ranks");
+    }
+}
+
 /// Agents whose id is a multiple of 3 have a child; `g` is read only so
 /// that a rank can make the loop fail by holding it.
 #[op2::kernel]
