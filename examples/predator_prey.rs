@@ -4,18 +4,30 @@
 //! cargo run --release --example predator_prey -- [--prey N] [--predators M] [--steps S]
 //!     [--seed X] [--size W] [--prey-step A] [--predator-step B] [--sense R] [--kill K]
 //!     [--crowd-radius C] [--crowd Q] [--prey-birth P] [--gain G] [--threshold T]
-//!     [--energy E] [--vtk DIR --every K] [--csv DIR] [--backend NAME]
+//!     [--energy E] [--vtk DIR --every K] [--csv DIR] [--backend NAME] [--timings] [--overlap]
+//! mpirun -n P target/release/examples/predator_prey ...   (built with --features mpi)
 //! ```
 //!
 //! Prints `<step> <prey> <predators>` after every step (step 0 is the
-//! start); the model is in `op2_predator_prey`. The same seed gives the same
-//! lines on every backend and thread count. `--vtk DIR --every K` writes both
-//! populations every K steps for ParaView (`DIR/prey.pvd`,
-//! `DIR/predators.pvd`, with the predators' energy); `--csv DIR` writes the
-//! final `DIR/prey.csv` (`id,x,y`) and `DIR/predators.csv` (`id,x,y,energy`).
+//! start), then the milliseconds per step to stderr; the model is in
+//! `op2_predator_prey`. The same seed gives the same lines on every backend
+//! and thread count. `--vtk DIR --every K` writes both populations every K
+//! steps for ParaView (`DIR/prey.pvd`, `DIR/predators.pvd`, with the
+//! predators' energy); `--csv DIR` writes the final `DIR/prey.csv`
+//! (`id,x,y`) and `DIR/predators.csv` (`id,x,y,energy`). `--timings` prints
+//! the runtime's timing summary to stderr.
+//!
+//! Built with `--features mpi` and started with `mpirun -n P`, both
+//! populations are shared among the ranks by space
+//! (`op2::mpi::AgentDomain`); rank 0 prints the counts of all ranks, the
+//! same lines as one rank's, and the domain's traffic per step.
+//! `--overlap` lets the prey that see no other rank's predator choose
+//! their eater while the predators' ghost messages travel (the same
+//! lines). `--vtk` and `--csv` need one rank.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::Parser;
 use op2::output::{CsvTable, VtkSeries};
@@ -84,6 +96,13 @@ struct Cli {
     /// rayon where it is built in, else seq.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
+    /// Print the runtime's timing summary to stderr (every rank's under MPI).
+    #[arg(long)]
+    timings: bool,
+    /// Under MPI: the prey that see no other rank's predator choose while
+    /// the predators' ghost messages travel.
+    #[arg(long)]
+    overlap: bool,
 }
 
 impl Cli {
@@ -111,8 +130,37 @@ fn run(cli: &Cli) -> Result<(), String> {
         None => Backend::from_env(),
     }
     .map_err(|e| e.to_string())?;
+    #[cfg(feature = "mpi")]
+    let mpi = op2::mpi::Mpi::init().map_err(|e| e.to_string())?;
     let rt = Runtime::new(backend).map_err(|e| e.to_string())?;
-    let mut model = PredatorPrey::new(cli.params(), cli.prey, cli.predators, cli.seed).map_err(|e| e.to_string())?;
+    #[cfg(feature = "mpi")]
+    let (rank, ranks) = (mpi.rank(), mpi.size());
+    #[cfg(not(feature = "mpi"))]
+    let (rank, ranks) = (0usize, 1usize);
+    if ranks > 1 && (cli.vtk.is_some() || cli.csv.is_some()) {
+        return Err("--vtk and --csv need one rank".into());
+    }
+    let (params, prey, predators, seed) = (cli.params(), cli.prey, cli.predators, cli.seed);
+    #[cfg(feature = "mpi")]
+    let mut model = match ranks > 1 {
+        true => PredatorPrey::shared(&mpi, params, prey, predators, seed, Default::default()),
+        false => PredatorPrey::new(params, prey, predators, seed),
+    }
+    .map_err(|e| e.to_string())?;
+    #[cfg(not(feature = "mpi"))]
+    let mut model = PredatorPrey::new(params, prey, predators, seed).map_err(|e| e.to_string())?;
+    model.set_overlap(cli.overlap);
+    // Every rank's agents, printed by rank 0.
+    let print_counts = |step: u64, model: &PredatorPrey| {
+        let (prey, preds) = model.counts();
+        #[allow(unused_mut)]
+        let mut counts = [prey as u64, preds as u64];
+        #[cfg(feature = "mpi")]
+        mpi.sum_u64(&mut counts);
+        if rank == 0 {
+            println!("{step} {} {}", counts[0], counts[1]);
+        }
+    };
     let mut series = match &cli.vtk {
         Some(dir) => Some((
             VtkSeries::new(dir, "prey").map_err(|e| e.to_string())?,
@@ -134,13 +182,43 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
         Ok(())
     };
-    let (prey, preds) = model.counts();
-    println!("0 {prey} {preds}");
+    print_counts(0, &model);
     write_vtk(&model)?;
+    let mut stepping = 0.0;
     for step in 1..=cli.steps {
-        let (prey, preds) = model.step(&rt).map_err(|e| e.to_string())?;
-        println!("{step} {prey} {preds}");
+        let t = Instant::now();
+        model.step(&rt).map_err(|e| e.to_string())?;
+        stepping += t.elapsed().as_secs_f64();
+        print_counts(step, &model);
         write_vtk(&model)?;
+    }
+    if rank == 0 {
+        let on = match ranks {
+            1 => String::new(),
+            _ => format!(" x {ranks} ranks"),
+        };
+        eprintln!(
+            "{prey} prey, {predators} predators, {} steps on {}{on}: {:.3} ms per step",
+            cli.steps,
+            rt.backend(),
+            1e3 * stepping / cli.steps.max(1) as f64
+        );
+    }
+    if cli.timings {
+        #[cfg(feature = "mpi")]
+        mpi.eprintln(rt.timing_summary());
+        #[cfg(not(feature = "mpi"))]
+        eprintln!("{}", rt.timing_summary());
+    }
+    #[cfg(feature = "mpi")]
+    if let Some(d) = model.domain() {
+        let s = d.stats();
+        let per_step = |b: u64| b as f64 / cli.steps.max(1) as f64 / 1e3;
+        mpi.eprintln(format!(
+            "{s}; per step {:.1} kB migrated, {:.1} kB of ghosts",
+            per_step(s.migrated_bytes),
+            per_step(s.ghost_bytes)
+        ));
     }
     if let Some(dir) = &cli.csv {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -573,6 +573,10 @@ pub fn predator_prey_matches_one_rank(mpi: &Mpi) {
         let mut born = [0u64; 2];
         for step in 1..=steps {
             let (p1, q1) = one.step(&rt).unwrap();
+            // Every other step the prey that see no other rank's predator
+            // choose while the predators' ghosts travel: readers that are
+            // not the list's senders.
+            shared.set_overlap(step % 2 == 0);
             shared.step(&rt).unwrap();
             // As many agents, each found in the one-rank run below, with ids
             // summing (and squares summing) as there: none on two ranks.
@@ -616,5 +620,12 @@ pub fn predator_prey_matches_one_rank(mpi: &Mpi) {
                 "{backend}: agents and ghosts moved: {sent:?}"
             );
         }
+        // The overlapped steps ran prey while ghosts travelled.
+        let chose = rt.timing_summary();
+        let chose = chose.loops.iter().find(|r| r.name == "choose_eater").map(|r| r.calls);
+        assert!(
+            chose > Some(2 * steps),
+            "{backend}: the prey chose in two parts on the overlapped steps ({chose:?} loops)"
+        );
     }
 }

@@ -395,6 +395,30 @@ fn initial_positions(n: usize, size: f64, seed: u64, call: u32) -> Vec<f64> {
         .collect()
 }
 
+/// Each prey of `over` (all prey, or a part) chooses the predator that eats
+/// it, if any: the first loop of a step.
+fn choose_eaters(
+    rt: &Runtime,
+    over: &impl op2::IterationSpace,
+    prey: &Population,
+    preds: &Population,
+    eaten_by: &Dat<i64>,
+    par: &Global<f64>,
+) -> op2::Result<()> {
+    let (list, ids, pos) = (&preds.list, &preds.m_ids, &preds.m_pos);
+    par_loop!(
+        rt,
+        choose_eater,
+        over,
+        prey.pos(READ),
+        eaten_by(WRITE),
+        ids(READ, list[..]),
+        pos(READ, list[..]),
+        list(NEAR),
+        par(READ)
+    )
+}
+
 /// The model on op2's carriers.
 pub struct PredatorPrey {
     prey: Population,
@@ -408,6 +432,10 @@ pub struct PredatorPrey {
     steps: u64,
     #[cfg(feature = "mpi")]
     domain: Option<op2::mpi::AgentDomain>,
+    /// In a distributed run, whether the prey that see no other rank's
+    /// predator choose while the predators' ghosts travel
+    /// ([`PredatorPrey::set_overlap`]).
+    overlap: bool,
 }
 
 impl PredatorPrey {
@@ -480,6 +508,15 @@ impl PredatorPrey {
         Ok(model)
     }
 
+    /// In a distributed run, whether the prey that can see no predator of
+    /// another rank choose their eater while the predators' ghost messages
+    /// travel, then the others once they came
+    /// (`AgentDomain::build_overlapped_on`); the same results either way.
+    /// Off by default; nothing changes on one rank.
+    pub fn set_overlap(&mut self, overlap: bool) {
+        self.overlap = overlap;
+    }
+
     /// The ranks sharing the agents ([`PredatorPrey::shared`]).
     #[cfg(feature = "mpi")]
     pub fn domain(&self) -> Option<&op2::mpi::AgentDomain> {
@@ -542,6 +579,7 @@ impl PredatorPrey {
             steps: 0,
             #[cfg(feature = "mpi")]
             domain: None,
+            overlap: false,
         })
     }
 
@@ -564,26 +602,32 @@ impl PredatorPrey {
         let (energy, child_energy) = (&self.energy, &self.child_energy);
 
         #[cfg(feature = "mpi")]
-        if let Some(domain) = &mut self.domain {
-            domain.migrate_on(rt)?;
-        }
-        #[cfg(feature = "mpi")]
         let domain = &mut self.domain;
         #[cfg(not(feature = "mpi"))]
         let domain = &mut ();
-        build(domain, &preds.list, rt)?;
-        let (list, ids, pos) = (&preds.list, &preds.m_ids, &preds.m_pos);
-        par_loop!(
-            rt,
-            choose_eater,
-            prey.set,
-            prey.pos(READ),
-            eaten_by(WRITE),
-            ids(READ, list[..]),
-            pos(READ, list[..]),
-            list(NEAR),
-            par(READ)
-        )?;
+        #[cfg(feature = "mpi")]
+        match domain {
+            Some(d) if self.overlap => {
+                d.migrate_on(rt)?;
+                d.build_overlapped_on(&preds.list, &prey.set, rt, &mut |part| {
+                    choose_eaters(rt, part, prey, preds, eaten_by, par)
+                })?;
+            }
+            Some(d) => {
+                d.migrate_on(rt)?;
+                d.build_on(&preds.list, rt)?;
+                choose_eaters(rt, &prey.set, prey, preds, eaten_by, par)?;
+            }
+            None => {
+                preds.list.build_on(rt)?;
+                choose_eaters(rt, &prey.set, prey, preds, eaten_by, par)?;
+            }
+        }
+        #[cfg(not(feature = "mpi"))]
+        {
+            preds.list.build_on(rt)?;
+            choose_eaters(rt, &prey.set, prey, preds, eaten_by, par)?;
+        }
 
         build(domain, &prey.list, rt)?;
         let (list, ids, pos) = (&prey.list, &prey.m_ids, &prey.m_pos);
