@@ -119,14 +119,53 @@ impl BinDecomposition {
     /// If `rank` is not below [`BinDecomposition::ranks`] or `home` is not
     /// the grid this decomposition cut.
     pub fn readers_in(&self, rank: usize, home: &SpatialGrid, grid: &SpatialGrid) -> Readers {
-        let owners = self.owners_under(home, grid);
-        collect_readers(
-            grid.bins_per_axis(),
-            self.wrap,
-            rank,
-            |bin| owners[bin].contains(&(rank as u32)),
-            |n| &owners[n],
-        )
+        let bins = grid.bins_per_axis();
+        let under = self.under_per_axis(home, grid, false);
+        let around = self.around_per_axis(bins, &under);
+        // The bins of `grid` over a `home` bin of `rank`: per axis, whether
+        // the coordinate's `home` coordinates meet the box's.
+        let b = &self.boxes[rank];
+        let meets: [Vec<bool>; 3] = std::array::from_fn(|a| {
+            let inside = |h: &u32| (b.lo[a]..b.hi[a]).contains(&(*h as usize));
+            under[a].iter().map(|u| u.iter().any(inside)).collect()
+        });
+        let nbins = grid.bin_count();
+        let mut readers = Readers {
+            start: vec![0; nbins + 1],
+            ranks: Vec::new(),
+            neighbours: Vec::new(),
+        };
+        let mut found = Vec::with_capacity(8);
+        let mut next = 0;
+        for bin in 0..nbins {
+            readers.start[bin] = next;
+            let c = coordinates(bins, bin);
+            if !(0..3).all(|a| meets[a][c[a]]) {
+                continue;
+            }
+            // The owners of the `home` bins under the bins around: per axis
+            // the union of the coordinates under each neighbour.
+            found.clear();
+            for &z in &around[2][c[2]] {
+                for &y in &around[1][c[1]] {
+                    for &x in &around[0][c[0]] {
+                        let q = self.owner[x as usize + self.bins[0] * (y as usize + self.bins[1] * z as usize)];
+                        if q as usize != rank && !found.contains(&q) {
+                            found.push(q);
+                        }
+                    }
+                }
+            }
+            found.sort_unstable();
+            readers.ranks.extend_from_slice(&found);
+            next = readers.ranks.len() as u32;
+        }
+        readers.start[nbins] = next;
+        let mut all = readers.ranks.clone();
+        all.sort_unstable();
+        all.dedup();
+        readers.neighbours = all;
+        readers
     }
 
     /// For each bin of `grid` (over the same box as `home`, the grid this
@@ -140,63 +179,92 @@ impl BinDecomposition {
     /// # Panics
     /// As [`BinDecomposition::readers_in`].
     pub fn reads_others(&self, rank: usize, home: &SpatialGrid, grid: &SpatialGrid) -> Vec<bool> {
-        let (bins, wrap) = (grid.bins_per_axis(), self.wrap);
-        let readers = match grid.params() == home.params() {
-            true => collect_readers(bins, wrap, rank, |_| true, |n| std::slice::from_ref(&self.owner[n])),
-            false => {
-                let owners = self.owners_under(home, grid);
-                collect_readers(bins, wrap, rank, |_| true, |n| &owners[n])
-            }
-        };
-        (0..grid.bin_count()).map(|b| !readers.of(b).is_empty()).collect()
+        let bins = grid.bins_per_axis();
+        let under = self.under_per_axis(home, grid, grid.params() == home.params());
+        let around = self.around_per_axis(bins, &under);
+        // Ranks own boxes: a query reads `rank`'s messages alone where, on
+        // every axis, the `home` coordinates around lie in its box's.
+        let b = &self.boxes[rank];
+        let inside: [Vec<bool>; 3] = std::array::from_fn(|a| {
+            let inside = |h: &u32| (b.lo[a]..b.hi[a]).contains(&(*h as usize));
+            around[a].iter().map(|u| u.iter().all(inside)).collect()
+        });
+        (0..grid.bin_count())
+            .map(|bin| {
+                let c = coordinates(bins, bin);
+                !(0..3).all(|a| inside[a][c[a]])
+            })
+            .collect()
     }
 
-    /// The owners of the `home` bins under each bin of `grid` (one `home`
-    /// bin more on each side, against rounding).
-    fn owners_under(&self, home: &SpatialGrid, grid: &SpatialGrid) -> Vec<Vec<u32>> {
+    /// Per axis, for each coordinate of `grid`, the `home` coordinates
+    /// under it (wrapped, ascending, once each): one `home` bin more on
+    /// each side against rounding, or the coordinate itself if `exact`
+    /// (`grid` is `home`). A bin of `grid` lies over the product of its
+    /// coordinates' sets.
+    fn under_per_axis(&self, home: &SpatialGrid, grid: &SpatialGrid, exact: bool) -> [Vec<Vec<u32>>; 3] {
         assert_eq!(home.bins_per_axis(), self.bins, "the decomposition's own grid");
         let bins = grid.bins_per_axis();
-        let nbins = grid.bin_count();
-        let wrap = self.wrap;
-        // The `home` bins under each bin of `grid`, per axis (inclusive,
-        // before wrapping or clamping).
         let ratio = home.params()[3] / grid.params()[3];
-        let under = |a: usize, c: usize| -> (i64, i64) {
+        std::array::from_fn(|a| {
             let n = self.bins[a] as i64;
-            let lo = (c as f64 * ratio).floor() as i64 - 1;
-            let hi = ((c + 1) as f64 * ratio).floor() as i64 + 1;
-            match wrap {
-                // All of them once the range covers the axis.
-                true if hi - lo + 1 >= n => (0, n - 1),
-                true => (lo, hi),
-                // Clamped: edge bins hold everything past the edges.
-                false => {
-                    let lo = if c == 0 { 0 } else { lo.max(0) };
-                    let hi = if c + 1 == bins[a] { n - 1 } else { hi.min(n - 1) };
-                    (lo, hi)
-                }
-            }
-        };
-        // The owners of the `home` bins under each bin of `grid`.
-        let mut owners: Vec<Vec<u32>> = vec![Vec::new(); nbins];
-        for (bin, o) in owners.iter_mut().enumerate() {
-            let c = [bin % bins[0], (bin / bins[0]) % bins[1], bin / (bins[0] * bins[1])];
-            let r = [under(0, c[0]), under(1, c[1]), under(2, c[2])];
-            for z in r[2].0..=r[2].1 {
-                for y in r[1].0..=r[1].1 {
-                    for x in r[0].0..=r[0].1 {
-                        let at = |v: i64, a: usize| v.rem_euclid(self.bins[a] as i64) as usize;
-                        let h = at(x, 0) + self.bins[0] * (at(y, 1) + self.bins[1] * at(z, 2));
-                        let q = self.owner[h];
-                        if !o.contains(&q) {
-                            o.push(q);
-                        }
+            (0..bins[a])
+                .map(|c| {
+                    if exact {
+                        return vec![c as u32];
                     }
-                }
-            }
-        }
-        owners
+                    let lo = (c as f64 * ratio).floor() as i64 - 1;
+                    let hi = ((c + 1) as f64 * ratio).floor() as i64 + 1;
+                    let (lo, hi) = match self.wrap {
+                        // All of them once the range covers the axis.
+                        true if hi - lo + 1 >= n => (0, n - 1),
+                        true => (lo, hi),
+                        // Clamped: edge bins hold everything past the edges.
+                        false => {
+                            let lo = if c == 0 { 0 } else { lo.max(0) };
+                            let hi = if c + 1 == bins[a] { n - 1 } else { hi.min(n - 1) };
+                            (lo, hi)
+                        }
+                    };
+                    let mut v: Vec<u32> = (lo..=hi).map(|h| h.rem_euclid(n) as u32).collect();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                })
+                .collect()
+        })
     }
+
+    /// Per axis, for each coordinate of a grid of `bins` bins per axis, the
+    /// union of `under` over it and its neighbours (wrapped on a periodic
+    /// grid, cut at the edges of a clamped one): a query from a bin visits
+    /// the bins around it, and those lie over the product of these sets.
+    fn around_per_axis(&self, bins: [usize; 3], under: &[Vec<Vec<u32>>; 3]) -> [Vec<Vec<u32>>; 3] {
+        std::array::from_fn(|a| {
+            let n = bins[a] as i64;
+            (0..n)
+                .map(|c| {
+                    let mut v = Vec::new();
+                    for d in -1..=1 {
+                        let x = match self.wrap {
+                            true => (c + d).rem_euclid(n),
+                            false if (0..n).contains(&(c + d)) => c + d,
+                            false => continue,
+                        };
+                        v.extend_from_slice(&under[a][x as usize]);
+                    }
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                })
+                .collect()
+        })
+    }
+}
+
+/// The coordinates of bin `bin` of a grid of `bins` bins per axis.
+fn coordinates(bins: [usize; 3], bin: usize) -> [usize; 3] {
+    [bin % bins[0], (bin / bins[0]) % bins[1], bin / (bins[0] * bins[1])]
 }
 
 /// The readers of one rank's bins of a grid of `bins` bins per axis: for
@@ -223,7 +291,7 @@ fn collect_readers<'o>(
             continue;
         }
         around.clear();
-        let c = [bin % bins[0], (bin / bins[0]) % bins[1], bin / (bins[0] * bins[1])];
+        let c = coordinates(bins, bin);
         for dz in -1i64..=1 {
             for dy in -1i64..=1 {
                 for dx in -1i64..=1 {
@@ -462,6 +530,85 @@ mod tests {
                     assert!(!reads[grid.bin_of(middle)], "{boundary:?} width {width} rank {rank}");
                     let edge = [11.9 + 0.2 * rank as f64, 12.0, 0.0];
                     assert!(reads[grid.bin_of(edge)], "{boundary:?} width {width} rank {rank}");
+                }
+            }
+        }
+    }
+
+    /// The owners of the `home` bins under each bin of `grid`, bin by bin
+    /// (one `home` bin more on each side, or exactly its own bin): the
+    /// plain definition the per-axis sets compute faster.
+    fn owners_under(d: &BinDecomposition, home: &SpatialGrid, grid: &SpatialGrid, exact: bool) -> Vec<Vec<u32>> {
+        let bins = grid.bins_per_axis();
+        let ratio = home.params()[3] / grid.params()[3];
+        let under = |a: usize, c: usize| -> Vec<usize> {
+            let n = d.bins[a] as i64;
+            if exact {
+                return vec![c];
+            }
+            let lo = (c as f64 * ratio).floor() as i64 - 1;
+            let hi = ((c + 1) as f64 * ratio).floor() as i64 + 1;
+            let (lo, hi) = match d.wrap {
+                true if hi - lo + 1 >= n => (0, n - 1),
+                true => (lo, hi),
+                false => (
+                    if c == 0 { 0 } else { lo.max(0) },
+                    if c + 1 == bins[a] { n - 1 } else { hi.min(n - 1) },
+                ),
+            };
+            (lo..=hi).map(|h| h.rem_euclid(n) as usize).collect()
+        };
+        (0..grid.bin_count())
+            .map(|bin| {
+                let c = coordinates(bins, bin);
+                let mut o = Vec::new();
+                for z in under(2, c[2]) {
+                    for y in under(1, c[1]) {
+                        for x in under(0, c[0]) {
+                            let q = d.owner[x + d.bins[0] * (y + d.bins[1] * z)];
+                            if !o.contains(&q) {
+                                o.push(q);
+                            }
+                        }
+                    }
+                }
+                o
+            })
+            .collect()
+    }
+
+    #[test]
+    fn readers_and_reads_by_axis_match_them_bin_by_bin() {
+        for boundary in [Boundary::Clamp, Boundary::Wrap] {
+            for dims in [2, 3] {
+                // A smaller box in 3-D: the plain definition is slow.
+                let side = if dims == 2 { 13.0 } else { 7.0 };
+                let home = match dims {
+                    2 => SpatialGrid::new_2d("home", [0.0; 2], [side; 2], 2.0, boundary).unwrap(),
+                    _ => SpatialGrid::new_3d("home", [0.0; 3], [side; 3], 2.0, boundary).unwrap(),
+                };
+                let counts: Vec<u64> = (0..home.bin_count() as u64).map(|b| 1 + (b * 7) % 5).collect();
+                for width in [0.3, 0.75, 1.1, 2.0, 2.5, 5.0, 13.0] {
+                    let grid = match dims {
+                        2 => SpatialGrid::new_2d("g", [0.0; 2], [side; 2], width, boundary).unwrap(),
+                        _ => SpatialGrid::new_3d("g", [0.0; 3], [side; 3], width, boundary).unwrap(),
+                    };
+                    let exact = grid.params() == home.params();
+                    for ranks in 1..=5 {
+                        let d = BinDecomposition::bisect(&home, &counts, ranks);
+                        let (wrap, bins) = (d.wrap, grid.bins_per_axis());
+                        let with_margin = owners_under(&d, &home, &grid, false);
+                        let plain = owners_under(&d, &home, &grid, exact);
+                        for rank in 0..ranks {
+                            let what = format!("{boundary:?} {dims}-D width {width}, rank {rank} of {ranks}");
+                            let held = |bin: usize| with_margin[bin].contains(&(rank as u32));
+                            let want = collect_readers(bins, wrap, rank, held, |n| &with_margin[n]);
+                            assert_eq!(d.readers_in(rank, &home, &grid), want, "{what}");
+                            let all = collect_readers(bins, wrap, rank, |_| true, |n| &plain[n]);
+                            let want: Vec<bool> = (0..grid.bin_count()).map(|b| !all.of(b).is_empty()).collect();
+                            assert_eq!(d.reads_others(rank, &home, &grid), want, "{what}");
+                        }
+                    }
                 }
             }
         }
