@@ -356,6 +356,51 @@ fn senders_are_routed_by_their_bins_alike_on_every_runtime() {
     }
 }
 
+/// Moves each agent by a quarter along x, wrapped.
+#[op2::kernel]
+pub fn shift(p: &mut [f32; 3]) {
+    p[0] += 0.25;
+    if p[0] >= 8.0 {
+        p[0] -= 8.0;
+    }
+}
+
+/// Senders counted per bin of a grid, the same on every runtime; on a
+/// device, where a loop just moved them, without the positions coming
+/// back; counts of another length and a grid of other dimensions refused.
+#[test]
+fn senders_are_counted_by_bin_alike_on_every_runtime() {
+    let ids: Vec<u64> = (0..500).collect();
+    let coarse = SpatialGrid::new_3d("coarse", [0.0; 3], [SIDE; 3], 3.0, Boundary::Wrap).unwrap();
+    for rt in runtimes() {
+        let a = agents("a", &ids);
+        for grid in [*a.list.grid().unwrap(), coarse] {
+            par_loop!(rt, shift, a.set, a.pos(RW)).unwrap();
+            let before = a.pos.transfer_stats().bytes_down;
+            // Counts add to what is there.
+            let mut counts = vec![1u64; grid.bin_count()];
+            a.list.count_senders_in_on(&grid, &mut counts, &rt).unwrap();
+            assert_eq!(
+                a.pos.transfer_stats().bytes_down,
+                before,
+                "{}: the positions stayed where they were",
+                rt.backend()
+            );
+            let mut want = vec![1u64; grid.bin_count()];
+            for p in a.pos.to_vec().chunks_exact(3) {
+                want[grid.bin_of([p[0] as f64, p[1] as f64, p[2] as f64])] += 1;
+            }
+            assert_eq!(counts, want, "{}", rt.backend());
+        }
+        let e = a.list.count_senders_in_on(&coarse, &mut [0; 3], &rt).unwrap_err();
+        assert!(e.to_string().contains("3 counts"), "{}: {e}", rt.backend());
+        let flat = SpatialGrid::new_2d("flat", [0.0; 2], [SIDE; 2], 2.0, Boundary::Wrap).unwrap();
+        let mut counts = vec![0; flat.bin_count()];
+        let e = a.list.count_senders_in_on(&flat, &mut counts, &rt).unwrap_err();
+        assert!(e.to_string().contains("coordinates"), "{}: {e}", rt.backend());
+    }
+}
+
 #[test]
 fn ghosts_of_another_layout_a_repeated_id_or_a_bad_sender_are_refused() {
     let rt = Runtime::new(Backend::Seq).unwrap();

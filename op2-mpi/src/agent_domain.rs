@@ -150,8 +150,6 @@ struct Population {
     agents: Set,
     /// The list whose positions place its agents.
     list: MessageList,
-    /// Its agents' bins (to count them for a cut).
-    bins: Vec<u32>,
     /// The agents leaving, with the rank each goes to (plus one).
     leaving: Routes,
     lanes: Lanes,
@@ -297,7 +295,6 @@ impl AgentDomain {
                 populations.push(Population {
                     agents: list.senders().clone(),
                     list: (*list).clone(),
-                    bins: Vec::new(),
                     leaving: Routes::default(),
                     lanes: Lanes::new(size),
                 });
@@ -393,7 +390,7 @@ impl AgentDomain {
             l.list.clear_ghosts();
         }
         let start = Instant::now();
-        self.rebalance_if_needed()?;
+        self.rebalance_if_needed(workers)?;
         if let Some(t) = workers.work_timings() {
             t.set_note(&self.note_key(), self.balance_note());
             t.record_exchange(
@@ -447,7 +444,7 @@ impl AgentDomain {
 
     /// Cuts the domain at the first migration and whenever the busiest
     /// rank holds more than the ratio times the mean.
-    fn rebalance_if_needed(&mut self) -> Result<()> {
+    fn rebalance_if_needed(&mut self, workers: &dyn Workers) -> Result<()> {
         let held: u64 = self.populations.iter().map(|p| p.agents.size() as u64).sum();
         let (mut total, mut most) = (0u64, 0u64);
         let comm = &self.ranks.comm;
@@ -463,15 +460,12 @@ impl AgentDomain {
         if self.cut.is_some() && (self.stats.imbalance <= self.options.rebalance_above || !(worse || waited)) {
             return Ok(());
         }
+        // Counted where the positions are: on a device only the counts
+        // come back.
         let mut counts = vec![0u64; self.home.bin_count()];
         let mut binned = Ok(());
-        for p in &mut self.populations {
-            binned = binned.and_then(|()| p.list.sender_bins_in(&self.home, &mut p.bins));
-            if binned.is_ok() {
-                for &b in &p.bins {
-                    counts[b as usize] += 1;
-                }
-            }
+        for p in &self.populations {
+            binned = binned.and_then(|()| p.list.count_senders_in_on(&self.home, &mut counts, workers));
         }
         self.ranks
             .agree(binned, "binning its agents", self.populations[0].agents.name())?;

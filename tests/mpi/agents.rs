@@ -190,8 +190,9 @@ fn clustered(id: u64) -> [f32; 3] {
     [0; 3].map(|_| 0.2 + 0.6 * s.uniform_f64() as f32)
 }
 
-/// On a device, between two snapshots (`moved`, `sent`) and `now` (a
-/// step without a new cut, which bins on the host): of the positions, only
+/// On a device, between two snapshots (`moved`, `sent`) and `now` (a step
+/// but the first, when the Dats first go up; with a new cut or without: a
+/// cut counts the agents on the device): of the positions, only
 /// packed ones came back to the host (agents that left, ghost messages
 /// sent; those packed while the host copy was valid, after the test read
 /// it, need none), and exactly the arrivals went up (all ranks together):
@@ -203,7 +204,7 @@ fn assert_moved_only_what_was_sent(
     sent: DomainStats,
     now: DomainStats,
 ) -> u64 {
-    if now.rebalances != sent.rebalances {
+    if sent.exchanges == 0 {
         return 0;
     }
     let after = model.pos.transfer_stats();
@@ -242,6 +243,7 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
     for backend in backends {
         let Ok(rt) = Runtime::new(backend) else { continue };
         let (mut steps_run, mut agents_sent, mut ghosts_sent, mut packed_on_device) = (0, 0, 0, 0);
+        let mut recuts = 0;
         for (start, steps, cluster) in [(uniform as fn(u64) -> [f32; 3], 30, false), (clustered, 4, true)] {
             let one = Drifting::new(&(0..n).collect::<Vec<_>>(), start);
             // Each rank starts with every size-th agent, wherever it is:
@@ -249,7 +251,10 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
             // buffers' first size).
             let mine: Vec<u64> = (0..n).filter(|i| i % size == rank).collect();
             let spread = Drifting::new(&mine, start);
-            let mut domain = AgentDomain::new(mpi, &spread.list, DomainOptions::default()).unwrap();
+            // Cut again at the least imbalance: cuts after the first, on
+            // every backend (a device counts the agents per bin there).
+            let options = DomainOptions::default().rebalance_above(1.01);
+            let mut domain = AgentDomain::new(mpi, &spread.list, options).unwrap();
             for step in 1..=steps {
                 one.step(&rt, None, step).unwrap();
                 let (moved, sent) = (spread.pos.transfer_stats(), domain.stats());
@@ -257,6 +262,7 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
                 if backend == Backend::OpenCl {
                     packed_on_device += assert_moved_only_what_was_sent(mpi, &spread, moved, sent, domain.stats());
                 }
+                recuts += u64::from(sent.exchanges > 0 && domain.stats().rebalances > sent.rebalances);
                 let want = one.by_id();
                 for (id, bits) in spread.by_id() {
                     let at = want.binary_search_by_key(&id, |x| x.0).unwrap();
@@ -303,6 +309,9 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
             let mut packed = [packed_on_device];
             mpi.sum_u64(&mut packed);
             assert!(packed[0] > 0, "some positions were packed on the device");
+        }
+        if size > 1 {
+            assert!(recuts > 0, "{backend}: the domain was cut again after the first step");
         }
         // The runtime's summary shows the domain's work: every exchange,
         // what this rank sent, every build (one rank's and the shared

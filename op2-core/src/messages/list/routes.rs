@@ -13,7 +13,7 @@ use super::{MessageList, Search};
 use crate::device_pack::DevicePacker;
 use crate::device_work::{stage, READ};
 use crate::{
-    scratch_buffer, AgentPack, ArgData, Dat, DeviceBuffer, DeviceWork, GatherJob, LookupJob, Result, SelectJob,
+    scratch_buffer, AgentPack, ArgData, BinJob, Dat, DeviceBuffer, DeviceWork, GatherJob, LookupJob, Result, SelectJob,
     SpatialGrid, Workers,
 };
 
@@ -101,6 +101,8 @@ pub(super) struct RouteScratch {
     values: Option<Box<dyn DeviceBuffer>>,
     selected: Option<Box<dyn DeviceBuffer>>,
     routed_values: Option<Box<dyn DeviceBuffer>>,
+    /// Bin offsets of a count on the device.
+    starts: Option<Box<dyn DeviceBuffer>>,
     pub(super) packer: DevicePacker,
     bins: Vec<u32>,
 }
@@ -143,6 +145,74 @@ impl MessageList {
                 checked
             }
         }
+    }
+
+    /// Adds the number of senders in each bin of `grid` (of as many
+    /// dimensions as the positions) to `counts` (one per bin), e.g. to cut
+    /// a domain among processes by the agents per bin. On a device runtime
+    /// the senders are counted there and only the counts come back.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the list
+    /// is not spatial, `grid` has another number of dimensions, or `counts`
+    /// not one entry per bin of it; as [`MessageList::route_senders_on`].
+    pub fn count_senders_in_on(&self, grid: &SpatialGrid, counts: &mut [u64], workers: &dyn Workers) -> Result<()> {
+        if counts.len() != grid.bin_count() {
+            return Err(self.invalid(format!(
+                "{} counts for the {} bins of the grid",
+                counts.len(),
+                grid.bin_count()
+            )));
+        }
+        let mut scratch = self.0.routing.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(work) = workers.device_work() else {
+            let mut bins = std::mem::take(&mut scratch.bins);
+            let binned = self.sender_bins_in(grid, &mut bins);
+            if binned.is_ok() {
+                for &b in &bins {
+                    counts[b as usize] += 1;
+                }
+            }
+            scratch.bins = bins;
+            return binned;
+        };
+        let Search::Spatial(b) = &self.0.search else {
+            return Err(self.invalid("a brute-force list has no bins".to_string()));
+        };
+        if grid.dims() != b.grid.dims() {
+            return Err(self.invalid(format!(
+                "its positions have {} coordinates, and the grid asked for bins {}",
+                b.grid.dims(),
+                grid.dims()
+            )));
+        }
+        let (n, nbins) = (self.0.senders.total_size(), grid.bin_count());
+        let s = &mut *scratch;
+        let params = scratch_buffer(work, &mut s.params, "grid", 8 * crate::GRID_PARAMS)?;
+        params.upload(bytemuck::cast_slice(&grid.params()))?;
+        let starts = scratch_buffer(work, &mut s.starts, "bin starts", 4 * (nbins + 1))?;
+        let order = scratch_buffer(work, &mut s.selected, "routed", 4 * n)?;
+        {
+            let positions = stage(work, b.positions.as_arg(), READ, 0)?;
+            work.bin(&BinJob {
+                position: b.positions.scalar(),
+                dims: grid.dims(),
+                senders: n,
+                bins: nbins,
+                flags: None,
+                positions: positions.buffer(),
+                grid: params,
+                ids: None,
+                starts,
+                order,
+            })?;
+        }
+        let mut offsets = vec![0i32; nbins + 1];
+        starts.download(bytemuck::cast_slice_mut(&mut offsets))?;
+        for (c, w) in counts.iter_mut().zip(offsets.windows(2)) {
+            *c += (w[1] - w[0]) as u64;
+        }
+        Ok(())
     }
 
     /// Builds the list from its senders alone (as [`MessageList::build_on`])
