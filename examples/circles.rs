@@ -231,13 +231,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     #[cfg(feature = "mpi")]
     if let Some(d) = model.domain() {
-        let s = d.stats();
-        let per_step = |b: u64| b as f64 / cli.steps.max(1) as f64 / 1e3;
-        mpi.eprintln(format!(
-            "{s}; per step {:.1} kB migrated, {:.1} kB of ghosts",
-            per_step(s.migrated_bytes),
-            per_step(s.ghost_bytes)
-        ));
+        mpi.eprintln(d.stats().per_step(cli.steps));
     }
     if let Some(path) = &cli.write {
         let mut text = String::with_capacity(positions.len() * 40);

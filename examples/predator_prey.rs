@@ -212,13 +212,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     #[cfg(feature = "mpi")]
     if let Some(d) = model.domain() {
-        let s = d.stats();
-        let per_step = |b: u64| b as f64 / cli.steps.max(1) as f64 / 1e3;
-        mpi.eprintln(format!(
-            "{s}; per step {:.1} kB migrated, {:.1} kB of ghosts",
-            per_step(s.migrated_bytes),
-            per_step(s.ghost_bytes)
-        ));
+        mpi.eprintln(d.stats().per_step(cli.steps));
     }
     if let Some(dir) = &cli.csv {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

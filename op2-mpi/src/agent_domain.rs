@@ -95,6 +95,19 @@ pub struct DomainStats {
     pub ghost_wait_seconds: f64,
 }
 
+impl DomainStats {
+    /// The stats, then the bytes migrated and of ghosts per step over
+    /// `steps` steps: an example's closing line.
+    pub fn per_step(&self, steps: u64) -> String {
+        let per_step = |b: u64| b as f64 / steps.max(1) as f64 / 1e3;
+        format!(
+            "{self}; per step {:.1} kB migrated, {:.1} kB of ghosts",
+            per_step(self.migrated_bytes),
+            per_step(self.ghost_bytes)
+        )
+    }
+}
+
 impl std::fmt::Display for DomainStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

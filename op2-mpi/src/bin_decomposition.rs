@@ -129,43 +129,21 @@ impl BinDecomposition {
             let inside = |h: &u32| (b.lo[a]..b.hi[a]).contains(&(*h as usize));
             under[a].iter().map(|u| u.iter().any(inside)).collect()
         });
-        let nbins = grid.bin_count();
-        let mut readers = Readers {
-            start: vec![0; nbins + 1],
-            ranks: Vec::new(),
-            neighbours: Vec::new(),
-        };
-        let mut found = Vec::with_capacity(8);
-        let mut next = 0;
-        for bin in 0..nbins {
-            readers.start[bin] = next;
+        Readers::collect(grid.bin_count(), rank, |bin, found| {
             let c = coordinates(bins, bin);
             if !(0..3).all(|a| meets[a][c[a]]) {
-                continue;
+                return;
             }
             // The owners of the `home` bins under the bins around: per axis
             // the union of the coordinates under each neighbour.
-            found.clear();
             for &z in &around[2][c[2]] {
                 for &y in &around[1][c[1]] {
                     for &x in &around[0][c[0]] {
-                        let q = self.owner[x as usize + self.bins[0] * (y as usize + self.bins[1] * z as usize)];
-                        if q as usize != rank && !found.contains(&q) {
-                            found.push(q);
-                        }
+                        found.add(self.owner[x as usize + self.bins[0] * (y as usize + self.bins[1] * z as usize)]);
                     }
                 }
             }
-            found.sort_unstable();
-            readers.ranks.extend_from_slice(&found);
-            next = readers.ranks.len() as u32;
-        }
-        readers.start[nbins] = next;
-        let mut all = readers.ranks.clone();
-        all.sort_unstable();
-        all.dedup();
-        readers.neighbours = all;
-        readers
+        })
     }
 
     /// For each bin of `grid` (over the same box as `home`, the grid this
@@ -277,45 +255,35 @@ fn collect_readers<'o>(
     holds: impl Fn(usize) -> bool,
     owners: impl Fn(usize) -> &'o [u32],
 ) -> Readers {
-    let nbins = bins.iter().product();
-    let mut readers = Readers {
-        start: vec![0; nbins + 1],
-        ranks: Vec::new(),
-        neighbours: Vec::new(),
-    };
-    let mut around = Vec::with_capacity(8);
-    let mut next = 0;
-    for bin in 0..nbins {
-        readers.start[bin] = next;
+    Readers::collect(bins.iter().product(), rank, |bin, found| {
         if !holds(bin) {
-            continue;
+            return;
         }
-        around.clear();
         let c = coordinates(bins, bin);
         for dz in -1i64..=1 {
             for dy in -1i64..=1 {
                 for dx in -1i64..=1 {
-                    let Some(n) = neighbour(bins, wrap, c, [dx, dy, dz]) else {
-                        continue;
-                    };
-                    for &q in owners(n) {
-                        if q as usize != rank && !around.contains(&q) {
-                            around.push(q);
-                        }
+                    if let Some(n) = neighbour(bins, wrap, c, [dx, dy, dz]) {
+                        owners(n).iter().for_each(|&q| found.add(q));
                     }
                 }
             }
         }
-        around.sort_unstable();
-        readers.ranks.extend_from_slice(&around);
-        next = readers.ranks.len() as u32;
+    })
+}
+
+/// The ranks found reading one bin: each once, but the rank whose bin it is.
+struct Found {
+    rank: u32,
+    ranks: Vec<u32>,
+}
+
+impl Found {
+    fn add(&mut self, q: u32) {
+        if q != self.rank && !self.ranks.contains(&q) {
+            self.ranks.push(q);
+        }
     }
-    readers.start[nbins] = next;
-    let mut all = readers.ranks.clone();
-    all.sort_unstable();
-    all.dedup();
-    readers.neighbours = all;
-    readers
 }
 
 /// The bin at offset `d` from bin coordinates `c` of a grid of `bins` bins
@@ -346,6 +314,33 @@ pub struct Readers {
 }
 
 impl Readers {
+    /// The readers of `nbins` bins of `rank`: `find(bin, found)` adds the
+    /// ranks that read each.
+    fn collect(nbins: usize, rank: usize, mut find: impl FnMut(usize, &mut Found)) -> Readers {
+        let mut readers = Readers {
+            start: vec![0; nbins + 1],
+            ranks: Vec::new(),
+            neighbours: Vec::new(),
+        };
+        let mut found = Found {
+            rank: rank as u32,
+            ranks: Vec::with_capacity(8),
+        };
+        for bin in 0..nbins {
+            readers.start[bin] = readers.ranks.len() as u32;
+            found.ranks.clear();
+            find(bin, &mut found);
+            found.ranks.sort_unstable();
+            readers.ranks.extend_from_slice(&found.ranks);
+        }
+        readers.start[nbins] = readers.ranks.len() as u32;
+        let mut all = readers.ranks.clone();
+        all.sort_unstable();
+        all.dedup();
+        readers.neighbours = all;
+        readers
+    }
+
     /// The other ranks that read bin `bin` (none for another rank's bin).
     pub fn of(&self, bin: usize) -> &[u32] {
         &self.ranks[self.start[bin] as usize..self.start[bin + 1] as usize]
