@@ -80,9 +80,11 @@ pub struct DomainStats {
     pub last_ghost_bytes: u64,
     /// Times a receive buffer grew (past its largest so far).
     pub buffer_growths: u64,
-    /// Migrations in which some rank sent agents past its neighbours (the
-    /// ranks next to its box): every rank then swapped headers with every
-    /// rank, where the others' go to neighbours alone.
+    /// Migrations of a set (one per set per [`AgentDomain::migrate_on`]) in
+    /// which some rank sent agents past its neighbours (the ranks next to
+    /// its box), as the first one after a cut often does: every rank then
+    /// swapped headers with every rank, where the others' go to
+    /// neighbours alone.
     pub migrations_beyond_neighbours: u64,
     /// Seconds of work that ran while ghost messages were in flight, over
     /// all exchanges: a build's own (gathering its senders' ids,
@@ -151,7 +153,7 @@ impl Lanes {
 /// The ranks an exchange sends to and receives from (ascending), found
 /// once per cut: only they swap headers, so an exchange costs messages
 /// per neighbour, not per rank.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Peers {
     send: Vec<u32>,
     recv: Vec<u32>,
@@ -518,9 +520,9 @@ impl AgentDomain {
         }
         // Agents leave for the ranks next to this one's box (the readers
         // of its home bins) but after a jump.
-        let near = cut.readers(rank);
+        let near = self.ranks.peers(cut.readers(rank).neighbours());
         for p in &mut self.populations {
-            p.lanes.peers = self.ranks.peers(near.neighbours());
+            p.lanes.peers = near.clone();
         }
         let leave: Vec<i32> = (0..self.home.bin_count())
             .map(|b| match cut.owner(b) {
@@ -954,6 +956,13 @@ impl Ranks {
             .iter()
             .flat_map(|p| [p.as_bytes().len() as u64, layout.fingerprint()])
             .collect();
+        // A pack for a rank that is not a peer would never be received.
+        debug_assert!(
+            !among_peers
+                || (lanes.send.iter().enumerate())
+                    .all(|(q, p)| p.is_empty() || lanes.peers.send.binary_search(&(q as u32)).is_ok()),
+            "a pack for a rank that is not a peer"
+        );
         let incoming = match among_peers {
             true => self.swap_headers(tag, &header, &lanes.peers, layout),
             false => {

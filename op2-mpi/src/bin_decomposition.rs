@@ -578,30 +578,35 @@ mod tests {
             for dims in [2, 3] {
                 // A smaller box in 3-D: the plain definition is slow.
                 let side = if dims == 2 { 13.0 } else { 7.0 };
-                let home = match dims {
-                    2 => SpatialGrid::new_2d("home", [0.0; 2], [side; 2], 2.0, boundary).unwrap(),
-                    _ => SpatialGrid::new_3d("home", [0.0; 3], [side; 3], 2.0, boundary).unwrap(),
-                };
-                let counts: Vec<u64> = (0..home.bin_count() as u64).map(|b| 1 + (b * 7) % 5).collect();
-                for width in [0.3, 0.75, 1.1, 2.0, 2.5, 5.0, 13.0] {
-                    let grid = match dims {
-                        2 => SpatialGrid::new_2d("g", [0.0; 2], [side; 2], width, boundary).unwrap(),
-                        _ => SpatialGrid::new_3d("g", [0.0; 3], [side; 3], width, boundary).unwrap(),
+                // Home grids of several bins per axis, of 2 and of 1.
+                for home_width in [2.0, side / 2.0, side] {
+                    let home = match dims {
+                        2 => SpatialGrid::new_2d("home", [0.0; 2], [side; 2], home_width, boundary).unwrap(),
+                        _ => SpatialGrid::new_3d("home", [0.0; 3], [side; 3], home_width, boundary).unwrap(),
                     };
-                    let exact = grid.params() == home.params();
-                    for ranks in 1..=5 {
-                        let d = BinDecomposition::bisect(&home, &counts, ranks);
-                        let (wrap, bins) = (d.wrap, grid.bins_per_axis());
-                        let with_margin = owners_under(&d, &home, &grid, false);
-                        let plain = owners_under(&d, &home, &grid, exact);
-                        for rank in 0..ranks {
-                            let what = format!("{boundary:?} {dims}-D width {width}, rank {rank} of {ranks}");
-                            let held = |bin: usize| with_margin[bin].contains(&(rank as u32));
-                            let want = collect_readers(bins, wrap, rank, held, |n| &with_margin[n]);
-                            assert_eq!(d.readers_in(rank, &home, &grid), want, "{what}");
-                            let all = collect_readers(bins, wrap, rank, |_| true, |n| &plain[n]);
-                            let want: Vec<bool> = (0..grid.bin_count()).map(|b| !all.of(b).is_empty()).collect();
-                            assert_eq!(d.reads_others(rank, &home, &grid), want, "{what}");
+                    let counts: Vec<u64> = (0..home.bin_count() as u64).map(|b| 1 + (b * 7) % 5).collect();
+                    for width in [0.3, 0.75, 1.1, 2.0, 2.5, 5.0, 13.0] {
+                        let grid = match dims {
+                            2 => SpatialGrid::new_2d("g", [0.0; 2], [side; 2], width, boundary).unwrap(),
+                            _ => SpatialGrid::new_3d("g", [0.0; 3], [side; 3], width, boundary).unwrap(),
+                        };
+                        let exact = grid.params() == home.params();
+                        for ranks in 1..=5 {
+                            let d = BinDecomposition::bisect(&home, &counts, ranks);
+                            let (wrap, bins) = (d.wrap, grid.bins_per_axis());
+                            let with_margin = owners_under(&d, &home, &grid, false);
+                            let plain = owners_under(&d, &home, &grid, exact);
+                            for rank in 0..ranks {
+                                let what = format!(
+                                    "{boundary:?} {dims}-D home {home_width} width {width}, rank {rank} of {ranks}"
+                                );
+                                let held = |bin: usize| with_margin[bin].contains(&(rank as u32));
+                                let want = collect_readers(bins, wrap, rank, held, |n| &with_margin[n]);
+                                assert_eq!(d.readers_in(rank, &home, &grid), want, "{what}");
+                                let all = collect_readers(bins, wrap, rank, |_| true, |n| &plain[n]);
+                                let want: Vec<bool> = (0..grid.bin_count()).map(|b| !all.of(b).is_empty()).collect();
+                                assert_eq!(d.reads_others(rank, &home, &grid), want, "{what}");
+                            }
                         }
                     }
                 }

@@ -435,6 +435,7 @@ pub struct PredatorPrey {
     /// In a distributed run, whether the prey that see no other rank's
     /// predator choose while the predators' ghosts travel
     /// ([`PredatorPrey::set_overlap`]).
+    #[cfg(feature = "mpi")]
     overlap: bool,
 }
 
@@ -514,7 +515,12 @@ impl PredatorPrey {
     /// (`AgentDomain::build_overlapped_on`); the same results either way.
     /// Off by default; nothing changes on one rank.
     pub fn set_overlap(&mut self, overlap: bool) {
-        self.overlap = overlap;
+        #[cfg(feature = "mpi")]
+        {
+            self.overlap = overlap;
+        }
+        #[cfg(not(feature = "mpi"))]
+        let _ = overlap;
     }
 
     /// The ranks sharing the agents ([`PredatorPrey::shared`]).
@@ -579,6 +585,7 @@ impl PredatorPrey {
             steps: 0,
             #[cfg(feature = "mpi")]
             domain: None,
+            #[cfg(feature = "mpi")]
             overlap: false,
         })
     }
