@@ -6,7 +6,10 @@
 //! - VTK XML PolyData (`.vtp`, [`write_vtp`]): the elements as points at a
 //!   position Dat (2-D or 3-D), every Dat as point data, for ParaView or
 //!   VisIt; [`VtkSeries`] writes one file per step and keeps a `.pvd`
-//!   collection of them, so that ParaView opens the run as a time series.
+//!   collection of them, so that ParaView opens the run as a time series;
+//! - VTK XML UnstructuredGrid (`.vtu`, [`write_vtu`]): a mesh's triangles or
+//!   quadrilaterals (a Map from cells to nodes) at the nodes' coordinates,
+//!   Dats of the cells as cell data and of the nodes as point data.
 //!
 //! Only the elements this process owns are written (halos are not): on a
 //! distributed set, gather the Dats to rank 0 first (`Distributed::gather`)
@@ -17,7 +20,10 @@ mod csv;
 mod field;
 mod file;
 mod vtk;
+mod vtu;
+mod xml;
 
 pub use csv::CsvTable;
 pub use field::{Field, Values};
 pub use vtk::{write_vtp, VtkSeries};
+pub use vtu::write_vtu;

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use op2_core::{Error, Result};
 
-use crate::field::{by_id, check_fields, vtk_type, Field};
+use crate::field::{by_id, check_fields, Field};
 use crate::file::write_file;
+use crate::xml::{check_positions, escape, field_array, int_array, points};
 
 /// Writes the elements of the positions' set that this process owns as a
 /// VTK XML PolyData file (`.vtp`): one vertex per element at `positions`
@@ -26,16 +27,7 @@ pub fn write_vtp(path: impl AsRef<Path>, positions: &dyn Field, fields: &[&dyn F
 
 fn vtp_text(positions: &dyn Field, fields: &[&dyn Field]) -> Result<String> {
     let set = positions.set();
-    let dims = positions.components();
-    if !(2..=3).contains(&dims) {
-        return Err(Error::InvalidOption {
-            option: "VTK positions",
-            reason: format!(
-                "Dat `{}` has {dims} components; positions have 2 or 3",
-                positions.name()
-            ),
-        });
-    }
+    check_positions(positions)?;
     check_fields(set, fields, "a VTK file")?;
     let order = by_id(set);
     let n = order.len();
@@ -47,72 +39,17 @@ fn vtp_text(positions: &dyn Field, fields: &[&dyn Field]) -> Result<String> {
         "<Piece NumberOfPoints=\"{n}\" NumberOfVerts=\"{n}\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
     ));
     out.push_str("<PointData>\n");
-    array_open(&mut out, "Int64", "id", 1);
-    for &(id, _) in &order {
-        out.push_str(&id.to_string());
-        out.push(' ');
-    }
-    out.push_str("\n</DataArray>\n");
+    int_array(&mut out, "id", order.iter().map(|&(id, _)| id));
     for f in fields {
-        let values = f.values()?;
-        array_open(&mut out, vtk_type(f.scalar()), f.name(), f.components());
-        for &(_, e) in &order {
-            for c in 0..f.components() {
-                values.write(e, c, &mut out);
-                out.push(' ');
-            }
-        }
-        out.push_str("\n</DataArray>\n");
+        field_array(&mut out, *f, order.iter().map(|&(_, e)| e))?;
     }
-    out.push_str("</PointData>\n<Points>\n");
-    let values = positions.values()?;
-    array_open(&mut out, vtk_type(positions.scalar()), positions.name(), 3);
-    for &(_, e) in &order {
-        for c in 0..dims {
-            values.write(e, c, &mut out);
-            out.push(' ');
-        }
-        if dims == 2 {
-            out.push_str("0 ");
-        }
-    }
-    out.push_str("\n</DataArray>\n</Points>\n<Verts>\n");
-    array_open(&mut out, "Int64", "connectivity", 1);
-    for v in 0..n {
-        out.push_str(&v.to_string());
-        out.push(' ');
-    }
-    out.push_str("\n</DataArray>\n");
-    array_open(&mut out, "Int64", "offsets", 1);
-    for v in 1..=n {
-        out.push_str(&v.to_string());
-        out.push(' ');
-    }
-    out.push_str("\n</DataArray>\n</Verts>\n</Piece>\n</PolyData>\n</VTKFile>\n");
+    out.push_str("</PointData>\n");
+    points(&mut out, positions, order.iter().map(|&(_, e)| e))?;
+    out.push_str("<Verts>\n");
+    int_array(&mut out, "connectivity", 0..n as u64);
+    int_array(&mut out, "offsets", 1..=n as u64);
+    out.push_str("</Verts>\n</Piece>\n</PolyData>\n</VTKFile>\n");
     Ok(out)
-}
-
-fn array_open(out: &mut String, ty: &str, name: &str, components: usize) {
-    out.push_str(&format!(
-        "<DataArray type=\"{ty}\" Name=\"{}\" NumberOfComponents=\"{components}\" format=\"ascii\">\n",
-        escape(name)
-    ));
-}
-
-/// `text` as an XML attribute value.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A run written for ParaView: [`VtkSeries::write`] puts one `.vtp` file per
