@@ -1,7 +1,7 @@
 //! The Airfoil benchmark (docs/ARCHITECTURE.md, The Airfoil benchmark).
 //!
 //! ```text
-//! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE]
+//! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE] [--vtk FILE.vtu]
 //!     [--iterations N] [--backend NAME] [--threads N] [--block-size N]
 //!     [--overlap on|off] [--increments colouring|atomics]
 //! ```
@@ -39,6 +39,11 @@ struct Cli {
     /// Write the mesh to an OP2 grid file.
     #[arg(long, value_name = "FILE")]
     write_grid: Option<PathBuf>,
+    /// After the iterations, write the mesh and its flow (density, velocity
+    /// and pressure per cell) as a VTK UnstructuredGrid file for ParaView
+    /// (one rank).
+    #[arg(long, value_name = "FILE.vtu")]
+    vtk: Option<PathBuf>,
     /// Number of iterations.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     iterations: usize,
@@ -88,6 +93,7 @@ struct Options {
     mesh: (usize, usize),
     grid: Option<PathBuf>,
     write_grid: Option<PathBuf>,
+    vtk: Option<PathBuf>,
     iterations: usize,
     backend: Option<String>,
     runtime: RuntimeOptions,
@@ -112,6 +118,7 @@ impl From<Cli> for Options {
             mesh: cli.mesh,
             grid: cli.grid,
             write_grid: cli.write_grid,
+            vtk: cli.vtk,
             iterations: cli.iterations,
             backend: cli.backend,
             runtime,
@@ -191,6 +198,13 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         None => Backend::from_env()?,
     };
     let rt = Runtime::with_options(backend, o.runtime.clone())?;
+    if o.vtk.is_some() && ranks.size() > 1 {
+        return Err(Error::InvalidOption {
+            option: "--vtk",
+            reason: "a VTK file is written by one rank: run without mpirun".into(),
+        }
+        .into());
+    }
     let start = Instant::now();
     let mesh = match &o.grid {
         Some(path) => grid_file::read(path)?,
@@ -234,6 +248,9 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     }
     if progress {
         eprint!("\r\x1b[K");
+    }
+    if let Some(path) = &o.vtk {
+        airfoil.write_vtk(path)?;
     }
     let seconds = ranks.max(start.elapsed().as_secs_f64());
     let mut summary = rt.timing_summary();

@@ -123,6 +123,46 @@ impl AirfoilDsl {
         })
     }
 
+    /// The flow for people, per cell: density `q[0]`, velocity
+    /// `(q[1], q[2]) / q[0]` and pressure `gm1 (q[3] - |q[1..3]|^2 / (2 q[0]))`,
+    /// computed on the host from `q` now.
+    ///
+    /// # Errors
+    /// [`op2::Error::HostBorrow`] if `q` or `gm1` is mutably borrowed.
+    pub fn flow(&self) -> op2::Result<[Dat<f64>; 3]> {
+        let q = self.q.try_data_ro()?;
+        let gm1 = self.gm1.try_data_ro()?[0];
+        let cells = &q[..4 * self.cells.size()];
+        let density: Vec<f64> = cells.chunks_exact(4).map(|q| q[0]).collect();
+        let velocity: Vec<f64> = cells.chunks_exact(4).flat_map(|q| [q[1] / q[0], q[2] / q[0]]).collect();
+        let pressure: Vec<f64> = cells
+            .chunks_exact(4)
+            .map(|q| gm1 * (q[3] - 0.5 * (q[1] * q[1] + q[2] * q[2]) / q[0]))
+            .collect();
+        // Halo cells (under MPI) get zeros: only owned cells are written.
+        let on_cells = |name: &str, dim: usize, mut v: Vec<f64>| {
+            v.resize(dim * self.cells.total_size(), 0.0);
+            Dat::from_vec(name, &self.cells, dim, v)
+        };
+        Ok([
+            on_cells("density", 1, density)?,
+            on_cells("velocity", 2, velocity)?,
+            on_cells("pressure", 1, pressure)?,
+        ])
+    }
+
+    /// Writes the mesh and its flow ([`AirfoilDsl::flow`]) as a VTK
+    /// UnstructuredGrid for ParaView (`op2::output::write_vtu`): the
+    /// quadrilateral cells this process owns, with density, velocity and
+    /// pressure as cell data.
+    ///
+    /// # Errors
+    /// As [`AirfoilDsl::flow`] and `op2::output::write_vtu`.
+    pub fn write_vtk(&self, path: impl AsRef<std::path::Path>) -> op2::Result<()> {
+        let [density, velocity, pressure] = self.flow()?;
+        op2::output::write_vtu(path, &self.pcell, &self.x, &[&density, &velocity, &pressure], &[])
+    }
+
     /// One Airfoil iteration (`save_soln`, then twice the predictor/corrector
     /// step); returns `sqrt(rms / ncell)` of the second update.
     pub fn iteration(&self, rt: &Runtime) -> op2::Result<f64> {
