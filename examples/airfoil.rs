@@ -40,8 +40,9 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     write_grid: Option<PathBuf>,
     /// After the iterations, write the mesh and its flow (density, velocity
-    /// and pressure per cell) as a VTK UnstructuredGrid file for ParaView
-    /// (one rank).
+    /// and pressure per cell) as a VTK UnstructuredGrid file for ParaView;
+    /// under MPI one piece per rank, `FILE_<rank>.vtu`, and their index
+    /// `FILE.pvtu` (open that).
     #[arg(long, value_name = "FILE.vtu")]
     vtk: Option<PathBuf>,
     /// Number of iterations.
@@ -198,13 +199,6 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         None => Backend::from_env()?,
     };
     let rt = Runtime::with_options(backend, o.runtime.clone())?;
-    if o.vtk.is_some() && ranks.size() > 1 {
-        return Err(Error::InvalidOption {
-            option: "--vtk",
-            reason: "a VTK file is written by one rank: run without mpirun".into(),
-        }
-        .into());
-    }
     let start = Instant::now();
     let mesh = match &o.grid {
         Some(path) => grid_file::read(path)?,
@@ -250,7 +244,15 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         eprint!("\r\x1b[K");
     }
     if let Some(path) = &o.vtk {
-        airfoil.write_vtk(path)?;
+        match ranks.size() {
+            1 => airfoil.write_vtk(path)?,
+            n => {
+                let index = airfoil.write_vtk_piece(path, ranks.rank(), n)?;
+                if root {
+                    println!("wrote {} ({n} pieces)", index.display());
+                }
+            }
+        }
     }
     let seconds = ranks.max(start.elapsed().as_secs_f64());
     let mut summary = rt.timing_summary();

@@ -535,4 +535,49 @@ fn distributed_runs_match_one_process() {
             "iteration {iter}: rms {got:e} vs one rank {want:e}"
         );
     }
+    // Its flow for ParaView, one piece per rank and their index: read back
+    // with vtkio, every cell once, its density one rank's.
+    let mut tag = [if mpi.rank() == 0 {
+        u64::from(std::process::id())
+    } else {
+        0
+    }];
+    mpi.sum_u64(&mut tag);
+    let dir = std::env::temp_dir().join(format!("op2-mpi-vtk-{}", tag[0]));
+    std::fs::create_dir_all(&dir).unwrap();
+    let index = local
+        .write_vtk_piece(dir.join("flow.vtu"), mpi.rank(), mpi.size())
+        .unwrap();
+    // Every piece is written (a collective as a barrier).
+    mpi.sum_u64(&mut [0]);
+    if mpi.rank() == 0 {
+        use vtkio::model::{Attribute, DataSet};
+        let vtk = vtkio::Vtk::import(&index).expect("vtkio reads the index");
+        let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+            panic!("not an UnstructuredGrid")
+        };
+        assert_eq!(pieces.len(), mpi.size());
+        let q = one.q.to_vec();
+        let mut seen = vec![false; mesh.ncell()];
+        for piece in &pieces {
+            let piece = piece.load_piece_data(Some(&index)).expect("a piece");
+            let arrays: Vec<Vec<f64>> = (piece.data.cell.iter())
+                .map(|a| match a {
+                    Attribute::DataArray(d) => d.data.clone().cast_into().unwrap(),
+                    other => panic!("unexpected attribute {other:?}"),
+                })
+                .collect();
+            for (&id, &density) in arrays[0].iter().zip(&arrays[1]) {
+                let id = id as usize;
+                assert!(!std::mem::replace(&mut seen[id], true), "cell {id} in two pieces");
+                let want = q[4 * id];
+                assert!(
+                    ((density - want) / want).abs() <= 1e-12,
+                    "cell {id}: density {density} vs {want}"
+                );
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "every cell in some piece");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

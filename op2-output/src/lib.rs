@@ -9,7 +9,9 @@
 //!   collection of them, so that ParaView opens the run as a time series;
 //! - VTK XML UnstructuredGrid (`.vtu`, [`write_vtu`]): a mesh's triangles or
 //!   quadrilaterals (a Map from cells to nodes) at the nodes' coordinates,
-//!   Dats of the cells as cell data and of the nodes as point data.
+//!   Dats of the cells as cell data and of the nodes as point data; a
+//!   distributed mesh as one piece per process and their `.pvtu` index
+//!   ([`write_pvtu`]).
 //!
 //! Only the elements this process owns are written (halos are not): on a
 //! distributed set, gather the Dats to rank 0 first (`Distributed::gather`)
@@ -26,4 +28,4 @@ mod xml;
 pub use csv::CsvTable;
 pub use field::{Field, Values};
 pub use vtk::{write_vtp, VtkSeries};
-pub use vtu::write_vtu;
+pub use vtu::{write_pvtu, write_vtu};

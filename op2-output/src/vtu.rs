@@ -7,9 +7,9 @@ use std::path::Path;
 
 use op2_core::{Error, Map, Result};
 
-use crate::field::{by_id, check_fields, Field};
+use crate::field::{by_id, check_fields, vtk_type, Field};
 use crate::file::write_file;
-use crate::xml::{check_positions, field_array, int_array, points};
+use crate::xml::{check_positions, escape, field_array, int_array, points};
 
 /// VTK's cell types by nodes per cell.
 const TRIANGLE: u8 = 5;
@@ -38,6 +38,62 @@ pub fn write_vtu(
 ) -> Result<()> {
     let text = vtu_text(cells, coordinates, cell_fields, point_fields)?;
     write_file(path.as_ref(), text.as_bytes())
+}
+
+/// Writes the index of a mesh written in pieces, one `.vtu` per process
+/// ([`write_vtu`] with the same Dats on each): a VTK XML
+/// PUnstructuredGrid (`.pvtu`) that ParaView opens as one mesh. `pieces`
+/// are the pieces' paths relative to the index's directory, in rank order.
+///
+/// # Errors
+/// [`Error::InvalidOption`] if there is no piece or `coordinates` have
+/// neither 2 nor 3 components (no value is read); [`Error::Io`] if the
+/// file cannot be written.
+pub fn write_pvtu(
+    path: impl AsRef<Path>,
+    pieces: &[String],
+    coordinates: &dyn Field,
+    cell_fields: &[&dyn Field],
+    point_fields: &[&dyn Field],
+) -> Result<()> {
+    if pieces.is_empty() {
+        return Err(Error::InvalidOption {
+            option: "VTK pieces",
+            reason: "a parallel VTK file lists at least one piece".into(),
+        });
+    }
+    check_positions(coordinates)?;
+    let declare = |out: &mut String, fields: &[&dyn Field]| {
+        out.push_str("<PDataArray type=\"Int64\" Name=\"id\" NumberOfComponents=\"1\"/>\n");
+        for f in fields {
+            out.push_str(&format!(
+                "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
+                vtk_type(f.scalar()),
+                escape(f.name()),
+                f.components()
+            ));
+        }
+    };
+    let mut out = String::from("<?xml version=\"1.0\"?>\n");
+    out.push_str(
+        "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n",
+    );
+    out.push_str("<PUnstructuredGrid GhostLevel=\"0\">\n<PPointData>\n");
+    declare(&mut out, point_fields);
+    out.push_str("</PPointData>\n<PCellData>\n");
+    declare(&mut out, cell_fields);
+    out.push_str("</PCellData>\n<PPoints>\n");
+    out.push_str(&format!(
+        "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"3\"/>\n",
+        vtk_type(coordinates.scalar()),
+        escape(coordinates.name())
+    ));
+    out.push_str("</PPoints>\n");
+    for piece in pieces {
+        out.push_str(&format!("<Piece Source=\"{}\"/>\n", escape(piece)));
+    }
+    out.push_str("</PUnstructuredGrid>\n</VTKFile>\n");
+    write_file(path.as_ref(), out.as_bytes())
 }
 
 fn vtu_text(
@@ -185,6 +241,48 @@ mod tests {
             "exact values, in id order"
         );
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A mesh in two pieces (as two processes write it) and their index:
+    /// vtkio opens the index and loads each piece from it.
+    #[test]
+    fn pieces_and_their_index_read_back_with_vtkio() {
+        let dir = std::env::temp_dir().join(format!("op2-output-pvtu-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut names = Vec::new();
+        for rank in 0..2u64 {
+            let nodes = Set::new("nodes", 3).unwrap();
+            let tris = Set::with_global_ids("tris", vec![rank]).unwrap();
+            let corners = Map::new("ptri", &tris, &nodes, 3, vec![0, 1, 2]).unwrap();
+            let x = Dat::from_vec("x", &nodes, 2, vec![0.0f64, 0.0, 1.0, 0.0, rank as f64, 1.0]).unwrap();
+            let p = Dat::from_vec("p", &tris, 1, vec![10.0 + rank as f64]).unwrap();
+            let name = format!("mesh_{rank}.vtu");
+            write_vtu(dir.join(&name), &corners, &x, &[&p], &[]).unwrap();
+            names.push(name);
+            if rank == 1 {
+                write_pvtu(dir.join("mesh.pvtu"), &names, &x, &[&p], &[]).unwrap();
+            }
+        }
+        let vtk = vtkio::Vtk::import(dir.join("mesh.pvtu")).expect("vtkio reads the index");
+        let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+            panic!("not an UnstructuredGrid")
+        };
+        assert_eq!(pieces.len(), 2);
+        for (rank, piece) in pieces.iter().enumerate() {
+            let piece = piece
+                .load_piece_data(Some(&dir.join("mesh.pvtu")))
+                .expect("the piece loads");
+            let Attribute::DataArray(p) = &piece.data.cell[1] else {
+                panic!("cell data")
+            };
+            assert_eq!(p.data.clone().cast_into::<f64>().unwrap(), [10.0 + rank as f64]);
+            let points: Vec<f64> = piece.points.cast_into().unwrap();
+            assert_eq!(points[6], rank as f64, "piece {rank}'s own nodes");
+        }
+        let x = Dat::from_vec("line", &Set::new("n", 1).unwrap(), 1, vec![0.0f64]).unwrap();
+        assert!(write_pvtu(dir.join("bad.pvtu"), &names, &x, &[], &[]).is_err());
+        assert!(write_pvtu(dir.join("bad.pvtu"), &[], &x, &[], &[]).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

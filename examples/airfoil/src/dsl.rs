@@ -163,6 +163,35 @@ impl AirfoilDsl {
         op2::output::write_vtu(path, &self.pcell, &self.x, &[&density, &velocity, &pressure], &[])
     }
 
+    /// As [`AirfoilDsl::write_vtk`], this rank's piece of a distributed
+    /// run of `ranks` ranks: `path` (`DIR/NAME.vtu`) becomes
+    /// `DIR/NAME_<rank>.vtu`, and rank 0 also writes their index
+    /// `DIR/NAME.pvtu`, which ParaView opens as one mesh; returns the file
+    /// to open (the index).
+    ///
+    /// # Errors
+    /// As [`AirfoilDsl::write_vtk`] and `op2::output::write_pvtu`.
+    pub fn write_vtk_piece(
+        &self,
+        path: impl AsRef<std::path::Path>,
+        rank: usize,
+        ranks: usize,
+    ) -> op2::Result<std::path::PathBuf> {
+        let path = path.as_ref();
+        let stem = path
+            .file_stem()
+            .map_or("flow".into(), |s| s.to_string_lossy().into_owned());
+        let piece = |r: usize| format!("{stem}_{r}.vtu");
+        self.write_vtk(path.with_file_name(piece(rank)))?;
+        let index = path.with_file_name(format!("{stem}.pvtu"));
+        if rank == 0 {
+            let [density, velocity, pressure] = self.flow()?;
+            let pieces: Vec<String> = (0..ranks).map(piece).collect();
+            op2::output::write_pvtu(&index, &pieces, &self.x, &[&density, &velocity, &pressure], &[])?;
+        }
+        Ok(index)
+    }
+
     /// One Airfoil iteration (`save_soln`, then twice the predictor/corrector
     /// step); returns `sqrt(rms / ncell)` of the second update.
     pub fn iteration(&self, rt: &Runtime) -> op2::Result<f64> {
