@@ -182,12 +182,13 @@ impl AirfoilDsl {
             .file_stem()
             .map_or("flow".into(), |s| s.to_string_lossy().into_owned());
         let piece = |r: usize| format!("{stem}_{r}.vtu");
-        self.write_vtk(path.with_file_name(piece(rank)))?;
+        let [density, velocity, pressure] = self.flow()?;
+        let flow: [&dyn op2::output::Field; 3] = [&density, &velocity, &pressure];
+        op2::output::write_vtu(path.with_file_name(piece(rank)), &self.pcell, &self.x, &flow, &[])?;
         let index = path.with_file_name(format!("{stem}.pvtu"));
         if rank == 0 {
-            let [density, velocity, pressure] = self.flow()?;
             let pieces: Vec<String> = (0..ranks).map(piece).collect();
-            op2::output::write_pvtu(&index, &pieces, &self.x, &[&density, &velocity, &pressure], &[])?;
+            op2::output::write_pvtu(&index, &pieces, &self.x, &flow, &[])?;
         }
         Ok(index)
     }
