@@ -46,6 +46,11 @@ pub mod guide;
 /// (`op2-output`).
 pub use op2_output as output;
 
+/// OP2's HDF5 mesh format, read and written (feature `hdf5`, the
+/// `op2-hdf5` crate).
+#[cfg(feature = "hdf5")]
+pub use op2_hdf5 as hdf5;
+
 /// Distributed runs under `mpirun` (feature `mpi`).
 #[cfg(feature = "mpi")]
 pub mod mpi {

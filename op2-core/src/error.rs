@@ -352,6 +352,18 @@ pub enum Error {
         /// What is wrong and what was expected.
         reason: String,
     },
+    /// A mesh file (OP2's HDF5 layout, Gmsh) lacks an object or holds one
+    /// other than expected: which file, which object (a dataset, an
+    /// attribute, a section) and what was wrong.
+    #[error("{}: `{object}`: {reason}", path.display())]
+    MeshFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The dataset, attribute or section (`p_x`, `p_x/dim`, `$Nodes`).
+        object: String,
+        /// What is wrong and what was expected.
+        reason: String,
+    },
     /// The global ids given to a Set's elements are not one distinct id per element.
     #[error("set `{set}`: invalid global ids: {reason}")]
     InvalidGlobalIds {
