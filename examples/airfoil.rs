@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE] [--vtk FILE.vtu]
+//!     [--write-solution FILE.h5]
 //!     [--iterations N] [--backend NAME] [--threads N] [--block-size N]
 //!     [--overlap on|off] [--increments colouring|atomics]
 //! ```
@@ -17,13 +18,15 @@
 //! ranks), and an error on any rank ends the whole run.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
 use op2::{Backend, Error, Increments, Runtime, RuntimeOptions};
-use op2_airfoil::{generate, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, REFERENCE_RMS_1000};
+use op2_airfoil::{
+    generate, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, Mesh, REFERENCE_RMS_1000,
+};
 
 /// The command line. Every flag takes a value; an unusable value ends the run
 /// with a message naming the flag (exit status 2).
@@ -33,12 +36,22 @@ struct Cli {
     /// Generate a mesh of I x J cells (I, J >= 2).
     #[arg(long, value_name = "IxJ", default_value = "400x600", value_parser = parse_mesh)]
     mesh: (usize, usize),
-    /// Read the mesh from an OP2 grid file instead of generating one.
+    /// Read the mesh from an OP2 grid file instead of generating one:
+    /// `new_grid.dat` (text), or OP2's HDF5 layout if the name ends in `.h5`
+    /// or `.hdf5` (built with feature `hdf5`; its flow state `p_q` and
+    /// constants are used where it has them, as OP2's Airfoil does).
     #[arg(long, value_name = "FILE", conflicts_with = "mesh")]
     grid: Option<PathBuf>,
-    /// Write the mesh to an OP2 grid file.
+    /// Write the mesh to an OP2 grid file (text, or HDF5 by the name as for
+    /// --grid: with the initial state and the constants, as OP2's
+    /// `convert_mesh` writes it).
     #[arg(long, value_name = "FILE")]
     write_grid: Option<PathBuf>,
+    /// After the iterations, write the mesh, the constants and the flow
+    /// state reached as an OP2 HDF5 grid file (feature `hdf5`); `--grid` on
+    /// it continues from there. Under MPI rank 0 gathers and writes it.
+    #[arg(long, value_name = "FILE.h5", value_parser = parse_hdf5_path)]
+    write_solution: Option<PathBuf>,
     /// After the iterations, write the mesh and its flow (density, velocity
     /// and pressure per cell) as a VTK UnstructuredGrid file for ParaView;
     /// under MPI one piece per rank, `FILE_<rank>.vtu`, and their index
@@ -75,6 +88,15 @@ fn parse_mesh(value: &str) -> Result<(usize, usize), String> {
         .ok_or_else(|| "expected IxJ with I, J >= 2 (e.g. 400x600)".to_string())
 }
 
+/// A path ending in `.h5` or `.hdf5`.
+fn parse_hdf5_path(value: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(value);
+    match is_hdf5(&path) {
+        true => Ok(path),
+        false => Err("the solution is written as HDF5: expected FILE.h5 or FILE.hdf5".to_string()),
+    }
+}
+
 fn parse_on_off(value: &str) -> Result<bool, String> {
     match value {
         "on" => Ok(true),
@@ -94,6 +116,7 @@ struct Options {
     mesh: (usize, usize),
     grid: Option<PathBuf>,
     write_grid: Option<PathBuf>,
+    write_solution: Option<PathBuf>,
     vtk: Option<PathBuf>,
     iterations: usize,
     backend: Option<String>,
@@ -119,6 +142,7 @@ impl From<Cli> for Options {
             mesh: cli.mesh,
             grid: cli.grid,
             write_grid: cli.write_grid,
+            write_solution: cli.write_solution,
             vtk: cli.vtk,
             iterations: cli.iterations,
             backend: cli.backend,
@@ -164,12 +188,20 @@ impl Ranks {
     }
 
     /// The local part of the state on this rank (the whole on one rank).
-    fn local(&self, airfoil: AirfoilDsl) -> Result<AirfoilDsl, AirfoilError> {
+    fn local(&self, airfoil: AirfoilDsl) -> Result<Local, AirfoilError> {
         #[cfg(feature = "mpi")]
         if self.size() > 1 {
-            return Ok(airfoil.distribute(&self.mpi)?);
+            let (airfoil, d) = airfoil.distribute(&self.mpi)?;
+            return Ok(Local {
+                airfoil,
+                distributed: Some(d),
+            });
         }
-        Ok(airfoil)
+        Ok(Local {
+            airfoil,
+            #[cfg(feature = "mpi")]
+            distributed: None,
+        })
     }
 
     /// Reports an error on this rank and ends the run. With MPI the message
@@ -192,6 +224,59 @@ impl Ranks {
     }
 }
 
+/// This rank's Airfoil state and, on more than one rank, its distribution.
+struct Local {
+    airfoil: AirfoilDsl,
+    #[cfg(feature = "mpi")]
+    distributed: Option<op2::mpi::Distributed>,
+}
+
+impl Local {
+    /// The whole flow state `q` in the mesh's cell order, on rank 0 (`None`
+    /// on the others; collective).
+    fn q_on_root(&self) -> Result<Option<Vec<f64>>, AirfoilError> {
+        #[cfg(feature = "mpi")]
+        if let Some(d) = &self.distributed {
+            return Ok(d.gather(&self.airfoil.q)?);
+        }
+        let q = self.airfoil.q.try_data_ro()?;
+        Ok(Some(q[..4 * self.airfoil.cells.size()].to_vec()))
+    }
+}
+
+/// Whether `path` names an HDF5 file (`.h5`, `.hdf5`).
+fn is_hdf5(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("h5" | "hdf5"))
+}
+
+/// The mesh, flow state and constants of an OP2 HDF5 grid file.
+fn read_hdf5(path: &Path) -> Result<(Mesh, Option<Vec<f64>>, Constants), AirfoilError> {
+    #[cfg(feature = "hdf5")]
+    {
+        let s = op2_airfoil::hdf5_grid::read(path)?;
+        Ok((s.mesh, s.q, s.constants))
+    }
+    #[cfg(not(feature = "hdf5"))]
+    Err(AirfoilError::NotBuiltIn {
+        feature: "hdf5",
+        what: format!("reading {}", path.display()),
+    })
+}
+
+/// Writes an OP2 HDF5 grid file.
+fn write_hdf5(path: &Path, mesh: &Mesh, constants: &Constants, q: &[f64]) -> Result<(), AirfoilError> {
+    #[cfg(feature = "hdf5")]
+    return op2_airfoil::hdf5_grid::write(path, mesh, constants, q);
+    #[cfg(not(feature = "hdf5"))]
+    {
+        let _ = (mesh, constants, q);
+        Err(AirfoilError::NotBuiltIn {
+            feature: "hdf5",
+            what: format!("writing {}", path.display()),
+        })
+    }
+}
+
 fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     let root = ranks.rank() == 0;
     let backend = match &o.backend {
@@ -200,12 +285,21 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     };
     let rt = Runtime::with_options(backend, o.runtime.clone())?;
     let start = Instant::now();
-    let mesh = match &o.grid {
-        Some(path) => grid_file::read(path)?,
-        None => generate(o.mesh.0, o.mesh.1),
+    let (mesh, q0, constants) = match &o.grid {
+        Some(path) if is_hdf5(path) => read_hdf5(path)?,
+        Some(path) => (grid_file::read(path)?, None, Constants::default()),
+        None => (generate(o.mesh.0, o.mesh.1), None, Constants::default()),
     };
-    if let Some(path) = &o.write_grid {
-        grid_file::write(path, &mesh)?;
+    let airfoil = AirfoilDsl::new(&mesh, &constants)?;
+    if let Some(q0) = q0 {
+        airfoil.q.try_data_mut()?.copy_from_slice(&q0);
+    }
+    // One writer: every rank has the whole mesh here.
+    if let Some(path) = o.write_grid.as_ref().filter(|_| root) {
+        match is_hdf5(path) {
+            true => write_hdf5(path, &mesh, &constants, &airfoil.q.try_data_ro()?)?,
+            false => grid_file::write(path, &mesh)?,
+        }
     }
     if root {
         println!(
@@ -222,7 +316,8 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
             start.elapsed().as_secs_f64()
         );
     }
-    let airfoil = ranks.local(AirfoilDsl::new(&mesh, &Constants::default())?)?;
+    let local = ranks.local(airfoil)?;
+    let airfoil = &local.airfoil;
     let progress = root && std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut rms_1000 = None;
@@ -260,6 +355,17 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         row.seconds = ranks.max(row.seconds);
         row.exchange_seconds = ranks.max(row.exchange_seconds);
         row.halo_bytes = ranks.max(row.halo_bytes as f64) as u64;
+    }
+    // After the timing: writing is not an iteration's work.
+    if let Some(path) = &o.write_solution {
+        if let Some(q) = local.q_on_root()? {
+            write_hdf5(path, &mesh, &constants, &q)?;
+            println!(
+                "wrote {} (the mesh and the flow state after {} iterations)",
+                path.display(),
+                o.iterations
+            );
+        }
     }
     if !root {
         return Ok(true);

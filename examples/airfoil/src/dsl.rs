@@ -89,15 +89,16 @@ impl AirfoilDsl {
     }
 
     /// The local part of this (global, replicated) state on one rank of a
-    /// distributed run.
+    /// distributed run, and the distribution (which gathers Dats back, e.g.
+    /// the solution to write).
     #[cfg(feature = "mpi")]
-    pub fn distribute(&self, mpi: &op2::mpi::Mpi) -> op2::Result<AirfoilDsl> {
+    pub fn distribute(&self, mpi: &op2::mpi::Mpi) -> op2::Result<(AirfoilDsl, op2::mpi::Distributed)> {
         let d = mpi.distribute(
             &[&self.nodes, &self.edges, &self.bedges, &self.cells],
             &[&self.pedge, &self.pecell, &self.pbedge, &self.pbecell, &self.pcell],
             &self.cells,
         )?;
-        Ok(AirfoilDsl {
+        let local = AirfoilDsl {
             nodes: d.set(&self.nodes)?,
             edges: d.set(&self.edges)?,
             bedges: d.set(&self.bedges)?,
@@ -120,7 +121,8 @@ impl AirfoilDsl {
             qinf: self.qinf.clone(),
             rms: self.rms.clone(),
             global_cells: self.global_cells,
-        })
+        };
+        Ok((local, d))
     }
 
     /// The flow for people, per cell: density `q[0]`, velocity

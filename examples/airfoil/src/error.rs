@@ -22,6 +22,14 @@ pub enum AirfoilError {
         /// What was wrong.
         message: String,
     },
+    /// Something this build was made without (a Cargo feature) was asked for.
+    #[error("{what} needs op2 built with the `{feature}` feature (cargo run --features {feature} ...)")]
+    NotBuiltIn {
+        /// The feature.
+        feature: &'static str,
+        /// What was asked for.
+        what: String,
+    },
     /// An op2 error (building the carriers or running a loop).
     #[error(transparent)]
     Op2(#[from] op2::Error),

@@ -1,8 +1,9 @@
 //! The Airfoil benchmark (docs/ARCHITECTURE.md, The Airfoil benchmark): OP2's classic finite-volume
 //! code on a C-grid around a NACA0012 aerofoil.
 //!
-//! - [`mesh`]: the mesh arrays, the generator ([`generate()`]) and OP2's
-//!   `new_grid.dat` format ([`grid_file`]).
+//! - [`mesh`]: the mesh arrays, the generator ([`generate()`]), OP2's
+//!   `new_grid.dat` format ([`grid_file`]) and, with feature `hdf5`, OP2's
+//!   HDF5 layout (`hdf5_grid`).
 //! - [`kernels`] and [`dsl`]: the benchmark written with `#[op2::kernel]` and
 //!   `par_loop!`.
 //! - [`handwritten`]: the same arithmetic in plain Rust loops, the correctness
@@ -15,6 +16,8 @@ mod error;
 pub mod generate;
 pub mod grid_file;
 pub mod handwritten;
+#[cfg(feature = "hdf5")]
+pub mod hdf5_grid;
 pub mod kernels;
 pub mod mesh;
 mod spline;

@@ -1,0 +1,181 @@
+//! Airfoil's mesh and state in OP2's HDF5 layout (feature `hdf5`): the
+//! objects, names and attributes OP2's `convert_mesh` writes and its
+//! HDF5 Airfoil reads (sets `nodes`, `edges`, `bedges`, `cells`; maps
+//! `pedge`, `pecell`, `pbedge`, `pbecell`, `pcell`; Dats `p_bound`, `p_x`,
+//! `p_q`, `p_qold`, `p_res`, `p_adt`; constants `gam`, `gm1`, `cfl`, `eps`,
+//! `mach`, `alpha`, `qinf`), so that files go both ways between OP2 and op2.
+
+use std::path::Path;
+
+use op2::hdf5::{MeshFile, MeshWriter};
+use op2::Set;
+
+use crate::{AirfoilError, Constants, Mesh};
+
+/// What an Airfoil HDF5 file holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridState {
+    /// The mesh.
+    pub mesh: Mesh,
+    /// The flow state per cell (`p_q`, 4 values each), where the file has
+    /// one: the free stream in a file `convert_mesh` made, a solution in a
+    /// file [`write`] was given one.
+    pub q: Option<Vec<f64>>,
+    /// The constants the file holds, [`Constants::default`] for any it
+    /// lacks.
+    pub constants: Constants,
+}
+
+/// The angle of attack OP2's Airfoil stores (3 degrees, in radians); op2's
+/// Airfoil, like OP2's, does not use it.
+fn alpha() -> f64 {
+    3.0 * 1.0f64.atan() / 45.0
+}
+
+/// A map's values, checked to have the arity Airfoil gives it.
+fn map(file: &MeshFile, name: &str, from: &Set, to: &Set, arity: usize) -> Result<Vec<i32>, AirfoilError> {
+    let map = file.map(name, from, to)?;
+    if map.arity() != arity {
+        return Err(op2::Error::MeshFile {
+            path: file.path().to_path_buf(),
+            object: name.to_string(),
+            reason: format!(
+                "Airfoil's {name} has {arity} entries per element, the file's {}",
+                map.arity()
+            ),
+        }
+        .into());
+    }
+    Ok(map.values().to_vec())
+}
+
+/// A constant of `dim` values if the file has it, else `default`.
+fn constant<const N: usize>(file: &MeshFile, name: &str, default: [f64; N]) -> Result<[f64; N], AirfoilError> {
+    if !file.contains(name) {
+        return Ok(default);
+    }
+    let values = file.constant::<f64>(name)?;
+    values.as_slice().try_into().map_err(|_| {
+        op2::Error::MeshFile {
+            path: file.path().to_path_buf(),
+            object: name.to_string(),
+            reason: format!("Airfoil's {name} has {N} values, the file's {}", values.len()),
+        }
+        .into()
+    })
+}
+
+/// Reads an Airfoil mesh, its state and its constants from `path`. Every
+/// object is checked (see `op2::hdf5::MeshFile`), and beyond that each
+/// map's arity, `p_x`'s and `p_q`'s dims and every `p_bound` (1 wall, 2 far
+/// field).
+pub fn read(path: impl AsRef<Path>) -> Result<GridState, AirfoilError> {
+    let file = MeshFile::open(path)?;
+    let bad = |object: &str, reason: String| -> AirfoilError {
+        op2::Error::MeshFile {
+            path: file.path().to_path_buf(),
+            object: object.to_string(),
+            reason,
+        }
+        .into()
+    };
+    let nodes = file.set("nodes")?;
+    let edges = file.set("edges")?;
+    let bedges = file.set("bedges")?;
+    let cells = file.set("cells")?;
+    let dat = |name: &str, set: &Set, dim: usize| -> Result<Vec<f64>, AirfoilError> {
+        let d = file.dat::<f64>(name, set)?;
+        match d.dim() {
+            n if n == dim => Ok(d.to_vec()),
+            n => Err(bad(
+                name,
+                format!("Airfoil's {name} has {dim} values per element, the file's {n}"),
+            )),
+        }
+    };
+    let x = dat("p_x", &nodes, 2)?;
+    let bound = file.dat::<i32>("p_bound", &bedges)?.to_vec();
+    if let Some(k) = bound.iter().position(|&b| b != 1 && b != 2) {
+        return Err(bad(
+            "p_bound",
+            format!(
+                "boundary edge {k} is of kind {}, expected 1 (wall) or 2 (far field)",
+                bound[k]
+            ),
+        ));
+    }
+    let q = match file.contains("p_q") {
+        true => Some(dat("p_q", &cells, 4)?),
+        false => None,
+    };
+    let d = Constants::default();
+    let [gam] = constant(&file, "gam", [d.gam])?;
+    let [gm1] = constant(&file, "gm1", [d.gm1])?;
+    let [cfl] = constant(&file, "cfl", [d.cfl])?;
+    let [eps] = constant(&file, "eps", [d.eps])?;
+    let [mach] = constant(&file, "mach", [d.mach])?;
+    let qinf = constant(&file, "qinf", d.qinf)?;
+    Ok(GridState {
+        mesh: Mesh {
+            x,
+            cell: map(&file, "pcell", &cells, &nodes, 4)?,
+            edge: map(&file, "pedge", &edges, &nodes, 2)?,
+            ecell: map(&file, "pecell", &edges, &cells, 2)?,
+            bedge: map(&file, "pbedge", &bedges, &nodes, 2)?,
+            becell: map(&file, "pbecell", &bedges, &cells, 1)?,
+            bound,
+        },
+        q,
+        constants: Constants {
+            gam,
+            gm1,
+            cfl,
+            eps,
+            mach,
+            qinf,
+        },
+    })
+}
+
+/// Writes `mesh`, the state `q` (4 values per cell) and the constants to
+/// `path` as OP2's `convert_mesh` does (`p_qold`, `p_res` and `p_adt` as
+/// zeros), replacing any file there.
+pub fn write(path: impl AsRef<Path>, mesh: &Mesh, constants: &Constants, q: &[f64]) -> Result<(), AirfoilError> {
+    let w = MeshWriter::create(path)?;
+    if q.len() != 4 * mesh.ncell() {
+        return Err(op2::Error::MeshFile {
+            path: w.path().to_path_buf(),
+            object: "p_q".into(),
+            reason: format!("{} values for {} cells of 4", q.len(), mesh.ncell()),
+        }
+        .into());
+    }
+    w.write_set_size("nodes", mesh.nnode())?;
+    w.write_set_size("edges", mesh.nedge())?;
+    w.write_set_size("bedges", mesh.nbedge())?;
+    w.write_set_size("cells", mesh.ncell())?;
+    w.write_map_table("pedge", 2, &mesh.edge)?;
+    w.write_map_table("pecell", 2, &mesh.ecell)?;
+    w.write_map_table("pbedge", 2, &mesh.bedge)?;
+    w.write_map_table("pbecell", 1, &mesh.becell)?;
+    w.write_map_table("pcell", 4, &mesh.cell)?;
+    w.write_dat_table("p_bound", 1, &mesh.bound)?;
+    w.write_dat_table("p_x", 2, &mesh.x)?;
+    w.write_dat_table("p_q", 4, q)?;
+    w.write_dat_table("p_qold", 4, &vec![0.0f64; q.len()])?;
+    w.write_dat_table("p_res", 4, &vec![0.0f64; q.len()])?;
+    w.write_dat_table("p_adt", 1, &vec![0.0f64; mesh.ncell()])?;
+    let c = constants;
+    for (name, value) in [
+        ("gam", c.gam),
+        ("gm1", c.gm1),
+        ("cfl", c.cfl),
+        ("eps", c.eps),
+        ("mach", c.mach),
+        ("alpha", alpha()),
+    ] {
+        w.write_constant(name, &[value])?;
+    }
+    w.write_constant("qinf", &c.qinf)?;
+    Ok(w.finish()?)
+}
