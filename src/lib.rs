@@ -55,7 +55,8 @@ pub use op2_hdf5 as hdf5;
 #[cfg(feature = "mpi")]
 pub mod mpi {
     pub use op2_mpi::{
-        AgentDomain, BinBox, BinDecomposition, Distributed, DomainOptions, DomainStats, Mpi, Partitioner, Readers,
+        block_rows, AgentDomain, BinBox, BinDecomposition, Distributed, DomainOptions, DomainStats, Mpi, Partitioner,
+        Readers,
     };
 }
 

@@ -2,12 +2,16 @@
 //! `OP2_EXPECTED_RANKS=P`); plain `cargo test` runs it on one rank. MPI
 //! starts once per process, so this is one test that checks, in the same order
 //! on every rank: the world size, the suite's indirect loops against a
-//! single-process `seq` run, halo exchange counts, moving agents (`mpi/agents.rs`)
-//! and Airfoil against one rank.
+//! single-process `seq` run, halo exchange counts, moving agents (`mpi/agents.rs`),
+//! OP2's HDF5 files read in parallel (`mpi/hdf5.rs`, feature `hdf5`) and
+//! Airfoil against one rank.
 #![cfg(feature = "mpi")]
 
 #[path = "mpi/agents.rs"]
 mod agents;
+#[cfg(feature = "hdf5")]
+#[path = "mpi/hdf5.rs"]
+mod hdf5;
 
 use op2::mpi::{Mpi, Partitioner};
 use op2::prelude::*;
@@ -144,6 +148,11 @@ fn distributed_runs_match_one_process() {
     agents::births_are_numbered_as_on_one_rank(&mpi);
     agents::agents_that_jump_past_the_neighbours_arrive(&mpi);
     agents::predator_prey_matches_one_rank(&mpi);
+    #[cfg(feature = "hdf5")]
+    {
+        hdf5::blocks_read_in_parallel_tile_the_file(&mpi);
+        hdf5::airfoil_from_hdf5_matches_one_rank(&mpi);
+    }
 
     // Reference: one process, global carriers.
     let g = mesh();
@@ -525,7 +534,7 @@ fn distributed_runs_match_one_process() {
     let c = Constants::default();
     let one = AirfoilDsl::new(&mesh, &c).unwrap();
     let global = AirfoilDsl::new(&mesh, &c).unwrap();
-    let local = global.distribute(&mpi).unwrap();
+    let (local, _) = global.distribute(&mpi).unwrap();
     let rt_local = Runtime::new(Backend::Rayon).unwrap();
     for iter in 0..20 {
         let want = one.iteration(&seq).unwrap();

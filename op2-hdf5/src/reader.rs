@@ -85,15 +85,14 @@ impl MeshFile {
     /// rank calls it), so that each rank reads only the rows it asks for.
     #[cfg(feature = "mpi")]
     pub fn open_parallel(path: impl AsRef<Path>, _mpi: &op2_mpi::Mpi) -> Result<MeshFile> {
-        use hdf5::plist::file_access::{FileDriver, MpioDriver};
         let path = path.as_ref().to_path_buf();
         // `Mpi` holds MPI_COMM_WORLD: its existence says MPI is initialised.
         // SAFETY: reading the handle of the world communicator.
         let world = unsafe { mpi::ffi::RSMPI_COMM_WORLD };
-        let driver =
-            MpioDriver::try_new(world, None).map_err(|e| bad(&path, "/", format!("cannot set up MPI-IO: {e}")))?;
+        // `mpio` duplicates the communicator; that fails only where MPI
+        // itself does, and MPI's errors abort the run.
         let file = hdf5::File::with_options()
-            .with_fapl(|p| p.driver(&FileDriver::Mpio(driver.clone())))
+            .with_fapl(|p| p.mpio(world, None))
             .open(&path)
             .map_err(|e| bad(&path, "/", format!("cannot open as HDF5 through MPI-IO: {e}")))?;
         Ok(MeshFile { file, path })

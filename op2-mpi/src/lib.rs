@@ -55,7 +55,7 @@ pub use bin_decomposition::{BinBox, BinDecomposition, Readers};
 pub use dual_graph::dual_graph;
 pub use halo_layout::{local_map, local_ragged, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
 pub use mesh::{MapDesc, MeshDesc};
-pub use ownership::{block_owner, derive_owners};
+pub use ownership::{block_owner, block_rows, derive_owners};
 #[cfg(feature = "mpi")]
 pub use partition::Distributed;
 pub use partitioner::Partitioner;

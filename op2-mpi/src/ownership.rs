@@ -70,9 +70,36 @@ pub fn block_owner(e: usize, n: usize, nranks: u32) -> u32 {
     ((e as u64 * nranks as u64) / n.max(1) as u64) as u32
 }
 
+/// The elements of `n` that [`block_owner`] gives rank `rank` of `nranks`:
+/// the contiguous block that rank reads of a distributed file.
+pub fn block_rows(n: usize, rank: u32, nranks: u32) -> std::ops::Range<usize> {
+    // block_owner(e) = floor(e p / n) = r  <=>  ceil(r n / p) <= e < ceil((r + 1) n / p).
+    let start = |r: u64| (r * n as u64).div_ceil(u64::from(nranks.max(1))) as usize;
+    start(u64::from(rank)).min(n)..start(u64::from(rank) + 1).min(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_rows_are_what_block_owner_gives_each_rank() {
+        for n in [0, 1, 2, 5, 7, 100, 101, 11250] {
+            for nranks in 1..=7u32 {
+                let mut next = 0;
+                for r in 0..nranks {
+                    let rows = block_rows(n, r, nranks);
+                    assert_eq!(rows.start, next, "n {n}, {nranks} ranks: blocks tile");
+                    assert!(
+                        rows.clone().all(|e| block_owner(e, n, nranks) == r),
+                        "n {n}, rank {r} of {nranks}"
+                    );
+                    next = rows.end;
+                }
+                assert_eq!(next, n, "n {n}, {nranks} ranks: every element");
+            }
+        }
+    }
     use crate::MapDesc;
 
     #[test]

@@ -1,0 +1,93 @@
+//! OP2's HDF5 files under mpirun: each rank reads its own block of rows
+//! through MPI-IO, the blocks tiling every table; Airfoil from an HDF5 file,
+//! distributed, runs as one rank does, and its solution gathered and written
+//! reads back as one rank's.
+
+use op2::hdf5::MeshFile;
+use op2::mpi::{block_rows, Mpi};
+use op2::{Backend, Runtime};
+use op2_airfoil::hdf5_grid;
+use op2_airfoil::AirfoilDsl;
+
+const OP2_WRITTEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/op2-hdf5/tests/data/airfoil_50x75_op2.h5");
+
+/// Each rank reads its block of every map and Dat of the file OP2 wrote,
+/// opened on all ranks at once; summed over ranks, the rows and their values
+/// are the whole file's, read by one process.
+pub fn blocks_read_in_parallel_tile_the_file(mpi: &Mpi) {
+    let serial = MeshFile::open(OP2_WRITTEN).unwrap();
+    let file = MeshFile::open_parallel(OP2_WRITTEN, mpi).unwrap();
+    let (rank, size) = (mpi.rank() as u32, mpi.size() as u32);
+    for name in ["pedge", "pecell", "pbedge", "pbecell", "pcell"] {
+        let n = file.map_table(name).unwrap().rows;
+        let mine = file.read_map_rows(name, block_rows(n, rank, size)).unwrap();
+        let whole = serial.read_map_rows(name, 0..n).unwrap();
+        // Rows, and values weighted by position (a block in the wrong place
+        // or order changes the sum).
+        let weigh = |rows: std::ops::Range<usize>, v: &[i32]| {
+            let dim = v.len() / rows.len().max(1);
+            v.iter()
+                .enumerate()
+                .map(|(k, &x)| (rows.start * dim + k + 1) as u64 * x as u64)
+                .sum::<u64>()
+        };
+        let rows = block_rows(n, rank, size);
+        let mut got = [rows.len() as u64, weigh(rows, &mine)];
+        mpi.sum_u64(&mut got);
+        assert_eq!(
+            got,
+            [n as u64, weigh(0..n, &whole)],
+            "{name}: the blocks tile the table"
+        );
+    }
+    let n = file.dat_table("p_x").unwrap().rows;
+    let rows = block_rows(n, rank, size);
+    let mine = file.read_dat_rows::<f64>("p_x", rows.clone()).unwrap();
+    let whole = serial.read_dat_rows::<f64>("p_x", 0..n).unwrap();
+    assert_eq!(mine, whole[2 * rows.start..2 * rows.end], "p_x, rank {rank}'s rows");
+    // A bad request is an error on the rank that made it, not a hang.
+    let e = file.read_dat_rows::<f64>("p_x", n..n + 1).unwrap_err();
+    assert!(e.to_string().contains("rows"), "{e}");
+}
+
+/// Airfoil from the file OP2 wrote, on every rank and distributed, against
+/// one process from the same file; then its solution gathered to rank 0,
+/// written and read back.
+pub fn airfoil_from_hdf5_matches_one_rank(mpi: &Mpi) {
+    let s = hdf5_grid::read(OP2_WRITTEN).unwrap();
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let one = AirfoilDsl::new(&s.mesh, &s.constants).unwrap();
+    let global = AirfoilDsl::new(&s.mesh, &s.constants).unwrap();
+    let (local, d) = global.distribute(mpi).unwrap();
+    for iter in 0..10 {
+        let (want, got) = (one.iteration(&seq).unwrap(), local.iteration(&seq).unwrap());
+        assert!(
+            ((got - want) / want).abs() <= 1e-12,
+            "iteration {iter}: rms {got:e} vs one rank {want:e}"
+        );
+    }
+    let gathered = d.gather(&local.q).unwrap();
+    let mut tag = [if mpi.rank() == 0 {
+        u64::from(std::process::id())
+    } else {
+        0
+    }];
+    mpi.sum_u64(&mut tag);
+    if let Some(q) = gathered {
+        let path = std::env::temp_dir().join(format!("op2-mpi-solution-{}.h5", tag[0]));
+        hdf5_grid::write(&path, &s.mesh, &s.constants, &q).unwrap();
+        let back = hdf5_grid::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let want = one.q.to_vec();
+        let q = back.q.unwrap();
+        assert_eq!(q.len(), want.len());
+        // Relative to each cell's state (a momentum can be 1e-19 where the
+        // others are of order 1).
+        for (k, (a, b)) in q.chunks(4).zip(want.chunks(4)).enumerate() {
+            let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let worst = a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+            assert!(worst <= 1e-12 * scale, "cell {k}: q {a:?} vs one rank {b:?}");
+        }
+        assert!(q.chunks(4).any(|q| q != s.constants.qinf), "the flow moved");
+    }
+}
