@@ -2,13 +2,13 @@
 //! (`convert_mesh`, `op_dump_to_hdf5`) use, so that a mesh made for OP2 runs
 //! on op2 and back.
 //!
-//! - A **Set** is an integer dataset of shape [1] holding its size.
-//! - A **Map** is an `int` dataset [from-set size][dim], 0-based, with the
+//! - A **Set** is an integer dataset of shape `[1]` holding its size.
+//! - A **Map** is an `int` dataset `[from-set size][dim]`, 0-based, with the
 //!   attributes `dim`, `size` (the from-set size) and `type` ("int").
-//! - A **Dat** is a dataset [set size][dim] of its type, with the attributes
+//! - A **Dat** is a dataset `[set size][dim]` of its type, with the attributes
 //!   `dim`, `size` (bytes per element: dim × the type's size) and `type`
 //!   ("double", "float", "int", "long long" or "unsigned int").
-//! - A **constant** is a 1-D dataset [dim] with the attributes `dim` and
+//! - A **constant** is a 1-D dataset `[dim]` with the attributes `dim` and
 //!   `type`.
 //!
 //! Names may hold groups (`group/name`); objects nobody asks for are ignored.

@@ -223,7 +223,7 @@ impl MeshFile {
         self.size(name, value)
     }
 
-    /// The table of a Map or Dat: a 2-D dataset [rows][dim] whose `dim`
+    /// The table of a Map or Dat: a 2-D dataset `[rows][dim]` whose `dim`
     /// attribute is its second dimension and whose `type` attribute names
     /// how it is stored.
     fn table(&self, name: &str, what: &str) -> Result<(Dataset, Table)> {

@@ -19,7 +19,7 @@ pub struct GridState {
     pub mesh: Mesh,
     /// The flow state per cell (`p_q`, 4 values each), where the file has
     /// one: the free stream in a file `convert_mesh` made, a solution in a
-    /// file [`write`] was given one.
+    /// file [`write()`] was given one.
     pub q: Option<Vec<f64>>,
     /// The constants the file holds, [`Constants::default`] for any it
     /// lacks.
