@@ -46,6 +46,10 @@ pub mod guide;
 /// (`op2-output`).
 pub use op2_output as output;
 
+/// Gmsh meshes (`.msh` 4.1) in and out, with the derived edges of an
+/// edge-based finite-volume solver (`op2-gmsh`).
+pub use op2_gmsh as gmsh;
+
 /// OP2's HDF5 mesh format, read and written (feature `hdf5`, the
 /// `op2-hdf5` crate).
 #[cfg(feature = "hdf5")]
