@@ -355,13 +355,14 @@ pub fn read_msh(path: impl AsRef<Path>) -> Result<GmshMesh> {
         if name.is_empty() {
             continue;
         }
+        if !s.format && name != "$MeshFormat" {
+            input.section = name.chars().take(40).collect();
+            return Err(input.bad("the file must begin with $MeshFormat (is it a Gmsh .msh file?)"));
+        }
         if !name.starts_with('$') || name.starts_with("$End") {
             return Err(input.bad(format!("a section ($Name) expected, found {name:?}")));
         }
         input.section = name.to_string();
-        if !s.format && name != "$MeshFormat" {
-            return Err(input.bad("the file must begin with $MeshFormat (is it a Gmsh .msh file?)"));
-        }
         match name {
             "$MeshFormat" => mesh_format(&mut input, &mut s)?,
             "$PhysicalNames" => physical_names(&mut input, &mut s)?,
@@ -370,6 +371,8 @@ pub fn read_msh(path: impl AsRef<Path>) -> Result<GmshMesh> {
             "$Elements" => elements(&mut input, &mut s)?,
             _ => input.skip()?,
         }
+        // Between sections.
+        input.section = "/".into();
     }
     assemble(path, s)
 }

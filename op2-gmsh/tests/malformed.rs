@@ -1,0 +1,173 @@
+//! Broken `.msh` files: each an error naming the file, the section and
+//! what was wrong; none panics, none allocates what a lying count claims.
+
+use op2_core::Error;
+use op2_gmsh::{read_msh, EdgeError, Edges, GmshMesh};
+
+/// A unit square of two triangles, with its boundary in group "farfield".
+const SQUARE: &str = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n1 7 \"farfield\"\n$EndPhysicalNames\n\
+$Entities\n0 1 1 0\n1 0 0 0 1 1 0 1 7 0\n1 0 0 0 1 1 0 0 0\n$EndEntities\n\
+$Nodes\n1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n$EndNodes\n\
+$Elements\n2 6 1 6\n1 1 1 4\n1 1 2\n2 2 3\n3 3 4\n4 4 1\n2 1 2 2\n5 1 2 3\n6 1 3 4\n$EndElements\n";
+
+fn read_text(name: &str, text: &str) -> op2_core::Result<GmshMesh> {
+    let path = std::env::temp_dir().join(format!("op2-gmsh-bad-{}-{name}.msh", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let r = read_msh(&path);
+    std::fs::remove_file(&path).unwrap();
+    r
+}
+
+/// `SQUARE` with `from` replaced by `to` must fail in `section` with `why`.
+fn refused(from: &str, to: &str, section: &str, why: &str) {
+    assert!(SQUARE.contains(from), "{from:?} is in the square");
+    let text = SQUARE.replacen(from, to, 1);
+    match read_text("case", &text) {
+        Err(e @ Error::MeshFile { .. }) => {
+            let Error::MeshFile { object, reason, .. } = &e else {
+                unreachable!()
+            };
+            assert_eq!(object, section, "{from:?} -> {to:?}: {e}");
+            assert!(reason.contains(why), "{from:?} -> {to:?}: {e}");
+            assert!(e.to_string().contains("op2-gmsh-bad-"), "names the file: {e}");
+        }
+        other => panic!(
+            "{from:?} -> {to:?}: expected an error in {section}, got {:?}",
+            other.map(|m| m.ncell())
+        ),
+    }
+}
+
+#[test]
+fn the_square_itself_reads() {
+    let m = read_text("good", SQUARE).unwrap();
+    assert_eq!((m.coords.len(), m.ncell(), m.lines.len()), (4, 2, 4));
+    assert_eq!(m.line_groups, [7; 4]);
+    let e = Edges::of(&m).unwrap();
+    assert_eq!((e.nodes.len(), e.boundary_nodes.len()), (1, 4));
+    assert_eq!(e.boundary_group, [7; 4]);
+}
+
+#[test]
+fn each_break_is_named() {
+    refused("4.1 0 8", "2.2 0 8", "$MeshFormat", "version 2.2: only 4.1 is read");
+    refused("4.1 0 8", "4.1 0 4", "$MeshFormat", "only 8-byte sizes");
+    refused("4.1 0 8", "4.1 5 8", "$MeshFormat", "file type \"5\"");
+    refused(
+        "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n",
+        "",
+        "$PhysicalNames",
+        "must begin with $MeshFormat",
+    );
+    refused(
+        "1 7 \"farfield\"",
+        "1 7 farfield",
+        "$PhysicalNames",
+        "`dim tag \"name\"` expected",
+    );
+    refused("$EndNodes", "$EndNode", "$Nodes", "$EndNodes expected");
+    refused(
+        "1 4 1 4\n",
+        "1 5 1 4\n",
+        "$Nodes",
+        "the header says 5 nodes, the blocks hold 4",
+    );
+    refused(
+        "1 4 1 4\n",
+        "1 99999999999 1 4\n",
+        "$Nodes",
+        "is more than the file can hold",
+    );
+    refused(
+        "0 1 0\n$EndNodes",
+        "0 x 0\n$EndNodes",
+        "$Nodes",
+        "y expected, found \"x\"",
+    );
+    refused(
+        "0 1 0\n$EndNodes",
+        "0 nan 0\n$EndNodes",
+        "$Nodes",
+        "not a finite number",
+    );
+    refused("6 1 3 4\n", "6 1 3 9\n", "$Elements", "element 6 names node 9");
+    refused("2 1 2 2\n", "2 1 4 2\n", "$Elements", "element type 4 (tetrahedron)");
+    refused(
+        "2 6 1 6\n",
+        "2 7 1 6\n",
+        "$Elements",
+        "the header says 7 elements, the blocks hold 6",
+    );
+    refused(
+        "0 1 0\n$EndNodes",
+        "1 1 0\n$EndNodes",
+        "$Elements",
+        "element 6 has no area",
+    );
+    refused(
+        "$EndElements\n",
+        "",
+        "$Elements",
+        "the file ends where $EndElements was expected",
+    );
+    refused(
+        "$Entities\n0 1 1 0\n",
+        "$Entities\n0 1 1 0 junk\n",
+        "$Entities",
+        "an entity tag expected, found \"junk\"",
+    );
+    refused("$EndEntities\n", "$EndEntities\n$Junk\n", "$Junk", "no $EndJunk");
+    refused(
+        "$EndEntities\n",
+        "$EndEntities\nloose words\n",
+        "/",
+        "a section ($Name) expected",
+    );
+}
+
+#[test]
+fn a_file_that_is_not_msh_or_not_there_is_named() {
+    let e = read_text("text", "hello\n").unwrap_err();
+    assert!(e.to_string().contains("must begin with $MeshFormat"), "{e}");
+    let e = read_text("empty", "").unwrap_err();
+    assert!(e.to_string().contains("$MeshFormat"), "{e}");
+    let e = read_msh("/nonexistent-op2/mesh.msh").unwrap_err();
+    assert!(
+        e.to_string().contains("mesh.msh") && e.to_string().contains("cannot read"),
+        "{e}"
+    );
+    // Binary, cut short in $Nodes.
+    let mut bin = b"$MeshFormat\n4.1 1 8\n".to_vec();
+    bin.extend(1i32.to_le_bytes());
+    bin.extend(b"\n$EndMeshFormat\n$Nodes\n");
+    bin.extend(1u64.to_le_bytes());
+    bin.extend(1000u64.to_le_bytes());
+    let path = std::env::temp_dir().join(format!("op2-gmsh-short-{}.msh", std::process::id()));
+    std::fs::write(&path, &bin).unwrap();
+    let e = read_msh(&path).unwrap_err();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        e.to_string().contains("$Nodes") && e.to_string().contains("more than the file can hold"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cells_that_are_no_surface_are_refused() {
+    // A third triangle on the diagonal's side: three cells on one side.
+    // (Node 5 below the square; the triangle 1-5-3 shares the diagonal.)
+    let three = SQUARE
+        .replacen("1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n", "1 5 1 5\n2 1 0 5\n1\n2\n3\n4\n5\n", 1)
+        .replacen("0 1 0\n$EndNodes", "0 1 0\n0.5 -1 0\n$EndNodes", 1)
+        .replacen("2 6 1 6\n", "2 7 1 7\n", 1)
+        .replacen("2 1 2 2\n", "2 1 2 3\n", 1)
+        .replacen("6 1 3 4\n", "6 1 3 4\n7 1 5 3\n", 1);
+    let m = read_text("three", &three).unwrap();
+    assert!(matches!(Edges::of(&m), Err(EdgeError::SharedByMore { cell: 2, .. })));
+    // Two triangles folded over each other (the second the first's mirror).
+    let mut m = read_text("fold", SQUARE).unwrap();
+    m.cell_nodes = vec![0, 1, 2, 0, 1, 2];
+    let e = Edges::of(&m).unwrap_err();
+    assert!(matches!(e, EdgeError::Folded { cell: 1, .. }), "{e}");
+    assert!(e.to_string().contains("same direction"), "{e}");
+}
