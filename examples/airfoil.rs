@@ -25,7 +25,7 @@ use std::time::Instant;
 use clap::Parser;
 use op2::{Backend, Error, Increments, Runtime, RuntimeOptions};
 use op2_airfoil::{
-    generate, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, Mesh, REFERENCE_RMS_1000,
+    generate, gmsh_grid, grid_file, matches_reference, AirfoilDsl, AirfoilError, Constants, Mesh, REFERENCE_RMS_1000,
 };
 
 /// The command line. Every flag takes a value; an unusable value ends the run
@@ -37,13 +37,15 @@ struct Cli {
     #[arg(long, value_name = "IxJ", default_value = "400x600", value_parser = parse_mesh)]
     mesh: (usize, usize),
     /// Read the mesh from an OP2 grid file instead of generating one:
-    /// `new_grid.dat` (text), or OP2's HDF5 layout if the name ends in `.h5`
-    /// or `.hdf5` (built with feature `hdf5`; its flow state `p_q` and
-    /// constants are used where it has them, as OP2's Airfoil does).
+    /// `new_grid.dat` (text); OP2's HDF5 layout if the name ends in `.h5` or
+    /// `.hdf5` (built with feature `hdf5`; its flow state `p_q` and constants
+    /// are used where it has them, as OP2's Airfoil does); a Gmsh mesh if it
+    /// ends in `.msh` (format 4.1: quadrilaterals, boundary lines in physical
+    /// groups `wall` and `farfield`; the edges are derived from the cells).
     #[arg(long, value_name = "FILE", conflicts_with = "mesh")]
     grid: Option<PathBuf>,
-    /// Write the mesh to an OP2 grid file (text, or HDF5 by the name as for
-    /// --grid: with the initial state and the constants, as OP2's
+    /// Write the mesh to a grid file, of the kind its name says as for
+    /// --grid (HDF5 with the initial state and the constants, as OP2's
     /// `convert_mesh` writes it).
     #[arg(long, value_name = "FILE")]
     write_grid: Option<PathBuf>,
@@ -244,6 +246,11 @@ impl Local {
     }
 }
 
+/// Whether `path` names a Gmsh file (`.msh`).
+fn is_gmsh(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()) == Some("msh")
+}
+
 /// Whether `path` names an HDF5 file (`.h5`, `.hdf5`).
 fn is_hdf5(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("h5" | "hdf5"))
@@ -287,6 +294,7 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     let start = Instant::now();
     let (mesh, q0, constants) = match &o.grid {
         Some(path) if is_hdf5(path) => read_hdf5(path)?,
+        Some(path) if is_gmsh(path) => (gmsh_grid::read(path)?, None, Constants::default()),
         Some(path) => (grid_file::read(path)?, None, Constants::default()),
         None => (generate(o.mesh.0, o.mesh.1), None, Constants::default()),
     };
@@ -296,9 +304,12 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     }
     // One writer: every rank has the whole mesh here.
     if let Some(path) = o.write_grid.as_ref().filter(|_| root) {
-        match is_hdf5(path) {
-            true => write_hdf5(path, &mesh, &constants, &airfoil.q.try_data_ro()?)?,
-            false => grid_file::write(path, &mesh)?,
+        if is_hdf5(path) {
+            write_hdf5(path, &mesh, &constants, &airfoil.q.try_data_ro()?)?;
+        } else if is_gmsh(path) {
+            gmsh_grid::write(path, &mesh)?;
+        } else {
+            grid_file::write(path, &mesh)?;
         }
     }
     if root {

@@ -3,7 +3,7 @@
 //!
 //! - [`mesh`]: the mesh arrays, the generator ([`generate()`]), OP2's
 //!   `new_grid.dat` format ([`grid_file`]) and, with feature `hdf5`, OP2's
-//!   HDF5 layout (`hdf5_grid`).
+//!   HDF5 layout (`hdf5_grid`); Gmsh files ([`gmsh_grid`]).
 //! - [`kernels`] and [`dsl`]: the benchmark written with `#[op2::kernel]` and
 //!   `par_loop!`.
 //! - [`handwritten`]: the same arithmetic in plain Rust loops, the correctness
@@ -14,6 +14,7 @@ pub mod constants;
 pub mod dsl;
 mod error;
 pub mod generate;
+pub mod gmsh_grid;
 pub mod grid_file;
 pub mod handwritten;
 #[cfg(feature = "hdf5")]
