@@ -12,11 +12,14 @@ fn scratch(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("op2-airfoil-gmsh-{}-{name}", std::process::id()))
 }
 
+/// A node's position as bits (-0.0 as 0.0).
+type Position = (u64, u64);
+
 /// Each edge as (n1's position, n2's position, c1, c2), comparable across
 /// meshes whose nodes are numbered (or merged) differently. An edge with
 /// both its nodes and its cells swapped is the same face (its flux changes
 /// sign twice), so each is taken with c1 < c2.
-fn edges_by_position(m: &Mesh) -> BTreeSet<((u64, u64), (u64, u64), i32, i32)> {
+fn edges_by_position(m: &Mesh) -> BTreeSet<(Position, Position, i32, i32)> {
     let at = |n: i32| {
         (
             (m.x[2 * n as usize] + 0.0).to_bits(),
