@@ -1,6 +1,6 @@
 #[op2::kernel]
-fn halve(x: &mut f64) {
-    *x = *x / 2;
+fn two(x: &mut f64) {
+    *x = 2;
 }
 
 fn main() {}
