@@ -595,6 +595,22 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// An [`Error::MeshFile`]: `object` of the mesh file `path` is not what
+    /// was expected, for `reason`.
+    pub fn mesh_file(
+        path: impl Into<std::path::PathBuf>,
+        object: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Error {
+        Error::MeshFile {
+            path: path.into(),
+            object: object.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,7 @@
 //! The edges of a 2-D mesh, derived from its cells: interior edges with
 //! their two nodes and two cells, boundary edges with their two nodes, their
-//! cell and their physical group, each oriented so that its first cell lies
-//! on its right when walking from its second node to its first... the
-//! convention of OP2's Airfoil (see [`Edges`]).
+//! cell and their physical group, oriented as OP2's Airfoil orients them
+//! (see [`Edges`]).
 
 use std::collections::HashMap;
 

@@ -43,11 +43,7 @@ struct Input<'a> {
 
 impl<'a> Input<'a> {
     fn bad(&self, reason: impl Into<String>) -> Error {
-        Error::MeshFile {
-            path: self.path.to_path_buf(),
-            object: self.section.clone(),
-            reason: reason.into(),
-        }
+        Error::mesh_file(self.path, self.section.clone(), reason)
     }
 
     /// The next line (without its end), or `None` at the end of the file.
@@ -337,11 +333,7 @@ fn elements(input: &mut Input, s: &mut Sections) -> Result<()> {
 /// the physical group of their curve, and the physical groups' names.
 pub fn read_msh(path: impl AsRef<Path>) -> Result<GmshMesh> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|e| Error::MeshFile {
-        path: path.to_path_buf(),
-        object: "/".into(),
-        reason: format!("cannot read: {e}"),
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| Error::mesh_file(path, "/", format!("cannot read: {e}")))?;
     let mut input = Input {
         path,
         bytes: &bytes,
@@ -380,11 +372,7 @@ pub fn read_msh(path: impl AsRef<Path>) -> Result<GmshMesh> {
 /// The mesh from what the sections said: node tags resolved, cells made
 /// counter-clockwise, lines given their groups.
 fn assemble(path: &Path, s: Sections) -> Result<GmshMesh> {
-    let bad = |object: &str, reason: String| Error::MeshFile {
-        path: path.to_path_buf(),
-        object: object.to_string(),
-        reason,
-    };
+    let bad = |object: &str, reason: String| Error::mesh_file(path, object, reason);
     if !s.format {
         return Err(bad("$MeshFormat", "missing: not a Gmsh .msh file".into()));
     }

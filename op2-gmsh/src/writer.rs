@@ -14,11 +14,7 @@ use crate::GmshMesh;
 /// its cells in that order; nodes keep their order and tags.
 pub fn write_msh(path: impl AsRef<Path>, mesh: &GmshMesh) -> Result<()> {
     let path = path.as_ref();
-    let io = |e: std::io::Error| Error::MeshFile {
-        path: path.to_path_buf(),
-        object: "/".into(),
-        reason: format!("cannot write: {e}"),
-    };
+    let io = |e: std::io::Error| Error::mesh_file(path, "/", format!("cannot write: {e}"));
     let tags: Vec<u64> = match mesh.node_tags.len() == mesh.coords.len() {
         true => mesh.node_tags.clone(),
         false => (1..=mesh.coords.len() as u64).collect(),
@@ -51,18 +47,12 @@ pub fn write_msh(path: impl AsRef<Path>, mesh: &GmshMesh) -> Result<()> {
     }
     let surface_group = mesh.physical_names.iter().find(|g| g.0 == 2).map(|g| g.1);
     let _ = writeln!(out, "$Entities\n0 {} 1 0", groups.len());
-    for (k, g) in groups.iter().enumerate() {
-        match g {
-            0 => writeln!(out, "{} {bbox} 0 0", k + 1),
-            g => writeln!(out, "{} {bbox} 1 {g} 0", k + 1),
-        }
-        .expect("a String");
+    // An entity's physical tags: their count, then the tags.
+    let physical = |g: Option<i32>| g.map_or("0".to_string(), |g| format!("1 {g}"));
+    for (k, &g) in groups.iter().enumerate() {
+        let _ = writeln!(out, "{} {bbox} {} 0", k + 1, physical(Some(g).filter(|&g| g != 0)));
     }
-    match surface_group {
-        Some(g) => writeln!(out, "1 {bbox} 1 {g} 0"),
-        None => writeln!(out, "1 {bbox} 0 0"),
-    }
-    .expect("a String");
+    let _ = writeln!(out, "1 {bbox} {} 0", physical(surface_group));
     out.push_str("$EndEntities\n");
     let n = mesh.coords.len();
     let (min, max) = (

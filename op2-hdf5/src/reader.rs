@@ -37,11 +37,7 @@ pub struct MeshFile {
 
 /// What one object of `path` must be: builds the error naming both.
 pub(crate) fn bad(path: &Path, object: &str, reason: impl Into<String>) -> Error {
-    Error::MeshFile {
-        path: path.to_path_buf(),
-        object: object.to_string(),
-        reason: reason.into(),
-    }
+    Error::mesh_file(path, object, reason)
 }
 
 /// `Vec<A>` as `Vec<B>` where both are the same type (a dispatch on
@@ -283,6 +279,17 @@ impl MeshFile {
         Ok(table)
     }
 
+    /// That what `name` holds, `element`, is what it is read as, `T`.
+    fn holds<T: Scalar>(&self, name: &str, element: ScalarType) -> Result<()> {
+        match element == T::TYPE {
+            true => Ok(()),
+            false => Err(self.bad(
+                name,
+                format!("holds {}, read as {}", type_name(element), type_name(T::TYPE)),
+            )),
+        }
+    }
+
     /// Rows `rows` of a table, checked to lie inside it.
     fn rows<T: Scalar>(&self, name: &str, table: Table, rows: Range<usize>) -> Result<Vec<T>> {
         if rows.start > rows.end || rows.end > table.rows {
@@ -308,12 +315,7 @@ impl MeshFile {
     /// values must be `T`.
     pub fn read_dat_rows<T: Scalar>(&self, name: &str, rows: Range<usize>) -> Result<Vec<T>> {
         let table = self.dat_table(name)?;
-        if table.element != T::TYPE {
-            return Err(self.bad(
-                name,
-                format!("holds {}, read as {}", type_name(table.element), type_name(T::TYPE)),
-            ));
-        }
+        self.holds::<T>(name, table.element)?;
         self.rows(name, table, rows)
     }
 
@@ -334,13 +336,7 @@ impl MeshFile {
                 format!("says {dim} but the dataset holds {}", shape[0]),
             ));
         }
-        let element = self.type_attr(name, &dataset)?;
-        if element != T::TYPE {
-            return Err(self.bad(
-                name,
-                format!("holds {}, read as {}", type_name(element), type_name(T::TYPE)),
-            ));
-        }
+        self.holds::<T>(name, self.type_attr(name, &dataset)?)?;
         read_as::<T>(&dataset, None).map_err(|e| self.bad(name, format!("unreadable: {e}")))
     }
 
@@ -395,7 +391,8 @@ impl MeshFile {
                 ),
             ));
         }
-        let values = self.read_dat_rows::<T>(name, 0..table.rows)?;
+        self.holds::<T>(name, table.element)?;
+        let values = self.rows(name, table, 0..table.rows)?;
         Dat::from_vec(name, set, table.dim, values)
     }
 }

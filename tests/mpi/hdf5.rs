@@ -45,6 +45,15 @@ pub fn blocks_read_in_parallel_tile_the_file(mpi: &Mpi) {
     let mine = file.read_dat_rows::<f64>("p_x", rows.clone()).unwrap();
     let whole = serial.read_dat_rows::<f64>("p_x", 0..n).unwrap();
     assert_eq!(mine, whole[2 * rows.start..2 * rows.end], "p_x, rank {rank}'s rows");
+    // A file that is not there: an error on every rank (the open is
+    // collective), naming the file.
+    let e = MeshFile::open_parallel("/nonexistent-op2/mesh.h5", mpi)
+        .err()
+        .expect("no file");
+    assert!(
+        e.to_string().contains("mesh.h5") && e.to_string().contains("MPI-IO"),
+        "{e}"
+    );
     // A bad request is an error on the rank that made it, not a hang.
     let e = file.read_dat_rows::<f64>("p_x", n..n + 1).unwrap_err();
     assert!(e.to_string().contains("rows"), "{e}");
@@ -65,6 +74,13 @@ pub fn airfoil_from_hdf5_matches_one_rank(mpi: &Mpi) {
             ((got - want) / want).abs() <= 1e-12,
             "iteration {iter}: rms {got:e} vs one rank {want:e}"
         );
+    }
+    // A distributed Dat is refused by the serial writer: gather it first.
+    if mpi.size() > 1 {
+        let path = std::env::temp_dir().join(format!("op2-mpi-refused-{}.h5", std::process::id()));
+        let e = op2::hdf5::MeshWriter::create(&path).unwrap().dat(&local.q).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        assert!(e.to_string().contains("is distributed: gather"), "{e}");
     }
     let gathered = d.gather(&local.q).unwrap();
     let mut tag = [if mpi.rank() == 0 {

@@ -14,12 +14,7 @@ use crate::{AirfoilError, Mesh};
 const GROUPS: [(&str, i32); 2] = [("wall", 1), ("farfield", 2)];
 
 fn bad(path: &Path, object: &str, reason: String) -> AirfoilError {
-    op2::Error::MeshFile {
-        path: path.to_path_buf(),
-        object: object.into(),
-        reason,
-    }
-    .into()
+    op2::Error::mesh_file(path, object, reason).into()
 }
 
 /// Reads an Airfoil mesh from a Gmsh file: every cell a quadrilateral,

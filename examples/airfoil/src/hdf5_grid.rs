@@ -36,14 +36,14 @@ fn alpha() -> f64 {
 fn map(file: &MeshFile, name: &str, from: &Set, to: &Set, arity: usize) -> Result<Vec<i32>, AirfoilError> {
     let map = file.map(name, from, to)?;
     if map.arity() != arity {
-        return Err(op2::Error::MeshFile {
-            path: file.path().to_path_buf(),
-            object: name.to_string(),
-            reason: format!(
+        return Err(op2::Error::mesh_file(
+            file.path(),
+            name,
+            format!(
                 "Airfoil's {name} has {arity} entries per element, the file's {}",
                 map.arity()
             ),
-        }
+        )
         .into());
     }
     Ok(map.values().to_vec())
@@ -56,11 +56,11 @@ fn constant<const N: usize>(file: &MeshFile, name: &str, default: [f64; N]) -> R
     }
     let values = file.constant::<f64>(name)?;
     values.as_slice().try_into().map_err(|_| {
-        op2::Error::MeshFile {
-            path: file.path().to_path_buf(),
-            object: name.to_string(),
-            reason: format!("Airfoil's {name} has {N} values, the file's {}", values.len()),
-        }
+        op2::Error::mesh_file(
+            file.path(),
+            name,
+            format!("Airfoil's {name} has {N} values, the file's {}", values.len()),
+        )
         .into()
     })
 }
@@ -71,14 +71,8 @@ fn constant<const N: usize>(file: &MeshFile, name: &str, default: [f64; N]) -> R
 /// field).
 pub fn read(path: impl AsRef<Path>) -> Result<GridState, AirfoilError> {
     let file = MeshFile::open(path)?;
-    let bad = |object: &str, reason: String| -> AirfoilError {
-        op2::Error::MeshFile {
-            path: file.path().to_path_buf(),
-            object: object.to_string(),
-            reason,
-        }
-        .into()
-    };
+    let bad =
+        |object: &str, reason: String| -> AirfoilError { op2::Error::mesh_file(file.path(), object, reason).into() };
     let nodes = file.set("nodes")?;
     let edges = file.set("edges")?;
     let bedges = file.set("bedges")?;
@@ -143,12 +137,8 @@ pub fn read(path: impl AsRef<Path>) -> Result<GridState, AirfoilError> {
 pub fn write(path: impl AsRef<Path>, mesh: &Mesh, constants: &Constants, q: &[f64]) -> Result<(), AirfoilError> {
     let w = MeshWriter::create(path)?;
     if q.len() != 4 * mesh.ncell() {
-        return Err(op2::Error::MeshFile {
-            path: w.path().to_path_buf(),
-            object: "p_q".into(),
-            reason: format!("{} values for {} cells of 4", q.len(), mesh.ncell()),
-        }
-        .into());
+        let reason = format!("{} values for {} cells of 4", q.len(), mesh.ncell());
+        return Err(op2::Error::mesh_file(w.path(), "p_q", reason).into());
     }
     w.write_set_size("nodes", mesh.nnode())?;
     w.write_set_size("edges", mesh.nedge())?;
