@@ -9,6 +9,8 @@
 
 #[path = "mpi/agents.rs"]
 mod agents;
+#[path = "mpi/blocks.rs"]
+mod blocks;
 #[cfg(feature = "hdf5")]
 #[path = "mpi/hdf5.rs"]
 mod hdf5;
@@ -148,6 +150,8 @@ fn distributed_runs_match_one_process() {
     agents::births_are_numbered_as_on_one_rank(&mpi);
     agents::agents_that_jump_past_the_neighbours_arrive(&mpi);
     agents::predator_prey_matches_one_rank(&mpi);
+    blocks::blocks_distribute_as_the_in_memory_path(&mpi);
+    blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
     #[cfg(feature = "hdf5")]
     {
         hdf5::blocks_read_in_parallel_tile_the_file(&mpi);

@@ -15,6 +15,15 @@
 //! Globals across ranks (`halo_exchange.rs`, the MPI side of
 //! [`op2_core::Distribution`]).
 //!
+//! A mesh too large for one process is read in blocks instead: each rank
+//! holds a contiguous block of rows of every set ([`BlockMesh`], filled from
+//! a file, e.g. by op2-hdf5), and `Mpi::distribute_blocks` partitions it in
+//! parallel (PT-Scotch with the `ptscotch` feature, `ptscotch.rs`), moves
+//! rows to their owners and builds the same layout and halos as the
+//! in-memory path, no rank ever holding a whole set
+//! (`block_distribution.rs`, over the all-to-all exchanges and block
+//! directory of `all_to_all.rs`).
+//!
 //! Moving agents are shared by space: [`BinDecomposition`] cuts a spatial
 //! message grid's bins among ranks and lists which ranks read which bins;
 //! with `mpi`, `AgentDomain` moves agents to the rank owning their bin,
@@ -33,7 +42,12 @@
 
 #[cfg(feature = "mpi")]
 mod agent_domain;
+#[cfg(feature = "mpi")]
+mod all_to_all;
 mod bin_decomposition;
+#[cfg(feature = "mpi")]
+mod block_distribution;
+mod block_mesh;
 mod dual_graph;
 #[cfg(feature = "mpi")]
 mod halo_exchange;
@@ -43,6 +57,8 @@ mod ownership;
 #[cfg(feature = "mpi")]
 mod partition;
 mod partitioner;
+#[cfg(feature = "ptscotch")]
+mod ptscotch;
 mod report;
 #[cfg(feature = "mpi")]
 mod shared_births;
@@ -52,6 +68,9 @@ mod world;
 #[cfg(feature = "mpi")]
 pub use agent_domain::{AgentDomain, DomainOptions, DomainStats};
 pub use bin_decomposition::{BinBox, BinDecomposition, Readers};
+#[cfg(feature = "mpi")]
+pub use block_distribution::{BlockDistributed, BlockPartitioner};
+pub use block_mesh::{BlockMesh, BlockSetId};
 pub use dual_graph::dual_graph;
 pub use halo_layout::{local_map, local_ragged, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
 pub use mesh::{MapDesc, MeshDesc};

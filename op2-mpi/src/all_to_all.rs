@@ -1,0 +1,121 @@
+//! Personalised all-to-all exchanges of variable length (`MPI_Alltoallv`),
+//! and the block directory: the rank holding row `g` of a set cut into
+//! contiguous blocks answers questions about `g` (its owner, say), so that
+//! no rank needs a table as long as the whole set.
+
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::traits::*;
+use op2_core::{Error, Result};
+
+use crate::block_owner;
+
+/// Sends `sends[q]` to rank `q`, for every `q`, and returns what each rank
+/// sent to this one (`received[q]` from rank `q`). Collective.
+pub(crate) fn exchange<C: Communicator, T: Equivalence + Copy + Default>(
+    comm: &C,
+    sends: &[Vec<T>],
+    what: &str,
+) -> Result<Vec<Vec<T>>> {
+    let p = comm.size() as usize;
+    debug_assert_eq!(sends.len(), p);
+    let count = |n: usize| {
+        i32::try_from(n).map_err(|_| Error::Mpi {
+            reason: format!("{what}: {n} values for one rank, more than an MPI count holds"),
+        })
+    };
+    let send_counts = sends.iter().map(|s| count(s.len())).collect::<Result<Vec<i32>>>()?;
+    let mut recv_counts = vec![0i32; p];
+    comm.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+    let displs = |counts: &[i32]| -> Result<Vec<i32>> {
+        let mut at = 0usize;
+        counts
+            .iter()
+            .map(|&c| {
+                let d = count(at)?;
+                at += c as usize;
+                Ok(d)
+            })
+            .collect()
+    };
+    let send_displs = displs(&send_counts)?;
+    let recv_displs = displs(&recv_counts)?;
+    let flat: Vec<T> = sends.concat();
+    let mut incoming = vec![T::default(); recv_counts.iter().map(|&c| c as usize).sum()];
+    {
+        let out = Partition::new(&flat[..], &send_counts[..], &send_displs[..]);
+        let mut into = PartitionMut::new(&mut incoming[..], &recv_counts[..], &recv_displs[..]);
+        comm.all_to_all_varcount_into(&out, &mut into);
+    }
+    let mut received = Vec::with_capacity(p);
+    let mut rest = &incoming[..];
+    for &c in &recv_counts {
+        let (head, tail) = rest.split_at(c as usize);
+        received.push(head.to_vec());
+        rest = tail;
+    }
+    Ok(received)
+}
+
+/// Asks, for every id in `ids` (global rows of a set of `n` cut into blocks),
+/// the rank holding its row, which answers with `answer(row within its
+/// block)`; returns the answers in the order of `ids`. Collective.
+pub(crate) fn ask_blocks<C: Communicator>(
+    comm: &C,
+    ids: &[u32],
+    n: usize,
+    block: &[u32],
+    block_start: usize,
+    what: &str,
+) -> Result<Vec<u32>> {
+    let p = comm.size() as u32;
+    let mut questions = vec![Vec::new(); p as usize];
+    for &g in ids {
+        questions[block_owner(g as usize, n, p) as usize].push(g);
+    }
+    let asked = exchange(comm, &questions, what)?;
+    let answers: Vec<Vec<u32>> = asked
+        .iter()
+        .map(|q| q.iter().map(|&g| block[g as usize - block_start]).collect())
+        .collect();
+    let mut by_rank: Vec<_> = exchange(comm, &answers, what)?
+        .into_iter()
+        .map(|r| r.into_iter())
+        .collect();
+    Ok(ids
+        .iter()
+        .map(|&g| {
+            by_rank[block_owner(g as usize, n, p) as usize]
+                .next()
+                .expect("one answer per question")
+        })
+        .collect())
+}
+
+/// Every rank's `Err` made common: if some rank failed, every rank returns
+/// the failure of the lowest such rank, its message broadcast (so that no
+/// rank goes on into a collective the others have left). Collective.
+pub(crate) fn agree<C: Communicator>(comm: &C, local: Result<()>) -> Result<()> {
+    use mpi::collective::SystemOperation;
+    let me = comm.rank();
+    let mine = if local.is_err() { me } else { i32::MAX };
+    let mut first = i32::MAX;
+    comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    if first == i32::MAX {
+        return Ok(());
+    }
+    let mut text = match &local {
+        Err(e) if me == first => e.to_string().into_bytes(),
+        _ => Vec::new(),
+    };
+    let mut len = text.len() as u64;
+    let root = comm.process_at_rank(first);
+    root.broadcast_into(&mut len);
+    text.resize(len as usize, 0);
+    root.broadcast_into(&mut text[..]);
+    match local {
+        Err(e) if me == first => Err(e),
+        _ => Err(Error::Mpi {
+            reason: format!("rank {first}: {}", String::from_utf8_lossy(&text)),
+        }),
+    }
+}

@@ -1,0 +1,770 @@
+//! Distributing a mesh read in blocks ([`BlockMesh`]) without any rank ever
+//! holding a whole set: the primary set is cut (PT-Scotch on its distributed
+//! graph, or owners given), the other sets' owners follow through the maps
+//! as in [`derive_owners`](crate::derive_owners), every row moves to its
+//! owner, and each rank lays out its core / owned / exec halo / non-exec
+//! halo elements and its halo exchange lists from what its neighbours tell
+//! it. The rules, and so the layout for a given primary partition, are those
+//! of the in-memory path (`partition.rs`); only the data never gathers.
+//!
+//! Questions about element `g` of a set ("who owns it?") go to the rank whose
+//! block holds `g` (`all_to_all.rs`), so every table here is as long as what
+//! a rank reads or owns plus its halos, never as long as a set.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use mpi::collective::SystemOperation;
+use mpi::traits::*;
+use op2_core::{Dat, Error, Map, Result, Scalar, ScalarType, Set, SetRegions};
+
+use crate::all_to_all::{agree, ask_blocks, exchange};
+use crate::block_mesh::{BlockMap, BlockSet};
+use crate::halo_exchange::{Comm, SetComm};
+use crate::{block_owner, block_rows, BlockMesh, Mpi, Neighbour, SetLayout};
+
+/// How [`Mpi::distribute_blocks`] cuts the primary set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlockPartitioner {
+    /// PT-Scotch on the primary set's graph (elements joined as for METIS on
+    /// the in-memory path: see [`dual_graph`](crate::dual_graph)), built and
+    /// cut in parallel.
+    #[cfg(feature = "ptscotch")]
+    PtScotch,
+    /// The blocks as read: rank `r` owns the `r`-th block of the primary set.
+    FileOrder,
+    /// The owner rank of each element of this rank's block of the primary
+    /// set (so the in-memory path's partition can be given, for comparison).
+    Given(Vec<u32>),
+}
+
+impl Default for BlockPartitioner {
+    /// PT-Scotch when built with it, else the file's order.
+    fn default() -> Self {
+        #[cfg(feature = "ptscotch")]
+        return BlockPartitioner::PtScotch;
+        #[cfg(not(feature = "ptscotch"))]
+        BlockPartitioner::FileOrder
+    }
+}
+
+/// Elements of one set this rank owns, after migration, in global id order.
+struct OwnedRows {
+    gids: Vec<u32>,
+}
+
+/// One set's halo: elements, their owners, and (exec halo only) their maps'
+/// rows and the owners of those rows' targets.
+#[derive(Default)]
+struct Halo {
+    gids: Vec<u32>,
+    owners: Vec<u32>,
+}
+
+impl Mpi {
+    /// Distributes a mesh every rank read in blocks (see [`BlockMesh`]):
+    /// cuts the set named `primary` with `partitioner`, moves every row to
+    /// its owner and builds the local Sets (with their halos and exchange
+    /// lists), Maps and Dats. No rank holds a whole set at any point.
+    /// Collective; a mistake in any rank's input is an `Err` on every rank.
+    pub fn distribute_blocks(
+        &self,
+        mesh: BlockMesh,
+        primary: &str,
+        partitioner: &BlockPartitioner,
+    ) -> Result<BlockDistributed> {
+        let comm = &self.comm.0;
+        let (p, me) = (self.size() as u32, self.rank() as u32);
+        let pi = mesh.set_index(primary);
+        let checked = match (&mesh.error, pi) {
+            (Some(reason), _) => Err(Error::Mpi { reason: reason.clone() }),
+            _ if (mesh.rank, mesh.nranks) != (me, p) => Err(Error::Mpi {
+                reason: format!(
+                    "distributing from blocks: the mesh was read as rank {} of {}, but this is rank {me} of {p}",
+                    mesh.rank, mesh.nranks
+                ),
+            }),
+            (None, None) => Err(Error::Mpi {
+                reason: format!("distributing from blocks: no set named `{primary}` (the primary set)"),
+            }),
+            (None, Some(_)) => Ok(()),
+        };
+        agree(comm, checked)?;
+        let pi = pi.expect("agreed");
+        let BlockMesh { sets, maps, dats, .. } = mesh;
+        let n = sets[pi].size;
+        let empty_rank = |rank: u64| Error::Mpi {
+            reason: format!(
+                "rank {rank} would own no element of `{primary}` ({} over {}); run on fewer ranks",
+                op2_core::plural(n, "element", "elements"),
+                op2_core::plural(p as usize, "rank", "ranks")
+            ),
+        };
+        if n < p as usize {
+            return Err(empty_rank(n as u64));
+        }
+        let my_block = block_rows(n, me, p);
+        let part = match partitioner {
+            BlockPartitioner::FileOrder => vec![me; my_block.len()],
+            BlockPartitioner::Given(owners) => {
+                let bad = if owners.len() != my_block.len() {
+                    Some(format!(
+                        "{} owners given for rows {my_block:?} of `{primary}`",
+                        owners.len()
+                    ))
+                } else {
+                    owners.iter().position(|&r| r >= p).map(|i| {
+                        format!(
+                            "element {} is given to rank {}, but there are {p}",
+                            my_block.start + i,
+                            owners[i]
+                        )
+                    })
+                };
+                agree(
+                    comm,
+                    bad.map_or(Ok(()), |reason| {
+                        Err(Error::Mpi {
+                            reason: format!("partitioning `{primary}`: {reason}"),
+                        })
+                    }),
+                )?;
+                owners.clone()
+            }
+            #[cfg(feature = "ptscotch")]
+            BlockPartitioner::PtScotch => match dual_graph_blocks(comm, &sets, &maps, pi)? {
+                Some((xadj, adjncy)) => {
+                    // As METIS on the in-memory path: 1 + degree.
+                    let weights: Vec<i64> = xadj.windows(2).map(|w| 1 + w[1] - w[0]).collect();
+                    crate::ptscotch::part(comm, &xadj, &adjncy, &weights)?
+                }
+                None => vec![me; my_block.len()],
+            },
+        };
+        let mut counts = vec![0u64; p as usize];
+        for &r in &part {
+            counts[r as usize] += 1;
+        }
+        let mut totals = vec![0u64; p as usize];
+        comm.all_reduce_into(&counts[..], &mut totals[..], SystemOperation::sum());
+        if let Some(r) = totals.iter().position(|&c| c == 0) {
+            return Err(empty_rank(r as u64));
+        }
+        let owners = block_owners(comm, &sets, &maps, pi, part)?;
+
+        // Every row to its owner: blocks arrive in rank order, each in row
+        // order, so owned elements come in global id order.
+        let owned: Vec<OwnedRows> = (0..sets.len())
+            .map(|s| {
+                let start = block_rows(sets[s].size, me, p).start as u32;
+                let gids: Vec<u32> = (start..start + owners[s].len() as u32).collect();
+                Ok(OwnedRows {
+                    gids: migrate(comm, &owners[s], &gids, 1, "moving elements to their owners")?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let rows: Vec<Vec<i32>> = maps
+            .iter()
+            .map(|m| {
+                migrate(
+                    comm,
+                    &owners[m.from],
+                    &m.rows,
+                    m.arity,
+                    "moving map rows to their owners",
+                )
+            })
+            .collect::<Result<_>>()?;
+        let dat_rows: Vec<Vec<u8>> = dats
+            .iter()
+            .map(|d| {
+                migrate(
+                    comm,
+                    &owners[d.set],
+                    &d.bytes,
+                    d.row_bytes(),
+                    "moving dat rows to their owners",
+                )
+            })
+            .collect::<Result<_>>()?;
+
+        // The owner of every target of every owned row.
+        let target_owners: Vec<Vec<u32>> = maps
+            .iter()
+            .zip(&rows)
+            .map(|(m, r)| {
+                let start = block_rows(sets[m.to].size, me, p).start;
+                let mut unique: Vec<u32> = r.iter().map(|&t| t as u32).collect();
+                unique.sort_unstable();
+                unique.dedup();
+                let answers = ask_blocks(comm, &unique, sets[m.to].size, &owners[m.to], start, "finding owners")?;
+                Ok(r.iter()
+                    .map(|&t| answers[unique.binary_search(&(t as u32)).expect("asked")])
+                    .collect())
+            })
+            .collect::<Result<_>>()?;
+        drop(owners);
+
+        // Exec halos: an element goes to every other rank owning a target
+        // of one of its rows (loops writing through maps compute it there).
+        let out_maps = |s: usize| {
+            maps.iter()
+                .enumerate()
+                .filter(move |(_, m)| m.from == s)
+                .map(|(k, _)| k)
+        };
+        let mut exec = Vec::with_capacity(sets.len());
+        let mut exec_rows: Vec<Vec<i32>> = vec![Vec::new(); maps.len()];
+        let mut exec_target_owners: Vec<Vec<u32>> = vec![Vec::new(); maps.len()];
+        let mut exec_exports: Vec<Vec<Vec<u32>>> = Vec::with_capacity(sets.len());
+        for (s, o) in owned.iter().enumerate() {
+            let mut to: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
+            let mut ranks: Vec<u32> = Vec::new();
+            for i in 0..o.gids.len() {
+                ranks.clear();
+                for k in out_maps(s) {
+                    let a = maps[k].arity;
+                    ranks.extend(target_owners[k][i * a..(i + 1) * a].iter().filter(|&&q| q != me));
+                }
+                ranks.sort_unstable();
+                ranks.dedup();
+                for &q in &ranks {
+                    to[q as usize].push(i as u32);
+                }
+            }
+            let sends: Vec<Vec<u32>> = to
+                .iter()
+                .map(|l| l.iter().map(|&i| o.gids[i as usize]).collect())
+                .collect();
+            let got = exchange(comm, &sends, "sending exec halos")?;
+            let mut halo = Halo::default();
+            for (q, g) in got.iter().enumerate() {
+                halo.owners.extend(std::iter::repeat(q as u32).take(g.len()));
+                halo.gids.extend(g);
+            }
+            for k in out_maps(s) {
+                let a = maps[k].arity;
+                let pick = |src: &[i32]| -> Vec<Vec<i32>> {
+                    to.iter()
+                        .map(|l| {
+                            l.iter()
+                                .flat_map(|&i| src[i as usize * a..(i as usize + 1) * a].iter().copied())
+                                .collect()
+                        })
+                        .collect()
+                };
+                exec_rows[k] = exchange(comm, &pick(&rows[k]), "sending exec halo rows")?.concat();
+                let owners_as_i32: Vec<i32> = target_owners[k].iter().map(|&q| q as i32).collect();
+                exec_target_owners[k] = exchange(comm, &pick(&owners_as_i32), "sending exec halo rows")?
+                    .concat()
+                    .into_iter()
+                    .map(|q| q as u32)
+                    .collect();
+            }
+            exec.push(halo);
+            exec_exports.push(to);
+        }
+
+        // Core first: owned elements all of whose targets are owned here.
+        let mut order: Vec<Vec<usize>> = Vec::with_capacity(sets.len());
+        let mut cores = Vec::with_capacity(sets.len());
+        for (s, o) in owned.iter().enumerate() {
+            let all_here = |&i: &usize| {
+                out_maps(s).all(|k| {
+                    let a = maps[k].arity;
+                    target_owners[k][i * a..(i + 1) * a].iter().all(|&q| q == me)
+                })
+            };
+            let (core, rest): (Vec<usize>, Vec<usize>) = (0..o.gids.len()).partition(all_here);
+            cores.push(core.len());
+            order.push(core.into_iter().chain(rest).collect());
+        }
+        // Position in the local numbering of each owned element (by its
+        // place in global id order).
+        let local_of: Vec<Vec<u32>> = order
+            .iter()
+            .map(|ord| {
+                let mut inv = vec![0u32; ord.len()];
+                for (l, &i) in ord.iter().enumerate() {
+                    inv[i] = l as u32;
+                }
+                inv
+            })
+            .collect();
+
+        // Non-exec halos: what owned and exec elements reach that is neither
+        // owned nor exec halo here, asked of its owners.
+        let mut nonexec = Vec::with_capacity(sets.len());
+        let mut nonexec_exports = Vec::with_capacity(sets.len());
+        for (t, ex) in exec.iter().enumerate() {
+            let in_exec: HashSet<u32> = ex.gids.iter().copied().collect();
+            let mut wanted: Vec<(u32, u32)> = Vec::new();
+            for k in (0..maps.len()).filter(|&k| maps[k].to == t) {
+                let reached = rows[k].iter().zip(&target_owners[k]);
+                let reached = reached.chain(exec_rows[k].iter().zip(&exec_target_owners[k]));
+                wanted.extend(
+                    reached
+                        .filter(|&(&g, &q)| q != me && !in_exec.contains(&(g as u32)))
+                        .map(|(&g, &q)| (q, g as u32)),
+                );
+            }
+            wanted.sort_unstable();
+            wanted.dedup();
+            let mut asks: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
+            for &(q, g) in &wanted {
+                asks[q as usize].push(g);
+            }
+            let asked = exchange(comm, &asks, "asking for non-exec halos")?;
+            let gids = &owned[t].gids;
+            let exports: Vec<Vec<u32>> = asked
+                .iter()
+                .map(|a| {
+                    a.iter()
+                        .map(|g| gids.binary_search(g).expect("asked of its owner") as u32)
+                        .collect()
+                })
+                .collect();
+            nonexec.push(Halo {
+                owners: wanted.iter().map(|&(q, _)| q).collect(),
+                gids: wanted.into_iter().map(|(_, g)| g).collect(),
+            });
+            nonexec_exports.push(exports);
+        }
+
+        // Layouts, exchange lists and local sets.
+        let mut layouts = Vec::with_capacity(sets.len());
+        let mut set_neighbours = Vec::with_capacity(sets.len());
+        let mut local_sets = Vec::with_capacity(sets.len());
+        for (s, set) in sets.iter().enumerate() {
+            let (o, ex, nx) = (&owned[s], &exec[s], &nonexec[s]);
+            let regions = SetRegions {
+                core: cores[s],
+                owned: o.gids.len() - cores[s],
+                exec_halo: ex.gids.len(),
+                nonexec_halo: nx.gids.len(),
+            };
+            let globals: Vec<u32> = order[s]
+                .iter()
+                .map(|&i| o.gids[i])
+                .chain(ex.gids.iter().copied())
+                .chain(nx.gids.iter().copied())
+                .collect();
+            let set_owners: Vec<u32> = std::iter::repeat(me)
+                .take(o.gids.len())
+                .chain(ex.owners.iter().copied())
+                .chain(nx.owners.iter().copied())
+                .collect();
+            let layout = SetLayout {
+                regions,
+                globals,
+                owners: set_owners,
+            };
+            let mut neighbours = Vec::new();
+            for q in (0..p).filter(|&q| q != me) {
+                let export: Vec<u32> = exec_exports[s][q as usize]
+                    .iter()
+                    .chain(&nonexec_exports[s][q as usize])
+                    .map(|&i| local_of[s][i as usize])
+                    .collect();
+                let import = layout.imports_from(q);
+                if !export.is_empty() || !import.0.is_empty() || !import.1.is_empty() {
+                    neighbours.push(Neighbour {
+                        rank: q,
+                        import,
+                        export,
+                    });
+                }
+            }
+            set_neighbours.push(neighbours.clone());
+            let comm = SetComm {
+                comm: self.comm.clone(),
+                neighbours,
+                tag: s as i32,
+            };
+            let ids = layout.globals.iter().map(|&g| u64::from(g)).collect();
+            local_sets.push(Set::distributed_with_global_ids(
+                &set.name,
+                regions,
+                Arc::new(comm),
+                ids,
+            )?);
+            layouts.push(layout);
+        }
+
+        // Local map tables: owned rows in local order, then the exec halo's;
+        // the non-exec halo's rows are never executed and point to 0.
+        let mut local_maps = Vec::with_capacity(maps.len());
+        for (k, m) in maps.iter().enumerate() {
+            let g2l: HashMap<u32, i32> = layouts[m.to]
+                .globals
+                .iter()
+                .enumerate()
+                .map(|(l, &g)| (g, l as i32))
+                .collect();
+            let a = m.arity;
+            let from = &layouts[m.from];
+            let mut values = Vec::with_capacity(from.globals.len() * a);
+            let local = |g: &i32| {
+                g2l.get(&(*g as u32)).copied().ok_or_else(|| Error::Mpi {
+                    reason: format!("map `{}`: target {g} is not local (a halo was built wrong)", m.name),
+                })
+            };
+            for &i in &order[m.from] {
+                for g in &rows[k][i * a..(i + 1) * a] {
+                    values.push(local(g)?);
+                }
+            }
+            for g in &exec_rows[k] {
+                values.push(local(g)?);
+            }
+            values.resize(from.globals.len() * a, 0);
+            local_maps.push((
+                m.name.clone(),
+                Map::new(&m.name, &local_sets[m.from], &local_sets[m.to], a, values)?,
+            ));
+        }
+
+        // Dats: owned rows in local order, halos filled from their owners.
+        let mut local_dats = Vec::with_capacity(dats.len());
+        for (d, bytes) in dats.iter().zip(dat_rows) {
+            let w = d.row_bytes();
+            let layout = &layouts[d.set];
+            let mut local = vec![0u8; layout.globals.len() * w];
+            for (l, &i) in order[d.set].iter().enumerate() {
+                local[l * w..(l + 1) * w].copy_from_slice(&bytes[i * w..(i + 1) * w]);
+            }
+            fill_halo(comm, &set_neighbours[d.set], &mut local, w)?;
+            local_dats.push(LocalDat {
+                name: d.name.clone(),
+                set: d.set,
+                dim: d.dim,
+                ty: d.ty,
+                bytes: local,
+            });
+        }
+        Ok(BlockDistributed {
+            comm: self.comm.clone(),
+            sets: sets
+                .iter()
+                .zip(local_sets)
+                .map(|(s, l)| (s.name.clone(), s.size, l))
+                .collect(),
+            maps: local_maps,
+            dats: local_dats,
+            layouts,
+            rank: me,
+            nranks: p,
+        })
+    }
+}
+
+/// Sends row `i` of `rows` (`width` values each) to rank `dest[i]`; returns
+/// the rows this rank receives, by sending rank then in the order sent.
+fn migrate<T: Equivalence + Copy + Default>(
+    comm: &impl Communicator,
+    dest: &[u32],
+    rows: &[T],
+    width: usize,
+    what: &str,
+) -> Result<Vec<T>> {
+    let mut sends: Vec<Vec<T>> = vec![Vec::new(); comm.size() as usize];
+    for (i, &q) in dest.iter().enumerate() {
+        sends[q as usize].extend_from_slice(&rows[i * width..(i + 1) * width]);
+    }
+    Ok(exchange(comm, &sends, what)?.concat())
+}
+
+/// The owner of every element of this rank's block of every set: the
+/// primary set's from its partition, the others through the maps by the
+/// rules of [`derive_owners`](crate::derive_owners) (a set mapping into an
+/// owned set: its first target's owner; a set an owned set maps into: the
+/// smallest owner among the elements reaching it; else blocks), each rule
+/// applied to a whole set at once by asking the blocks that hold the
+/// targets.
+fn block_owners(
+    comm: &impl Communicator,
+    sets: &[BlockSet],
+    maps: &[BlockMap],
+    primary: usize,
+    part: Vec<u32>,
+) -> Result<Vec<Vec<u32>>> {
+    let (p, me) = (comm.size() as u32, comm.rank() as u32);
+    let block = |s: usize| block_rows(sets[s].size, me, p);
+    let mut owners: Vec<Option<Vec<u32>>> = vec![None; sets.len()];
+    owners[primary] = Some(part);
+    loop {
+        let mut changed = false;
+        for m in maps {
+            match (owners[m.from].is_some(), owners[m.to].is_some()) {
+                (false, true) => {
+                    let firsts: Vec<u32> = m.rows.chunks(m.arity).map(|r| r[0] as u32).collect();
+                    let to = owners[m.to].as_ref().expect("checked");
+                    let answers = ask_blocks(comm, &firsts, sets[m.to].size, to, block(m.to).start, "deriving owners")?;
+                    owners[m.from] = Some(answers);
+                    changed = true;
+                }
+                (true, false) => {
+                    let from = owners[m.from].as_ref().expect("checked");
+                    let n = sets[m.to].size;
+                    let mut claims: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
+                    for (row, &r) in m.rows.chunks(m.arity).zip(from) {
+                        for &t in row {
+                            claims[block_owner(t as usize, n, p) as usize].extend([t as u32, r]);
+                        }
+                    }
+                    let start = block(m.to).start;
+                    let mut own = vec![u32::MAX; block(m.to).len()];
+                    for got in exchange(comm, &claims, "deriving owners")? {
+                        for c in got.chunks(2) {
+                            let o = &mut own[c[0] as usize - start];
+                            *o = (*o).min(c[1]);
+                        }
+                    }
+                    // Elements no map reaches stay in their block.
+                    for o in own.iter_mut().filter(|o| **o == u32::MAX) {
+                        *o = me;
+                    }
+                    owners[m.to] = Some(own);
+                    changed = true;
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    Ok(owners
+        .into_iter()
+        .enumerate()
+        .map(|(s, o)| o.unwrap_or_else(|| vec![me; block(s).len()]))
+        .collect())
+}
+
+/// The primary set's graph, distributed: this rank's block of vertices with
+/// their neighbours (global numbers), joined as
+/// [`dual_graph`](crate::dual_graph) joins them, or `None` when no map
+/// touches the primary set. Pairs of neighbours are sent to the block of
+/// their first vertex; elements sharing a target are paired by the block
+/// holding the target.
+#[cfg(feature = "ptscotch")]
+fn dual_graph_blocks(
+    comm: &impl Communicator,
+    sets: &[BlockSet],
+    maps: &[BlockMap],
+    primary: usize,
+) -> Result<Option<(Vec<i64>, Vec<u32>)>> {
+    let (p, me) = (comm.size() as u32, comm.rank() as u32);
+    let n = sets[primary].size;
+    let mine = block_rows(n, me, p);
+    let mut pairs: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
+    let mut pair = |a: u32, b: u32| {
+        if a != b {
+            pairs[block_owner(a as usize, n, p) as usize].extend([a, b]);
+        }
+    };
+    let clique = |row: &[u32], pair: &mut dyn FnMut(u32, u32)| {
+        for &a in row {
+            for &b in row {
+                pair(a, b);
+            }
+        }
+    };
+    if let Some(m) = maps.iter().find(|m| m.from == primary && m.to == primary) {
+        for (i, row) in m.rows.chunks(m.arity).enumerate() {
+            let a = (mine.start + i) as u32;
+            for &b in row {
+                pair(a, b as u32);
+                pair(b as u32, a);
+            }
+        }
+    } else if let Some(m) = maps.iter().find(|m| m.from == primary) {
+        // Group the primary elements by target, at the target's block.
+        let nt = sets[m.to].size;
+        let mut by_target: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
+        for (i, row) in m.rows.chunks(m.arity).enumerate() {
+            for &t in row {
+                by_target[block_owner(t as usize, nt, p) as usize].extend([t as u32, (mine.start + i) as u32]);
+            }
+        }
+        let mut members: Vec<(u32, u32)> = exchange(comm, &by_target, "building the graph")?
+            .iter()
+            .flat_map(|g| g.chunks(2).map(|c| (c[0], c[1])))
+            .collect();
+        members.sort_unstable();
+        let mut row = Vec::new();
+        for group in members.chunk_by(|x, y| x.0 == y.0) {
+            row.clear();
+            row.extend(group.iter().map(|&(_, a)| a));
+            clique(&row, &mut pair);
+        }
+    } else if let Some(m) = maps.iter().find(|m| m.to == primary) {
+        let mut row = Vec::new();
+        for r in m.rows.chunks(m.arity) {
+            row.clear();
+            row.extend(r.iter().map(|&a| a as u32));
+            clique(&row, &mut pair);
+        }
+    } else {
+        return Ok(None);
+    }
+    let mut adjacent: Vec<(u32, u32)> = exchange(comm, &pairs, "building the graph")?
+        .iter()
+        .flat_map(|g| g.chunks(2).map(|c| (c[0], c[1])))
+        .collect();
+    adjacent.sort_unstable();
+    adjacent.dedup();
+    let mut xadj = Vec::with_capacity(mine.len() + 1);
+    xadj.push(0i64);
+    let mut at = 0;
+    for v in mine.clone() {
+        while at < adjacent.len() && adjacent[at].0 as usize == v {
+            at += 1;
+        }
+        xadj.push(at as i64);
+    }
+    Ok(Some((xadj, adjacent.into_iter().map(|(_, b)| b).collect())))
+}
+
+/// Fills the halo rows of `local` (`width` bytes each) from their owners
+/// along `neighbours`: each sends its export rows, received into the import
+/// ranges (exec part, then non-exec part).
+fn fill_halo(comm: &impl Communicator, neighbours: &[Neighbour], local: &mut [u8], width: usize) -> Result<()> {
+    let mut sends: Vec<Vec<u8>> = vec![Vec::new(); comm.size() as usize];
+    for nb in neighbours {
+        let out = &mut sends[nb.rank as usize];
+        for &l in &nb.export {
+            out.extend_from_slice(&local[l as usize * width..(l as usize + 1) * width]);
+        }
+    }
+    let got = exchange(comm, &sends, "filling halos")?;
+    for nb in neighbours {
+        let bytes = &got[nb.rank as usize];
+        let (exec, nonexec) = &nb.import;
+        let mut at = 0;
+        for range in [exec, nonexec] {
+            let len = range.len() * width;
+            local[range.start * width..range.start * width + len].copy_from_slice(&bytes[at..at + len]);
+            at += len;
+        }
+    }
+    Ok(())
+}
+
+/// A Dat's local rows (owned, then halos), as bytes of its type.
+struct LocalDat {
+    name: String,
+    set: usize,
+    dim: usize,
+    ty: ScalarType,
+    bytes: Vec<u8>,
+}
+
+/// A mesh distributed from blocks ([`Mpi::distribute_blocks`]): this rank's
+/// local Sets, Maps and Dats by name, and the way back to blocks in file
+/// order for writing.
+pub struct BlockDistributed {
+    comm: Arc<Comm>,
+    sets: Vec<(String, usize, Set)>,
+    maps: Vec<(String, Map)>,
+    dats: Vec<LocalDat>,
+    layouts: Vec<SetLayout>,
+    rank: u32,
+    nranks: u32,
+}
+
+impl BlockDistributed {
+    fn set_index(&self, name: &str) -> Result<usize> {
+        self.sets.iter().position(|s| s.0 == name).ok_or_else(|| Error::Mpi {
+            reason: format!("no set `{name}` was distributed"),
+        })
+    }
+
+    /// The local set named `name`.
+    pub fn set(&self, name: &str) -> Result<Set> {
+        Ok(self.sets[self.set_index(name)?].2.clone())
+    }
+
+    /// The global element count of the set named `name` (a number, as the
+    /// file gave it).
+    pub fn global_size(&self, name: &str) -> Result<usize> {
+        Ok(self.sets[self.set_index(name)?].1)
+    }
+
+    /// This rank's layout of the set named `name`: regions, the global id
+    /// and the owner of every local element.
+    pub fn layout(&self, name: &str) -> Result<&SetLayout> {
+        Ok(&self.layouts[self.set_index(name)?])
+    }
+
+    /// The local map named `name`.
+    pub fn map(&self, name: &str) -> Result<Map> {
+        self.maps
+            .iter()
+            .find(|m| m.0 == name)
+            .map(|m| m.1.clone())
+            .ok_or_else(|| Error::Mpi {
+                reason: format!("no map `{name}` was distributed"),
+            })
+    }
+
+    /// The local Dat named `name` (owned and halo values), as `T`: an `Err`
+    /// if it was given as another type.
+    pub fn dat<T: Scalar>(&self, name: &str) -> Result<Dat<T>> {
+        let d = self.dats.iter().find(|d| d.name == name).ok_or_else(|| Error::Mpi {
+            reason: format!("no dat `{name}` was distributed"),
+        })?;
+        if d.ty != T::TYPE {
+            return Err(Error::Mpi {
+                reason: format!(
+                    "dat `{name}` was distributed as {}, not {}",
+                    d.ty.rust_name(),
+                    T::TYPE.rust_name()
+                ),
+            });
+        }
+        let values: Vec<T> = d
+            .bytes
+            .chunks_exact(d.ty.size())
+            .map(bytemuck::pod_read_unaligned)
+            .collect();
+        Dat::from_vec(name, &self.sets[d.set].2, d.dim, values)
+    }
+
+    /// The owned values of `local` (a Dat on one of these sets) moved back
+    /// to the blocks they were read from: this rank's rows of the file, in
+    /// file order, ready to be written where they were read. Collective.
+    pub fn to_blocks<T: Scalar + Equivalence>(&self, local: &Dat<T>) -> Result<Vec<T>> {
+        let s = self
+            .sets
+            .iter()
+            .position(|s| s.2.same(local.set()))
+            .ok_or_else(|| Error::Mpi {
+                reason: format!("dat `{}` is not on a set distributed from blocks", local.name()),
+            })?;
+        let (n, dim) = (self.sets[s].1, local.dim());
+        let layout = &self.layouts[s];
+        let owned = layout.regions.owned_size();
+        let comm = &self.comm.0;
+        let data = local.data_ro();
+        let mut gids: Vec<Vec<u32>> = vec![Vec::new(); self.nranks as usize];
+        let mut values: Vec<Vec<T>> = vec![Vec::new(); self.nranks as usize];
+        for (l, &g) in layout.globals[..owned].iter().enumerate() {
+            let q = block_owner(g as usize, n, self.nranks) as usize;
+            gids[q].push(g);
+            values[q].extend_from_slice(&data[l * dim..(l + 1) * dim]);
+        }
+        drop(data);
+        let gids = exchange(comm, &gids, "gathering rows into blocks")?;
+        let values = exchange(comm, &values, "gathering rows into blocks")?;
+        let block = block_rows(n, self.rank, self.nranks);
+        let mut out = vec![T::ZERO; block.len() * dim];
+        for (g, v) in gids.iter().zip(&values) {
+            for (i, &id) in g.iter().enumerate() {
+                let at = (id as usize - block.start) * dim;
+                out[at..at + dim].copy_from_slice(&v[i * dim..(i + 1) * dim]);
+            }
+        }
+        Ok(out)
+    }
+}
