@@ -79,6 +79,31 @@ struct Cli {
     /// How device backends apply increments through maps.
     #[arg(long, value_name = "colouring|atomics", value_parser = parse_increments)]
     increments: Option<Increments>,
+    /// How a run under mpirun shares the mesh out: `blocks` (an HDF5
+    /// --grid only: each rank reads its own block of rows and the ranks
+    /// partition the mesh together, with PT-Scotch where built with feature
+    /// `ptscotch`, else by the file's order; no rank ever holds the whole
+    /// mesh) or `whole` (every rank reads or generates the whole mesh, METIS
+    /// partitions it). Default: blocks for an HDF5 grid, whole otherwise.
+    #[arg(long, value_name = "blocks|whole", value_parser = parse_distribute)]
+    distribute: Option<Distribute>,
+}
+
+/// How the mesh is shared among ranks (`--distribute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Distribute {
+    /// Each rank reads its block of the file; parallel partitioning.
+    Blocks,
+    /// Every rank holds the whole mesh; METIS.
+    Whole,
+}
+
+fn parse_distribute(value: &str) -> Result<Distribute, String> {
+    match value {
+        "blocks" => Ok(Distribute::Blocks),
+        "whole" => Ok(Distribute::Whole),
+        _ => Err("expected blocks or whole".to_string()),
+    }
 }
 
 /// `IxJ` with I, J >= 2.
@@ -123,6 +148,7 @@ struct Options {
     iterations: usize,
     backend: Option<String>,
     runtime: RuntimeOptions,
+    distribute: Option<Distribute>,
 }
 
 impl From<Cli> for Options {
@@ -149,6 +175,7 @@ impl From<Cli> for Options {
             iterations: cli.iterations,
             backend: cli.backend,
             runtime,
+            distribute: cli.distribute,
         }
     }
 }
@@ -190,20 +217,72 @@ impl Ranks {
     }
 
     /// The local part of the state on this rank (the whole on one rank).
-    fn local(&self, airfoil: AirfoilDsl) -> Result<Local, AirfoilError> {
-        #[cfg(feature = "mpi")]
-        if self.size() > 1 {
-            let (airfoil, d) = airfoil.distribute(&self.mpi)?;
-            return Ok(Local {
-                airfoil,
-                distributed: Some(d),
-            });
-        }
-        Ok(Local {
+    fn local(&self, airfoil: AirfoilDsl, mesh: Mesh, constants: Constants) -> Result<Local, AirfoilError> {
+        let counts = [mesh.nnode(), mesh.ncell(), mesh.nedge(), mesh.nbedge()];
+        #[allow(unused_mut)]
+        let mut local = Local {
             airfoil,
+            counts,
+            whole: Some((mesh, constants)),
             #[cfg(feature = "mpi")]
             distributed: None,
+            #[cfg(all(feature = "mpi", feature = "hdf5"))]
+            blocks: None,
+        };
+        #[cfg(feature = "mpi")]
+        if self.size() > 1 {
+            let (airfoil, d) = local.airfoil.distribute(&self.mpi)?;
+            local.airfoil = airfoil;
+            local.distributed = Some(d);
+        }
+        Ok(local)
+    }
+
+    /// This rank's part of the HDF5 grid at `path`, read in blocks and
+    /// distributed with no rank holding the whole mesh.
+    fn read_blocks(&self, path: &Path) -> Result<Local, AirfoilError> {
+        #[cfg(all(feature = "mpi", feature = "hdf5"))]
+        {
+            let (mesh, constants) = op2_airfoil::hdf5_grid::read_blocks(path, &self.mpi)?;
+            let d = self
+                .mpi
+                .distribute_blocks(mesh, "cells", &op2::mpi::BlockPartitioner::default())?;
+            let airfoil = AirfoilDsl::from_blocks(&d, &constants)?;
+            let counts = ["nodes", "cells", "edges", "bedges"].map(|s| d.global_size(s).unwrap_or(0));
+            Ok(Local {
+                airfoil,
+                counts,
+                whole: None,
+                distributed: None,
+                blocks: Some((d, path.to_path_buf())),
+            })
+        }
+        #[cfg(not(all(feature = "mpi", feature = "hdf5")))]
+        Err(AirfoilError::NotBuiltIn {
+            feature: "mpi,hdf5",
+            what: format!("reading {} in blocks (--distribute blocks)", path.display()),
         })
+    }
+
+    /// Each rank's peak resident memory (VmHWM, bytes), on every rank
+    /// (collective); empty where the system does not say.
+    fn peak_memory(&self) -> Vec<u64> {
+        let mine = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .map_or(0, |kb| kb * 1024);
+        #[allow(unused_mut)]
+        let mut all = vec![0u64; self.size()];
+        all[self.rank()] = mine;
+        #[cfg(feature = "mpi")]
+        self.mpi.sum_u64(&mut all);
+        if all.contains(&0) {
+            return Vec::new();
+        }
+        all
     }
 
     /// Reports an error on this rank and ends the run. With MPI the message
@@ -229,11 +308,36 @@ impl Ranks {
 /// This rank's Airfoil state and, on more than one rank, its distribution.
 struct Local {
     airfoil: AirfoilDsl,
+    /// Nodes, cells, edges and boundary edges in the whole mesh.
+    counts: [usize; 4],
+    /// The whole mesh, where every rank holds it.
+    whole: Option<(Mesh, Constants)>,
     #[cfg(feature = "mpi")]
     distributed: Option<op2::mpi::Distributed>,
+    /// The distribution from blocks and the grid file read.
+    #[cfg(all(feature = "mpi", feature = "hdf5"))]
+    blocks: Option<(op2::mpi::BlockDistributed, PathBuf)>,
 }
 
 impl Local {
+    /// Writes the mesh, the constants and the flow state to `path`
+    /// (collective): read in blocks, each rank writes its block of `p_q`
+    /// into a copy of the grid; otherwise rank 0 gathers `q` and writes all.
+    /// Whether this rank reports it.
+    fn write_solution(&self, path: &Path, ranks: &Ranks) -> Result<bool, AirfoilError> {
+        #[cfg(all(feature = "mpi", feature = "hdf5"))]
+        if let Some((d, grid)) = &self.blocks {
+            op2_airfoil::hdf5_grid::write_blocks(path, grid, &ranks.mpi, d, &self.airfoil.q)?;
+            return Ok(ranks.rank() == 0);
+        }
+        let _ = ranks;
+        let q = self.q_on_root()?;
+        match (q, &self.whole) {
+            (Some(q), Some((mesh, constants))) => write_hdf5(path, mesh, constants, &q).map(|()| true),
+            _ => Ok(false),
+        }
+    }
+
     /// The whole flow state `q` in the mesh's cell order, on rank 0 (`None`
     /// on the others; collective).
     fn q_on_root(&self) -> Result<Option<Vec<f64>>, AirfoilError> {
@@ -292,6 +396,64 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     };
     let rt = Runtime::with_options(backend, o.runtime.clone())?;
     let start = Instant::now();
+    let in_blocks = match (o.distribute, &o.grid) {
+        (Some(Distribute::Blocks), Some(path)) if is_hdf5(path) => Some(path),
+        (Some(Distribute::Blocks), _) => {
+            return Err(AirfoilError::Usage(
+                "--distribute blocks reads an HDF5 grid in blocks: give --grid FILE.h5".into(),
+            ))
+        }
+        (None, Some(path)) if is_hdf5(path) && ranks.size() > 1 => Some(path),
+        _ => None,
+    };
+    let local = match in_blocks {
+        Some(path) if o.write_grid.is_some() => {
+            return Err(AirfoilError::Usage(format!(
+                "--write-grid needs the whole mesh on a rank, but {} is read in blocks: add --distribute whole",
+                path.display()
+            )))
+        }
+        Some(path) => ranks.read_blocks(path)?,
+        None => whole_mesh(o, ranks)?,
+    };
+    if root {
+        let [nodes, cells, edges, bedges] = local.counts;
+        println!(
+            "airfoil: backend {}, {}, {nodes} nodes, {cells} cells, {edges} edges, {bedges} boundary edges (mesh ready in {:.2} s{})",
+            rt.backend(),
+            match ranks.size() {
+                1 => "1 rank".to_string(),
+                n => format!("{n} ranks"),
+            },
+            start.elapsed().as_secs_f64(),
+            if in_blocks.is_some() { ", read in blocks" } else { "" }
+        );
+    }
+    let airfoil = &local.airfoil;
+    let progress = root && std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let mut rms_1000 = None;
+    for iter in 1..=o.iterations {
+        let rms = airfoil.iteration(&rt)?;
+        if iter % 100 == 0 && root {
+            if progress {
+                eprint!("\r\x1b[K");
+            }
+            println!("  {iter}  {rms:.16e}");
+        } else if progress && iter % 10 == 0 {
+            eprint!("\r  iteration {iter}/{}", o.iterations);
+        }
+        if iter == 1000 {
+            rms_1000 = Some(rms);
+        }
+    }
+    run_end(o, ranks, &rt, &local, start, rms_1000)
+}
+
+/// Every rank reads or generates the whole mesh, writes it if asked (rank
+/// 0), and keeps its part.
+fn whole_mesh(o: &Options, ranks: &Ranks) -> Result<Local, AirfoilError> {
+    let root = ranks.rank() == 0;
     let (mesh, q0, constants) = match &o.grid {
         Some(path) if is_hdf5(path) => read_hdf5(path)?,
         Some(path) if is_gmsh(path) => (gmsh_grid::read(path)?, None, Constants::default()),
@@ -312,40 +474,22 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
             grid_file::write(path, &mesh)?;
         }
     }
-    if root {
-        println!(
-            "airfoil: backend {}, {}, {} nodes, {} cells, {} edges, {} boundary edges (mesh ready in {:.2} s)",
-            rt.backend(),
-            match ranks.size() {
-                1 => "1 rank".to_string(),
-                n => format!("{n} ranks"),
-            },
-            mesh.nnode(),
-            mesh.ncell(),
-            mesh.nedge(),
-            mesh.nbedge(),
-            start.elapsed().as_secs_f64()
-        );
-    }
-    let local = ranks.local(airfoil)?;
+    ranks.local(airfoil, mesh, constants)
+}
+
+/// After the iterations: VTK and solution files, the reference check and
+/// the timings.
+fn run_end(
+    o: &Options,
+    ranks: &Ranks,
+    rt: &Runtime,
+    local: &Local,
+    start: Instant,
+    rms_1000: Option<f64>,
+) -> Result<bool, AirfoilError> {
+    let root = ranks.rank() == 0;
     let airfoil = &local.airfoil;
     let progress = root && std::io::stderr().is_terminal();
-    let start = Instant::now();
-    let mut rms_1000 = None;
-    for iter in 1..=o.iterations {
-        let rms = airfoil.iteration(&rt)?;
-        if iter % 100 == 0 && root {
-            if progress {
-                eprint!("\r\x1b[K");
-            }
-            println!("  {iter}  {rms:.16e}");
-        } else if progress && iter % 10 == 0 {
-            eprint!("\r  iteration {iter}/{}", o.iterations);
-        }
-        if iter == 1000 {
-            rms_1000 = Some(rms);
-        }
-    }
     if progress {
         eprint!("\r\x1b[K");
     }
@@ -369,8 +513,7 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     }
     // After the timing: writing is not an iteration's work.
     if let Some(path) = &o.write_solution {
-        if let Some(q) = local.q_on_root()? {
-            write_hdf5(path, &mesh, &constants, &q)?;
+        if local.write_solution(path, ranks)? {
             println!(
                 "wrote {} (the mesh and the flow state after {} iterations)",
                 path.display(),
@@ -378,11 +521,12 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
             );
         }
     }
+    let peaks = ranks.peak_memory();
     if !root {
         return Ok(true);
     }
     let mut passed = true;
-    if mesh.ncell() == 720_000 {
+    if local.counts[1] == 720_000 {
         match rms_1000 {
             Some(rms) => {
                 passed = matches_reference(rms);
@@ -423,6 +567,13 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
             airfoil.x.halo_exchanges(),
             airfoil.res.halo_exchanges()
         );
+        if !peaks.is_empty() {
+            let mib: Vec<String> = peaks
+                .iter()
+                .map(|&b| format!("{:.1}", b as f64 / (1 << 20) as f64))
+                .collect();
+            println!("peak resident memory per rank (MiB): {}", mib.join(", "));
+        }
     }
     Ok(passed)
 }

@@ -20,7 +20,12 @@
 //! the file on every rank at once through MPI-IO.
 //!
 //! [`MeshWriter`] writes, with OP2's attributes. A distributed set is
-//! refused: gather its values first.
+//! refused: gather its values first, or, with `mpi`, write each rank's block
+//! (`MeshWriter::append_parallel`, `MeshWriter::write_dat_rows`).
+//!
+//! With `mpi`, `MeshFile::block_set`, `block_map` and `block_dat` read each
+//! rank's block of a mesh into an `op2_mpi::BlockMesh`, for distribution
+//! with no rank holding a whole set (`blocks.rs`).
 //!
 //! Nothing read is trusted. A missing object, a wrong shape, a missing or
 //! contradicting attribute, or a `type` that is not how the values are
@@ -34,6 +39,8 @@
 #![doc = document_features::document_features!()]
 #![deny(missing_docs)]
 
+#[cfg(feature = "mpi")]
+mod blocks;
 mod element_type;
 mod reader;
 mod writer;

@@ -93,7 +93,7 @@ impl MeshWriter {
     }
 
     /// A dataset of `T` values, whatever `T` is.
-    fn typed<T: Scalar>(&self, name: &str, shape: &[usize], values: &[T]) -> Result<Dataset> {
+    pub(crate) fn typed<T: Scalar>(&self, name: &str, shape: &[usize], values: &[T]) -> Result<Dataset> {
         match T::TYPE {
             ScalarType::F64 => self.dataset::<f64>(name, shape, bytemuck::cast_slice(values)),
             ScalarType::F32 => self.dataset::<f32>(name, shape, bytemuck::cast_slice(values)),
@@ -152,10 +152,29 @@ impl MeshWriter {
     pub fn write_dat_table<T: Scalar>(&self, name: &str, dim: usize, values: &[T]) -> Result<()> {
         let rows = self.rows(name, dim, values.len())?;
         let dataset = self.typed(name, &[rows, dim], values)?;
-        self.int_attr(name, &dataset, "dim", dim)?;
-        self.int_attr(name, &dataset, "size", dim * T::TYPE.size())?;
+        self.dat_attrs::<T>(name, &dataset, dim)
+    }
+
+    /// A Dat's attributes, as OP2 writes them.
+    pub(crate) fn dat_attrs<T: Scalar>(&self, name: &str, dataset: &Dataset, dim: usize) -> Result<()> {
+        self.int_attr(name, dataset, "dim", dim)?;
+        self.int_attr(name, dataset, "size", dim * T::TYPE.size())?;
         let text = type_name(T::TYPE);
-        self.type_attr(name, &dataset, text, text.len())
+        self.type_attr(name, dataset, text, text.len())
+    }
+
+    /// The dataset `name` if the file has one of `shape` holding `element`.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn existing_table(&self, name: &str, shape: [usize; 2], element: ScalarType) -> Option<Dataset> {
+        let d = self.file.dataset(name.trim_start_matches('/')).ok()?;
+        let stored = crate::element_type::stored_type(&d.dtype().ok()?.to_descriptor().ok()?)?;
+        (d.shape() == shape && stored == element).then_some(d)
+    }
+
+    /// A writer over a file opened elsewhere.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn from_parts(file: hdf5::File, path: PathBuf) -> MeshWriter {
+        MeshWriter { file, path }
     }
 
     /// Constant `name`: its values, at least one.

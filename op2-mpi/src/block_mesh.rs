@@ -76,6 +76,13 @@ impl BlockMesh {
         }
     }
 
+    /// Records a mistake a reader found in this rank's rows (a value out of
+    /// the range its meaning allows, say): `Mpi::distribute_blocks` then
+    /// fails on every rank with the first rank's `reason`.
+    pub fn refuse(&mut self, reason: String) {
+        self.fail(reason);
+    }
+
     fn fail(&mut self, reason: String) {
         if self.error.is_none() {
             self.error = Some(format!("distributing from blocks: {reason}"));

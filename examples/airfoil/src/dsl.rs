@@ -88,6 +88,46 @@ impl AirfoilDsl {
         })
     }
 
+    /// The Airfoil of a mesh distributed from blocks
+    /// (`op2::mpi::Mpi::distribute_blocks` of what `hdf5_grid::read_blocks`
+    /// read): sets, maps and Dats under OP2's names, `q` from `p_q` where
+    /// the file had it, else the free stream `c.qinf`.
+    #[cfg(feature = "mpi")]
+    pub fn from_blocks(d: &op2::mpi::BlockDistributed, c: &Constants) -> op2::Result<AirfoilDsl> {
+        let cells = d.set("cells")?;
+        let q = match d.dat::<f64>("p_q") {
+            Ok(q) => Dat::from_vec("q", &cells, 4, q.to_vec())?,
+            Err(_) => {
+                let q0: Vec<f64> = c.qinf.iter().copied().cycle().take(4 * cells.total_size()).collect();
+                Dat::from_vec("q", &cells, 4, q0)?
+            }
+        };
+        Ok(AirfoilDsl {
+            nodes: d.set("nodes")?,
+            edges: d.set("edges")?,
+            bedges: d.set("bedges")?,
+            pedge: d.map("pedge")?,
+            pecell: d.map("pecell")?,
+            pbedge: d.map("pbedge")?,
+            pbecell: d.map("pbecell")?,
+            pcell: d.map("pcell")?,
+            bound: d.dat("p_bound")?,
+            x: d.dat("p_x")?,
+            q,
+            qold: Dat::zeros("qold", &cells, 4)?,
+            adt: Dat::zeros("adt", &cells, 1)?,
+            res: Dat::zeros("res", &cells, 4)?,
+            gam: Global::scalar("gam", c.gam),
+            gm1: Global::scalar("gm1", c.gm1),
+            cfl: Global::scalar("cfl", c.cfl),
+            eps: Global::scalar("eps", c.eps),
+            qinf: Global::new("qinf", c.qinf.to_vec())?,
+            rms: Global::scalar("rms", 0.0),
+            global_cells: d.global_size("cells")?,
+            cells,
+        })
+    }
+
     /// The local part of this (global, replicated) state on one rank of a
     /// distributed run, and the distribution (which gathers Dats back, e.g.
     /// the solution to write).

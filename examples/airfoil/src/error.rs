@@ -30,6 +30,9 @@ pub enum AirfoilError {
         /// What was asked for.
         what: String,
     },
+    /// Options that do not go together.
+    #[error("{0}")]
+    Usage(String),
     /// An op2 error (building the carriers or running a loop).
     #[error(transparent)]
     Op2(#[from] op2::Error),

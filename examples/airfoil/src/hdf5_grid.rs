@@ -65,6 +65,118 @@ fn constant<const N: usize>(file: &MeshFile, name: &str, default: [f64; N]) -> R
     })
 }
 
+/// The constants in `file`, [`Constants::default`] for any it lacks.
+fn constants(file: &MeshFile) -> Result<Constants, AirfoilError> {
+    let d = Constants::default();
+    let [gam] = constant(file, "gam", [d.gam])?;
+    let [gm1] = constant(file, "gm1", [d.gm1])?;
+    let [cfl] = constant(file, "cfl", [d.cfl])?;
+    let [eps] = constant(file, "eps", [d.eps])?;
+    let [mach] = constant(file, "mach", [d.mach])?;
+    let qinf = constant(file, "qinf", d.qinf)?;
+    Ok(Constants {
+        gam,
+        gm1,
+        cfl,
+        eps,
+        mach,
+        qinf,
+    })
+}
+
+/// Reads this rank's block of every table of the Airfoil file at `path`
+/// (opened on every rank through MPI-IO) into a mesh for
+/// `Mpi::distribute_blocks`, under OP2's names (primary set `cells`; Dats
+/// `p_x`, `p_bound` and, where the file has it, `p_q`), and the constants.
+/// Dims and arities are checked as [`read`] checks them; a boundary kind
+/// other than 1 or 2 in this rank's rows fails the distribution on every
+/// rank. Collective.
+#[cfg(feature = "mpi")]
+pub fn read_blocks(
+    path: impl AsRef<Path>,
+    mpi: &op2::mpi::Mpi,
+) -> Result<(op2::mpi::BlockMesh, Constants), AirfoilError> {
+    let file = MeshFile::open_parallel(path, mpi)?;
+    let mut mesh = op2::mpi::BlockMesh::new(mpi.rank() as u32, mpi.size() as u32);
+    let nodes = file.block_set(&mut mesh, "nodes")?;
+    let edges = file.block_set(&mut mesh, "edges")?;
+    let bedges = file.block_set(&mut mesh, "bedges")?;
+    let cells = file.block_set(&mut mesh, "cells")?;
+    for (name, from, to, arity) in [
+        ("pedge", edges, nodes, 2),
+        ("pecell", edges, cells, 2),
+        ("pbedge", bedges, nodes, 2),
+        ("pbecell", bedges, cells, 1),
+        ("pcell", cells, nodes, 4),
+    ] {
+        let dim = file.map_table(name)?.dim;
+        if dim != arity {
+            let reason = format!("Airfoil's {name} has {arity} entries per element, the file's {dim}");
+            return Err(op2::Error::mesh_file(file.path(), name, reason).into());
+        }
+        file.block_map(&mut mesh, name, from, to)?;
+    }
+    let mut dats = vec![("p_x", nodes, 2)];
+    if file.contains("p_q") {
+        dats.push(("p_q", cells, 4));
+    }
+    for (name, set, dim) in dats {
+        let got = file.dat_table(name)?.dim;
+        if got != dim {
+            let reason = format!("Airfoil's {name} has {dim} values per element, the file's {got}");
+            return Err(op2::Error::mesh_file(file.path(), name, reason).into());
+        }
+        file.block_dat::<f64>(&mut mesh, name, set)?;
+    }
+    let rows = mesh.rows(bedges);
+    let bound = file.read_dat_rows::<i32>("p_bound", rows.clone())?;
+    if let Some(k) = bound.iter().position(|&b| b != 1 && b != 2) {
+        mesh.refuse(format!(
+            "{}: p_bound: boundary edge {} is of kind {}, expected 1 (wall) or 2 (far field)",
+            file.path().display(),
+            rows.start + k,
+            bound[k]
+        ));
+    }
+    file.block_dat::<i32>(&mut mesh, "p_bound", bedges)?;
+    Ok((mesh, constants(&file)?))
+}
+
+/// Writes the state `q` of an Airfoil distributed from blocks into `path`,
+/// each rank its own block of rows (`BlockDistributed::to_blocks`), as
+/// `p_q`: a copy of the grid file `grid` it was read from, made by rank 0,
+/// so that the result is a whole Airfoil file to resume from. Collective.
+#[cfg(feature = "mpi")]
+pub fn write_blocks(
+    path: impl AsRef<Path>,
+    grid: impl AsRef<Path>,
+    mpi: &op2::mpi::Mpi,
+    d: &op2::mpi::BlockDistributed,
+    q: &op2::Dat<f64>,
+) -> Result<(), AirfoilError> {
+    let path = path.as_ref();
+    let copied = match mpi.rank() {
+        0 => std::fs::copy(grid.as_ref(), path).map(drop).map_err(|e| e.to_string()),
+        _ => Ok(()),
+    };
+    let mut failed = [u64::from(copied.is_err())];
+    mpi.sum_u64(&mut failed);
+    if failed[0] != 0 {
+        let reason = format!(
+            "cannot copy the grid {} there: {}",
+            grid.as_ref().display(),
+            copied.err().unwrap_or_else(|| "(on rank 0)".into())
+        );
+        return Err(op2::Error::mesh_file(path, "/", reason).into());
+    }
+    let mine = d.to_blocks(q)?;
+    let total = d.global_size("cells")?;
+    let rows = op2::mpi::block_rows(total, mpi.rank() as u32, mpi.size() as u32);
+    let w = MeshWriter::append_parallel(path, mpi)?;
+    w.write_dat_rows("p_q", 4, total, rows, &mine)?;
+    Ok(w.finish()?)
+}
+
 /// Reads an Airfoil mesh, its state and its constants from `path`. Every
 /// object is checked (see `op2::hdf5::MeshFile`), and beyond that each
 /// map's arity, `p_x`'s and `p_q`'s dims and every `p_bound` (1 wall, 2 far
@@ -102,13 +214,6 @@ pub fn read(path: impl AsRef<Path>) -> Result<GridState, AirfoilError> {
         true => Some(dat("p_q", &cells, 4)?),
         false => None,
     };
-    let d = Constants::default();
-    let [gam] = constant(&file, "gam", [d.gam])?;
-    let [gm1] = constant(&file, "gm1", [d.gm1])?;
-    let [cfl] = constant(&file, "cfl", [d.cfl])?;
-    let [eps] = constant(&file, "eps", [d.eps])?;
-    let [mach] = constant(&file, "mach", [d.mach])?;
-    let qinf = constant(&file, "qinf", d.qinf)?;
     Ok(GridState {
         mesh: Mesh {
             x,
@@ -120,14 +225,7 @@ pub fn read(path: impl AsRef<Path>) -> Result<GridState, AirfoilError> {
             bound,
         },
         q,
-        constants: Constants {
-            gam,
-            gm1,
-            cfl,
-            eps,
-            mach,
-            qinf,
-        },
+        constants: constants(&file)?,
     })
 }
 
