@@ -9,6 +9,8 @@
 
 #[path = "mpi/agents.rs"]
 mod agents;
+#[path = "mpi/allocations.rs"]
+mod allocations;
 #[path = "mpi/blocks.rs"]
 mod blocks;
 #[cfg(feature = "hdf5")]
@@ -16,6 +18,10 @@ mod blocks;
 mod hdf5;
 
 use op2::mpi::{Mpi, Partitioner};
+
+/// Records allocation sizes for `blocks::no_rank_allocates_a_whole_set`.
+#[global_allocator]
+static ALLOCATOR: allocations::Recording = allocations::Recording;
 use op2::prelude::*;
 use op2_airfoil::{generate, AirfoilDsl, Constants};
 
@@ -152,10 +158,12 @@ fn distributed_runs_match_one_process() {
     agents::predator_prey_matches_one_rank(&mpi);
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);
     blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
+    blocks::no_rank_allocates_a_whole_set(&mpi);
     #[cfg(feature = "hdf5")]
     {
         hdf5::blocks_read_in_parallel_tile_the_file(&mpi);
         hdf5::airfoil_from_hdf5_matches_one_rank(&mpi);
+        hdf5::airfoil_read_in_blocks_matches_one_rank(&mpi);
     }
 
     // Reference: one process, global carriers.

@@ -153,3 +153,63 @@ pub fn bad_blocks_are_an_error_on_every_rank(mpi: &Mpi) {
         .unwrap();
     assert!(e.to_string().contains("no set named `faces`"), "{e}");
 }
+
+/// No rank allocates a table of a whole set while distributing from blocks.
+///
+/// The mesh: 90 000 points (the large set: a 4-byte Dat, a map of one
+/// entry to its cell) in 1 009 cells on a ring. A table of every point takes
+/// at least 4 × 90 000 bytes; on 3 or more ranks every table a rank needs
+/// is smaller, even where a vector grew by doubling (a third of the points
+/// at 8 bytes, rounded up to a power of two, is 262 144 bytes), so no Rust
+/// allocation (MPI's and Scotch's C allocations are not seen) may reach
+/// that size. On 2 ranks a rank holds half of the points, whose 8-byte
+/// tables are as large as a whole set's 4-byte one: the size says nothing
+/// there. The in-memory path, which holds whole sets, is caught by the same
+/// check, so the check can fail.
+pub fn no_rank_allocates_a_whole_set(mpi: &Mpi) {
+    const POINTS: usize = 90_000;
+    const CELLS: usize = 1_009;
+    const WHOLE_TABLE: usize = 4 * POINTS;
+    let (rank, size) = (mpi.rank() as u32, mpi.size() as u32);
+    let cell_of = |p: usize| (p * CELLS / POINTS) as i32;
+    let (sizes, d) = super::allocations::sizes_during(|| {
+        let mut b = BlockMesh::new(rank, size);
+        let cells = b.add_set("cells", CELLS);
+        let points = b.add_set("points", POINTS);
+        let ring = b
+            .rows(cells)
+            .flat_map(|c| [c as i32, ((c + 1) % CELLS) as i32])
+            .collect();
+        b.add_map("neighbour", cells, cells, 2, ring);
+        b.add_map("cell", points, cells, 1, b.rows(points).map(cell_of).collect());
+        b.add_dat("w", points, 1, b.rows(points).map(|p| p as i32).collect());
+        mpi.distribute_blocks(b, "cells", &BlockPartitioner::default()).unwrap()
+    });
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    if size > 2 {
+        assert!(
+            largest < WHOLE_TABLE,
+            "rank {rank} of {size}: an allocation of {largest} bytes while distributing from blocks, as large as a \
+             table of all {POINTS} points"
+        );
+    }
+    // What it built is whole: every point owned once, with its value.
+    let points = d.set("points").unwrap();
+    let mut owned = [points.size() as u64];
+    mpi.sum_u64(&mut owned);
+    assert_eq!(owned[0], POINTS as u64);
+    let w = d.dat::<i32>("w").unwrap().to_vec();
+    for (l, &g) in points.global_ids().iter().enumerate() {
+        assert_eq!(w[l], g as i32, "rank {rank}: point {g}'s value (local {l})");
+    }
+    // The in-memory path holds whole sets: the check sees it.
+    let g_cells = Set::new("cells", CELLS).unwrap();
+    let g_points = Set::new("points", POINTS).unwrap();
+    let cell = Map::new("cell", &g_points, &g_cells, 1, (0..POINTS).map(cell_of).collect()).unwrap();
+    let (sizes, _) =
+        super::allocations::sizes_during(|| mpi.distribute(&[&g_cells, &g_points], &[&cell], &g_cells).unwrap());
+    assert!(
+        sizes.iter().any(|&s| s >= WHOLE_TABLE),
+        "the in-memory path's whole-set tables are seen"
+    );
+}

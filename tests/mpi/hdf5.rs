@@ -107,3 +107,51 @@ pub fn airfoil_from_hdf5_matches_one_rank(mpi: &Mpi) {
         assert!(q.chunks(4).any(|q| q != s.constants.qinf), "the flow moved");
     }
 }
+
+/// Airfoil read in blocks from the file OP2 wrote (each rank its own rows,
+/// partitioned in parallel: PT-Scotch where built), against one process;
+/// then each rank writes its block of the solution into a copy of the file,
+/// which one process reads back as one rank's solution.
+pub fn airfoil_read_in_blocks_matches_one_rank(mpi: &Mpi) {
+    let s = hdf5_grid::read(OP2_WRITTEN).unwrap();
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let one = AirfoilDsl::new(&s.mesh, &s.constants).unwrap();
+    let (blocks, constants) = hdf5_grid::read_blocks(OP2_WRITTEN, mpi).unwrap();
+    assert_eq!(constants, s.constants);
+    let d = mpi
+        .distribute_blocks(blocks, "cells", &op2::mpi::BlockPartitioner::default())
+        .unwrap();
+    let local = AirfoilDsl::from_blocks(&d, &constants).unwrap();
+    for iter in 0..10 {
+        let (want, got) = (one.iteration(&seq).unwrap(), local.iteration(&seq).unwrap());
+        assert!(
+            ((got - want) / want).abs() <= 1e-12,
+            "iteration {iter}: rms {got:e} vs one rank {want:e}"
+        );
+    }
+    let mut tag = [if mpi.rank() == 0 {
+        u64::from(std::process::id())
+    } else {
+        0
+    }];
+    mpi.sum_u64(&mut tag);
+    let path = std::env::temp_dir().join(format!("op2-mpi-blocks-{}.h5", tag[0]));
+    hdf5_grid::write_blocks(&path, OP2_WRITTEN, mpi, &d, &local.q).unwrap();
+    if mpi.rank() == 0 {
+        let back = hdf5_grid::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(back.mesh, s.mesh, "the grid is copied as it was");
+        let (q, want) = (back.q.unwrap(), one.q.to_vec());
+        assert_eq!(q.len(), want.len());
+        for (k, (a, b)) in q.chunks(4).zip(want.chunks(4)).enumerate() {
+            let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let worst = a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+            assert!(worst <= 1e-12 * scale, "cell {k}: q {a:?} vs one rank {b:?}");
+        }
+    }
+    // A grid that is not there: an error on every rank, naming it.
+    let e = hdf5_grid::read_blocks("/nonexistent-op2/grid.h5", mpi)
+        .err()
+        .expect("no file");
+    assert!(e.to_string().contains("grid.h5"), "{e}");
+}
