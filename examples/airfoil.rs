@@ -244,9 +244,7 @@ impl Ranks {
         #[cfg(all(feature = "mpi", feature = "hdf5"))]
         {
             let (mesh, constants) = op2_airfoil::hdf5_grid::read_blocks(path, &self.mpi)?;
-            let d = self
-                .mpi
-                .distribute_blocks(mesh, "cells", &op2::mpi::BlockPartitioner::default())?;
+            let d = self.mpi.distribute_blocks(mesh, "cells", &block_partitioner())?;
             let airfoil = AirfoilDsl::from_blocks(&d, &constants)?;
             let counts = ["nodes", "cells", "edges", "bedges"].map(|s| d.global_size(s).unwrap_or(0));
             Ok(Local {
@@ -303,6 +301,17 @@ impl Ranks {
         eprintln!("airfoil: error on rank {}: {e}", self.rank());
         ExitCode::FAILURE
     }
+}
+
+/// How a grid read in blocks is cut: PT-Scotch on the cells joined by the
+/// edges between them (`pecell`, as OP2's Airfoil partitions), else the
+/// file's order.
+#[cfg(all(feature = "mpi", feature = "hdf5"))]
+fn block_partitioner() -> op2::mpi::BlockPartitioner {
+    #[cfg(feature = "ptscotch")]
+    return op2::mpi::BlockPartitioner::PtScotchThrough("pecell".into());
+    #[cfg(not(feature = "ptscotch"))]
+    op2::mpi::BlockPartitioner::FileOrder
 }
 
 /// This rank's Airfoil state and, on more than one rank, its distribution.
