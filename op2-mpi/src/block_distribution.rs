@@ -254,7 +254,7 @@ impl Mpi {
             let got = exchange(comm, &sends, "sending exec halos")?;
             let mut halo = Halo::default();
             for (q, g) in got.iter().enumerate() {
-                halo.owners.extend(std::iter::repeat(q as u32).take(g.len()));
+                halo.owners.extend(std::iter::repeat_n(q as u32, g.len()));
                 halo.gids.extend(g);
             }
             for k in out_maps(s) {
@@ -364,8 +364,7 @@ impl Mpi {
                 .chain(ex.gids.iter().copied())
                 .chain(nx.gids.iter().copied())
                 .collect();
-            let set_owners: Vec<u32> = std::iter::repeat(me)
-                .take(o.gids.len())
+            let set_owners: Vec<u32> = std::iter::repeat_n(me, o.gids.len())
                 .chain(ex.owners.iter().copied())
                 .chain(nx.owners.iter().copied())
                 .collect();

@@ -16,7 +16,7 @@
 //! [`op2_core::Distribution`]).
 //!
 //! A mesh too large for one process is read in blocks instead: each rank
-//! holds a contiguous block of rows of every set ([`BlockMesh`], filled from
+//! holds a contiguous block of rows of every set (`BlockMesh`, filled from
 //! a file, e.g. by op2-hdf5), and `Mpi::distribute_blocks` partitions it in
 //! parallel (PT-Scotch with the `ptscotch` feature, `ptscotch.rs`), moves
 //! rows to their owners and builds the same layout and halos as the
@@ -47,6 +47,7 @@ mod all_to_all;
 mod bin_decomposition;
 #[cfg(feature = "mpi")]
 mod block_distribution;
+#[cfg(feature = "mpi")]
 mod block_mesh;
 mod dual_graph;
 #[cfg(feature = "mpi")]
@@ -70,6 +71,7 @@ pub use agent_domain::{AgentDomain, DomainOptions, DomainStats};
 pub use bin_decomposition::{BinBox, BinDecomposition, Readers};
 #[cfg(feature = "mpi")]
 pub use block_distribution::{BlockDistributed, BlockPartitioner};
+#[cfg(feature = "mpi")]
 pub use block_mesh::{BlockMesh, BlockSetId};
 pub use dual_graph::dual_graph;
 pub use halo_layout::{local_map, local_ragged, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
