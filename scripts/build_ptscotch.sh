@@ -34,7 +34,7 @@ cmake -S scotch-"$SCOTCH_VERSION" -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_IN
     -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DBUILD_SHARED_LIBS=OFF \
     -DMPI_C_COMPILER=mpicc.mpich -DBUILD_PTSCOTCH=ON -DTHREADS=OFF -DMPI_THREAD_MULTIPLE=OFF \
     -DBUILD_LIBESMUMPS=OFF -DBUILD_LIBSCOTCHMETIS=OFF -DINSTALL_METIS_HEADERS=OFF \
-    -DUSE_ZLIB=OFF -DUSE_LZMA=OFF -DUSE_BZ2=OFF -DENABLE_TESTS=OFF >/dev/null
-cmake --build build -j "$(nproc)" >/dev/null
+    -DUSE_ZLIB=OFF -DUSE_LZMA=OFF -DUSE_BZ2=OFF >/dev/null
+cmake --build build -j "$(nproc)" >/dev/null 2>&1 || cmake --build build -j 1
 cmake --install build >/dev/null
 echo "PT-Scotch $SCOTCH_VERSION installed in $PREFIX"
