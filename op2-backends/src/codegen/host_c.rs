@@ -4,6 +4,7 @@ use op2_core::kernel_language::RANDOM_STREAM;
 use op2_core::KernelInfo;
 
 use super::element::{element_body, ragged_inc_helpers};
+use super::lanes_c::{lanes_apply, lanes_loop};
 
 use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 
@@ -80,10 +81,20 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
             let _ = writeln!(s, "        {t} *red{k} = ({t} *)(part + {off});");
         }
     }
-    if shape.subset {
-        s.push_str("        for (long p = start; p < end; ++p) {\n            const long e = elems[p];\n");
+    // Groups of LANES elements where the loop allows, the rest one by one.
+    let from = if lanes_apply(shape, checks) {
+        lanes_loop(&mut s, kernel.name, shape);
+        "p0"
     } else {
-        s.push_str("        for (long e = start; e < end; ++e) {\n");
+        "start"
+    };
+    if shape.subset {
+        let _ = writeln!(
+            s,
+            "        for (long p = {from}; p < end; ++p) {{\n            const long e = elems[p];"
+        );
+    } else {
+        let _ = writeln!(s, "        for (long e = {from}; e < end; ++e) {{");
     }
     let on_failure = (checks == Checks::On).then_some("op2_report(report, e, op2_st);");
     element_body(&mut s, kernel.name, shape, on_failure);

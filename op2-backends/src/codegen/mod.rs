@@ -18,6 +18,7 @@ mod cuda_c;
 mod device_c;
 mod element;
 mod host_c;
+mod lanes_c;
 mod opencl_c;
 mod philox_c;
 mod prelude;

@@ -94,34 +94,59 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg6 = (double *)data[6];
         double *arg7 = (double *)data[7];
         double *arg8 = (double *)data[8];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double s0[2];
-            long t0;
-            t0 = map0[e * 4 + 0];
-            for (int c = 0; c < 2; ++c) s0[c] = arg0[t0 * 2 + c];
-            double s1[2];
-            long t1;
-            t1 = map1[e * 4 + 1];
-            for (int c = 0; c < 2; ++c) s1[c] = arg1[t1 * 2 + c];
-            double s2[2];
-            long t2;
-            t2 = map2[e * 4 + 2];
-            for (int c = 0; c < 2; ++c) s2[c] = arg2[t2 * 2 + c];
-            double s3[2];
-            long t3;
-            t3 = map3[e * 4 + 3];
-            for (int c = 0; c < 2; ++c) s3[c] = arg3[t3 * 2 + c];
-            double s4[4];
-            for (int c = 0; c < 4; ++c) s4[c] = arg4[e * 4 + c];
-            double s5[1];
-            for (int c = 0; c < 1; ++c) s5[c] = 0;
+        long p0 = start;
+        for (; p0 + 8 <= end; p0 += 8) {
+            double s0[8][2];
+            long t0[8];
+            double s1[8][2];
+            long t1[8];
+            double s2[8][2];
+            long t2[8];
+            double s3[8][2];
+            long t3[8];
+            double s4[8][4];
+            double s5[8][1];
             double s6[1];
             for (int c = 0; c < 1; ++c) s6[c] = arg6[c];
             double s7[1];
             for (int c = 0; c < 1; ++c) s7[c] = arg7[c];
             double s8[1];
             for (int c = 0; c < 1; ++c) s8[c] = arg8[c];
+            for (int l = 0; l < 8; ++l) {
+                const long e = p0 + l;
+                t0[l] = map0[e * 4 + 0];
+                for (int c = 0; c < 2; ++c) s0[l][c] = arg0[t0[l] * 2 + c];
+                t1[l] = map1[e * 4 + 1];
+                for (int c = 0; c < 2; ++c) s1[l][c] = arg1[t1[l] * 2 + c];
+                t2[l] = map2[e * 4 + 2];
+                for (int c = 0; c < 2; ++c) s2[l][c] = arg2[t2[l] * 2 + c];
+                t3[l] = map3[e * 4 + 3];
+                for (int c = 0; c < 2; ++c) s3[l][c] = arg3[t3[l] * 2 + c];
+                for (int c = 0; c < 4; ++c) s4[l][c] = arg4[e * 4 + c];
+                for (int c = 0; c < 1; ++c) s5[l][c] = 0;
+            }
+            #pragma omp simd
+            for (int l = 0; l < 8; ++l) {
+                long op2_st[3] = {0, 0, 0};
+                op2_kernel_adt_calc(op2_st, s0[l], s1[l], s2[l], s3[l], s4[l], s5[l], s6, s7, s8);
+            }
+            for (int l = 0; l < 8; ++l) {
+                const long e = p0 + l;
+                for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[l][c];
+            }
+        }
+        for (long e = p0; e < end; ++e) {
+            long op2_st[3] = {0, 0, 0};
+            double *s0 = arg0 + (long)map0[e * 4 + 0] * 2;
+            double *s1 = arg1 + (long)map1[e * 4 + 1] * 2;
+            double *s2 = arg2 + (long)map2[e * 4 + 2] * 2;
+            double *s3 = arg3 + (long)map3[e * 4 + 3] * 2;
+            double *s4 = arg4 + e * 4;
+            double s5[1];
+            for (int c = 0; c < 1; ++c) s5[c] = 0;
+            double *s6 = arg6;
+            double *s7 = arg7;
+            double *s8 = arg8;
             op2_kernel_adt_calc(op2_st, s0, s1, s2, s3, s4, s5, s6, s7, s8);
             for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c];
         }

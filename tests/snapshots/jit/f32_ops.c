@@ -71,12 +71,10 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         float *red1 = (float *)(part + 0);
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            float s0[2];
-            for (int c = 0; c < 2; ++c) s0[c] = arg0[e * 2 + c];
+            float *s0 = arg0 + e * 2;
             float s1[1];
             for (int c = 0; c < 1; ++c) s1[c] = 0;
             op2_kernel_f32_ops(op2_st, s0, s1);
-            for (int c = 0; c < 2; ++c) arg0[e * 2 + c] = s0[c];
             for (int c = 0; c < 1; ++c) red1[c] += s1[c];
         }
     }

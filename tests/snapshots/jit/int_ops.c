@@ -72,14 +72,12 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         int *red2 = (int *)(part + 1);
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            int s0[1];
-            for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
+            int *s0 = arg0 + e * 1;
             int s1[1];
             for (int c = 0; c < 1; ++c) s1[c] = 0;
             int s2[1];
             for (int c = 0; c < 1; ++c) s2[c] = red2[c];
             op2_kernel_int_ops(op2_st, s0, s1, s2);
-            for (int c = 0; c < 1; ++c) arg0[e * 1 + c] = s0[c];
             for (int c = 0; c < 1; ++c) red1[c] += s1[c];
             for (int c = 0; c < 1; ++c) red2[c] = op2_max_i32(red2[c], s2[c]);
         }

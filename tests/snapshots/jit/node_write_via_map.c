@@ -70,8 +70,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         const int *map1 = maps[1];
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            double s0[1];
-            for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
+            double *s0 = arg0 + e * 1;
             double s1[1];
             long t1;
             t1 = map1[e * 2 + 0];

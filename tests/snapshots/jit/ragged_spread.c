@@ -84,8 +84,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         const int *tgt2 = maps[5];
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            double s0[1];
-            for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
+            double *s0 = arg0 + e * 1;
             long o1;
             int n1;
             o1 = map1[e];

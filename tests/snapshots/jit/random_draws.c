@@ -184,10 +184,8 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
             for (int c = 0; c < 3; ++c) s0[c] = 0;
             double s1[6];
             for (int c = 0; c < 6; ++c) s1[c] = 0;
-            long s2[1];
-            for (int c = 0; c < 1; ++c) s2[c] = arg2[e * 1 + c];
-            long s3[2];
-            for (int c = 0; c < 2; ++c) s3[c] = arg3[c];
+            long *s2 = arg2 + e * 1;
+            long *s3 = arg3;
             op2_kernel_random_draws(op2_st, s0, s1, s2, s3);
             for (int c = 0; c < 3; ++c) arg0[e * 3 + c] = s0[c];
             for (int c = 0; c < 6; ++c) arg1[e * 6 + c] = s1[c];

@@ -74,8 +74,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *red3 = (double *)(part + 3);
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            double s0[2];
-            for (int c = 0; c < 2; ++c) s0[c] = arg0[e * 2 + c];
+            double *s0 = arg0 + e * 2;
             double s1[2];
             for (int c = 0; c < 2; ++c) s1[c] = 0;
             double s2[1];

@@ -71,8 +71,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg1 = (double *)data[1];
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            double s0[4];
-            for (int c = 0; c < 4; ++c) s0[c] = arg0[e * 4 + c];
+            double *s0 = arg0 + e * 4;
             double s1[4];
             for (int c = 0; c < 4; ++c) s1[c] = 0;
             op2_kernel_save_soln(op2_st, s0, s1);

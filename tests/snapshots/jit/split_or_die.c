@@ -79,14 +79,12 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         int *arg2 = (int *)data[2];
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            double s0[1];
-            for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
+            double *s0 = arg0 + e * 1;
             double s1[1];
             for (int c = 0; c < 1; ++c) s1[c] = 0;
             int s2[1];
             for (int c = 0; c < 1; ++c) s2[c] = 0;
             op2_kernel_split_or_die(op2_st, s0, s1, s2);
-            for (int c = 0; c < 1; ++c) arg0[e * 1 + c] = s0[c];
             for (int c = 0; c < 1; ++c) arg1[e * 1 + c] = s1[c];
             for (int c = 0; c < 1; ++c) arg2[e * 1 + c] = s2[c];
         }

@@ -77,7 +77,33 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         const int *map1 = maps[1];
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
-        for (long e = start; e < end; ++e) {
+        long p0 = start;
+        for (; p0 + 8 <= end; p0 += 8) {
+            double s0[8][2];
+            double s1[8][8][2];
+            double s2[8][1];
+            long t2[8];
+            for (int l = 0; l < 8; ++l) {
+                const long e = p0 + l;
+                for (int c = 0; c < 2; ++c) s0[l][c] = 0;
+                for (int i = 0; i < 8; ++i) {
+                    const long t = map1[e * 8 + i];
+                    for (int c = 0; c < 2; ++c) s1[l][i][c] = arg1[t * 2 + c];
+                }
+                t2[l] = map2[e * 8 + 4];
+                for (int c = 0; c < 1; ++c) s2[l][c] = arg2[t2[l] * 1 + c];
+            }
+            #pragma omp simd
+            for (int l = 0; l < 8; ++l) {
+                long op2_st[3] = {0, 0, 0};
+                op2_kernel_stencil_gather(op2_st, s0[l], s1[l], s2[l]);
+            }
+            for (int l = 0; l < 8; ++l) {
+                const long e = p0 + l;
+                for (int c = 0; c < 2; ++c) arg0[e * 2 + c] = s0[l][c];
+            }
+        }
+        for (long e = p0; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
             double s0[2];
             for (int c = 0; c < 2; ++c) s0[c] = 0;
@@ -86,10 +112,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
                 const long t = map1[e * 8 + i];
                 for (int c = 0; c < 2; ++c) s1[i][c] = arg1[t * 2 + c];
             }
-            double s2[1];
-            long t2;
-            t2 = map2[e * 8 + 4];
-            for (int c = 0; c < 1; ++c) s2[c] = arg2[t2 * 1 + c];
+            double *s2 = arg2 + (long)map2[e * 8 + 4] * 1;
             op2_kernel_stencil_gather(op2_st, s0, s1, s2);
             for (int c = 0; c < 2; ++c) arg0[e * 2 + c] = s0[c];
         }

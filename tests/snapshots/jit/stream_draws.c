@@ -182,10 +182,8 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
             long op2_st[3] = {0, 0, 0};
             unsigned int s0[3];
             for (int c = 0; c < 3; ++c) s0[c] = 0;
-            long s1[1];
-            for (int c = 0; c < 1; ++c) s1[c] = arg1[e * 1 + c];
-            long s2[2];
-            for (int c = 0; c < 2; ++c) s2[c] = arg2[c];
+            long *s1 = arg1 + e * 1;
+            long *s2 = arg2;
             double s3[6];
             for (int c = 0; c < 6; ++c) s3[c] = 0;
             op2_kernel_stream_draws(op2_st, s0, s1, s2, s3);

@@ -84,8 +84,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         for (long p = start; p < end; ++p) {
             const long e = elems[p];
             long op2_st[3] = {0, 0, 0};
-            double s0[1];
-            for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
+            double *s0 = arg0 + e * 1;
             long o1;
             int n1;
             o1 = map1[e];
@@ -97,7 +96,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
             double s3[1];
             for (int c = 0; c < 1; ++c) s3[c] = 0;
             op2_kernel_subset_step(op2_st, s0, arg1, tgt1 + o1, n1, s2, s3);
-            for (int c = 0; c < 1; ++c) arg0[e * 1 + c] = s0[c];
             for (int c = 0; c < 1; ++c) arg2[t2 * 1 + c] += s2[c];
             for (int c = 0; c < 1; ++c) red3[c] += s3[c];
         }

@@ -69,8 +69,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         long *arg1 = (long *)data[1];
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            unsigned int s0[1];
-            for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
+            unsigned int *s0 = arg0 + e * 1;
             long s1[1];
             for (int c = 0; c < 1; ++c) s1[c] = 0;
             op2_kernel_u32_i64_ops(op2_st, s0, s1);

@@ -80,19 +80,15 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *red4 = (double *)(part + 0);
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            double s0[4];
-            for (int c = 0; c < 4; ++c) s0[c] = arg0[e * 4 + c];
+            double *s0 = arg0 + e * 4;
             double s1[4];
             for (int c = 0; c < 4; ++c) s1[c] = 0;
-            double s2[4];
-            for (int c = 0; c < 4; ++c) s2[c] = arg2[e * 4 + c];
-            double s3[1];
-            for (int c = 0; c < 1; ++c) s3[c] = arg3[e * 1 + c];
+            double *s2 = arg2 + e * 4;
+            double *s3 = arg3 + e * 1;
             double s4[1];
             for (int c = 0; c < 1; ++c) s4[c] = 0;
             op2_kernel_update(op2_st, s0, s1, s2, s3, s4);
             for (int c = 0; c < 4; ++c) arg1[e * 4 + c] = s1[c];
-            for (int c = 0; c < 4; ++c) arg2[e * 4 + c] = s2[c];
             for (int c = 0; c < 1; ++c) red4[c] += s4[c];
         }
     }

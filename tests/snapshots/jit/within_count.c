@@ -223,16 +223,14 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg4 = (double *)data[4];
         for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
-            int s0[2];
-            for (int c = 0; c < 2; ++c) s0[c] = arg0[e * 2 + c];
+            int *s0 = arg0 + e * 2;
             int s1[1];
             for (int c = 0; c < 1; ++c) s1[c] = 0;
             int n2;
             n2 = map2[0];
             int n3;
             n3 = map3[0];
-            double s4[8];
-            for (int c = 0; c < 8; ++c) s4[c] = arg4[c];
+            double *s4 = arg4;
             op2_kernel_within_count(op2_st, s0, s1, arg2, 0, n2, arg3, 0, n3, s4);
             for (int c = 0; c < 1; ++c) arg1[e * 1 + c] = s1[c];
         }
