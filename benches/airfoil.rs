@@ -1,77 +1,189 @@
-//! One Airfoil iteration on a mid-size mesh, in one run: the hand-written
-//! baseline, the DSL on `seq`, and the DSL on `rayon` and (with
-//! `--features jit`) `jit` with 2 threads each. Prints the ratios at the end.
+//! One Airfoil iteration on the 720 000-cell benchmark mesh, in one run: the
+//! hand-written baseline, the DSL on `seq`, and the DSL on `rayon` and (with
+//! `--features jit`) `jit` with 2 threads each. Then, from the same run:
 //!
-//! `cargo bench --bench airfoil` (set `AIRFOIL_BENCH_MESH=IxJ` to change the
-//! mesh; default 200x300, 180 000 cells).
+//! - each backend's bandwidth per loop (the runtime's byte estimates over
+//!   its timings),
+//! - a STREAM triad (`a = b + s c`, 24 bytes per element) on 2 threads, over
+//!   arrays far larger than the last-level cache: the machine's bandwidth,
+//! - the floor: the iteration's bytes divided by that bandwidth, and each
+//!   backend's fraction of it (floor / time: 1 would be an iteration at the
+//!   machine's bandwidth), with the speed-ups between backends.
+//!
+//! `cargo bench --bench airfoil` (`AIRFOIL_BENCH_MESH=IxJ` changes the mesh;
+//! `--features jit` adds jit).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{black_box, Criterion};
 use op2::{Backend, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, AirfoilDsl, Constants, Handwritten};
+use rayon::prelude::*;
 
 mod support;
 
 const GROUP: &str = "airfoil_iteration";
+const THREADS: usize = 2;
+/// The threaded backends compiled into this build, by benchmark name.
+const THREADED: [(&str, Backend); 2] = [("dsl_rayon_2", Backend::Rayon), ("dsl_jit_2", Backend::Jit)];
 
-fn bench(c: &mut Criterion) {
-    let (i, j) = support::mesh_size((200, 300));
-    let mesh = generate(i, j);
+/// The runtimes benchmarked: `seq`, then the threaded backends built in.
+fn runtimes() -> Vec<(&'static str, Runtime)> {
+    let mut out = vec![("dsl_seq", Runtime::new(Backend::Seq).expect("seq backend"))];
+    for (name, backend) in THREADED {
+        if let Ok(rt) = Runtime::with_options(backend, RuntimeOptions::default().threads(THREADS)) {
+            out.push((name, rt));
+        }
+    }
+    out
+}
+
+fn bench(c: &mut Criterion, mesh: &op2_airfoil::Mesh) {
     let constants = Constants::default();
     let mut group = c.benchmark_group(GROUP);
-    group.sample_size(20).measurement_time(Duration::from_secs(8));
+    group.sample_size(10).measurement_time(Duration::from_secs(6));
 
-    let mut hand = Handwritten::new(&mesh, &constants);
+    let mut hand = Handwritten::new(mesh, &constants);
     group.bench_function("handwritten", |b| b.iter(|| black_box(hand.iteration())));
 
-    let rt = Runtime::new(Backend::Seq).expect("seq backend");
-    let dsl = AirfoilDsl::new(&mesh, &constants).expect("airfoil carriers");
-    group.bench_function("dsl_seq", |b| {
-        b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs")))
-    });
-
-    // The threaded backends compiled into this build, 2 threads each.
-    for (name, backend) in [("dsl_rayon_2", Backend::Rayon), ("dsl_jit_2", Backend::Jit)] {
-        if let Ok(rt) = Runtime::with_options(backend, RuntimeOptions::default().threads(2)) {
-            let dsl = AirfoilDsl::new(&mesh, &constants).expect("airfoil carriers");
-            dsl.iteration(&rt).expect("warm-up (compiles jit loops)");
-            group.bench_function(name, |b| b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs"))));
-        }
+    for (name, rt) in runtimes() {
+        let dsl = AirfoilDsl::new(mesh, &constants).expect("airfoil carriers");
+        dsl.iteration(&rt).expect("warm-up (plans, jit compiles)");
+        group.bench_function(name, |b| b.iter(|| black_box(dsl.iteration(&rt).expect("loop runs"))));
     }
     group.finish();
 }
 
+/// Bytes per iteration and each loop's GB/s on `rt`, from 10 iterations.
+fn loop_bandwidths(rt: &Runtime, mesh: &op2_airfoil::Mesh) -> (f64, Vec<(String, f64, f64)>) {
+    let dsl = AirfoilDsl::new(mesh, &Constants::default()).expect("airfoil carriers");
+    dsl.iteration(rt).expect("warm-up");
+    rt.reset_timings();
+    let iterations = 10;
+    for _ in 0..iterations {
+        dsl.iteration(rt).expect("loop runs");
+    }
+    let rows = rt.timings();
+    let bytes = rows
+        .iter()
+        .map(|r| r.bytes_per_call as f64 * r.calls as f64)
+        .sum::<f64>()
+        / iterations as f64;
+    let loops = rows
+        .iter()
+        .map(|r| (r.name.clone(), r.bytes_per_call as f64 / 1e6, r.gbytes_per_s()))
+        .collect();
+    (bytes, loops)
+}
+
+/// The best of 10 STREAM triads on `THREADS` threads, in GB/s (24 bytes per
+/// element: two read, one written), over three arrays of 256 MB each.
+fn triad_gbytes_per_s() -> f64 {
+    let n = 32 << 20;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .expect("triad threads");
+    pool.install(|| {
+        let chunk = 1 << 16;
+        let (mut a, mut b, mut c) = (vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n]);
+        // First touch by the threads that run the triad.
+        a.par_chunks_mut(chunk)
+            .zip(b.par_chunks_mut(chunk))
+            .zip(c.par_chunks_mut(chunk))
+            .for_each(|((a, b), c)| {
+                a.fill(0.0);
+                b.fill(1.0);
+                c.fill(2.0);
+            });
+        let mut best = f64::INFINITY;
+        for _ in 0..10 {
+            let t = Instant::now();
+            a.par_chunks_mut(chunk)
+                .zip(b.par_chunks(chunk))
+                .zip(c.par_chunks(chunk))
+                .for_each(|((a, b), c)| {
+                    for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
+                        *a = b + 3.0 * c;
+                    }
+                });
+            best = best.min(t.elapsed().as_secs_f64());
+            black_box(&a);
+        }
+        24.0 * n as f64 / best / 1e9
+    })
+}
+
 fn main() {
+    let (i, j) = support::mesh_size((400, 600));
+    let mesh = generate(i, j);
     let mut c = Criterion::default().configure_from_args();
-    bench(&mut c);
+    bench(&mut c, &mesh);
     c.final_summary();
-    let (i, j) = support::mesh_size((200, 300));
-    if let (Some(hand), Some(seq)) = (
-        support::mean_ns(GROUP, "handwritten"),
-        support::mean_ns(GROUP, "dsl_seq"),
-    ) {
-        println!(
-            "\nairfoil {i}x{j} ({} cells): handwritten {:.3} ms, dsl_seq {:.3} ms, ratio dsl_seq/handwritten = {:.3}",
-            3 * i * j,
-            hand / 1e6,
-            seq / 1e6,
-            seq / hand
-        );
-        for name in ["dsl_rayon_2", "dsl_jit_2"] {
-            if let Some(t) = support::mean_ns(GROUP, name) {
-                println!(
-                    "airfoil {i}x{j}: {name} {:.3} ms, speed-up dsl_seq/{name} = {:.2}",
-                    t / 1e6,
-                    seq / t
-                );
+    let Some(seq) = support::mean_ns(GROUP, "dsl_seq") else {
+        return; // a filtered run (e.g. `cargo bench -- handwritten`)
+    };
+    let triad = triad_gbytes_per_s();
+    let mut bytes = 0.0;
+    let mut table: Vec<(String, f64, Vec<f64>)> = Vec::new();
+    let mut names = Vec::new();
+    for (name, rt) in runtimes() {
+        let (b, loops) = loop_bandwidths(&rt, &mesh);
+        bytes = b;
+        names.push(name);
+        for (k, (loop_name, mb, gbs)) in loops.into_iter().enumerate() {
+            if table.len() <= k {
+                table.push((loop_name, mb, Vec::new()));
             }
+            table[k].2.push(gbs);
         }
-        if let (Some(r), Some(jt)) = (
-            support::mean_ns(GROUP, "dsl_rayon_2"),
-            support::mean_ns(GROUP, "dsl_jit_2"),
-        ) {
-            println!("airfoil {i}x{j}: ratio dsl_jit_2/dsl_rayon_2 = {:.3}", jt / r);
+    }
+    let floor_ms = bytes / triad / 1e6;
+    println!(
+        "\nairfoil {i}x{j} ({} cells), {THREADS} threads for the threaded backends",
+        3 * i * j
+    );
+    println!(
+        "triad bandwidth {triad:.2} GB/s ({THREADS} threads); iteration moves {:.1} MB: floor {floor_ms:.2} ms/iteration",
+        bytes / 1e6
+    );
+    println!(
+        "\n{:<12}{:>10}{}",
+        "loop",
+        "MB/call",
+        names
+            .iter()
+            .map(|n| format!("{:>14}", format!("{n} GB/s")))
+            .collect::<String>()
+    );
+    for (loop_name, mb, gbs) in &table {
+        let cols: String = gbs.iter().map(|g| format!("{g:>14.2}")).collect();
+        println!("{loop_name:<12}{mb:>10.3}{cols}");
+    }
+    println!("\n{:<14}{:>14}{:>18}", "backend", "ms/iteration", "fraction of floor");
+    let mut report = |name: &str, ns: f64| println!("{name:<14}{:>14.3}{:>18.3}", ns / 1e6, floor_ms * 1e6 / ns);
+    if let Some(hand) = support::mean_ns(GROUP, "handwritten") {
+        report("handwritten", hand);
+    }
+    report("dsl_seq", seq);
+    for (name, _) in THREADED {
+        if let Some(t) = support::mean_ns(GROUP, name) {
+            report(name, t);
         }
+    }
+    println!();
+    if let Some(hand) = support::mean_ns(GROUP, "handwritten") {
+        println!("ratio dsl_seq/handwritten = {:.3}", seq / hand);
+    }
+    for (name, _) in THREADED {
+        if let Some(t) = support::mean_ns(GROUP, name) {
+            println!("speed-up dsl_seq/{name} = {:.2}", seq / t);
+        }
+    }
+    if let (Some(r), Some(jt)) = (
+        support::mean_ns(GROUP, "dsl_rayon_2"),
+        support::mean_ns(GROUP, "dsl_jit_2"),
+    ) {
+        println!("ratio dsl_jit_2/dsl_rayon_2 = {:.3}", jt / r);
     }
 }

@@ -217,13 +217,19 @@ impl Ranks {
     }
 
     /// The local part of the state on this rank (the whole on one rank).
-    fn local(&self, airfoil: AirfoilDsl, mesh: Mesh, constants: Constants) -> Result<Local, AirfoilError> {
-        let counts = [mesh.nnode(), mesh.ncell(), mesh.nedge(), mesh.nbedge()];
+    /// `counts` are the whole mesh's; `whole` is the mesh itself where a
+    /// later step needs it (writing the solution).
+    fn local(
+        &self,
+        airfoil: AirfoilDsl,
+        counts: [usize; 4],
+        whole: Option<(Mesh, Constants)>,
+    ) -> Result<Local, AirfoilError> {
         #[allow(unused_mut)]
         let mut local = Local {
             airfoil,
             counts,
-            whole: Some((mesh, constants)),
+            whole,
             #[cfg(feature = "mpi")]
             distributed: None,
             #[cfg(all(feature = "mpi", feature = "hdf5"))]
@@ -469,21 +475,29 @@ fn whole_mesh(o: &Options, ranks: &Ranks) -> Result<Local, AirfoilError> {
         Some(path) => (grid_file::read(path)?, None, Constants::default()),
         None => (generate(o.mesh.0, o.mesh.1), None, Constants::default()),
     };
-    let airfoil = AirfoilDsl::new(&mesh, &constants)?;
+    let counts = [mesh.nnode(), mesh.ncell(), mesh.nedge(), mesh.nbedge()];
+    // The mesh is kept only for the files written from it; otherwise its
+    // tables move into the maps and Dats (peak memory: never held twice).
+    let keep = o.write_grid.is_some() || o.write_solution.is_some();
+    let (airfoil, mesh) = if keep {
+        (AirfoilDsl::new(&mesh, &constants)?, Some(mesh))
+    } else {
+        (AirfoilDsl::from_mesh(mesh, &constants)?, None)
+    };
     if let Some(q0) = q0 {
         airfoil.q.try_data_mut()?.copy_from_slice(&q0);
     }
     // One writer: every rank has the whole mesh here.
-    if let Some(path) = o.write_grid.as_ref().filter(|_| root) {
+    if let (Some(path), Some(mesh)) = (o.write_grid.as_ref().filter(|_| root), &mesh) {
         if is_hdf5(path) {
-            write_hdf5(path, &mesh, &constants, &airfoil.q.try_data_ro()?)?;
+            write_hdf5(path, mesh, &constants, &airfoil.q.try_data_ro()?)?;
         } else if is_gmsh(path) {
-            gmsh_grid::write(path, &mesh)?;
+            gmsh_grid::write(path, mesh)?;
         } else {
-            grid_file::write(path, &mesh)?;
+            grid_file::write(path, mesh)?;
         }
     }
-    ranks.local(airfoil, mesh, constants)
+    ranks.local(airfoil, counts, mesh.map(|m| (m, constants)))
 }
 
 /// After the iterations: VTK and solution files, the reference check and

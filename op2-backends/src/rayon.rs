@@ -54,19 +54,30 @@ impl RayonExecutor {
         let layout = ReductionLayout::new(lp.args);
         let words = layout.words_per_chunk();
         // One partials slot per unit of work (chunk or block), in a fixed order.
+        // Each thread takes one contiguous run of the units, as OpenMP's
+        // static schedule does: the threads' memory streams stay apart (two
+        // threads in neighbouring units share cache lines at the units'
+        // edges and defeat each other's prefetching). Results do not depend
+        // on this: each unit has its own partials.
+        let per_thread = |units: usize| units.div_ceil(self.threads()).max(1);
         let run_units =
             |units: &[usize], slots: &mut [u64], range: &(dyn Fn(usize) -> std::ops::Range<usize> + Sync)| {
+                let run = per_thread(units.len());
                 if words == 0 {
-                    units
-                        .par_iter()
-                        .for_each(|&u| body(range(u), &mut layout.partials(&mut [])));
+                    units.par_chunks(run).for_each(|run| {
+                        for &u in run {
+                            body(range(u), &mut layout.partials(&mut []));
+                        }
+                    });
                 } else {
                     slots
-                        .par_chunks_mut(words)
-                        .zip(units.par_iter())
-                        .for_each(|(slot, &u)| {
-                            layout.init(lp.args, slot);
-                            body(range(u), &mut layout.partials(slot));
+                        .par_chunks_mut(words * run)
+                        .zip(units.par_chunks(run))
+                        .for_each(|(slots, run)| {
+                            for (slot, &u) in slots.chunks_mut(words).zip(run) {
+                                layout.init(lp.args, slot);
+                                body(range(u), &mut layout.partials(slot));
+                            }
                         });
                 }
             };

@@ -30,15 +30,6 @@ impl Reach<'_> {
         }
     }
 
-    /// How many targets element `e` writes.
-    fn count(&self, e: usize) -> usize {
-        match self {
-            Reach::Map(_, MapIndex::Entry(_)) => 1,
-            Reach::Map(m, MapIndex::All) => m.arity(),
-            Reach::Ragged(r) => r.degree(e),
-        }
-    }
-
     /// Element `e`'s targets, each plus `base`, appended to `out`.
     fn push_targets(&self, e: usize, base: u32, out: &mut Vec<u32>) {
         match self {
@@ -160,21 +151,23 @@ impl Clone for Plan {
     }
 }
 
-/// Every position's conflict targets in CSR form: position `p` (counted from
-/// the first planned position) has `targets[offsets[p]..offsets[p + 1]]`,
-/// the targets of its element, numbered in one index space (each group's
-/// target set gets its own range) so one mask array serves all. Consecutive
-/// positions' targets are contiguous, so a block's are one slice.
-struct Targets {
-    targets: Vec<u32>,
-    offsets: Vec<usize>,
+/// The conflict targets of positions, computed when asked: position `p`
+/// (counted from the first planned position) has the targets of its
+/// element, numbered in one index space (each group's target set gets its
+/// own range) so one mask array serves all. Nothing is stored per position:
+/// a plan for 1.4 million edges would otherwise hold 23 MB of targets while
+/// it colours (Airfoil's peak memory).
+struct Targets<'a> {
+    reaches: Vec<(Reach<'a>, u32)>,
+    elements: Option<&'a [i32]>,
+    start: usize,
     space: usize,
 }
 
-impl Targets {
-    /// The targets of `positions`, whose elements are `elements[p]` (`None`:
-    /// `p` itself).
-    fn new(positions: Range<usize>, elements: Option<&[i32]>, conflicts: &[(OwnedReach, usize)]) -> Targets {
+impl<'a> Targets<'a> {
+    /// The targets of positions from `start`, whose elements are
+    /// `elements[p]` (`None`: `p` itself).
+    fn new(start: usize, elements: Option<&'a [i32]>, conflicts: &'a [(OwnedReach, usize)]) -> Targets<'a> {
         let ngroups = conflicts.iter().map(|c| c.1 + 1).max().unwrap_or(0);
         let mut group_base = vec![0usize; ngroups + 1];
         for (reach, g) in conflicts {
@@ -183,34 +176,28 @@ impl Targets {
         for g in 0..ngroups {
             group_base[g + 1] += group_base[g];
         }
-        let reaches: Vec<(Reach<'_>, u32)> = conflicts
+        let reaches = conflicts
             .iter()
             .map(|(r, g)| (r.reach(), group_base[*g] as u32))
             .collect();
-        let element = |p: usize| elements.map_or(p, |ix| ix[p] as usize);
-        let mut offsets = Vec::with_capacity(positions.len() + 1);
-        offsets.push(0);
-        let mut total = 0;
-        for p in positions.clone() {
-            let e = element(p);
-            total += reaches.iter().map(|(r, _)| r.count(e)).sum::<usize>();
-            offsets.push(total);
-        }
-        let mut targets = Vec::with_capacity(total);
-        for e in positions.map(element) {
-            for (r, base) in &reaches {
-                r.push_targets(e, *base, &mut targets);
-            }
-        }
         Targets {
-            targets,
-            offsets,
+            reaches,
+            elements,
+            start,
             space: group_base[ngroups],
         }
     }
 
-    fn of(&self, elems: Range<usize>) -> &[u32] {
-        &self.targets[self.offsets[elems.start]..self.offsets[elems.end]]
+    /// Appends the targets of the positions `rel` (counted from the first
+    /// planned position) to `out`.
+    fn push(&self, rel: Range<usize>, out: &mut Vec<u32>) {
+        for p in rel {
+            let p = self.start + p;
+            let e = self.elements.map_or(p, |ix| ix[p] as usize);
+            for (r, base) in &self.reaches {
+                r.push_targets(e, *base, out);
+            }
+        }
     }
 }
 
@@ -218,20 +205,22 @@ impl Targets {
 /// taken by any of its targets, using a 32-bit mask per target; items that
 /// find all 32 colours of a round taken wait for the next round, which starts
 /// 32 colours higher. Returns the colours and their count.
-fn colour<'t>(
+fn colour(
     masks: &mut [u32],
     touched: &mut Vec<u32>,
     n: usize,
-    targets: impl Fn(usize) -> &'t [u32],
+    targets: impl Fn(usize, &mut Vec<u32>),
 ) -> (Vec<u32>, u32) {
     let mut colours = vec![u32::MAX; n];
     let (mut left, mut base, mut used) = (n, 0u32, 0u32);
+    let mut ts = Vec::new();
     while left > 0 {
         for (i, colour) in colours.iter_mut().enumerate() {
             if *colour != u32::MAX {
                 continue;
             }
-            let ts = targets(i);
+            ts.clear();
+            targets(i, &mut ts);
             let mask = ts.iter().fold(0u32, |m, &t| m | masks[t as usize]);
             if mask == u32::MAX {
                 continue; // all 32 colours of this round taken: next round
@@ -240,7 +229,7 @@ fn colour<'t>(
             *colour = base + c;
             used = used.max(base + c + 1);
             left -= 1;
-            for &t in ts {
+            for &t in &ts {
                 let m = &mut masks[t as usize];
                 if *m == 0 {
                     touched.push(t);
@@ -285,9 +274,12 @@ impl Plan {
             conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
         let nblocks = set_size.div_ceil(block_size);
         let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
-        let targets = Targets::new(range, subset.map(Subset::indices), &conflicts);
+        let targets = Targets::new(start, subset.map(Subset::indices), &conflicts);
         let mut masks = vec![0u32; targets.space];
-        let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b| targets.of(block_range(b)));
+        let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b, out| {
+            targets.push(block_range(b), out)
+        });
+        drop(targets);
 
         let mut colour_offsets = vec![0usize; ncolours as usize + 1];
         for &c in &block_colours {
@@ -317,11 +309,7 @@ impl Plan {
 
     fn element_colouring(&self) -> &ElementColours {
         self.elements.get_or_init(|| {
-            let targets = Targets::new(
-                self.start..self.start + self.set_size,
-                self.subset.as_ref().map(Subset::indices),
-                &self.conflicts,
-            );
+            let targets = Targets::new(self.start, self.subset.as_ref().map(Subset::indices), &self.conflicts);
             let mut masks = vec![0u32; targets.space];
             let mut touched = Vec::new();
             let mut colours = vec![0u32; self.set_size];
@@ -329,8 +317,8 @@ impl Plan {
             for (b, count) in per_block.iter_mut().enumerate() {
                 let r = self.block_range(b);
                 let rel = r.start - self.start..r.end - self.start;
-                let (c, n) = colour(&mut masks, &mut touched, r.len(), |i| {
-                    targets.of(rel.start + i..rel.start + i + 1)
+                let (c, n) = colour(&mut masks, &mut touched, r.len(), |i, out| {
+                    targets.push(rel.start + i..rel.start + i + 1, out)
                 });
                 colours[rel].copy_from_slice(&c);
                 *count = n;

@@ -55,21 +55,28 @@ pub struct AirfoilDsl {
 }
 
 impl AirfoilDsl {
-    /// Builds the carriers from a mesh, with `q = qinf` everywhere.
+    /// Builds the carriers from a mesh, with `q = qinf` everywhere (the
+    /// mesh's tables are copied; [`AirfoilDsl::from_mesh`] takes them).
     pub fn new(mesh: &Mesh, c: &Constants) -> op2::Result<AirfoilDsl> {
+        AirfoilDsl::from_mesh(mesh.clone(), c)
+    }
+
+    /// As [`AirfoilDsl::new`], moving the mesh's tables into the maps and
+    /// Dats: the mesh is never held twice (the 720K mesh's tables are 46 MB).
+    pub fn from_mesh(mesh: Mesh, c: &Constants) -> op2::Result<AirfoilDsl> {
         let nodes = Set::new("nodes", mesh.nnode())?;
         let edges = Set::new("edges", mesh.nedge())?;
         let bedges = Set::new("bedges", mesh.nbedge())?;
         let cells = Set::new("cells", mesh.ncell())?;
         let q0: Vec<f64> = c.qinf.iter().copied().cycle().take(4 * mesh.ncell()).collect();
         Ok(AirfoilDsl {
-            pedge: Map::new("pedge", &edges, &nodes, 2, mesh.edge.clone())?,
-            pecell: Map::new("pecell", &edges, &cells, 2, mesh.ecell.clone())?,
-            pbedge: Map::new("pbedge", &bedges, &nodes, 2, mesh.bedge.clone())?,
-            pbecell: Map::new("pbecell", &bedges, &cells, 1, mesh.becell.clone())?,
-            pcell: Map::new("pcell", &cells, &nodes, 4, mesh.cell.clone())?,
-            bound: Dat::from_vec("bound", &bedges, 1, mesh.bound.clone())?,
-            x: Dat::from_vec("x", &nodes, 2, mesh.x.clone())?,
+            pedge: Map::new("pedge", &edges, &nodes, 2, mesh.edge)?,
+            pecell: Map::new("pecell", &edges, &cells, 2, mesh.ecell)?,
+            pbedge: Map::new("pbedge", &bedges, &nodes, 2, mesh.bedge)?,
+            pbecell: Map::new("pbecell", &bedges, &cells, 1, mesh.becell)?,
+            pcell: Map::new("pcell", &cells, &nodes, 4, mesh.cell)?,
+            bound: Dat::from_vec("bound", &bedges, 1, mesh.bound)?,
+            x: Dat::from_vec("x", &nodes, 2, mesh.x)?,
             q: Dat::from_vec("q", &cells, 4, q0)?,
             qold: Dat::zeros("qold", &cells, 4)?,
             adt: Dat::zeros("adt", &cells, 1)?,
@@ -80,7 +87,7 @@ impl AirfoilDsl {
             eps: Global::scalar("eps", c.eps),
             qinf: Global::new("qinf", c.qinf.to_vec())?,
             rms: Global::scalar("rms", 0.0),
-            global_cells: mesh.ncell(),
+            global_cells: cells.size(),
             nodes,
             edges,
             bedges,
