@@ -153,15 +153,15 @@ fn main() {
         "MB/call",
         names
             .iter()
-            .map(|n| format!("{:>14}", format!("{n} GB/s")))
+            .map(|n| format!("{:>18}", format!("{n} GB/s")))
             .collect::<String>()
     );
     for (loop_name, mb, gbs) in &table {
-        let cols: String = gbs.iter().map(|g| format!("{g:>14.2}")).collect();
+        let cols: String = gbs.iter().map(|g| format!("{g:>18.2}")).collect();
         println!("{loop_name:<12}{mb:>10.3}{cols}");
     }
     println!("\n{:<14}{:>14}{:>18}", "backend", "ms/iteration", "fraction of floor");
-    let mut report = |name: &str, ns: f64| println!("{name:<14}{:>14.3}{:>18.3}", ns / 1e6, floor_ms * 1e6 / ns);
+    let report = |name: &str, ns: f64| println!("{name:<14}{:>14.3}{:>18.3}", ns / 1e6, floor_ms * 1e6 / ns);
     if let Some(hand) = support::mean_ns(GROUP, "handwritten") {
         report("handwritten", hand);
     }
