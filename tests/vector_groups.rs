@@ -1,11 +1,14 @@
-//! Loops that gather through maps and write through none run their elements
-//! in groups of eight on the host backends (the native body `par_loop!`
-//! expands to, and `jit`'s `#pragma omp simd` wrapper): gathered for the
-//! whole group, computed across the lanes, scattered in element order. That
-//! must give the bits of one element at a time. The reference is the same
-//! loop over a `Subset` of every element on `seq`, whose native body runs
-//! one element at a time; set sizes around the group width exercise whole
-//! groups, the leftover elements, and sets smaller than a group.
+//! Loops that gather through maps run their elements in groups on the host
+//! backends: those that write through no map in the native body
+//! `par_loop!` expands to (eight lanes), and also those that increment
+//! through maps in `jit`'s `#pragma omp simd` wrapper (four lanes, with a
+//! second copy of the kernel whose parameters are lane-strided). Gathered
+//! for the whole group, computed across the lanes, scattered in element
+//! order: that must give the bits of one element at a time. The reference
+//! is the same loop over a `Subset` of every element on `seq`, whose native
+//! body runs one element at a time; set sizes around the group widths
+//! exercise whole groups, the leftover elements, and sets smaller than a
+//! group.
 
 use op2::prelude::*;
 use op2::RuntimeOptions;
@@ -35,6 +38,88 @@ fn corner_speed(
     speed[0] = s / *scale;
     speed[1] = ri * s;
     *total += s;
+}
+
+/// Flux-like increments through a map of arity 2, many elements of a group
+/// hitting the same targets: rows of four `f64`s through each entry (the
+/// vector scatter), one value through one entry, and a Global of two; read from a Global of three
+/// values, a direct value and a kernel-local array copied from a parameter,
+/// and written whole to a direct pair from a local array.
+#[op2::kernel]
+#[allow(clippy::too_many_arguments)]
+fn edge_flux(
+    a: &[f64; 4],
+    b: &[f64; 4],
+    w: &f64,
+    coef: &[f64; 3],
+    ra: &mut [f64; 4],
+    rb: &mut [f64; 4],
+    count: &mut f64,
+    out: &mut [f64; 2],
+    total: &mut [f64; 2],
+) {
+    let mut d: [f64; 4] = [0.5; 4];
+    let half = d[1];
+    d = *b;
+    let ri = half / a[0];
+    for c in 0..4 {
+        let f = coef[0] * (a[c] - d[c]) * ri + coef[1] * *w * (a[c] * d[c]).sqrt();
+        ra[c] += f;
+        rb[c] -= f * coef[2];
+    }
+    *count += 1.0;
+    let pair = [ri, d[3]];
+    *out = pair;
+    total[0] += ri;
+    total[1] += d[3];
+}
+
+/// Every output of `edge_flux` over `edges` edges on `rt`: the Dats, then
+/// the Global.
+fn run_flux(rt: &Runtime, edges: usize, as_subset: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let cells = edges / 3 + 2;
+    let eset = Set::new("edges", edges).unwrap();
+    let cset = Set::new("cells", cells).unwrap();
+    // Runs of three edges share a left cell; right cells hop.
+    let table: Vec<i32> = (0..edges)
+        .flat_map(|e| [((e / 3) % cells) as i32, ((e * 5 + 1) % cells) as i32])
+        .collect();
+    let ends = Map::new("ends", &eset, &cset, 2, table).unwrap();
+    let q = Dat::from_vec("q", &cset, 4, (0..4 * cells).map(value).collect()).unwrap();
+    let w = Dat::from_vec("w", &eset, 1, (0..edges).map(|k| value(k + 7)).collect()).unwrap();
+    let coef = Global::new("coef", vec![0.7, 1.3, 0.9]).unwrap();
+    let res = Dat::from_vec("res", &cset, 4, (0..4 * cells).map(|k| value(k + 3)).collect()).unwrap();
+    let count = Dat::<f64>::zeros("count", &cset, 1).unwrap();
+    let out = Dat::<f64>::zeros("out", &eset, 2).unwrap();
+    let total = Global::<f64>::zeros("total", 2).unwrap();
+    macro_rules! flux_over {
+        ($space:expr) => {
+            par_loop!(
+                rt,
+                edge_flux,
+                $space,
+                q(READ, ends[0]),
+                q(READ, ends[1]),
+                w(READ),
+                coef(READ),
+                res(INC, ends[0]),
+                res(INC, ends[1]),
+                count(INC, ends[0]),
+                out(WRITE),
+                total(INC)
+            )
+            .unwrap()
+        };
+    }
+    if as_subset {
+        let all = Subset::new("all", &eset, (0..edges).collect()).unwrap();
+        flux_over!(all);
+    } else {
+        flux_over!(eset);
+    }
+    let dats = [&res, &count, &out].map(|d| d.data_ro().to_vec());
+    let sums = total.data_ro().to_vec();
+    (dats.to_vec(), sums)
 }
 
 /// A value in [0.5, 1.5) from `k`, different for every `k` (a hash).
@@ -89,22 +174,19 @@ fn run(rt: &Runtime, cells: usize, as_subset: bool) -> (Vec<f64>, f64) {
     (out, total.value())
 }
 
-fn host_backends() -> Vec<(&'static str, Runtime)> {
-    let mut out = vec![("seq", Runtime::new(Backend::Seq).unwrap())];
+/// The host backends, each with bounds checks on or off (checked loops run
+/// one element at a time on every path).
+fn host_backends(checked: bool) -> Vec<(&'static str, Runtime)> {
+    let options = || RuntimeOptions::default().threads(2).block_size(20).checked(checked);
+    let mut out = vec![("seq", Runtime::with_options(Backend::Seq, options()).unwrap())];
     #[cfg(feature = "rayon")]
-    out.push((
-        "rayon",
-        Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2).block_size(20)).unwrap(),
-    ));
+    out.push(("rayon", Runtime::with_options(Backend::Rayon, options()).unwrap()));
     #[cfg(feature = "jit")]
     out.push((
         "jit",
         Runtime::with_options(
             Backend::Jit,
-            RuntimeOptions::default()
-                .threads(2)
-                .block_size(20)
-                .cache_dir(concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache")),
+            options().cache_dir(concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache")),
         )
         .unwrap(),
     ));
@@ -120,7 +202,7 @@ fn groups_give_the_bits_of_one_element_at_a_time() {
             cells == 0 || want.iter().all(|v| v.is_finite() && *v != 0.0),
             "{want:?}"
         );
-        for (name, rt) in host_backends() {
+        for (name, rt) in host_backends(false) {
             for as_subset in [false, true] {
                 let (got, total) = run(&rt, cells, as_subset);
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -137,6 +219,37 @@ fn groups_give_the_bits_of_one_element_at_a_time() {
                     assert!(
                         (total - want_total).abs() <= 1e-12 * want_total.abs(),
                         "{name}, {cells} cells: total {total} vs {want_total}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Increments through maps from blocks of different colours reach a target
+/// in colour order, not element order, so each backend's reference is its
+/// own run with checks on, which takes no groups (same plan, one element at
+/// a time); seq's is also the loop over a subset.
+#[test]
+fn groups_that_increment_through_maps_give_the_bits_of_one_element_at_a_time() {
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let references = host_backends(true);
+    for edges in [0, 1, 3, 4, 5, 8, 13, 1001] {
+        for ((name, rt), (_, reference)) in host_backends(false).iter().zip(&references) {
+            let (want, want_total) = run_flux(reference, edges, true);
+            assert!(edges == 0 || want[0].iter().all(|v| v.is_finite()), "{want:?}");
+            for as_subset in [false, true] {
+                let (got, total) = run_flux(rt, edges, as_subset);
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert!(
+                        bits(g) == bits(w),
+                        "{name}, {edges} edges, subset {as_subset}: Dat {k} differs from one element at a time:\n{g:?}\n{w:?}"
+                    );
+                }
+                for (t, w) in total.iter().zip(&want_total) {
+                    assert!(
+                        (t - w).abs() <= 1e-12 * w.abs(),
+                        "{name}, {edges} edges: total {total:?} vs {want_total:?}"
                     );
                 }
             }

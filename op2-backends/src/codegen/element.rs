@@ -69,11 +69,11 @@ pub fn ragged_inc_helpers(shape: &LoopShape, atomic: bool) -> String {
 /// The code of argument `k`; `atomic` makes its scatter use the
 /// `op2_atomic_<op>_<type>` helpers (for INC, MIN and MAX through maps).
 pub fn arg_code(k: usize, a: &ArgShape, atomic: bool) -> ArgCode {
-    let (decl, fill) = gather(k, a, "");
+    let (decl, fill) = gather(k, a, Staging::One);
     ArgCode {
         decl,
         fill,
-        scatter: scatter(k, a, atomic && is_indirect(a), ""),
+        scatter: scatter(k, a, atomic && is_indirect(a), Staging::One),
     }
 }
 
@@ -160,13 +160,43 @@ pub(super) fn in_place(k: usize, a: &ArgShape) -> Option<String> {
     Some(format!("{t} *s{k} = {at};\n"))
 }
 
-/// Declares (first string) and fills (second) staging value `s{k}`; with a
-/// `lane` suffix (`[l]`), fills lane `l` of staging arrays `s{k}[l]` and
-/// `t{k}[l]` (whose declarations are the caller's).
-pub(super) fn gather(k: usize, a: &ArgShape, lane: &str) -> (String, String) {
+/// Where a staging value's component lives: one element's `s{k}[c]` (and
+/// target `t{k}`), or lane `l` of a vector group's lane-strided
+/// `s{k}[c][l]` (component `c` of a table's entry `i`: row `i * D + c`; its
+/// target `t{k}[l]`), whose declarations are the caller's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Staging {
+    One,
+    Lanes,
+}
+
+impl Staging {
+    /// Component `c` (of entry `i` when `entry` is given, of `dim` values
+    /// each) of argument `k`.
+    fn at(self, k: usize, entry: Option<&str>, dim: usize, c: &str) -> String {
+        match (self, entry) {
+            (Staging::One, None) => format!("s{k}[{c}]"),
+            (Staging::One, Some(i)) => format!("s{k}[{i}][{c}]"),
+            (Staging::Lanes, None) => format!("s{k}[{c}][l]"),
+            (Staging::Lanes, Some(i)) => format!("s{k}[{i} * {dim} + {c}][l]"),
+        }
+    }
+
+    fn target(self, k: usize) -> String {
+        match self {
+            Staging::One => format!("t{k}"),
+            Staging::Lanes => format!("t{k}[l]"),
+        }
+    }
+}
+
+/// Declares (first string; empty for [`Staging::Lanes`]) and fills (second)
+/// staging value `s{k}` for element `e`.
+pub(super) fn gather(k: usize, a: &ArgShape, staging: Staging) -> (String, String) {
     let t = c_type(a.scalar);
     let d = a.dim;
     let zero = matches!(a.access, Access::Write | Access::Inc);
+    let one = staging == Staging::One;
     let (mut decl, mut fill) = (String::new(), String::new());
     match a.kind {
         ArgKind::Ragged => {
@@ -178,7 +208,9 @@ pub(super) fn gather(k: usize, a: &ArgShape, lane: &str) -> (String, String) {
             let _ = writeln!(fill, "n{k} = map{k}[0];");
         }
         ArgKind::MapAll { arity } => {
-            let _ = writeln!(decl, "{t} s{k}[{arity}][{d}];");
+            if one {
+                let _ = writeln!(decl, "{t} s{k}[{arity}][{d}];");
+            }
             let _ = writeln!(fill, "for (int i = 0; i < {arity}; ++i) {{");
             if !zero {
                 let _ = writeln!(fill, "    const long t = map{k}[e * {arity} + i];");
@@ -188,32 +220,39 @@ pub(super) fn gather(k: usize, a: &ArgShape, lane: &str) -> (String, String) {
             } else {
                 format!("arg{k}[t * {d} + c]")
             };
-            let _ = writeln!(fill, "    for (int c = 0; c < {d}; ++c) s{k}{lane}[i][c] = {src};");
+            let dst = staging.at(k, Some("i"), d, "c");
+            let _ = writeln!(fill, "    for (int c = 0; c < {d}; ++c) {dst} = {src};");
             let _ = writeln!(fill, "}}");
         }
         kind => {
-            let _ = writeln!(decl, "{t} s{k}[{d}];");
+            if one {
+                let _ = writeln!(decl, "{t} s{k}[{d}];");
+            }
+            let target = staging.target(k);
             if let ArgKind::MapEntry { arity, index } = kind {
-                let _ = writeln!(decl, "long t{k};");
-                let _ = writeln!(fill, "t{k}{lane} = map{k}[e * {arity} + {index}];");
+                if one {
+                    let _ = writeln!(decl, "long t{k};");
+                }
+                let _ = writeln!(fill, "{target} = map{k}[e * {arity} + {index}];");
             }
             let src = match (kind, zero) {
                 (_, true) if !matches!(kind, ArgKind::Global { .. }) || a.access == Access::Inc => "0".to_string(),
                 (ArgKind::Direct, _) => format!("arg{k}[e * {d} + c]"),
-                (ArgKind::MapEntry { .. }, _) => format!("arg{k}[t{k}{lane} * {d} + c]"),
+                (ArgKind::MapEntry { .. }, _) => format!("arg{k}[{target} * {d} + c]"),
                 (ArgKind::Global { slot: Some(_) }, _) => format!("red{k}[c]"),
                 (ArgKind::Global { slot: None }, _) => format!("arg{k}[c]"),
                 (ArgKind::MapAll { .. } | ArgKind::Ragged | ArgKind::Whole, _) => unreachable!(),
             };
-            let _ = writeln!(fill, "for (int c = 0; c < {d}; ++c) s{k}{lane}[c] = {src};");
+            let dst = staging.at(k, None, d, "c");
+            let _ = writeln!(fill, "for (int c = 0; c < {d}; ++c) {dst} = {src};");
         }
     }
     (decl, fill)
 }
 
-/// Writes staging value `s{k}` (lane `l`'s, `s{k}[l]`, with `lane` `[l]`)
-/// back according to its access mode.
-pub(super) fn scatter(k: usize, a: &ArgShape, atomic: bool, lane: &str) -> Option<String> {
+/// Writes staging value `s{k}` of element `e` back according to its access
+/// mode.
+pub(super) fn scatter(k: usize, a: &ArgShape, atomic: bool, staging: Staging) -> Option<String> {
     let d = a.dim;
     let sfx = helper_suffix(a.scalar);
     let combine = |dst: &str, src: &str| -> Option<String> {
@@ -228,18 +267,21 @@ pub(super) fn scatter(k: usize, a: &ArgShape, atomic: bool, lane: &str) -> Optio
             (Access::Max, true) => format!("op2_atomic_max_{sfx}(&{dst}, {src});"),
         })
     };
+    let value = staging.at(k, None, d, "c");
     let line = match a.kind {
-        ArgKind::Direct => combine(&format!("arg{k}[e * {d} + c]"), &format!("s{k}{lane}[c]"))
-            .map(|c| format!("for (int c = 0; c < {d}; ++c) {c}")),
-        ArgKind::MapEntry { .. } => combine(&format!("arg{k}[t{k}{lane} * {d} + c]"), &format!("s{k}{lane}[c]"))
+        ArgKind::Direct => {
+            combine(&format!("arg{k}[e * {d} + c]"), &value).map(|c| format!("for (int c = 0; c < {d}; ++c) {c}"))
+        }
+        ArgKind::MapEntry { .. } => combine(&format!("arg{k}[{} * {d} + c]", staging.target(k)), &value)
             .map(|c| format!("for (int c = 0; c < {d}; ++c) {c}")),
         ArgKind::MapAll { arity } => combine(
             &format!("arg{k}[(long)map{k}[e * {arity} + i] * {d} + c]"),
-            &format!("s{k}{lane}[i][c]"),
+            &staging.at(k, Some("i"), d, "c"),
         )
         .map(|c| format!("for (int i = 0; i < {arity}; ++i) for (int c = 0; c < {d}; ++c) {c}")),
-        ArgKind::Global { slot: Some(_) } => combine(&format!("red{k}[c]"), &format!("s{k}{lane}[c]"))
-            .map(|c| format!("for (int c = 0; c < {d}; ++c) {c}")),
+        ArgKind::Global { slot: Some(_) } => {
+            combine(&format!("red{k}[c]"), &value).map(|c| format!("for (int c = 0; c < {d}; ++c) {c}"))
+        }
         ArgKind::Global { slot: None } | ArgKind::Ragged | ArgKind::Whole => None,
     };
     line.map(|l| l + "\n")

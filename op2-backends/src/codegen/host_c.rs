@@ -4,7 +4,7 @@ use op2_core::kernel_language::RANDOM_STREAM;
 use op2_core::KernelInfo;
 
 use super::element::{element_body, ragged_inc_helpers};
-use super::lanes_c::{lanes_apply, lanes_loop};
+use super::lanes_c::{lanes_apply, lanes_helpers, lanes_kernel, lanes_loop};
 
 use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 
@@ -44,6 +44,11 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
     // Blocks of one colour never share a target: plain adds.
     s.push_str(&ragged_inc_helpers(shape, false));
     s.push_str(&kernel_definition(kernel, shape, "static inline "));
+    let lanes = lanes_apply(shape, checks);
+    if lanes {
+        s.push_str(lanes_helpers(shape));
+        s.push_str(&lanes_kernel(kernel.name, kernel.c_source));
+    }
     if checks == Checks::On {
         s.push_str(HOST_REPORT);
     }
@@ -82,7 +87,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         }
     }
     // Groups of LANES elements where the loop allows, the rest one by one.
-    let from = if lanes_apply(shape, checks) {
+    let from = if lanes {
         lanes_loop(&mut s, kernel.name, shape);
         "p0"
     } else {

@@ -84,7 +84,18 @@ impl Translator {
                 let base = self.expr(&i.expr, None);
                 let idx = self.expr(&i.index, None);
                 match self.index_length(&i.expr, 0) {
-                    Some(len) => format!("{base}[OP2_IX({}, {len})]", strip_parens(&idx)),
+                    Some(len) => {
+                        // Parameters and kernel-local arrays index through
+                        // different macros: host vector groups lay a
+                        // parameter's values out lane-strided and redefine
+                        // `OP2_IX` alone (`lanes_c`).
+                        let mac = if self.indexes_parameter(&i.expr) {
+                            "OP2_IX"
+                        } else {
+                            "OP2_IX_LOCAL"
+                        };
+                        format!("{base}[{mac}({}, {len})]", strip_parens(&idx))
+                    }
                     None => {
                         self.err(
                             i.span(),
@@ -426,6 +437,23 @@ impl Translator {
 
     /// The C length of the array `e[..]` indexes: `e` is a named array, or an
     /// element of one (`v[k]` in `v[k][c]`).
+    /// Whether `e` (an array, possibly indexed or dereferenced) is rooted
+    /// at a kernel parameter rather than a local array or a `const`.
+    pub(super) fn indexes_parameter(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Index(i) => self.indexes_parameter(&i.expr),
+            Expr::Paren(p) => self.indexes_parameter(&p.expr),
+            Expr::Group(g) => self.indexes_parameter(&g.expr),
+            Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => self.indexes_parameter(&u.expr),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.lookup(&i.to_string()))
+                .is_some_and(|v| !matches!(v.kind, Kind::Local | Kind::Const)),
+            _ => false,
+        }
+    }
+
     pub(super) fn index_length(&self, e: &Expr, depth: usize) -> Option<String> {
         match e {
             Expr::Index(i) => self.index_length(&i.expr, depth + 1),

@@ -283,21 +283,39 @@ impl Translator {
             self.out.open("");
             self.out
                 .line(&format!("const {} {tmp}{dims_text} = {lit};", t.concrete().c_name()));
-            self.copy_loops(&left, &tmp, &dims);
+            let param = self.indexes_parameter(&a.left);
+            self.copy_loops(&left, &tmp, &dims, (param, false));
             self.out.close("");
             return;
         }
         let (left, right) = (self.expr(&a.left, None), self.expr(&a.right, None));
-        self.copy_loops(&left, &right, &dims);
+        let params = (self.indexes_parameter(&a.left), self.indexes_parameter(&a.right));
+        self.copy_loops(&left, &right, &dims, params);
     }
 
-    fn copy_loops(&mut self, left: &str, right: &str, dims: &[String]) {
+    /// Copies `right` into `left` element by element. A side rooted at a
+    /// parameter (`params`: left, right) indexes through `OP2_IX`, which
+    /// host vector groups redefine to their lane stride (`lanes_c`); a
+    /// local array uses its plain index.
+    fn copy_loops(&mut self, left: &str, right: &str, dims: &[String], params: (bool, bool)) {
         let idx: Vec<String> = (0..dims.len()).map(|d| self.fresh(&format!("op2_c{d}"))).collect();
         for (i, d) in idx.iter().zip(dims) {
             self.out.open(&format!("for (long {i} = 0; {i} < {d}; ++{i})"));
         }
-        let at: String = idx.iter().map(|i| format!("[{i}]")).collect();
-        self.out.line(&format!("({left}){at} = ({right}){at};"));
+        let at = |param: bool| -> String {
+            idx.iter()
+                .zip(dims)
+                .map(|(i, d)| {
+                    if param {
+                        format!("[OP2_IX({i}, {d})]")
+                    } else {
+                        format!("[{i}]")
+                    }
+                })
+                .collect()
+        };
+        let (l_at, r_at) = (at(params.0), at(params.1));
+        self.out.line(&format!("({left}){l_at} = ({right}){r_at};"));
         for _ in &idx {
             self.out.close("");
         }

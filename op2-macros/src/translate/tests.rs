@@ -142,7 +142,14 @@ fn local_arrays() {
         c.contains("double m[3][2];") && c.contains("m[op2_i0_1][op2_i1] = 0.0;"),
         "{c}"
     );
-    assert!(c.contains("m[OP2_IX(2, 3)][OP2_IX(1, 2)] = a[OP2_IX(1, 4)];"), "{c}");
+    assert!(
+        c.contains("m[OP2_IX_LOCAL(2, 3)][OP2_IX_LOCAL(1, 2)] = a[OP2_IX_LOCAL(1, 4)];"),
+        "{c}"
+    );
+    assert!(
+        c.contains("r[OP2_IX(0, 2)] = m[OP2_IX_LOCAL(2, 3)][OP2_IX_LOCAL(1, 2)];"),
+        "{c}"
+    );
 }
 
 #[test]
@@ -156,7 +163,7 @@ fn indices_are_checked_against_their_array_length() {
     );
     assert!(c.contains("w[OP2_IX((unsigned long)(*i), OP2_DIM_w)]"), "{c}");
     assert!(c.contains("v[OP2_IX(2, 3)][OP2_IX(1, OP2_DIM_v)]"), "{c}");
-    assert!(c.contains("a[OP2_IX(1, N)]"), "{c}");
+    assert!(c.contains("a[OP2_IX_LOCAL(1, N)]"), "{c}");
     let c = c_of("fn k(v: &[[f64; 2]; NV], r: &mut f64) { *r = v[1][0]; }");
     assert!(c.contains("v[OP2_IX(1, OP2_ARITY_v)][OP2_IX(0, 2)]"), "{c}");
 }
@@ -448,7 +455,7 @@ fn ragged_kernels_compile_and_run_as_c() {
     let src = dir.join("ragged.c");
     let exe = dir.join("ragged");
     let program = format!(
-        "#include <stdio.h>\n#define OP2_GLOBAL\n#define OP2_IX(i, n) (i)\n#define OP2_TGT_x(t, j) (t)[j]\n#define OP2_TGT_p(t, j) (t)[j]\n#define OP2_TGT_out(t, j) (t)[j]\n\
+        "#include <stdio.h>\n#define OP2_GLOBAL\n#define OP2_IX(i, n) (i)\n#define OP2_IX_LOCAL(i, n) (i)\n#define OP2_TGT_x(t, j) (t)[j]\n#define OP2_TGT_p(t, j) (t)[j]\n#define OP2_TGT_out(t, j) (t)[j]\n\
          static void op2_ragged_inc_f64(double *p, double v) {{ *p += v; }}\n\
          {kernel}\n\
          int main(void) {{\n\
@@ -487,9 +494,11 @@ fn array_assignments_copy_every_element() {
         "fn k(out: &mut [i64; 3], t: &mut [[f64; 2]; 2], p: &[[f64; 2]]) { let f = [1i64; 3]; *out = f; t[1] = p[0]; *out = [4, 5, 6]; }",
     );
     assert!(c.contains("for (long op2_c0 = 0; op2_c0 < 3; ++op2_c0) {"), "{c}");
-    assert!(c.contains("(out)[op2_c0] = (f)[op2_c0];"), "{c}");
+    // The parameter side of a copy indexes through OP2_IX (host vector
+    // groups stride it), the local side directly.
+    assert!(c.contains("(out)[OP2_IX(op2_c0, 3)] = (f)[op2_c0];"), "{c}");
     assert!(
-        c.contains("(t[OP2_IX(1, 2)])[op2_c0_1] = ((p + (long)OP2_TGT_p(p_targets, OP2_IX(0, p_len)) * 2))[op2_c0_1];"),
+        c.contains("(t[OP2_IX(1, 2)])[OP2_IX(op2_c0_1, 2)] = ((p + (long)OP2_TGT_p(p_targets, OP2_IX(0, p_len)) * 2))[OP2_IX(op2_c0_1, 2)];"),
         "{c}"
     );
     assert!(c.contains("const long op2_lit[3] = {4L, 5L, 6L};"), "{c}");

@@ -27,11 +27,13 @@ OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446
 OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
 OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
 #define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_IX_LOCAL(i, n) op2_ix((long)(i), (long)(n), op2_status)
 #define OP2_DIVISION(T, S, MIN) \
     OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
     OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
 #else
 #define OP2_IX(i, n) (i)
+#define OP2_IX_LOCAL(i, n) (i)
 #define OP2_DIVISION(T, S, MIN) \
     OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
     OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }

@@ -31,11 +31,13 @@ OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446
 OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
 OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
 #define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_IX_LOCAL(i, n) op2_ix((long)(i), (long)(n), op2_status)
 #define OP2_DIVISION(T, S, MIN) \
     OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
     OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
 #else
 #define OP2_IX(i, n) (i)
+#define OP2_IX_LOCAL(i, n) (i)
 #define OP2_DIVISION(T, S, MIN) \
     OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
     OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
@@ -67,6 +69,31 @@ static inline void op2_kernel_adt_calc(long *op2_status, const double *x1, const
     (*adt) /= (*cfl);
 }
 
+#undef OP2_IX
+#define OP2_IX(i, n) ((i) * 4)
+static inline void op2_kernel_adt_calc_lanes(long *op2_status, const double *x1, const double *x2, const double *x3, const double *x4, const double *q, double *adt, const double *gam, const double *gm1, const double *cfl) {
+    (void)op2_status;
+    double ri = (1.0 / q[OP2_IX(0, 4)]);
+    double u = (ri * q[OP2_IX(1, 4)]);
+    double v = (ri * q[OP2_IX(2, 4)]);
+    double c = sqrt((((*gam) * (*gm1)) * ((ri * q[OP2_IX(3, 4)]) - (0.5 * ((u * u) + (v * v))))));
+    double dx = (x2[OP2_IX(0, 2)] - x1[OP2_IX(0, 2)]);
+    double dy = (x2[OP2_IX(1, 2)] - x1[OP2_IX(1, 2)]);
+    (*adt) = (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    dx = (x3[OP2_IX(0, 2)] - x2[OP2_IX(0, 2)]);
+    dy = (x3[OP2_IX(1, 2)] - x2[OP2_IX(1, 2)]);
+    (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    dx = (x4[OP2_IX(0, 2)] - x3[OP2_IX(0, 2)]);
+    dy = (x4[OP2_IX(1, 2)] - x3[OP2_IX(1, 2)]);
+    (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    dx = (x1[OP2_IX(0, 2)] - x4[OP2_IX(0, 2)]);
+    dy = (x1[OP2_IX(1, 2)] - x4[OP2_IX(1, 2)]);
+    (*adt) += (fabs(((u * dy) - (v * dx))) + (c * sqrt(((dx * dx) + (dy * dy)))));
+    (*adt) /= (*cfl);
+}
+
+#undef OP2_IX
+#define OP2_IX(i, n) (i)
 void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
@@ -95,44 +122,41 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg7 = (double *)data[7];
         double *arg8 = (double *)data[8];
         long p0 = start;
-        for (; p0 + 8 <= end; p0 += 8) {
-            double s0[8][2];
-            long t0[8];
-            double s1[8][2];
-            long t1[8];
-            double s2[8][2];
-            long t2[8];
-            double s3[8][2];
-            long t3[8];
-            double s4[8][4];
-            double s5[8][1];
-            double s6[1];
-            for (int c = 0; c < 1; ++c) s6[c] = arg6[c];
-            double s7[1];
-            for (int c = 0; c < 1; ++c) s7[c] = arg7[c];
-            double s8[1];
-            for (int c = 0; c < 1; ++c) s8[c] = arg8[c];
-            for (int l = 0; l < 8; ++l) {
+        for (; p0 + 4 <= end; p0 += 4) {
+            double s0[2][4];
+            long t0[4];
+            double s1[2][4];
+            long t1[4];
+            double s2[2][4];
+            long t2[4];
+            double s3[2][4];
+            long t3[4];
+            double s4[4][4];
+            double s5[1][4];
+            for (int l = 0; l < 4; ++l) {
                 const long e = p0 + l;
                 t0[l] = map0[e * 4 + 0];
-                for (int c = 0; c < 2; ++c) s0[l][c] = arg0[t0[l] * 2 + c];
+                for (int c = 0; c < 2; ++c) s0[c][l] = arg0[t0[l] * 2 + c];
                 t1[l] = map1[e * 4 + 1];
-                for (int c = 0; c < 2; ++c) s1[l][c] = arg1[t1[l] * 2 + c];
+                for (int c = 0; c < 2; ++c) s1[c][l] = arg1[t1[l] * 2 + c];
                 t2[l] = map2[e * 4 + 2];
-                for (int c = 0; c < 2; ++c) s2[l][c] = arg2[t2[l] * 2 + c];
+                for (int c = 0; c < 2; ++c) s2[c][l] = arg2[t2[l] * 2 + c];
                 t3[l] = map3[e * 4 + 3];
-                for (int c = 0; c < 2; ++c) s3[l][c] = arg3[t3[l] * 2 + c];
-                for (int c = 0; c < 4; ++c) s4[l][c] = arg4[e * 4 + c];
-                for (int c = 0; c < 1; ++c) s5[l][c] = 0;
+                for (int c = 0; c < 2; ++c) s3[c][l] = arg3[t3[l] * 2 + c];
+                for (int c = 0; c < 4; ++c) s4[c][l] = arg4[e * 4 + c];
+                for (int c = 0; c < 1; ++c) s5[c][l] = 0;
             }
             #pragma omp simd
-            for (int l = 0; l < 8; ++l) {
+            for (int l = 0; l < 4; ++l) {
                 long op2_st[3] = {0, 0, 0};
-                op2_kernel_adt_calc(op2_st, s0[l], s1[l], s2[l], s3[l], s4[l], s5[l], s6, s7, s8);
+                op2_kernel_adt_calc_lanes(op2_st, &s0[0][l], &s1[0][l], &s2[0][l], &s3[0][l], &s4[0][l], &s5[0][l], arg6, arg7, arg8);
             }
-            for (int l = 0; l < 8; ++l) {
-                const long e = p0 + l;
-                for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[l][c];
+            for (int q = 0; q < 4; q += 4) {
+                for (int l = q; l < q + 4; ++l) {
+                    const long e = p0 + l;
+                    (void)e;
+                    for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c][l];
+                }
             }
         }
         for (long e = p0; e < end; ++e) {

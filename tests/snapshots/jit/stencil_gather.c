@@ -31,11 +31,13 @@ OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446
 OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
 OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
 #define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_IX_LOCAL(i, n) op2_ix((long)(i), (long)(n), op2_status)
 #define OP2_DIVISION(T, S, MIN) \
     OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
     OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
 #else
 #define OP2_IX(i, n) (i)
+#define OP2_IX_LOCAL(i, n) (i)
 #define OP2_DIVISION(T, S, MIN) \
     OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
     OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
@@ -77,33 +79,7 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         const int *map1 = maps[1];
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
-        long p0 = start;
-        for (; p0 + 8 <= end; p0 += 8) {
-            double s0[8][2];
-            double s1[8][8][2];
-            double s2[8][1];
-            long t2[8];
-            for (int l = 0; l < 8; ++l) {
-                const long e = p0 + l;
-                for (int c = 0; c < 2; ++c) s0[l][c] = 0;
-                for (int i = 0; i < 8; ++i) {
-                    const long t = map1[e * 8 + i];
-                    for (int c = 0; c < 2; ++c) s1[l][i][c] = arg1[t * 2 + c];
-                }
-                t2[l] = map2[e * 8 + 4];
-                for (int c = 0; c < 1; ++c) s2[l][c] = arg2[t2[l] * 1 + c];
-            }
-            #pragma omp simd
-            for (int l = 0; l < 8; ++l) {
-                long op2_st[3] = {0, 0, 0};
-                op2_kernel_stencil_gather(op2_st, s0[l], s1[l], s2[l]);
-            }
-            for (int l = 0; l < 8; ++l) {
-                const long e = p0 + l;
-                for (int c = 0; c < 2; ++c) arg0[e * 2 + c] = s0[l][c];
-            }
-        }
-        for (long e = p0; e < end; ++e) {
+        for (long e = start; e < end; ++e) {
             long op2_st[3] = {0, 0, 0};
             double s0[2];
             for (int c = 0; c < 2; ++c) s0[c] = 0;
