@@ -129,6 +129,31 @@ fn run_loops(rt: &Runtime, m: &Mesh, acc: &Dat<f64>, mean: &Dat<f64>) -> (f64, f
     (lo.value(), hi.value(), total.value())
 }
 
+/// Runs `iterations` Airfoil iterations of `one` (one process, `one_rt`)
+/// and `local` (this rank's part, `rt`), asserting each distributed rms
+/// within 1e-12 of one process's.
+fn airfoil_matches_one_rank(one: &AirfoilDsl, one_rt: &Runtime, local: &AirfoilDsl, rt: &Runtime, iterations: usize) {
+    for iter in 0..iterations {
+        let (want, got) = (one.iteration(one_rt).unwrap(), local.iteration(rt).unwrap());
+        assert!(
+            ((got - want) / want).abs() <= 1e-12,
+            "iteration {iter}: rms {got:e} vs one rank {want:e}"
+        );
+    }
+}
+
+/// A number every rank agrees on and other runs do not: rank 0's process
+/// id, for names of shared temporary files.
+fn run_tag(mpi: &Mpi) -> u64 {
+    let mut tag = [if mpi.rank() == 0 {
+        u64::from(std::process::id())
+    } else {
+        0
+    }];
+    mpi.sum_u64(&mut tag);
+    tag[0]
+}
+
 fn close(a: &[f64], b: &[f64], what: &str) {
     assert_eq!(a.len(), b.len(), "{what}: lengths");
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
@@ -548,23 +573,10 @@ fn distributed_runs_match_one_process() {
     let global = AirfoilDsl::new(&mesh, &c).unwrap();
     let (local, _) = global.distribute(&mpi).unwrap();
     let rt_local = Runtime::new(Backend::Rayon).unwrap();
-    for iter in 0..20 {
-        let want = one.iteration(&seq).unwrap();
-        let got = local.iteration(&rt_local).unwrap();
-        assert!(
-            ((got - want) / want).abs() <= 1e-12,
-            "iteration {iter}: rms {got:e} vs one rank {want:e}"
-        );
-    }
+    airfoil_matches_one_rank(&one, &seq, &local, &rt_local, 20);
     // Its flow for ParaView, one piece per rank and their index: read back
     // with vtkio, every cell once, its density one rank's.
-    let mut tag = [if mpi.rank() == 0 {
-        u64::from(std::process::id())
-    } else {
-        0
-    }];
-    mpi.sum_u64(&mut tag);
-    let dir = std::env::temp_dir().join(format!("op2-mpi-vtk-{}", tag[0]));
+    let dir = std::env::temp_dir().join(format!("op2-mpi-vtk-{}", run_tag(&mpi)));
     std::fs::create_dir_all(&dir).unwrap();
     let index = local
         .write_vtk_piece(dir.join("flow.vtu"), mpi.rank(), mpi.size())

@@ -9,6 +9,8 @@ use op2::{Backend, Runtime};
 use op2_airfoil::hdf5_grid;
 use op2_airfoil::AirfoilDsl;
 
+use super::{airfoil_matches_one_rank, run_tag};
+
 const OP2_WRITTEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/op2-hdf5/tests/data/airfoil_50x75_op2.h5");
 
 /// Each rank reads its block of every map and Dat of the file OP2 wrote,
@@ -68,13 +70,7 @@ pub fn airfoil_from_hdf5_matches_one_rank(mpi: &Mpi) {
     let one = AirfoilDsl::new(&s.mesh, &s.constants).unwrap();
     let global = AirfoilDsl::new(&s.mesh, &s.constants).unwrap();
     let (local, d) = global.distribute(mpi).unwrap();
-    for iter in 0..10 {
-        let (want, got) = (one.iteration(&seq).unwrap(), local.iteration(&seq).unwrap());
-        assert!(
-            ((got - want) / want).abs() <= 1e-12,
-            "iteration {iter}: rms {got:e} vs one rank {want:e}"
-        );
-    }
+    airfoil_matches_one_rank(&one, &seq, &local, &seq, 10);
     // A distributed Dat is refused by the serial writer: gather it first.
     if mpi.size() > 1 {
         let path = std::env::temp_dir().join(format!("op2-mpi-refused-{}.h5", std::process::id()));
@@ -83,14 +79,9 @@ pub fn airfoil_from_hdf5_matches_one_rank(mpi: &Mpi) {
         assert!(e.to_string().contains("is distributed: gather"), "{e}");
     }
     let gathered = d.gather(&local.q).unwrap();
-    let mut tag = [if mpi.rank() == 0 {
-        u64::from(std::process::id())
-    } else {
-        0
-    }];
-    mpi.sum_u64(&mut tag);
+    let tag = run_tag(mpi);
     if let Some(q) = gathered {
-        let path = std::env::temp_dir().join(format!("op2-mpi-solution-{}.h5", tag[0]));
+        let path = std::env::temp_dir().join(format!("op2-mpi-solution-{tag}.h5"));
         hdf5_grid::write(&path, &s.mesh, &s.constants, &q).unwrap();
         let back = hdf5_grid::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
@@ -122,20 +113,9 @@ pub fn airfoil_read_in_blocks_matches_one_rank(mpi: &Mpi) {
         .distribute_blocks(blocks, "cells", &op2::mpi::BlockPartitioner::default())
         .unwrap();
     let local = AirfoilDsl::from_blocks(&d, &constants).unwrap();
-    for iter in 0..10 {
-        let (want, got) = (one.iteration(&seq).unwrap(), local.iteration(&seq).unwrap());
-        assert!(
-            ((got - want) / want).abs() <= 1e-12,
-            "iteration {iter}: rms {got:e} vs one rank {want:e}"
-        );
-    }
-    let mut tag = [if mpi.rank() == 0 {
-        u64::from(std::process::id())
-    } else {
-        0
-    }];
-    mpi.sum_u64(&mut tag);
-    let path = std::env::temp_dir().join(format!("op2-mpi-blocks-{}.h5", tag[0]));
+    airfoil_matches_one_rank(&one, &seq, &local, &seq, 10);
+    let tag = run_tag(mpi);
+    let path = std::env::temp_dir().join(format!("op2-mpi-blocks-{tag}.h5"));
     hdf5_grid::write_blocks(&path, OP2_WRITTEN, mpi, &d, &local.q).unwrap();
     if mpi.rank() == 0 {
         let back = hdf5_grid::read(&path).unwrap();

@@ -54,6 +54,25 @@ pub struct AirfoilDsl {
     pub global_cells: usize,
 }
 
+/// What an Airfoil's mesh gives it: sets, maps, boundary kinds,
+/// coordinates and the initial flow state, and the number of cells in the
+/// whole mesh (all ranks).
+struct MeshCarriers {
+    nodes: Set,
+    edges: Set,
+    bedges: Set,
+    cells: Set,
+    pedge: Map,
+    pecell: Map,
+    pbedge: Map,
+    pbecell: Map,
+    pcell: Map,
+    bound: Dat<i32>,
+    x: Dat<f64>,
+    q: Dat<f64>,
+    global_cells: usize,
+}
+
 impl AirfoilDsl {
     /// Builds the carriers from a mesh, with `q = qinf` everywhere (the
     /// mesh's tables are copied; [`AirfoilDsl::from_mesh`] takes them).
@@ -69,7 +88,7 @@ impl AirfoilDsl {
         let bedges = Set::new("bedges", mesh.nbedge())?;
         let cells = Set::new("cells", mesh.ncell())?;
         let q0: Vec<f64> = c.qinf.iter().copied().cycle().take(4 * mesh.ncell()).collect();
-        Ok(AirfoilDsl {
+        let carriers = MeshCarriers {
             pedge: Map::new("pedge", &edges, &nodes, 2, mesh.edge)?,
             pecell: Map::new("pecell", &edges, &cells, 2, mesh.ecell)?,
             pbedge: Map::new("pbedge", &bedges, &nodes, 2, mesh.bedge)?,
@@ -78,20 +97,41 @@ impl AirfoilDsl {
             bound: Dat::from_vec("bound", &bedges, 1, mesh.bound)?,
             x: Dat::from_vec("x", &nodes, 2, mesh.x)?,
             q: Dat::from_vec("q", &cells, 4, q0)?,
-            qold: Dat::zeros("qold", &cells, 4)?,
-            adt: Dat::zeros("adt", &cells, 1)?,
-            res: Dat::zeros("res", &cells, 4)?,
+            global_cells: cells.size(),
+            nodes,
+            edges,
+            bedges,
+            cells,
+        };
+        AirfoilDsl::assemble(carriers, c)
+    }
+
+    /// The carriers every Airfoil has besides its mesh's: the work Dats
+    /// (`qold`, `adt`, `res`, zero) and the Globals of `c` and the rms.
+    fn assemble(m: MeshCarriers, c: &Constants) -> op2::Result<AirfoilDsl> {
+        Ok(AirfoilDsl {
+            qold: Dat::zeros("qold", &m.cells, 4)?,
+            adt: Dat::zeros("adt", &m.cells, 1)?,
+            res: Dat::zeros("res", &m.cells, 4)?,
             gam: Global::scalar("gam", c.gam),
             gm1: Global::scalar("gm1", c.gm1),
             cfl: Global::scalar("cfl", c.cfl),
             eps: Global::scalar("eps", c.eps),
             qinf: Global::new("qinf", c.qinf.to_vec())?,
             rms: Global::scalar("rms", 0.0),
-            global_cells: cells.size(),
-            nodes,
-            edges,
-            bedges,
-            cells,
+            nodes: m.nodes,
+            edges: m.edges,
+            bedges: m.bedges,
+            cells: m.cells,
+            pedge: m.pedge,
+            pecell: m.pecell,
+            pbedge: m.pbedge,
+            pbecell: m.pbecell,
+            pcell: m.pcell,
+            bound: m.bound,
+            x: m.x,
+            q: m.q,
+            global_cells: m.global_cells,
         })
     }
 
@@ -109,7 +149,7 @@ impl AirfoilDsl {
                 Dat::from_vec("q", &cells, 4, q0)?
             }
         };
-        Ok(AirfoilDsl {
+        let carriers = MeshCarriers {
             nodes: d.set("nodes")?,
             edges: d.set("edges")?,
             bedges: d.set("bedges")?,
@@ -121,18 +161,10 @@ impl AirfoilDsl {
             bound: d.dat("p_bound")?,
             x: d.dat("p_x")?,
             q,
-            qold: Dat::zeros("qold", &cells, 4)?,
-            adt: Dat::zeros("adt", &cells, 1)?,
-            res: Dat::zeros("res", &cells, 4)?,
-            gam: Global::scalar("gam", c.gam),
-            gm1: Global::scalar("gm1", c.gm1),
-            cfl: Global::scalar("cfl", c.cfl),
-            eps: Global::scalar("eps", c.eps),
-            qinf: Global::new("qinf", c.qinf.to_vec())?,
-            rms: Global::scalar("rms", 0.0),
             global_cells: d.global_size("cells")?,
             cells,
-        })
+        };
+        AirfoilDsl::assemble(carriers, c)
     }
 
     /// The local part of this (global, replicated) state on one rank of a
