@@ -13,13 +13,13 @@
 //! the staging array, and its component `c` is `LANES` values further per
 //! step. With unit-stride lanes the compiler vectorises the kernel's
 //! arithmetic without shuffles; staged element by element (`s{k}[l][c]`)
-//! it did not (Airfoil's `res_calc`, 2 threads: 7.4 ms element-major,
-//! 4.2 ms lane-strided, 7.0 ms one element at a time).
+//! it did not (a C model of Airfoil's `res_calc` on 2 threads: 7.4 ms
+//! element-major, 4.2 ms lane-strided, 7.0 ms one element at a time).
 //!
 //! Increments of four `f64`s through a map (Airfoil's `res_calc`) scatter
 //! as vectors: four lanes' columns are transposed in registers into four
-//! rows and each row is added to its target with one vector add (5.3 ms
-//! with scalar adds).
+//! rows and each row is added to its target with one vector add (the same
+//! model: 5.3 ms with scalar adds).
 //!
 //! The result is bitwise the scalar path's: each lane does the scalar
 //! element's operations (no reassociation: no `-ffast-math`, contraction
