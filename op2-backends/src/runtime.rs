@@ -460,6 +460,13 @@ impl Runtime {
         self.plans.built()
     }
 
+    /// How many colouring plans this runtime holds now: those of dropped
+    /// maps and subsets go, and at most [`op2_core::PlanCache::MAX_PLANS`]
+    /// stay.
+    pub fn plans_held(&self) -> usize {
+        self.plans.len()
+    }
+
     /// How the backend found its compiled loops (zeros for `seq` and `rayon`).
     pub fn code_cache_stats(&self) -> op2_core::CodeCacheStats {
         self.executor.code_cache_stats()

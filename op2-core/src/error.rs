@@ -433,6 +433,21 @@ pub enum Error {
         /// The set's generation now.
         now: u64,
     },
+    /// Random streams cannot give a loop a stream it has not given before:
+    /// every loop counter is used.
+    #[error("random streams `{streams}`: all {} loop counters are used (each loop that draws from them takes the next, and a counter given twice repeats every stream); make another `RandomStreams` with a new seed, or call `set_loops` to choose the counter yourself", u64::from(u32::MAX) + 1)]
+    StreamsExhausted {
+        /// The streams.
+        streams: String,
+    },
+    /// One thing given twice in a loop where the kernel must get it once.
+    #[error("{at}: {reason}")]
+    RepeatedArg {
+        /// Where.
+        at: ArgRef,
+        /// What is repeated, and what to do.
+        reason: String,
+    },
     /// A dynamic population's births and deaths cannot be set up as asked.
     #[error("lifecycle of set `{set}`: {reason}")]
     InvalidLifecycle {

@@ -132,18 +132,33 @@ struct DeviceScratch {
 }
 
 impl Lifecycle {
-    /// The births and deaths of `set`.
+    /// The births and deaths of `set`. A set has one Lifecycle at a time
+    /// (clone the handle to share it): a second would apply its fates to
+    /// the children the first made.
     ///
     /// # Errors
-    /// [`Error::InvalidLifecycle`] if `set` is not dynamic.
+    /// [`Error::InvalidLifecycle`] if `set` is not dynamic, or already has
+    /// a Lifecycle that is still in use.
     pub fn new(set: &Set) -> Result<Lifecycle> {
-        if !set.is_dynamic() {
+        let Some(population) = set.population() else {
             return Err(Error::InvalidLifecycle {
                 set: set.name().to_string(),
                 reason: "births and deaths need a dynamic set: make it with `Set::dynamic`".to_string(),
             });
-        }
-        Ok(Lifecycle(Arc::new(LifeInner {
+        };
+        let refuse = || Error::InvalidLifecycle {
+            set: set.name().to_string(),
+            reason: "the set already has a Lifecycle; use that one (its handle clones), since two would each apply \
+                     their fates to the children of the other"
+                .to_string(),
+        };
+        population
+            .adopt_lifecycle(|| Lifecycle::make(set), refuse)
+            .map(Lifecycle)
+    }
+
+    fn make(set: &Set) -> Result<Arc<LifeInner>> {
+        Ok(Arc::new(LifeInner {
             set: set.clone(),
             fates: Dat::zeros(format!("{}.fates", set.name()), set, 1)?,
             ids: Dat::from_vec(
@@ -156,7 +171,7 @@ impl Lifecycle {
             scratch: Mutex::new(HostScratch::default()),
             device_scratch: Mutex::new(DeviceScratch::default()),
             last: Mutex::new(Census::default()),
-        })))
+        }))
     }
 
     /// The set.
@@ -362,6 +377,10 @@ impl Lifecycle {
         let (kept, births, survivors, parents) = selected?;
         parents_known?;
         let numbered = numbered?;
+        if numbered.is_none() {
+            // Consecutive ids the device writes itself: the same limit.
+            population.check_ids_left(inner.set.name(), births)?;
+        }
         let census = Census {
             before,
             deaths: before - kept,

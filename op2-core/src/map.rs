@@ -207,6 +207,12 @@ impl Map {
     pub fn id(&self) -> u64 {
         self.0.id
     }
+
+    /// A handle that tells whether the map still exists, without keeping
+    /// it: caches keyed by [`Map::id`] drop entries of dropped maps.
+    pub(crate) fn watch(&self) -> crate::plan_cache::Watch {
+        crate::plan_cache::Watch::of(&self.0)
+    }
 }
 
 impl fmt::Debug for Map {

@@ -30,6 +30,15 @@ impl Reach<'_> {
         }
     }
 
+    /// Whether the map still exists, without keeping it (the plan cache
+    /// drops the plans of dropped maps).
+    pub(crate) fn watch(&self) -> crate::plan_cache::Watch {
+        match self {
+            Reach::Map(m, _) => m.watch(),
+            Reach::Ragged(r) => r.watch(),
+        }
+    }
+
     /// Element `e`'s targets, each plus `base`, appended to `out`.
     fn push_targets(&self, e: usize, base: u32, out: &mut Vec<u32>) {
         match self {

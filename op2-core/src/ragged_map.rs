@@ -308,6 +308,11 @@ impl RaggedMap {
         self.0.id
     }
 
+    /// As [`Map::watch`](crate::Map): whether the map still exists.
+    pub(crate) fn watch(&self) -> crate::plan_cache::Watch {
+        crate::plan_cache::Watch::of(&self.0)
+    }
+
     /// The device copy of the offsets (uploaded once and kept).
     pub fn offsets_device(&self) -> &crate::DeviceCell {
         &self.0.offsets_device

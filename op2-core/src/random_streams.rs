@@ -15,10 +15,10 @@
 //! translation, which starts with `Philox::new(seed, id, counter)`; the
 //! native body makes the stream itself. So every backend runs it unchanged.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
-use crate::{Dat, Global, Philox, Result, Set};
+use crate::{Dat, Error, Global, Philox, Result, Set};
 
 /// Per-element random streams for the loops that draw from them (a kernel
 /// parameter `rng: &mut Philox`, the loop argument `streams(DRAW)`).
@@ -52,9 +52,13 @@ pub struct RandomStreams {
     seed: u64,
     /// Loops run so far: the counter of the next.
     loops: AtomicU32,
-    /// The global ids of each set drawn over, as the `i64` Dat the loops read.
-    /// The generation of a dynamic set they were written for.
-    ids: Mutex<Vec<(Set, u64, Dat<i64>)>>,
+    /// Whether the loop with counter `u32::MAX` ran: no counter is left.
+    exhausted: AtomicBool,
+    /// The global ids of each set drawn over (the Dat's set), as the `i64`
+    /// Dat the loops read, with the generation of a dynamic set they were
+    /// written for. An entry goes when its Dat holds the set's last handle:
+    /// nothing can loop over that set again.
+    ids: Mutex<Vec<(u64, Dat<i64>)>>,
 }
 
 impl RandomStreams {
@@ -64,6 +68,7 @@ impl RandomStreams {
             name: name.into(),
             seed,
             loops: AtomicU32::new(0),
+            exhausted: AtomicBool::new(false),
             ids: Mutex::new(Vec::new()),
         }
     }
@@ -78,7 +83,9 @@ impl RandomStreams {
         self.seed
     }
 
-    /// Loops that have drawn from these streams: the counter the next loop uses.
+    /// Loops that have drawn from these streams: the counter the next loop
+    /// uses (`u32::MAX` also once every counter is used, when a loop
+    /// drawing from them is an [`Error::StreamsExhausted`]).
     pub fn loops(&self) -> u32 {
         self.loops.load(Ordering::Relaxed)
     }
@@ -87,6 +94,7 @@ impl RandomStreams {
     /// taken after `n` loops).
     pub fn set_loops(&self, n: u32) {
         self.loops.store(n, Ordering::Relaxed);
+        self.exhausted.store(false, Ordering::Relaxed);
     }
 
     /// The stream element `e` of `set` gets in loop `n`, for checking or
@@ -98,11 +106,22 @@ impl RandomStreams {
 
     /// The two loop arguments for a loop over `set`: the global ids (built
     /// once per set) and `[seed, counter]`.
+    ///
+    /// # Errors
+    /// [`Error::StreamsExhausted`] once a loop with counter `u32::MAX` ran;
+    /// [`Error::HostBorrow`] if the ids must be rewritten while borrowed.
     #[doc(hidden)]
     pub fn loop_args(&self, set: &Set) -> Result<DrawArgs> {
+        if self.exhausted.load(Ordering::Relaxed) {
+            return Err(Error::StreamsExhausted {
+                streams: self.name.clone(),
+            });
+        }
         let mut cache = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        let ids = match cache.iter_mut().find(|(s, _, _)| s.same(set)) {
-            Some((_, generation, d)) => {
+        // Sets dropped since: their Dat holds the last handle.
+        cache.retain(|(_, d)| d.set().handles() > 1);
+        let ids = match cache.iter_mut().find(|(_, d)| d.set().same(set)) {
+            Some((generation, d)) => {
                 if *generation != set.generation() {
                     // Births and deaths renumbered the set (the Dat followed,
                     // but children copied their parents' ids): rewrite it.
@@ -117,7 +136,7 @@ impl RandomStreams {
                 // Ids are u64; the Dat holds their bits (`as u64` gives them back).
                 let ids: Vec<i64> = set.global_ids().iter().map(|&g| g as i64).collect();
                 let d = Dat::from_vec(format!("{}_ids", self.name), set, 1, ids)?;
-                cache.push((set.clone(), set.generation(), d.clone()));
+                cache.push((set.generation(), d.clone()));
                 d
             }
         };
@@ -131,10 +150,24 @@ impl RandomStreams {
         })
     }
 
-    /// Called after a loop that drew from these streams ran.
+    /// How many sets' ids the streams keep (those of sets still in use).
+    #[doc(hidden)]
+    pub fn sets_kept(&self) -> usize {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Called after a loop that drew from these streams ran: the next
+    /// counter, or, after `u32::MAX`, none (the next loop is refused
+    /// rather than reusing loop 0's streams).
     #[doc(hidden)]
     pub fn loop_ran(&self) {
-        self.loops.fetch_add(1, Ordering::Relaxed);
+        if self
+            .loops
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+            .is_err()
+        {
+            self.exhausted.store(true, Ordering::Relaxed);
+        }
     }
 }
 

@@ -566,6 +566,12 @@ impl Set {
         }
     }
 
+    /// How many handles of this set exist (caches that keep a Dat of a set
+    /// compare it with the one handle that Dat holds).
+    pub(crate) fn handles(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
     /// Whether two handles are the same set.
     pub fn same(&self, other: &Set) -> bool {
         Arc::ptr_eq(&self.0, &other.0)

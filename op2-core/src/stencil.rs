@@ -59,9 +59,9 @@ impl LatticeRule {
     /// Entry `k` of the site in column `x` of (local) row `y`.
     fn target(&self, x: usize, y: usize, k: usize) -> usize {
         let (dx, dy) = self.offsets[k];
-        let nx = (x as isize).wrapping_add(dx).rem_euclid(self.width as isize) as usize;
+        let nx = wrap(x, dx, self.width);
         let ny = match &self.rows {
-            None => (y as isize).wrapping_add(dy).rem_euclid(self.height as isize) as usize,
+            None => wrap(y, dy, self.height),
             Some(rows) => match rows.neighbour[y * self.arity() + k] {
                 NOT_LOCAL => return 0,
                 r => r as usize,
@@ -80,6 +80,15 @@ impl LatticeRule {
         }
         table
     }
+}
+
+/// `(i + d) mod n` for `i < n`, without overflow for any offset `d`: the
+/// offset is reduced first (an offset near `isize::MAX` added to the index
+/// would wrap around `isize`, and a wrapped sum is another residue).
+fn wrap(i: usize, d: isize, n: usize) -> usize {
+    // `n` is a lattice side, at most `i32::MAX` sites (`MAX_SET_SIZE`).
+    let d = d.rem_euclid(n as isize) as usize;
+    (i + d) % n
 }
 
 /// The neighbourhood of every site of a periodic 2-D lattice (a torus): a
@@ -140,6 +149,11 @@ impl Stencil {
                 cells.name()
             )));
         }
+        if width == 0 || height == 0 {
+            return Err(invalid(format!(
+                "a {width}x{height} lattice has no sites; a torus needs at least one column and one row"
+            )));
+        }
         if width.checked_mul(height) != Some(cells.total_size()) {
             return Err(invalid(format!(
                 "a {width}x{height} lattice has {} sites, but set `{}` has {} elements",
@@ -189,7 +203,12 @@ impl Stencil {
             stencil: name.clone(),
             reason,
         };
-        if width == 0 || rows.len().checked_mul(width) != Some(cells.total_size()) {
+        if width == 0 || height == 0 {
+            return Err(invalid(format!(
+                "a {width}x{height} lattice has no sites; a torus needs at least one column and one row"
+            )));
+        }
+        if rows.len().checked_mul(width) != Some(cells.total_size()) {
             return Err(invalid(format!(
                 "{} rows of {width} sites, but set `{}` has {} elements",
                 rows.len(),
@@ -221,7 +240,7 @@ impl Stencil {
         for (r, &row) in rows.iter().enumerate() {
             let mut plain = true;
             for &(_, dy) in offsets {
-                let global = (row as isize).wrapping_add(dy).rem_euclid(height as isize) as usize;
+                let global = wrap(row, dy, height);
                 let local = match local_of.get(&global) {
                     Some(&l) => l,
                     None if r * width < executed => {
@@ -231,7 +250,7 @@ impl Stencil {
                     }
                     None => NOT_LOCAL,
                 };
-                plain &= local as isize == r as isize + dy;
+                plain &= (r as isize).checked_add(dy) == Some(local as isize);
                 neighbour.push(local);
             }
             regular.push(plain);
@@ -356,7 +375,9 @@ impl<T: Scalar> StencilView<T> {
             // With an interior, |dx| < width and |dy| < height (or, on some
             // rows, a regular row r + dy exists): no overflow.
             if interior {
-                view.delta[k] = dy * w + dx;
+                // Wrapping: on some rows a huge `dy` leaves every row
+                // irregular, and the delta is never used.
+                view.delta[k] = dy.wrapping_mul(w).wrapping_add(dx);
             }
             view.dx[k] = dx.rem_euclid(w) as usize;
             view.dy[k] = dy.rem_euclid(h) as usize;
@@ -568,7 +589,60 @@ mod tests {
         let e = Stencil::torus_rows("s", &cells, (4, 3), &[], &[0, 1, 2]).unwrap_err();
         assert!(e.to_string().contains("0 offsets given"), "{e}");
         let e = Stencil::torus_rows("s", &cells, (0, 3), &Stencil::MOORE, &[]).unwrap_err();
-        assert!(e.to_string().contains("0 rows of 0 sites"), "{e}");
+        assert!(e.to_string().contains("a 0x3 lattice has no sites"), "{e}");
+        let e = Stencil::torus_rows("s", &cells, (4, 0), &Stencil::MOORE, &[0, 1, 2]).unwrap_err();
+        assert!(e.to_string().contains("a 4x0 lattice has no sites"), "{e}");
+    }
+
+    #[test]
+    fn a_lattice_without_sites_is_refused() {
+        let none = Set::new("none", 0).unwrap();
+        for size in [(0, 0), (0, 4), (4, 0)] {
+            let e = Stencil::torus("m", &none, size, &Stencil::MOORE).unwrap_err();
+            assert!(e.to_string().contains("needs at least one column and one row"), "{e}");
+        }
+    }
+
+    #[test]
+    fn offsets_near_the_ends_of_isize_wrap_as_residues() {
+        let (w, h) = (5, 3);
+        let offsets = [
+            (isize::MAX, 0),
+            (isize::MIN, 1),
+            (0, isize::MAX),
+            (isize::MIN + 1, isize::MIN),
+            (isize::MAX - 1, isize::MAX - 2),
+        ];
+        let cells = Set::new("cells", w * h).unwrap();
+        let want = |x: usize, y: usize, (dx, dy): (isize, isize)| {
+            let nx = (x as i128 + dx as i128).rem_euclid(w as i128);
+            let ny = (y as i128 + dy as i128).rem_euclid(h as i128);
+            (ny * w as i128 + nx) as usize
+        };
+        let s = Stencil::torus("s", &cells, (w, h), &offsets).unwrap();
+        for e in 0..w * h {
+            for (k, &o) in offsets.iter().enumerate() {
+                assert_eq!(
+                    s.values()[e * offsets.len() + k] as usize,
+                    want(e % w, e / w, o),
+                    "site {e} entry {k}"
+                );
+            }
+        }
+        check_paths(&s, w * h);
+        // The same lattice on its rows in another order.
+        let rows = [2, 0, 1];
+        let local = Stencil::torus_rows("l", &cells, (w, h), &offsets, &rows).unwrap();
+        let local_of = |g: usize| rows.iter().position(|&r| r == g / w).unwrap() * w + g % w;
+        for (r, &row) in rows.iter().enumerate() {
+            for x in 0..w {
+                for (k, &o) in offsets.iter().enumerate() {
+                    let got = local.values()[(r * w + x) * offsets.len() + k] as usize;
+                    assert_eq!(got, local_of(want(x, row, o)), "row {row} column {x} entry {k}");
+                }
+            }
+        }
+        check_paths(&local, w * h);
     }
 
     #[test]

@@ -138,7 +138,11 @@ impl<T> HostStorage<T> {
     /// borrows, so nobody holds a pointer into either buffer; transfer
     /// counters stay with their storage.
     pub(crate) fn swap_contents(&self, other: &HostStorage<T>) {
-        debug_assert_eq!(self.len(), other.len(), "swap of storages of different lengths");
+        // Lengths go with their buffers too: equal for Dats of one set, but
+        // a buffer must never be read past its own length whatever happens.
+        let my_len = self.len();
+        self.len
+            .store(other.len.swap(my_len, Ordering::AcqRel), Ordering::Release);
         let mine = self.data.load(Ordering::Acquire);
         let theirs = other.data.swap(mine, Ordering::AcqRel);
         self.data.store(theirs, Ordering::Release);

@@ -67,6 +67,14 @@ fn check_whole(
             w.list, w.list
         ));
     }
+    if !w.count.filled(d.id()) {
+        return fail(format!(
+            "`{}` was carried by message list `{}` after the list's last build, so it holds no messages yet: build the list again (`{}.build()`) before reading it",
+            d.name(),
+            w.list,
+            w.list
+        ));
+    }
     if !w.count.is_current(w.set) {
         return fail(format!(
             "message list `{}` changed since its build (its message set `{}` was permuted or resized): build it again",
@@ -223,6 +231,7 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 }
             }
         }
+        check_once(&at, kernel, args, index)?;
         if let Some((first_index, first)) = args[..index]
             .iter()
             .enumerate()
@@ -253,6 +262,48 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
         }
     }
     Ok(())
+}
+
+/// `life(FATE)` and `s(DRAW)` each give the kernel one value per element
+/// that a second argument of the same Lifecycle or streams would repeat: two
+/// Fates of one agent (the second's store overwrites the first's deaths and
+/// births) or two identical streams. Either is refused.
+fn check_once(at: &dyn Fn() -> ArgRef, kernel: &KernelInfo, args: &[ArgSpec<'_>], index: usize) -> Result<()> {
+    let param = &kernel.params[index];
+    // A `&mut Philox`'s first hidden parameter is the set's ids, a Dat each
+    // `RandomStreams` keeps for itself: the same Dat is the same streams.
+    let random_ids = |p: &ParamInfo, a: &ArgSpec<'_>| p.random && matches!(a.data, ArgData::Dat(_));
+    if !(param.fate || random_ids(param, &args[index])) {
+        return Ok(());
+    }
+    let id = args[index].data.id();
+    let Some(first) = args[..index]
+        .iter()
+        .zip(kernel.params)
+        .position(|(a, p)| a.data.id() == id && (p.fate == param.fate) && random_ids(p, a) == !param.fate)
+    else {
+        return Ok(());
+    };
+    let reason = if param.fate {
+        format!(
+            "`life(FATE)` of set `{}`'s Lifecycle is given twice (argument {first} too): an agent has one Fate per \
+             loop, and the second would overwrite the deaths and births the first decided; give the kernel one \
+             `&mut Fate` parameter",
+            match args[index].data {
+                ArgData::Dat(d) => d.set().name(),
+                ArgData::Global(g) => g.name(),
+            }
+        )
+    } else {
+        let name = args[index].data.name();
+        format!(
+            "random streams `{}` are given twice (argument {first} too), and both parameters would get the same \
+             stream; draw every number from one `&mut Philox` parameter, or pass a second `RandomStreams` made \
+             with another seed",
+            name.strip_suffix("_ids").unwrap_or(name)
+        )
+    };
+    Err(Error::RepeatedArg { at: at(), reason })
 }
 
 /// A map (fixed or ragged) must start from the iteration set and point into

@@ -479,9 +479,14 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         let __op2_elems: ::core::option::Option<&[i32]> = __op2_subset.map(::op2::Subset::indices);
         #(#bindings)*
         let __op2_args: [::op2::__private::ArgSpec<'_>; #count] = [#(#specs),*];
-        #(#views)*
-        let __op2_body = move |__op2_range: ::core::ops::Range<usize>,
-                               __op2_p: &mut ::op2::__private::Partials<'_>| {
+        // The views (raw pointers into the data) are taken inside the body:
+        // the runtime calls it only after validating the loop and taking its
+        // borrows, so no `Dat::swap`, lifecycle reallocation or other
+        // exclusive borrow can move a buffer between the pointer's reading
+        // and its use.
+        let __op2_body = |__op2_range: ::core::ops::Range<usize>,
+                          __op2_p: &mut ::op2::__private::Partials<'_>| {
+            #(#views)*
             #(#binds)*
             // The range holds positions: elements of the set, or indices into
             // a subset's elements. Branching once here keeps the loop over a

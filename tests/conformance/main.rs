@@ -1,6 +1,7 @@
 //! Cross-backend conformance: the suite in `suite.rs`, written once and
 //! instantiated for every backend compiled in. `seq` is the reference.
 
+mod agent_holes;
 mod kernels;
 mod lifecycle;
 mod messages;
@@ -62,7 +63,23 @@ macro_rules! backend_suite {
                 sorting_senders_changes_no_result, discrete_messages_match_brute_force,
                 births_and_deaths_match_the_model
             );
+            backend_suite!(@holes
+                carried_after_build_is_refused_until_built, two_fates_of_one_lifecycle_are_refused,
+                one_streams_given_twice_is_refused, stream_counters_do_not_wrap, streams_forget_dropped_sets,
+                child_ids_stop_at_i64_max, stencil_offsets_near_isize_limits, plans_of_rebuilt_maps_are_dropped
+            );
         }
+    };
+    (@holes $($test:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                if skip() {
+                    return;
+                }
+                super::agent_holes::$test(&rt);
+            }
+        )*
     };
     (@tests $($test:ident),* $(,)?) => {
         $(

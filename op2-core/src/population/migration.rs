@@ -288,6 +288,10 @@ impl Population {
         pack: &mut AgentPack,
         work: Option<&dyn DeviceWork>,
     ) -> Result<()> {
+        // Held for reading from before the members are listed: the set
+        // cannot change, nor gain a Dat, from here on, and device copies
+        // stay valid.
+        let _set = self.take_set(set, false)?;
         let (members, layout) = self.layout_of(set)?;
         let bad = |reason: String| Error::InvalidMigration {
             set: set.to_string(),
@@ -299,9 +303,7 @@ impl Population {
                 layout.describe()
             )));
         }
-        // Held for reading: the set cannot change from here on, and device
-        // copies stay valid.
-        let _held = self.take(set, &members, false)?;
+        let _held = self.take(&members, false)?;
         let len = self.len();
         if let Some(&e) = indices.iter().find(|&&e| e as usize >= len) {
             return Err(bad(format!("agent {e} is past the set's {len} agents")));
@@ -358,9 +360,10 @@ impl Population {
     /// set, a pack was made for another layout, or an arriving id is one
     /// the set keeps or another arrival has; as [`Population::reorder`].
     pub(crate) fn exchange(&self, set: &str, keep: &[u32], arrivals: &[&AgentPack]) -> Result<()> {
-        let (members, layout) = self.layout_of(set)?;
         // Held from here on: the checks below stay true until the change.
-        let _held = self.hold(set, &members)?;
+        let _set = self.take_set(set, true)?;
+        let (members, layout) = self.layout_of(set)?;
+        let _held = self.hold(&members)?;
         let new_len = self.check_exchange(set, &layout, keep, arrivals)?;
         let len = self.len();
         for m in &members {

@@ -10,6 +10,7 @@ pub(crate) use migration::repeated_id;
 pub use migration::{AgentLayout, AgentPack};
 pub(crate) use on_device::{identity_order, DeviceReorder};
 
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -95,6 +96,10 @@ pub(crate) struct Population {
     /// How children are numbered across processes (`None`: this process
     /// alone, by parent id).
     numbering: Mutex<Option<Arc<dyn BirthNumbering>>>,
+    /// The set's [`Lifecycle`](crate::Lifecycle), without keeping it: a set
+    /// has at most one (a second would apply its own fates to children the
+    /// first made).
+    lifecycle: Mutex<Option<Weak<dyn Any + Send + Sync>>>,
 }
 
 /// The agents' ids. Births and deaths keep them ascending (survivors keep
@@ -115,6 +120,22 @@ impl Ids {
     fn changed(&mut self) {
         self.ascending = self.ids.windows(2).all(|w| w[0] < w[1]);
         self.by_id = None;
+    }
+}
+
+/// The largest agent id: kernels see ids as `i64`.
+pub(crate) const MAX_AGENT_ID: u64 = i64::MAX as u64;
+
+/// A round of `count` children starting at id `next` would pass
+/// [`MAX_AGENT_ID`].
+fn ids_used_up(set: &str, next: u64, count: u64) -> Error {
+    Error::InvalidLifecycle {
+        set: set.to_string(),
+        reason: format!(
+            "{count} children would get ids from {next} on, past the largest agent id {MAX_AGENT_ID} (ids are \
+             i64 in kernels and never reused): the id space is used up, so no agent was born or died this round; \
+             give the agents smaller ids (`Set::dynamic_with_ids`)"
+        ),
     }
 }
 
@@ -145,6 +166,7 @@ impl Population {
             scratch: Mutex::new(Vec::new()),
             device_scratch: Mutex::new(on_device::DeviceScratch::default()),
             numbering: Mutex::new(None),
+            lifecycle: Mutex::new(None),
         }
     }
 
@@ -164,10 +186,26 @@ impl Population {
         &self.in_use
     }
 
-    pub(crate) fn register(&self, member: Weak<dyn Member>) {
+    /// Registers a new Dat of `len` elements. The set is held shared
+    /// meanwhile: a change holds it exclusively while it lists the members
+    /// and gives each its new size, so a Dat is either listed by the change
+    /// or made after it, never missed with the old size.
+    ///
+    /// # Errors
+    /// [`Error::SetInUse`] if the set is changing, or changed since the
+    /// Dat's values were counted.
+    pub(crate) fn register(&self, set: &str, member: Weak<dyn Member>, len: usize) -> Result<()> {
+        let _held = self.take_set(set, false)?;
+        if self.len() != len {
+            return Err(Error::SetInUse {
+                set: set.to_string(),
+                how: "births or deaths changed its size while a Dat was made on it; make the Dat again",
+            });
+        }
         let mut members = self.members.lock().unwrap_or_else(|p| p.into_inner());
         members.retain(|m| m.strong_count() > 0);
         members.push(member);
+        Ok(())
     }
 
     pub(crate) fn global_id(&self, i: usize) -> Option<u64> {
@@ -211,6 +249,33 @@ impl Population {
         f(&ids.ids, ids.ascending)
     }
 
+    /// Records `life` as the set's lifecycle, made by `make`, unless the
+    /// set has one still in use (then `Err` with what `refuse` says).
+    pub(crate) fn adopt_lifecycle<T: Any + Send + Sync>(
+        &self,
+        make: impl FnOnce() -> Result<Arc<T>>,
+        refuse: impl FnOnce() -> Error,
+    ) -> Result<Arc<T>> {
+        let mut slot = self.lifecycle.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().is_some_and(|w| w.strong_count() > 0) {
+            return Err(refuse());
+        }
+        let life = make()?;
+        let weak: Weak<dyn Any + Send + Sync> = Arc::downgrade(&life) as Weak<dyn Any + Send + Sync>;
+        *slot = Some(weak);
+        Ok(life)
+    }
+
+    /// Whether `births` children can get ids from the next on without
+    /// passing [`MAX_AGENT_ID`].
+    pub(crate) fn check_ids_left(&self, set: &str, births: usize) -> Result<()> {
+        let next = self.next_id();
+        match (births as u64) > (MAX_AGENT_ID + 1).saturating_sub(next) {
+            true => Err(ids_used_up(set, next, births as u64)),
+            false => Ok(()),
+        }
+    }
+
     /// The id the next child gets.
     pub(crate) fn next_id(&self) -> u64 {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).next
@@ -236,11 +301,20 @@ impl Population {
             (parent_ids, ids.next)
         };
         let numbering = self.numbering.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        match (numbering, parent_ids) {
-            (Some(n), parents) => n.number(set, parents.as_deref(), next, children),
-            (None, Some(parents)) => Ok(number_by_parent_id(&parents, next, children)),
-            (None, None) => Ok(next),
+        let after = match (numbering, parent_ids) {
+            (Some(n), parents) => n.number(set, parents.as_deref(), next, children)?,
+            (None, Some(parents)) => {
+                // The largest id given is `next + count - 1`: no sum can wrap.
+                self.check_ids_left(set, parents.len())?;
+                number_by_parent_id(&parents, next, children)
+            }
+            (None, None) => next,
+        };
+        // Across processes every process sees the same round: all refuse it.
+        if after > MAX_AGENT_ID + 1 {
+            return Err(ids_used_up(set, next, after.saturating_sub(next)));
         }
+        Ok(after)
     }
 
     /// After a change that failed once its children were numbered: across
@@ -279,8 +353,9 @@ impl Population {
     pub(crate) fn reorder(&self, set: &str, order: &Reorder<'_>, workers: &dyn Workers) -> Result<()> {
         let new_len = order.survivors.len() + order.parents.len();
         check_size(set, new_len)?;
+        let _set = self.take_set(set, true)?;
         let members = self.members();
-        let _held = self.hold(set, &members)?;
+        let _held = self.hold(&members)?;
         for m in &members {
             m.reserve_elements(new_len)?;
         }
@@ -367,8 +442,8 @@ impl Population {
 
     /// Holds the set exclusively and every member's exclusive borrow, with
     /// the host copies brought up to date; released when the result drops.
-    fn hold<'a>(&'a self, set: &str, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
-        let held = self.hold_unsynced(set, members)?;
+    fn hold<'a>(&'a self, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
+        let held = self.hold_unsynced(members)?;
         for m in members {
             m.sync_host()?;
         }
@@ -376,22 +451,25 @@ impl Population {
     }
 
     /// As [`Population::hold`], the data left where it is.
-    fn hold_unsynced<'a>(&'a self, set: &str, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
-        self.take(set, members, true)
+    fn hold_unsynced<'a>(&'a self, members: &'a [std::sync::Arc<dyn Member>]) -> Result<Vec<Release<'a>>> {
+        self.take(members, true)
     }
 
-    /// The set's and every member's borrow (exclusive, or shared).
-    fn take<'a>(
-        &'a self,
-        set: &str,
-        members: &'a [std::sync::Arc<dyn Member>],
-        exclusive: bool,
-    ) -> Result<Vec<Release<'a>>> {
+    /// The set's own borrow (exclusive, or shared). Taken before the
+    /// members are listed ([`Population::members`]): no Dat can be made on
+    /// the set between the list and the change ([`Population::register`]).
+    fn take_set(&self, set: &str, exclusive: bool) -> Result<Release<'_>> {
         self.in_use.try_borrow(exclusive).map_err(|how| Error::SetInUse {
             set: set.to_string(),
             how,
         })?;
-        let mut held = vec![Release(&self.in_use, exclusive)];
+        Ok(Release(&self.in_use, exclusive))
+    }
+
+    /// Every member's borrow (exclusive, or shared); the set itself is
+    /// held already ([`Population::take_set`]).
+    fn take<'a>(&'a self, members: &'a [std::sync::Arc<dyn Member>], exclusive: bool) -> Result<Vec<Release<'a>>> {
+        let mut held = Vec::with_capacity(members.len());
         for m in members {
             m.member_flag().try_borrow(exclusive).map_err(|how| Error::HostBorrow {
                 name: m.member_name().to_string(),
@@ -404,8 +482,9 @@ impl Population {
 
     /// Whether the set and every member could be held exclusively now.
     pub(crate) fn check_changeable(&self, set: &str) -> Result<()> {
+        let _set = self.take_set(set, true)?;
         let members = self.members();
-        self.take(set, &members, true).map(drop)
+        self.take(&members, true).map(drop)
     }
 
     /// Makes the set `len` elements long in every Dat on it: the first
@@ -418,8 +497,9 @@ impl Population {
         if len == self.len() {
             return Ok(());
         }
+        let _set = self.take_set(set, true)?;
         let members = self.members();
-        let _held = self.hold(set, &members)?;
+        let _held = self.hold(&members)?;
         for m in &members {
             m.reserve_elements(len)?;
         }
@@ -453,8 +533,9 @@ impl Population {
         if len == self.len() {
             return Ok(());
         }
+        let _set = self.take_set(set, true)?;
         let members = self.members();
-        let _held = self.hold_unsynced(set, &members)?;
+        let _held = self.hold_unsynced(&members)?;
         for m in &members {
             m.reserve_elements(len)?;
         }
@@ -492,8 +573,9 @@ impl Population {
         if let Some(work) = workers.device_work() {
             return self.permute_on_device(set, order, work);
         }
+        let _set = self.take_set(set, true)?;
         let members = self.members();
-        let _held = self.hold(set, &members)?;
+        let _held = self.hold(&members)?;
         check_permutation(set, order, self.len())?;
         if order.iter().enumerate().all(|(k, &o)| k == o as usize) {
             return Ok(());

@@ -91,8 +91,9 @@ impl Population {
     pub(crate) fn reorder_on_device(&self, set: &str, order: &DeviceReorder<'_>, work: &dyn DeviceWork) -> Result<()> {
         let new_len = order.kept + order.births;
         check_size(set, new_len)?;
+        let _set = self.take_set(set, true)?;
         let members = self.members();
-        let _held = self.hold_unsynced(set, &members)?;
+        let _held = self.hold_unsynced(&members)?;
         let moves = Moves {
             from: order.survivors_host.map(|_| order.survivors),
             kept: order.kept,
@@ -115,8 +116,9 @@ impl Population {
     /// # Errors
     /// As [`Population::permute`]; the device's.
     pub(crate) fn permute_on_device(&self, set: &str, order: &[u32], work: &dyn DeviceWork) -> Result<()> {
+        let _set = self.take_set(set, true)?;
         let members = self.members();
-        let _held = self.hold_unsynced(set, &members)?;
+        let _held = self.hold_unsynced(&members)?;
         check_permutation(set, order, self.len())?;
         if order.iter().enumerate().all(|(k, &o)| k == o as usize) {
             return Ok(());
@@ -161,8 +163,9 @@ impl Population {
         arrivals: &[&super::AgentPack],
         work: &dyn DeviceWork,
     ) -> Result<()> {
+        let _set = self.take_set(set, true)?;
         let (members, layout) = self.layout_of(set)?;
-        let _held = self.hold_unsynced(set, &members)?;
+        let _held = self.hold_unsynced(&members)?;
         let new_len = self.check_exchange(set, &layout, keep, arrivals)?;
         let len = self.len();
         let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());

@@ -37,6 +37,9 @@ pub struct WholeCount {
     /// change of a dynamic message set since then scrambles the messages.
     generation: AtomicU64,
     device: DeviceCell,
+    /// The Dats (by [`DatHandle::id`]) carried since the last build: the
+    /// build did not fill them, so no loop may read them until the next.
+    unfilled: Mutex<Vec<usize>>,
 }
 
 impl WholeCount {
@@ -45,7 +48,14 @@ impl WholeCount {
             count: AtomicI32::new(-1),
             generation: AtomicU64::new(0),
             device: DeviceCell::default(),
+            unfilled: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Whether the last build filled the Dat with id `dat` (true for every
+    /// Dat a list carried at its last build, and for its bins).
+    pub fn filled(&self, dat: usize) -> bool {
+        !self.unfilled.lock().unwrap_or_else(|p| p.into_inner()).contains(&dat)
     }
 
     /// The number of elements, or `None` before the first build.
@@ -60,6 +70,8 @@ impl WholeCount {
     }
 
     fn set(&self, n: usize, set: &Set) {
+        // A build fills every Dat carried so far.
+        self.unfilled.lock().unwrap_or_else(|p| p.into_inner()).clear();
         self.generation.store(set.generation(), Ordering::Release);
         // Set sizes fit an i32 (MAX_SET_SIZE).
         self.count.store(n as i32, Ordering::Release);
@@ -665,7 +677,9 @@ impl MessageList {
 
     /// The message Dat that carries `source` (a Dat of the senders): each
     /// build copies the senders' values there, in message order. Carrying a
-    /// Dat twice returns the same message Dat.
+    /// Dat twice returns the same message Dat. A Dat carried after a build
+    /// holds no messages until the next: loops reading it are refused
+    /// until then.
     ///
     /// # Errors
     /// [`Error::InvalidMessages`] if `source` is not on the senders' set.
@@ -689,6 +703,15 @@ impl MessageList {
             }
         }
         let message = Dat::zeros(format!("{}.{}", self.0.name, source.name()), &self.0.set, source.dim())?;
+        if self.0.count.get().is_some() {
+            // Built before: the messages are not in it until the next build.
+            self.0
+                .count
+                .unfilled
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(DatHandle::id(&message));
+        }
         carried.push(Box::new(CarriedDat {
             source: source.clone(),
             message: message.clone(),
