@@ -156,7 +156,18 @@ fn bad_migrations_are_errors_that_change_nothing() {
     let mut foreign = AgentPack::new(&other.agent_layout().unwrap());
     other.pack_agents(&[0], &mut foreign).unwrap();
     let e = a.set.exchange_agents(&[0, 1, 2, 3, 4], &[&foreign]).unwrap_err();
-    refused(e, &["other Dats", "pos: 2 x double"]);
+    refused(
+        e,
+        &[
+            "arrival 0: its 1 agents were packed from a set with other Dats",
+            "`pos`: 2 x double",
+            "`*.fates` (the fates of the set's Lifecycle)",
+        ],
+    );
+    // A pack never packed holds no agent: zero arrivals, not an error.
+    a.set
+        .exchange_agents(&[0, 1, 2, 3, 4], &[&AgentPack::default()])
+        .unwrap();
     refused(a.set.pack_agents(&[0], &mut foreign).unwrap_err(), &["other Dats"]);
     let e = AgentPack::from_bytes("a", &layout, vec![0; layout.record_bytes() + 3]).unwrap_err();
     refused(e, &["whole number"]);
@@ -170,10 +181,26 @@ fn bad_migrations_are_errors_that_change_nothing() {
     // Two Dats of one name cannot be told apart.
     let _twin = Dat::<i32>::zeros("hits", &a.set, 1).unwrap();
     refused(a.set.agent_layout().unwrap_err(), &["two Dats", "`hits`"]);
+    drop(_twin);
+    // Dats op2 made are said to be so: two random streams of one name
+    // drawing over the set each keep its ids.
+    let (r1, r2) = (RandomStreams::new("rng", 1), RandomStreams::new("rng", 2));
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    par_loop!(rt, roll, a.set, a.hits(WRITE), r1(DRAW)).unwrap();
+    par_loop!(rt, roll, a.set, a.hits(WRITE), r2(DRAW)).unwrap();
+    refused(
+        a.set.agent_layout().unwrap_err(),
+        &["`rng_ids` (the ids random streams `rng` keep for the set"],
+    );
     // A fixed set has no agents that move.
     let fixed = Set::new("fixed", 3).unwrap();
     let e = fixed.agent_layout().unwrap_err();
     assert!(e.to_string().contains("dynamic"), "{e}");
+}
+
+#[op2::kernel]
+fn roll(hits: &mut i32, rng: &mut Philox) {
+    *hits = rng.next_u32() as i32;
 }
 
 #[cfg(feature = "opencl")]

@@ -12,8 +12,10 @@
 //!
 //! The same random loops also run over random subsets of their iteration set
 //! (indices unsorted and repeated, any density, empty included); random
-//! ragged graphs, stencils, births and deaths, and message lists (spatial
-//! and discrete, with agents sorted in memory or not) get their own tests.
+//! ragged graphs, stencils, births and deaths, message lists (spatial and
+//! discrete, with agents sorted in memory or not), and agent rounds (births
+//! and deaths with a ragged map rebuilt every round, two random streams in
+//! one loop, Dats carried at random rounds) get their own tests.
 //!
 //! `OP2_FUZZ_CASES` sets the number of cases (default 64).
 
@@ -1079,4 +1081,132 @@ fn run_messages(rt: &Runtime, (agents_at, wrap, radius, rounds, sort): &MessageC
 #[test]
 fn every_backend_matches_seq_on_random_messages() {
     every_backend_matches_seq_on(message_case(), run_messages, 32);
+}
+
+/// One round of an agent model: every agent adds its code to each of its
+/// neighbours (a ragged map rebuilt every round), draws from two streams,
+/// grows `v` by the second draw, and dies, has a child or both by the
+/// first draw and its code. Integers only: every backend's sums are exact.
+#[op2::kernel]
+#[allow(clippy::too_many_arguments)]
+fn agent_round_fuzz(
+    code: &i32,
+    v: &mut f64,
+    child_v: &mut f64,
+    acc: &mut [f64],
+    fates: &mut Philox,
+    growth: &mut Philox,
+    fate: &mut Fate,
+) {
+    for j in 0..acc.len() {
+        acc[j] += *code as f64;
+    }
+    let c = (fates.next_u32() % 4) as i32;
+    *v += (growth.next_u32() % 3) as f64;
+    let k = (c + *code) % 4;
+    if k == 1 || k == 3 {
+        fate.die();
+    }
+    if k >= 2 {
+        fate.spawn();
+        *child_v = *v + 1.0;
+    }
+}
+
+/// The sum of every message.
+#[op2::kernel]
+fn message_sum_fuzz(out: &mut f64, m: &[f64]) {
+    let mut s = 0.0;
+    for j in 0..m.len() {
+        s += m[j];
+    }
+    *out = s;
+}
+
+/// Initial codes, neighbours per agent (by id), rounds, and the round
+/// after whose build the list carries `acc` too.
+type AgentCase = (Vec<i32>, Vec<usize>, usize, usize);
+
+fn agent_case() -> impl Strategy<Value = AgentCase> {
+    (
+        prop::collection::vec(0i32..4, 1..48),
+        prop::collection::vec(0usize..4, 1..5),
+        1usize..6,
+        0usize..6,
+    )
+}
+
+/// Births and deaths with a ragged map rebuilt every round, two random
+/// streams in one loop, and a message list that carries a second Dat from
+/// some round on: a loop reading it before the next build is refused.
+fn run_agent_rounds(rt: &Runtime, (codes, degrees, rounds, carry_at): &AgentCase) -> Outcome {
+    let agents = Set::dynamic("agents", codes.len(), 4).unwrap();
+    let code = Dat::from_vec("code", &agents, 1, codes.clone()).unwrap();
+    let v = Dat::from_vec("v", &agents, 1, (0..codes.len()).map(|i| i as f64).collect()).unwrap();
+    let acc = Dat::<f64>::zeros("acc", &agents, 1).unwrap();
+    let sums = Dat::<f64>::zeros("sums", &agents, 1).unwrap();
+    let life = Lifecycle::new(&agents).unwrap();
+    let child_v = life.offspring(&v).unwrap();
+    let (draws, growth) = (RandomStreams::new("draws", 5), RandomStreams::new("growth", 6));
+    let list = MessageList::brute_force("list", &agents).unwrap();
+    let mv = list.carry(&v).unwrap();
+    let mut macc = None;
+    let mut out = vec![Vec::new(); 4];
+    for round in 0..*rounds {
+        let n = agents.size();
+        if n == 0 {
+            break;
+        }
+        let ids = agents.global_ids();
+        let mut offsets = vec![0];
+        let mut targets = Vec::new();
+        for e in 0..n {
+            let degree = degrees[ids[e] as usize % degrees.len()];
+            targets.extend((0..degree).map(|k| ((e + 3 * k + 1) % n) as i32));
+            offsets.push(targets.len());
+        }
+        let links = RaggedMap::new("links", &agents, &agents, offsets, targets).unwrap();
+        acc.data_mut().fill(0.0);
+        par_loop!(
+            rt,
+            agent_round_fuzz,
+            agents,
+            code(READ),
+            v(RW),
+            child_v(WRITE),
+            acc(INC, links[..]),
+            draws(DRAW),
+            growth(DRAW),
+            life(FATE)
+        )
+        .map_err(|e| e.to_string())?;
+        list.build_on(rt).map_err(|e| e.to_string())?;
+        if round == *carry_at {
+            let m = list.carry(&acc).unwrap();
+            // Carried after the build: refused until the next.
+            if par_loop!(rt, message_sum_fuzz, agents, sums(WRITE), m(READ, list[..])).is_ok() {
+                return Err(format!("round {round}: a Dat carried after the build was read"));
+            }
+            out[3].push(round as f64);
+            list.build_on(rt).map_err(|e| e.to_string())?;
+            macc = Some(m);
+        }
+        par_loop!(rt, message_sum_fuzz, agents, sums(WRITE), mv(READ, list[..])).map_err(|e| e.to_string())?;
+        out[0].push(sums.to_vec().first().copied().unwrap_or(0.0));
+        if let Some(m) = &macc {
+            par_loop!(rt, message_sum_fuzz, agents, sums(WRITE), m(READ, list[..])).map_err(|e| e.to_string())?;
+            out[1].push(sums.to_vec().first().copied().unwrap_or(0.0));
+        }
+        out[2].push(agents.size() as f64);
+    }
+    out.push(agents.global_ids().iter().map(|&id| id as f64).collect());
+    out.push(v.to_vec());
+    out.push(acc.to_vec());
+    out.push(vec![f64::from(draws.loops()), f64::from(growth.loops())]);
+    Ok(out)
+}
+
+#[test]
+fn every_backend_matches_seq_on_random_agent_rounds() {
+    every_backend_matches_seq_on(agent_case(), run_agent_rounds, 24);
 }

@@ -96,8 +96,18 @@ fn a_change_under_a_borrow_is_refused_and_loses_nothing() {
     let (life, x) = (&w.life, &w.x);
     let guard = other.data_ro();
     let e = par_loop!(rt, judge, w.agents, x(READ), life(FATE)).unwrap_err();
-    assert!(matches!(e, Error::HostBorrow { .. }), "{e:?}");
-    assert!(e.to_string().contains("other"), "{e}");
+    let Error::FatesNotApplied { kept: true, source, .. } = &e else {
+        panic!("{e:?}")
+    };
+    assert!(matches!(**source, Error::HostBorrow { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(
+            "loop `judge` ran, but applying its births and deaths to set `agents` failed: `other` is already borrowed"
+        ) && msg.contains("the fates are kept")
+            && msg.contains("do not run the loop again"),
+        "{msg}"
+    );
     drop(guard);
     // Nothing moved, and the fates wait for another apply.
     assert_eq!(w.agents.size(), 5);
@@ -126,7 +136,13 @@ fn a_fate_loop_over_another_set_is_refused() {
     let z = Dat::<f64>::zeros("z", &others, 1).unwrap();
     let life = &w.life;
     let e = par_loop!(rt, judge, others, z(READ), life(FATE)).unwrap_err();
-    assert!(e.to_string().contains("agents.fates"), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("agents.fates")
+            && msg.contains("decides births and deaths of set `agents`, but the loop runs over `others`")
+            && !msg.contains("through a map"),
+        "{msg}"
+    );
     assert_eq!(w.agents.size(), 5);
 }
 
@@ -153,4 +169,27 @@ fn a_loop_that_ends_before_it_runs_forgets_its_fates() {
     assert_eq!(&*life.fates().data_ro(), &[0; 5]);
     assert_eq!(life.apply().unwrap().births, 0);
     assert_eq!(w.agents.size(), 5);
+}
+
+/// A second Lifecycle on a set would apply its fates to the first's
+/// children (four agents spawning through both ended as 16, not 12): it is
+/// refused while the first is in use, and allowed once it is dropped.
+#[test]
+fn one_lifecycle_per_set() {
+    let w = world();
+    let e = Lifecycle::new(&w.agents).unwrap_err();
+    assert!(matches!(e, Error::InvalidLifecycle { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .contains("lifecycle of set `agents`: the set already has a Lifecycle; use that one (its handle clones)"),
+        "{e}"
+    );
+    // A clone is the same Lifecycle: no second one was made.
+    let again = w.life.clone();
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    par_loop!(rt, judge, w.agents, w.x(READ), again(FATE)).unwrap();
+    assert_eq!(w.agents.size(), 5, "agent 1 died, agent 3 had one child");
+    drop((w.life, again));
+    let other = Lifecycle::new(&w.agents).unwrap();
+    assert_eq!(other.set().size(), 5);
 }

@@ -261,4 +261,21 @@ fn bad_grids_are_errors() {
     assert!(msg.contains("bins"), "{msg}");
     let cells = SpatialGrid::discrete_2d("g", [5, 3], Boundary::Wrap).unwrap();
     assert_eq!((cells.bins_per_axis(), cells.is_discrete()), ([5, 3, 1], true));
+    // Extreme floats are printed short, and a box too wide for an f64 is
+    // named as such, not as "inf bins".
+    let msg = bad(SpatialGrid::new_2d("g", [-f64::MAX; 2], [f64::MAX; 2], 1.0, clamp));
+    assert!(
+        msg.contains("the box [-1.7976931348623157e308, 1.7976931348623157e308) is wider than an f64 holds")
+            && !msg.contains("inf"),
+        "{msg}"
+    );
+    let msg = bad(SpatialGrid::new_2d("g", [0.0; 2], [1.0; 2], 5e-324, clamp));
+    assert!(
+        msg.contains("bins of width 5e-324 needs more than 2147483646 bins")
+            && msg.contains("use a radius of at least 4.657e-10")
+            && msg.len() < 250,
+        "{msg}"
+    );
+    let msg = bad(SpatialGrid::new_2d("g", [0.0; 2], [1e300, 1.0], 1.0, clamp));
+    assert!(msg.contains("[0.0, 1e300)") && msg.len() < 250, "{msg}");
 }

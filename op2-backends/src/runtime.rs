@@ -234,7 +234,7 @@ pub struct Runtime {
     timings: Timings,
     plans: PlanCache,
     /// Transfer counters of the carriers device loops used, for the summary.
-    transfers: std::sync::Mutex<Vec<(String, std::sync::Arc<op2_core::TransferCounter>)>>,
+    transfers: std::sync::Mutex<crate::transfer_log::TransferLog>,
 }
 
 impl Runtime {
@@ -278,7 +278,7 @@ impl Runtime {
             recorded: options.record_loops.then(|| std::sync::Mutex::new(Vec::new())),
             timings: Timings::default(),
             plans: PlanCache::default(),
-            transfers: std::sync::Mutex::new(Vec::new()),
+            transfers: std::sync::Mutex::new(crate::transfer_log::TransferLog::default()),
         })
     }
 
@@ -404,12 +404,8 @@ impl Runtime {
 
     /// Remembers the transfer counters of a device loop's carriers.
     fn register_transfers(&self, args: &[ArgSpec<'_>], subset: Option<&Subset>) {
-        let mut seen = self.transfers.lock().unwrap_or_else(|p| p.into_inner());
-        let mut note = |name: &str, counter: std::sync::Arc<op2_core::TransferCounter>| {
-            if !seen.iter().any(|(_, c)| std::sync::Arc::ptr_eq(c, &counter)) {
-                seen.push((name.to_string(), counter));
-            }
-        };
+        let mut log = self.transfers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut note = |name: &str, counter: std::sync::Arc<op2_core::TransferCounter>| log.note(name, &counter);
         for a in args {
             note(a.data.name(), a.data.device().lock().counter.clone());
             if let Some(m) = a.map {
@@ -448,8 +444,7 @@ impl Runtime {
     /// The timings as a printable table (calls, seconds, ms/call, MB/call, GB/s).
     pub fn timing_summary(&self) -> TimingSummary {
         let mut summary = self.timings.summary();
-        let seen = self.transfers.lock().unwrap_or_else(|p| p.into_inner());
-        summary.transfers = seen.iter().map(|(n, c)| (n.clone(), c.stats())).collect();
+        summary.transfers = self.transfers.lock().unwrap_or_else(|p| p.into_inner()).rows();
         summary.fallbacks = self.executor.fallbacks();
         summary
     }

@@ -448,6 +448,23 @@ pub enum Error {
         /// What is repeated, and what to do.
         reason: String,
     },
+    /// A loop given `life(FATE)` ran, but applying the births and deaths
+    /// it decided failed.
+    #[error("loop `{loop_name}` ran, but applying its births and deaths to set `{set}` failed: {source}; {}", if *.kept {
+        "the fates are kept: remove the cause, then call `apply()` (or `apply_on(&rt)`) on the Lifecycle; do not run the loop again, or its kernel runs twice"
+    } else {
+        "the fates were discarded (across processes a failed round is used up on every process), so this loop's births and deaths are lost"
+    })]
+    FatesNotApplied {
+        /// The loop.
+        loop_name: String,
+        /// The dynamic set.
+        set: String,
+        /// Whether the fates still wait for an apply.
+        kept: bool,
+        /// Why the apply failed.
+        source: Box<Error>,
+    },
     /// A dynamic population's births and deaths cannot be set up as asked.
     #[error("lifecycle of set `{set}`: {reason}")]
     InvalidLifecycle {

@@ -257,6 +257,20 @@ impl Lifecycle {
         result
     }
 
+    /// What `par_loop!` calls after loop `loop_name` ran: as
+    /// [`Lifecycle::apply_on`], its error wrapped in
+    /// [`Error::FatesNotApplied`], which says that the kernel ran and
+    /// whether the fates wait for another apply.
+    #[doc(hidden)]
+    pub fn apply_after_loop(&self, loop_name: &str, workers: &dyn Workers) -> Result<Census> {
+        self.apply_on(workers).map_err(|e| Error::FatesNotApplied {
+            loop_name: loop_name.to_string(),
+            set: self.0.set.name().to_string(),
+            kept: !self.population().numbers_across_processes(),
+            source: Box::new(e),
+        })
+    }
+
     /// [`Lifecycle::apply_on`] on the host's threads.
     fn apply_on_host(&self, workers: &dyn Workers) -> Result<Census> {
         let inner = &*self.0;

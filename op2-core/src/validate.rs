@@ -190,6 +190,22 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 check_form(&at, param, false)?;
             }
             (ArgData::Dat(d), None) => {
+                if param.fate && !d.set().same(set) {
+                    // Not "through a map": `life(FATE)` takes none.
+                    return Err(Error::FormMismatch {
+                        at: at(),
+                        param: param.name.to_string(),
+                        detail: format!(
+                            "(`&mut Fate`, passed as `life(FATE)`) decides births and deaths of set `{}`, but the \
+                             loop runs over `{}`; run the loop over `{}` (or a subset of it), or pass the Lifecycle \
+                             of `{}`",
+                            d.set().name(),
+                            set.name(),
+                            d.set().name(),
+                            set.name()
+                        ),
+                    });
+                }
                 if !d.set().same(set) {
                     return Err(Error::DirectSetMismatch {
                         at: at(),

@@ -451,7 +451,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
                 ::core::result::Result::Ok(()) => {
                     let mut __op2_applied: ::op2::Result<()> = ::core::result::Result::Ok(());
                     #(
-                        let __op2_one = ::op2::Lifecycle::apply_on(#lives, __op2_rt);
+                        let __op2_one = ::op2::Lifecycle::apply_after_loop(#lives, #info.name, __op2_rt);
                         if let (::core::result::Result::Ok(()), ::core::result::Result::Err(e)) = (&__op2_applied, __op2_one) {
                             __op2_applied = ::core::result::Result::Err(e);
                         }

@@ -136,7 +136,7 @@ impl SpatialGrid {
             reason,
         };
         if !(radius.is_finite() && radius > 0.0) {
-            return Err(bad(format!("the radius must be positive and finite, not {radius}")));
+            return Err(bad(format!("the radius must be positive and finite, not {radius:?}")));
         }
         let mut bins = [1usize; 3];
         let mut total = 1usize;
@@ -144,7 +144,13 @@ impl SpatialGrid {
             let (lo, hi) = (min[a], max[a]);
             if !(lo.is_finite() && hi.is_finite() && hi > lo) {
                 return Err(bad(format!(
-                    "axis {a}: the bounds must be finite with min < max, not [{lo}, {hi})"
+                    "axis {a}: the bounds must be finite with min < max, not [{lo:?}, {hi:?})"
+                )));
+            }
+            if !(hi - lo).is_finite() {
+                return Err(bad(format!(
+                    "axis {a}: the box [{lo:?}, {hi:?}) is wider than an f64 holds (max - min overflows); give \
+                     bounds whose difference is finite"
                 )));
             }
             let cells = (hi - lo) / radius;
@@ -152,17 +158,21 @@ impl SpatialGrid {
                 Boundary::Clamp => cells.ceil(),
                 Boundary::Wrap => cells.floor().max(1.0),
             };
-            // n is finite and positive here (checked bounds and radius).
+            // n is positive here, but may be infinite (a tiny radius).
             if n > MAX_BINS as f64 {
                 return Err(bad(format!(
-                    "axis {a}: {n} bins of width {radius} (at most {MAX_BINS})"
+                    "axis {a}: [{lo:?}, {hi:?}) cut into bins of width {radius:?} needs more than {MAX_BINS} bins \
+                     (the most a grid has); use a radius of at least {:.3e} on this box, or a smaller box",
+                    (hi - lo) / MAX_BINS as f64
                 )));
             }
             bins[a] = (n as usize).max(1);
-            total = total
-                .checked_mul(bins[a])
-                .filter(|&t| t <= MAX_BINS)
-                .ok_or_else(|| bad(format!("more than {MAX_BINS} bins of width {radius}")))?;
+            total = total.checked_mul(bins[a]).filter(|&t| t <= MAX_BINS).ok_or_else(|| {
+                bad(format!(
+                    "the axes together need more than {MAX_BINS} bins of width {radius:?} (the most a grid has); \
+                         use a larger radius or a smaller box"
+                ))
+            })?;
         }
         // Wrapping cuts the box into whole bins: the width is box / bins.
         let inv_width = match boundary {
@@ -174,7 +184,7 @@ impl SpatialGrid {
                 let w = (max[a] - min[a]) / bins[a] as f64;
                 if (w * inv_width - 1.0).abs() > 1e-12 {
                     return Err(bad(format!(
-                        "a periodic grid needs bins of one width on every axis: axis 0 gives {}, axis {a} gives {w} (make each side a multiple of one width)",
+                        "a periodic grid needs bins of one width on every axis: axis 0 gives {:?}, axis {a} gives {w:?} (make each side a multiple of one width)",
                         1.0 / inv_width
                     )));
                 }

@@ -41,7 +41,7 @@ impl AgentLayout {
         let dats: Vec<String> = self
             .dats
             .iter()
-            .map(|(n, t, b)| format!("{n}: {} x {}", b / t.size(), t.c_name()))
+            .map(|(n, t, b)| format!("{}: {} x {}", explained(n), b / t.size(), t.c_name()))
             .collect();
         format!("[{}]", dats.join(", "))
     }
@@ -195,6 +195,24 @@ fn key(set: &str, dat: &str) -> String {
     }
 }
 
+/// A Dat's name in errors, with what made it when op2 did: the Dats a
+/// Lifecycle, its offspring and random streams add to a set move with its
+/// agents like the user's own, so layouts list them.
+fn explained(name: &str) -> String {
+    let made_by = if name == "*.fates" || name.ends_with(".fates") {
+        "the fates of the set's Lifecycle".to_string()
+    } else if name == "*.ids" || name.ends_with(".ids") {
+        "the agents' ids the set's Lifecycle keeps".to_string()
+    } else if let Some(dat) = name.strip_suffix(".child") {
+        format!("the children's values of `{dat}`, from `Lifecycle::offspring`")
+    } else if let Some(streams) = name.strip_suffix("_ids") {
+        format!("the ids random streams `{streams}` keep for the set, made by the first loop drawing from them")
+    } else {
+        return format!("`{name}`");
+    };
+    format!("`{name}` ({made_by})")
+}
+
 /// FNV-1a, 64 bits.
 fn fnv1a(bytes: impl Iterator<Item = u8>, mut h: u64) -> u64 {
     for b in bytes {
@@ -221,8 +239,8 @@ impl AgentLayout {
             return Err(Error::InvalidMigration {
                 set: set.to_string(),
                 reason: format!(
-                    "two Dats on it are named `{}`: agents move by Dat name, so names must differ",
-                    dats[w[0]].0
+                    "two Dats on it are named {}: agents move by Dat name, so names must differ",
+                    explained(&key(set, dats[w[0]].0))
                 ),
             });
         }
@@ -413,9 +431,17 @@ impl Population {
         if let Some(&e) = keep.last().filter(|&&e| e as usize >= len) {
             return Err(bad(format!("agent {e} is past the set's {len} agents")));
         }
-        if let Some(p) = arrivals.iter().find(|p| p.fingerprint != layout.fingerprint()) {
+        // A pack never packed (`AgentPack::default()`) has no layout and no
+        // agent: zero arrivals, like an empty pack of this layout.
+        let laid_out = |p: &AgentPack| !(p.record == 0 && p.bytes.is_empty());
+        if let Some((k, p)) = arrivals
+            .iter()
+            .enumerate()
+            .find(|(_, p)| laid_out(p) && p.fingerprint != layout.fingerprint())
+        {
             return Err(bad(format!(
-                "{} arriving agents were packed for other Dats than this set's {}",
+                "arrival {k}: its {} agents were packed from a set with other Dats (names, types or dims) than this \
+                 set's {}; both ends must have the same Dats",
                 p.len(),
                 layout.describe()
             )));

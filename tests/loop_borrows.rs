@@ -1,0 +1,82 @@
+//! A loop and a `Dat::swap` of its Dat on two threads, many times over: the
+//! loop must take its pointers into the Dat only once the runtime holds its
+//! borrows (a swap between the two freed the buffer under the loop). The
+//! ordering that rules it out: `par_loop!` makes its views inside the loop
+//! body, which the runtime calls only after `LoopBorrows::take`, and a swap
+//! needs both Dats' exclusive borrows. So each swap lands between two loops,
+//! and every element of the Dat has been bumped the same number of times.
+//!
+//! Under `--release` too: `cargo test --release --features jit --test loop_borrows`.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use op2::prelude::*;
+use op2::RuntimeOptions;
+
+#[op2::kernel]
+fn bump(x: &mut f64) {
+    *x += 1.0;
+}
+
+fn race(rt: &Runtime, loops: usize) {
+    let s = Set::new("s", 1 << 18).unwrap();
+    let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
+    let done = AtomicBool::new(false);
+    let (ran, swapped) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            for _ in 0..loops {
+                if par_loop!(rt, bump, s, x(RW)).is_ok() {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            done.store(true, Ordering::Relaxed);
+        });
+        t.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                let y = Dat::<f64>::filled("y", &s, 1, 0.5).unwrap();
+                if x.swap(&y).is_ok() {
+                    swapped.fetch_add(1, Ordering::Relaxed);
+                }
+                drop(y);
+            }
+        });
+    });
+    let (ran, swapped) = (ran.into_inner(), swapped.into_inner());
+    // Both sides took turns (the race was run), and loops that met a swap
+    // were refused, never run on a moving buffer.
+    assert!(ran > 0 && swapped > 0, "{ran} loops ran, {swapped} swaps");
+    let v = x.to_vec();
+    assert!(
+        v.iter().all(|&e| e == v[0]),
+        "every element bumped alike since the last swap: {} and {}",
+        v[0],
+        v.iter().find(|&&e| e != v[0]).unwrap()
+    );
+    assert_eq!(v[0].fract(), 0.5, "the last swap brought a Dat filled with 0.5");
+    println!("{ran} loops, {swapped} swaps");
+}
+
+#[test]
+fn seq_loops_and_swaps_take_turns() {
+    race(&Runtime::new(Backend::Seq).unwrap(), 1500);
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn rayon_loops_and_swaps_take_turns() {
+    race(
+        &Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)).unwrap(),
+        1500,
+    );
+}
+
+#[cfg(feature = "jit")]
+#[test]
+fn jit_loops_and_swaps_take_turns() {
+    let dir = concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache");
+    race(
+        &Runtime::with_options(Backend::Jit, RuntimeOptions::default().threads(2).cache_dir(dir)).unwrap(),
+        1500,
+    );
+}
