@@ -296,7 +296,7 @@ fn check_once(at: &dyn Fn() -> ArgRef, kernel: &KernelInfo, args: &[ArgSpec<'_>]
     let Some(first) = args[..index]
         .iter()
         .zip(kernel.params)
-        .position(|(a, p)| a.data.id() == id && (p.fate == param.fate) && random_ids(p, a) == !param.fate)
+        .position(|(a, p)| a.data.id() == id && if param.fate { p.fate } else { random_ids(p, a) })
     else {
         return Ok(());
     };
