@@ -168,6 +168,12 @@ impl<T: Scalar> GlobalHandle for Global<T> {
     fn init_partial(&self, access: Access, slot: &mut [u64]) {
         let dst = slot.as_mut_ptr() as *mut T;
         let dim = self.dim();
+        // A public trait: a slot too small must not be written past.
+        assert!(
+            std::mem::size_of_val(slot) >= self.byte_len(),
+            "a partial slot too small for `{}`",
+            self.name()
+        );
         let src = self.0.host.ptr();
         for k in 0..dim {
             // SAFETY: the slot holds `dim` values of T (ReductionLayout sizes it);
@@ -198,6 +204,11 @@ impl<T: Scalar> GlobalHandle for Global<T> {
         saved: &[u8],
         all_reduce: &mut dyn FnMut(&mut [u8]) -> Result<()>,
     ) -> Result<()> {
+        assert!(
+            saved.len() >= self.byte_len(),
+            "saved values too short for `{}`",
+            self.name()
+        );
         // SAFETY: as above.
         let values = unsafe { std::slice::from_raw_parts_mut(self.0.host.ptr(), self.dim()) };
         // SAFETY: T is a plain scalar: any bytes of the right length are valid.
@@ -213,6 +224,12 @@ impl<T: Scalar> GlobalHandle for Global<T> {
         Ok(())
     }
     fn restore(&self, saved: &[u8]) {
+        assert_eq!(
+            saved.len(),
+            self.byte_len(),
+            "saved values of another size for `{}`",
+            self.name()
+        );
         // SAFETY: the runtime holds the exclusive borrow; `saved` has byte_len bytes.
         unsafe { std::ptr::copy_nonoverlapping(saved.as_ptr(), self.0.host.ptr() as *mut u8, self.byte_len()) }
     }
@@ -224,6 +241,11 @@ impl<T: Scalar> GlobalHandle for Global<T> {
     }
 
     fn combine_partial(&self, access: Access, slot: &[u64]) {
+        assert!(
+            std::mem::size_of_val(slot) >= self.byte_len(),
+            "a partial slot too small for `{}`",
+            self.name()
+        );
         let part = slot.as_ptr() as *const T;
         let dst = self.0.host.ptr();
         for k in 0..self.dim() {

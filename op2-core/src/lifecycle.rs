@@ -281,6 +281,8 @@ impl Lifecycle {
             parents,
             children,
         } = &mut *scratch;
+        // Read first: a change after it is refused at the reorder.
+        let generation = population.generation();
         let before = inner.set.size();
         let selected = inner.fates.try_data_ro().map(|fates| {
             let fates = &*fates;
@@ -308,6 +310,7 @@ impl Lifecycle {
                     parents,
                     ids: NewIds::Given { ids: children, next },
                     source_of: &source_of,
+                    generation,
                 },
                 workers,
             );
@@ -360,6 +363,8 @@ impl Lifecycle {
             identity,
             host,
         } = &mut *guard;
+        // Read first: a change after it is refused at the reorder.
+        let generation = population.generation();
         let before = inner.set.size();
         let selected = select_on_device(work, &inner.fates, before, survivors, parents)
             .and_then(|s| self.check_ready().map(|()| s));
@@ -444,6 +449,7 @@ impl Lifecycle {
                 births,
                 ids,
                 source_of: &source_of,
+                generation,
             },
             work,
         );

@@ -58,6 +58,22 @@ pub(crate) struct Reorder<'a> {
     /// The member (by id) a child's value of a member comes from: its
     /// offspring Dat, or `None` to copy the parent's value.
     pub source_of: &'a dyn Fn(usize) -> Option<usize>,
+    /// The set's generation when the survivors and parents were chosen.
+    pub generation: u64,
+}
+
+/// `Err` unless the set is still at `generation`: another thread changed
+/// it (births, deaths, a sort, a migration) after the fates were read, and
+/// the chosen indices would name other agents.
+pub(crate) fn check_unchanged(population: &Population, set: &str, generation: u64) -> Result<()> {
+    if population.generation() == generation {
+        return Ok(());
+    }
+    Err(Error::SetInUse {
+        set: set.to_string(),
+        how: "it changed after the fates were read (births, deaths, a sort or a migration on another thread); \
+              the fates are kept: apply again",
+    })
 }
 
 /// The ids of the agents a change adds.
@@ -354,6 +370,7 @@ impl Population {
         let new_len = order.survivors.len() + order.parents.len();
         check_size(set, new_len)?;
         let _set = self.take_set(set, true)?;
+        check_unchanged(self, set, order.generation)?;
         let members = self.members();
         let _held = self.hold(&members)?;
         for m in &members {

@@ -50,6 +50,8 @@ pub(crate) struct DeviceReorder<'a> {
     /// The member a child's value of a member comes from (as
     /// [`Reorder::source_of`](super::Reorder)).
     pub source_of: &'a dyn Fn(usize) -> Option<usize>,
+    /// As [`Reorder::generation`](super::Reorder).
+    pub generation: u64,
 }
 
 /// Where every member's new elements come from.
@@ -92,6 +94,7 @@ impl Population {
         let new_len = order.kept + order.births;
         check_size(set, new_len)?;
         let _set = self.take_set(set, true)?;
+        super::check_unchanged(self, set, order.generation)?;
         let members = self.members();
         let _held = self.hold_unsynced(&members)?;
         let moves = Moves {
