@@ -249,10 +249,7 @@ fn spread(w: &f64, acc: &mut [f64], fate: &mut Fate) {
 /// Ages every agent's weight.
 #[op2::kernel]
 fn drift(w: &mut f64, acc: &f64) {
-    *w += 0.37 + 0.001 * *acc;
-    if *w >= 3.0 {
-        *w -= 3.0;
-    }
+    *w = (*w + 0.37 + 0.001 * *acc) % 3.0;
 }
 
 /// A model that rebuilds its ragged map after every round of births and

@@ -309,6 +309,18 @@ impl Translator {
                 _ => format!("{helper}({l}, {r}, op2_status)"),
             };
         }
+        // C has no `%` on floats: Rust's is `fmod` (exact, so an f32 one
+        // through double rounds to the same float, in every dialect).
+        if let (BinOp::Rem(_) | BinOp::RemAssign(_), Some(t)) = (b.op, lw.map(Ty::concrete).filter(|t| t.is_float())) {
+            let rem = match t == Ty::F32 {
+                true => format!("((float)fmod((double)({l}), (double)({r})))"),
+                false => format!("fmod({l}, {r})"),
+            };
+            return match b.op {
+                BinOp::RemAssign(_) => format!("({l} = {rem})"),
+                _ => rem,
+            };
+        }
         format!("({l} {op} {r})")
     }
 

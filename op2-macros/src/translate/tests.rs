@@ -30,6 +30,17 @@ fn parameters_become_pointers() {
 }
 
 #[test]
+fn float_remainders_are_fmod() {
+    let c = c_of("fn k(a: &mut f64, b: &mut f32, n: &mut i32) { *a = *a % 3.0; *b %= 2.5; *n = *n % 4; }");
+    assert!(c.contains("(*a) = fmod((*a), 3.0);"), "{c}");
+    assert!(
+        c.contains("(*b) = ((float)fmod((double)((*b)), (double)(2.5f)));"),
+        "{c}"
+    );
+    assert!(c.contains("op2_rem_i32((*n), 4, op2_status)"), "{c}");
+}
+
+#[test]
 fn scalars_are_dereferenced_and_everything_parenthesised() {
     let c = c_of("fn k(a: &f64, b: &mut f64) { *b = *a * 2.0 + a; }");
     assert!(c.contains("(*b) = (((*a) * 2.0) + (*a));"), "{c}");
