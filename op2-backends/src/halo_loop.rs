@@ -24,8 +24,11 @@ use op2_core::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Overlap(pub bool);
 
+/// # Safety
+/// As [`Executor::execute`]: the loop was validated and the caller holds its
+/// data's borrows until this returns.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run(
+pub(crate) unsafe fn run(
     exec: &dyn Executor,
     dist: &Arc<dyn Distribution>,
     kernel: &'static KernelInfo,
@@ -98,18 +101,17 @@ pub(crate) fn run(
         if range.is_empty() {
             return Ok(());
         }
-        exec.execute(
-            &ParLoop {
-                kernel,
-                set,
-                // Runtime::par_loop refuses subsets of distributed sets.
-                subset: None,
-                range,
-                args,
-                plans,
-            },
-            body,
-        )
+        let lp = ParLoop {
+            kernel,
+            set,
+            // Runtime::par_loop refuses subsets of distributed sets.
+            subset: None,
+            range,
+            args,
+            plans,
+        };
+        // SAFETY: this function's contract: validated, borrows held.
+        unsafe { exec.execute(&lp, body) }
     };
     run(0..regions.core)?;
     let t = std::time::Instant::now();

@@ -110,7 +110,7 @@ impl Executor for RayonExecutor {
         "rayon"
     }
 
-    fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
+    unsafe fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
         match &self.pool {
             Some(pool) => pool.install(|| self.run_loop(lp, body)),
             None => self.run_loop(lp, body),

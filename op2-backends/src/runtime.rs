@@ -383,19 +383,25 @@ impl Runtime {
             // Nothing to run: not even a program to build.
             None if subset.is_some_and(Subset::is_empty) => op2_core::HaloTraffic::default(),
             None => {
-                self.executor.execute(&lp, body)?;
+                // SAFETY: validated above, and `_borrows` holds the data
+                // until the loop has run.
+                unsafe { self.executor.execute(&lp, body) }?;
                 op2_core::HaloTraffic::default()
             }
-            Some(dist) => crate::halo_loop::run(
-                &*self.executor,
-                dist,
-                kernel,
-                set,
-                args,
-                &self.plans,
-                body,
-                crate::halo_loop::Overlap(self.overlap),
-            )?,
+            // SAFETY: validated above, and `_borrows` holds the data until
+            // the loop has run.
+            Some(dist) => unsafe {
+                crate::halo_loop::run(
+                    &*self.executor,
+                    dist,
+                    kernel,
+                    set,
+                    args,
+                    &self.plans,
+                    body,
+                    crate::halo_loop::Overlap(self.overlap),
+                )
+            }?,
         };
         self.timings
             .record_with_halo(kernel.name, start.elapsed().as_secs_f64(), estimate_bytes(&lp), halo);

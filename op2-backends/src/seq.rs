@@ -10,7 +10,7 @@ impl Executor for SeqExecutor {
         "seq"
     }
 
-    fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
+    unsafe fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
         let layout = ReductionLayout::new(lp.args);
         let mut partials = layout.new_partials(lp.args, 1);
         body(lp.range.clone(), &mut layout.partials(&mut partials));

@@ -72,7 +72,14 @@ pub trait Executor: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// Runs one loop.
-    fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()>;
+    ///
+    /// # Safety
+    /// The loop was validated (`validate_loop`) and the caller holds its
+    /// data's borrows (`LoopBorrows::take` over `lp.args`) until this
+    /// returns: executors read and write the data through raw pointers, and
+    /// only the borrows keep another thread from moving or freeing it
+    /// (`Dat::swap`, a lifecycle's reallocation) meanwhile.
+    unsafe fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()>;
 
     /// Whether loops run on a device with its own memory (the runtime then
     /// leaves transfers to the executor instead of bringing data to the host).

@@ -237,7 +237,7 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
         self.increments == Increments::Colouring
     }
 
-    fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {
+    unsafe fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {
         if lp.range.is_empty() {
             return Ok(());
         }

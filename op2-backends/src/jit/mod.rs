@@ -177,7 +177,7 @@ impl Executor for JitExecutor {
         &self.workers
     }
 
-    fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {
+    unsafe fn execute(&self, lp: &ParLoop<'_>, _native_body: &LoopBody<'_>) -> Result<()> {
         let layout = ReductionLayout::new(lp.args);
         let compiled = self.compiled(lp, LoopShape::of(lp, &layout))?;
         let data: Vec<*mut c_void> = lp.args.iter().map(|a| a.data.host_bytes() as *mut c_void).collect();
