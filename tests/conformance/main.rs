@@ -44,7 +44,7 @@ macro_rules! backend_suite {
                 *SKIP.get_or_init(|| ($skip)(Runtime::with_options($backend, $options)))
             }
 
-            backend_suite!(@tests
+            backend_suite!(@tests suite:
                 direct_write, direct_rw, direct_inc, direct_min_max,
                 indirect_read_entries, indirect_inc_entries, repeated_entry_increments_both_land,
                 whole_map_read, whole_map_inc, indirect_write_rw, indirect_min_max, whole_map_min,
@@ -63,32 +63,21 @@ macro_rules! backend_suite {
                 sorting_senders_changes_no_result, discrete_messages_match_brute_force,
                 births_and_deaths_match_the_model
             );
-            backend_suite!(@holes
+            backend_suite!(@tests agent_holes:
                 carried_after_build_is_refused_until_built, two_fates_of_one_lifecycle_are_refused,
                 one_streams_given_twice_is_refused, stream_counters_do_not_wrap, streams_forget_dropped_sets,
                 child_ids_stop_at_i64_max, stencil_offsets_near_isize_limits, plans_of_rebuilt_maps_are_dropped
             );
         }
     };
-    (@holes $($test:ident),* $(,)?) => {
+    (@tests $file:ident: $($test:ident),* $(,)?) => {
         $(
             #[test]
             fn $test() {
                 if skip() {
                     return;
                 }
-                super::agent_holes::$test(&rt);
-            }
-        )*
-    };
-    (@tests $($test:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $test() {
-                if skip() {
-                    return;
-                }
-                super::suite::$test(&rt);
+                super::$file::$test(&rt);
             }
         )*
     };
