@@ -190,7 +190,7 @@ fn bad_migrations_are_errors_that_change_nothing() {
     par_loop!(rt, roll, a.set, a.hits(WRITE), r2(DRAW)).unwrap();
     refused(
         a.set.agent_layout().unwrap_err(),
-        &["`rng_ids` (the ids random streams `rng` keep for the set"],
+        &["`rng.stream_ids` (the ids random streams `rng` keep for the set"],
     );
     // A fixed set has no agents that move.
     let fixed = Set::new("fixed", 3).unwrap();

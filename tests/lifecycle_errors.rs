@@ -96,7 +96,12 @@ fn a_change_under_a_borrow_is_refused_and_loses_nothing() {
     let (life, x) = (&w.life, &w.x);
     let guard = other.data_ro();
     let e = par_loop!(rt, judge, w.agents, x(READ), life(FATE)).unwrap_err();
-    let Error::FatesNotApplied { kept: true, source, .. } = &e else {
+    let Error::FatesNotApplied {
+        fates: op2::FatesLeft::Kept,
+        source,
+        ..
+    } = &e
+    else {
         panic!("{e:?}")
     };
     assert!(matches!(**source, Error::HostBorrow { .. }), "{e:?}");

@@ -37,7 +37,7 @@ impl TransferLog {
                 k += 1;
                 continue;
             }
-            let (name, counter) = self.live.swap_remove(k);
+            let (name, counter) = self.live.remove(k);
             let stats = counter.stats();
             match self.retired.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, total)) => *total = add(*total, stats),

@@ -27,6 +27,38 @@ impl fmt::Display for ArgRef {
     }
 }
 
+/// Where the fates of a loop are after its apply failed
+/// ([`Error::FatesNotApplied`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FatesLeft {
+    /// Still pending: another apply applies them.
+    Kept,
+    /// Forgotten: across processes a failed round is used up everywhere.
+    Discarded,
+    /// Applied (the set changed), but a later device step failed.
+    Applied,
+}
+
+impl FatesLeft {
+    /// What the user should do.
+    fn advice(&self) -> &'static str {
+        match self {
+            FatesLeft::Kept => {
+                "the fates are kept: remove the cause, then call `apply()` (or `apply_on(&rt)`) on the Lifecycle; \
+                 do not run the loop again, or its kernel runs twice"
+            }
+            FatesLeft::Discarded => {
+                "the fates were discarded (across processes a failed round is used up on every process), so this \
+                 loop's births and deaths are lost"
+            }
+            FatesLeft::Applied => {
+                "the births and deaths were applied and the set renumbered, but a device step after them failed: \
+                 the Lifecycle's fates and ids on the device may be stale; do not apply again"
+            }
+        }
+    }
+}
+
 /// Every error op2 reports.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -450,20 +482,24 @@ pub enum Error {
     },
     /// A loop given `life(FATE)` ran, but applying the births and deaths
     /// it decided failed.
-    #[error("loop `{loop_name}` ran, but applying its births and deaths to set `{set}` failed: {source}; {}", if *.kept {
-        "the fates are kept: remove the cause, then call `apply()` (or `apply_on(&rt)`) on the Lifecycle; do not run the loop again, or its kernel runs twice"
-    } else {
-        "the fates were discarded (across processes a failed round is used up on every process), so this loop's births and deaths are lost"
-    })]
+    #[error("loop `{loop_name}` ran, but applying its births and deaths to set `{set}` failed: {source}; {}", fates.advice())]
     FatesNotApplied {
         /// The loop.
         loop_name: String,
         /// The dynamic set.
         set: String,
-        /// Whether the fates still wait for an apply.
-        kept: bool,
+        /// Where the fates the loop decided are now.
+        fates: FatesLeft,
         /// Why the apply failed.
         source: Box<Error>,
+    },
+    /// A dynamic set changed under an operation that had looked at it.
+    #[error("set `{set}` changed while {reason}")]
+    SetChanged {
+        /// The set.
+        set: String,
+        /// What was going on, and what to do.
+        reason: String,
     },
     /// A dynamic population's births and deaths cannot be set up as asked.
     #[error("lifecycle of set `{set}`: {reason}")]

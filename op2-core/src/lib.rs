@@ -76,7 +76,7 @@ pub use dat::{Dat, HostMut, HostRef};
 pub use device::{DeviceBuffer, DeviceCell, DeviceSlot, TransferCounter, TransferStats};
 pub use device_state::{before_loop, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse};
 pub use device_work::{scratch_buffer, BinJob, DeviceWork, GatherJob, GatherTail, LookupJob, SelectJob};
-pub use error::{ArgRef, Error, Result};
+pub use error::{ArgRef, Error, FatesLeft, Result};
 pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
 pub use halo::{Distribution, HaloState, PendingExchange};

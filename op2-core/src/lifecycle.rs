@@ -10,8 +10,8 @@ use crate::device_work::{stage, OVERWRITE, READ, UPDATE};
 use crate::population::{identity_order, DeviceReorder, NewIds, Population, Reorder};
 use crate::workers::select_indices;
 use crate::{
-    scratch_buffer, ArgData, Dat, DatHandle, DeviceBuffer, DeviceWork, Error, GatherJob, Result, Scalar, ScopedThreads,
-    SelectJob, Set, Workers,
+    scratch_buffer, ArgData, Dat, DatHandle, DeviceBuffer, DeviceWork, Error, FatesLeft, GatherJob, Result, Scalar,
+    ScopedThreads, SelectJob, Set, Workers,
 };
 
 /// The flag a kernel sets to kill its agent.
@@ -263,10 +263,18 @@ impl Lifecycle {
     /// whether the fates wait for another apply.
     #[doc(hidden)]
     pub fn apply_after_loop(&self, loop_name: &str, workers: &dyn Workers) -> Result<Census> {
+        let population = self.population();
+        let generation = population.generation();
         self.apply_on(workers).map_err(|e| Error::FatesNotApplied {
             loop_name: loop_name.to_string(),
             set: self.0.set.name().to_string(),
-            kept: !self.population().numbers_across_processes(),
+            fates: if population.generation() != generation {
+                FatesLeft::Applied
+            } else if population.numbers_across_processes() {
+                FatesLeft::Discarded
+            } else {
+                FatesLeft::Kept
+            },
             source: Box::new(e),
         })
     }
@@ -311,6 +319,11 @@ impl Lifecycle {
                     ids: NewIds::Given { ids: children, next },
                     source_of: &source_of,
                     generation,
+                    // Children copied their parents' flags and ids: the
+                    // fates are cleared and the ids written while the set
+                    // is still held, so nothing is left half done.
+                    zero: Some(DatHandle::id(&inner.fates)),
+                    ids_into: Some(DatHandle::id(&inner.ids)),
                 },
                 workers,
             );
@@ -318,10 +331,6 @@ impl Lifecycle {
                 population.numbering_failed(next);
                 return Err(e);
             }
-            // Children copied their parents' flags; nothing is pending now.
-            inner.fates.try_data_mut()?.fill(0);
-            // And their parents' ids: write the new ones.
-            population.copy_ids(&mut inner.ids.try_data_mut()?);
         } else {
             population.set_next_id(next);
         }

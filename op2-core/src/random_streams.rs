@@ -118,8 +118,14 @@ impl RandomStreams {
             });
         }
         let mut cache = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        // Sets dropped since: their Dat holds the last handle.
-        cache.retain(|(_, d)| d.set().handles() > 1);
+        // Sets dropped since: only the ids Dats of streams hold them.
+        cache.retain(|(_, d)| {
+            let keep = d.set().in_use_outside_op2();
+            if !keep {
+                d.set().kept_by_op2(false);
+            }
+            keep
+        });
         let ids = match cache.iter_mut().find(|(_, d)| d.set().same(set)) {
             Some((generation, d)) => {
                 if *generation != set.generation() {
@@ -135,7 +141,8 @@ impl RandomStreams {
             None => {
                 // Ids are u64; the Dat holds their bits (`as u64` gives them back).
                 let ids: Vec<i64> = set.global_ids().iter().map(|&g| g as i64).collect();
-                let d = Dat::from_vec(format!("{}_ids", self.name), set, 1, ids)?;
+                let d = Dat::from_vec(format!("{}.stream_ids", self.name), set, 1, ids)?;
+                set.kept_by_op2(true);
                 cache.push((set.generation(), d.clone()));
                 d
             }
@@ -182,6 +189,14 @@ pub struct DrawArgs {
     pub seed: u64,
     /// The loop counter.
     pub counter: u32,
+}
+
+impl Drop for RandomStreams {
+    fn drop(&mut self) {
+        for (_, d) in self.ids.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            d.set().kept_by_op2(false);
+        }
+    }
 }
 
 impl std::fmt::Debug for RandomStreams {

@@ -58,6 +58,9 @@ struct SetInner {
     global_ids: Option<GlobalIds>,
     /// The size, ids and Dats of a set whose agents die and are born.
     population: Option<Population>,
+    /// Handles of this set held by Dats op2 keeps for itself (random
+    /// streams' ids): when only those remain, nothing can loop over the set.
+    kept_by_op2: std::sync::atomic::AtomicUsize,
 }
 
 /// Explicit global ids, and their inverse built on the first lookup (a
@@ -262,6 +265,7 @@ impl Set {
             distribution,
             global_ids,
             population: None,
+            kept_by_op2: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 
@@ -566,10 +570,21 @@ impl Set {
         }
     }
 
-    /// How many handles of this set exist (caches that keep a Dat of a set
-    /// compare it with the one handle that Dat holds).
-    pub(crate) fn handles(&self) -> usize {
-        Arc::strong_count(&self.0)
+    /// Whether some handle of this set is held by anything but the Dats op2
+    /// keeps for itself ([`Set::kept_by_op2`]): else no loop can run over
+    /// it again, and those Dats may go.
+    pub(crate) fn in_use_outside_op2(&self) -> bool {
+        Arc::strong_count(&self.0) > self.0.kept_by_op2.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Counts (`true`) or uncounts a handle held by a Dat op2 keeps for
+    /// itself on this set.
+    pub(crate) fn kept_by_op2(&self, kept: bool) {
+        let n = &self.0.kept_by_op2;
+        match kept {
+            true => n.fetch_add(1, std::sync::atomic::Ordering::AcqRel),
+            false => n.fetch_sub(1, std::sync::atomic::Ordering::AcqRel),
+        };
     }
 
     /// Whether two handles are the same set.

@@ -250,7 +250,7 @@ impl Stencil {
                     }
                     None => NOT_LOCAL,
                 };
-                plain &= (r as isize).checked_add(dy) == Some(local as isize);
+                plain &= local != NOT_LOCAL && (r as isize).checked_add(dy) == Some(local as isize);
                 neighbour.push(local);
             }
             regular.push(plain);

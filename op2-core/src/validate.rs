@@ -316,7 +316,7 @@ fn check_once(at: &dyn Fn() -> ArgRef, kernel: &KernelInfo, args: &[ArgSpec<'_>]
             "random streams `{}` are given twice (argument {first} too), and both parameters would get the same \
              stream; draw every number from one `&mut Philox` parameter, or pass a second `RandomStreams` made \
              with another seed",
-            name.strip_suffix("_ids").unwrap_or(name)
+            name.strip_suffix(".stream_ids").unwrap_or(name)
         )
     };
     Err(Error::RepeatedArg { at: at(), reason })

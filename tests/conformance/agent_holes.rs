@@ -143,11 +143,20 @@ pub fn streams_forget_dropped_sets(new_rt: &dyn Fn() -> Runtime) {
     let kept = Set::new("kept", 4).unwrap();
     let out = Dat::<u32>::zeros("out", &kept, 1).unwrap();
     par_loop!(rt, one_draw, kept, out(WRITE), s(DRAW)).unwrap();
+    // A second streams drawing over the same brief sets: each keeps the
+    // set's ids, and neither may keep the other's alive.
+    let t = RandomStreams::new("other", 6);
     for step in 0..40 {
         let brief = Set::new("brief", 10 + step).unwrap();
         let d = Dat::<u32>::zeros("d", &brief, 1).unwrap();
         par_loop!(rt, one_draw, brief, d(WRITE), s(DRAW)).unwrap();
+        par_loop!(rt, one_draw, brief, d(WRITE), t(DRAW)).unwrap();
         assert!(s.sets_kept() <= 2, "step {step}: {} sets kept", s.sets_kept());
+        assert!(
+            t.sets_kept() <= 1,
+            "step {step}: {} sets kept by the second",
+            t.sets_kept()
+        );
     }
     par_loop!(rt, one_draw, kept, out(WRITE), s(DRAW)).unwrap();
     assert_eq!(s.sets_kept(), 1, "only the set still in use");

@@ -199,13 +199,14 @@ fn key(set: &str, dat: &str) -> String {
 /// Lifecycle, its offspring and random streams add to a set move with its
 /// agents like the user's own, so layouts list them.
 fn explained(name: &str) -> String {
-    let made_by = if name == "*.fates" || name.ends_with(".fates") {
+    // The names those Dats get (a Dat named after its set moves as `*.`).
+    let made_by = if name == "*.fates" {
         "the fates of the set's Lifecycle".to_string()
-    } else if name == "*.ids" || name.ends_with(".ids") {
+    } else if name == "*.ids" {
         "the agents' ids the set's Lifecycle keeps".to_string()
     } else if let Some(dat) = name.strip_suffix(".child") {
         format!("the children's values of `{dat}`, from `Lifecycle::offspring`")
-    } else if let Some(streams) = name.strip_suffix("_ids") {
+    } else if let Some(streams) = name.strip_suffix(".stream_ids") {
         format!("the ids random streams `{streams}` keep for the set, made by the first loop drawing from them")
     } else {
         return format!("`{name}`");

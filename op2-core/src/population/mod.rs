@@ -60,6 +60,12 @@ pub(crate) struct Reorder<'a> {
     pub source_of: &'a dyn Fn(usize) -> Option<usize>,
     /// The set's generation when the survivors and parents were chosen.
     pub generation: u64,
+    /// A member (by id) zeroed afterwards, while still held: the fates,
+    /// which children copied from their parents.
+    pub zero: Option<usize>,
+    /// A member (by id, `i64`, dim 1) given the new ids afterwards, while
+    /// still held: the Lifecycle's ids, which children copied too.
+    pub ids_into: Option<usize>,
 }
 
 /// `Err` unless the set is still at `generation`: another thread changed
@@ -69,10 +75,11 @@ pub(crate) fn check_unchanged(population: &Population, set: &str, generation: u6
     if population.generation() == generation {
         return Ok(());
     }
-    Err(Error::SetInUse {
+    Err(Error::SetChanged {
         set: set.to_string(),
-        how: "it changed after the fates were read (births, deaths, a sort or a migration on another thread); \
-              the fates are kept: apply again",
+        reason: "its fates were being applied: births, deaths, a sort or a migration on another thread came \
+                 between reading the fates and the change, which would have moved other agents; apply again"
+            .to_string(),
     })
 }
 
@@ -213,9 +220,11 @@ impl Population {
     pub(crate) fn register(&self, set: &str, member: Weak<dyn Member>, len: usize) -> Result<()> {
         let _held = self.take_set(set, false)?;
         if self.len() != len {
-            return Err(Error::SetInUse {
+            return Err(Error::SetChanged {
                 set: set.to_string(),
-                how: "births or deaths changed its size while a Dat was made on it; make the Dat again",
+                reason: "a Dat was made on it (its size moved from the one the Dat was made with); make the Dat \
+                         again"
+                    .to_string(),
             });
         }
         let mut members = self.members.lock().unwrap_or_else(|p| p.into_inner());
@@ -415,6 +424,18 @@ impl Population {
             }
         }
         self.renumber(Some(order.survivors), order.survivors.len(), order.ids);
+        // Still held: nothing can borrow these between the move and them.
+        for m in &members {
+            let data = m.host_bytes();
+            if Some(m.member_id()) == order.zero {
+                // SAFETY: held exclusively, `new_len` elements long.
+                unsafe { std::ptr::write_bytes(data, 0, new_len * m.element_bytes()) };
+            }
+            if Some(m.member_id()) == order.ids_into && m.element_bytes() == 8 {
+                // SAFETY: as above; an `i64` member of dim 1 (checked size).
+                self.copy_ids(unsafe { std::slice::from_raw_parts_mut(data as *mut i64, new_len) });
+            }
+        }
         Ok(())
     }
 
