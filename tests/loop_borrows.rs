@@ -6,7 +6,12 @@
 //! needs both Dats' exclusive borrows. So each swap lands between two loops,
 //! and every element of the Dat has been bumped the same number of times.
 //!
-//! Under `--release` too: `cargo test --release --features jit --test loop_borrows`.
+//! The Dats are large enough (256 KiB) that the allocator returns a freed
+//! buffer to the system, so a loop writing into one faults: with the views
+//! taken before the borrows (as they once were) this test died of SIGSEGV
+//! in every run tried (three release, two debug), and it passes with them
+//! inside the body. Under `--release` too: `cargo test --release --features
+//! jit --test loop_borrows`.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -18,9 +23,12 @@ fn bump(x: &mut f64) {
     *x += 1.0;
 }
 
+/// `loops` loops bumping a Dat while another thread swaps in, and drops,
+/// Dats from a pool made beforehand (so that each swap is quick).
 fn race(rt: &Runtime, loops: usize) {
-    let s = Set::new("s", 1 << 18).unwrap();
+    let s = Set::new("s", 1 << 15).unwrap();
     let x = Dat::<f64>::zeros("x", &s, 1).unwrap();
+    let mut spares: Vec<Dat<f64>> = (0..300).map(|_| Dat::filled("y", &s, 1, 0.5).unwrap()).collect();
     let done = AtomicBool::new(false);
     let (ran, swapped) = (AtomicUsize::new(0), AtomicUsize::new(0));
     std::thread::scope(|t| {
@@ -34,11 +42,14 @@ fn race(rt: &Runtime, loops: usize) {
         });
         t.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                let y = Dat::<f64>::filled("y", &s, 1, 0.5).unwrap();
+                let Some(y) = spares.pop() else { break };
                 if x.swap(&y).is_ok() {
                     swapped.fetch_add(1, Ordering::Relaxed);
+                    // The old buffer goes back to the system here.
+                    drop(y);
+                } else {
+                    spares.push(y);
                 }
-                drop(y);
             }
         });
     });
@@ -59,7 +70,7 @@ fn race(rt: &Runtime, loops: usize) {
 
 #[test]
 fn seq_loops_and_swaps_take_turns() {
-    race(&Runtime::new(Backend::Seq).unwrap(), 1500);
+    race(&Runtime::new(Backend::Seq).unwrap(), 20_000);
 }
 
 #[cfg(feature = "rayon")]
@@ -67,7 +78,7 @@ fn seq_loops_and_swaps_take_turns() {
 fn rayon_loops_and_swaps_take_turns() {
     race(
         &Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)).unwrap(),
-        1500,
+        20_000,
     );
 }
 
@@ -77,6 +88,6 @@ fn jit_loops_and_swaps_take_turns() {
     let dir = concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache");
     race(
         &Runtime::with_options(Backend::Jit, RuntimeOptions::default().threads(2).cache_dir(dir)).unwrap(),
-        1500,
+        20_000,
     );
 }
