@@ -51,7 +51,7 @@ impl<T: Scalar> Dat<T> {
                 found: values.len(),
             });
         }
-        Self::build(name, set, dim, values)
+        Ok(Self::build(name, set, dim, values))
     }
 
     /// A Dat with every value `value`.
@@ -74,7 +74,7 @@ impl<T: Scalar> Dat<T> {
             });
         }
         values.resize(len, value);
-        Self::build(name, set, dim, values)
+        Ok(Self::build(name, set, dim, values))
     }
 
     /// A Dat of zeros.
@@ -128,8 +128,7 @@ impl<T: Scalar> Dat<T> {
         }
     }
 
-    fn build(name: String, set: &Set, dim: usize, values: Vec<T>) -> Result<Dat<T>> {
-        let len = values.len() / dim;
+    fn build(name: String, set: &Set, dim: usize, values: Vec<T>) -> Dat<T> {
         let host = match set.population() {
             // Room for the population's capacity (the count fits: a set's
             // size times dim was checked, and capacity is a hint).
@@ -146,9 +145,9 @@ impl<T: Scalar> Dat<T> {
         if let Some(p) = set.population() {
             // Weak: the set must not keep its Dats alive (they hold the set).
             let weak: std::sync::Weak<DatInner<T>> = Arc::downgrade(&dat.0);
-            p.register(set.name(), weak, len)?;
+            p.register(weak);
         }
-        Ok(dat)
+        dat
     }
 
     /// The Dat's name.

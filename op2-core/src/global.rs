@@ -280,6 +280,22 @@ impl<T: Scalar> fmt::Debug for Global<T> {
 mod tests {
     use super::*;
 
+    /// The reduction hooks are a public trait: a slot or saved copy of the
+    /// wrong size stops them instead of writing past it.
+    #[test]
+    fn reduction_hooks_check_their_buffers() {
+        let g = Global::new("g", vec![1.0f64, 2.0, 3.0]).unwrap();
+        let mut slot = [0u64; 3];
+        g.init_partial(Access::Inc, &mut slot);
+        g.combine_partial(Access::Inc, &slot);
+        assert_eq!(g.data_ro().to_vec(), [1.0, 2.0, 3.0]);
+        let short = std::panic::catch_unwind(|| g.init_partial(Access::Inc, &mut [0u64; 2]));
+        assert!(short.is_err(), "a slot of 2 words for 3 values");
+        assert!(std::panic::catch_unwind(|| g.combine_partial(Access::Max, &[0u64; 1])).is_err());
+        assert!(std::panic::catch_unwind(|| g.restore(&[0u8; 23])).is_err());
+        assert_eq!(g.data_ro().to_vec(), [1.0, 2.0, 3.0], "nothing written");
+    }
+
     #[test]
     fn constructors() {
         let g = Global::new("qinf", vec![1.0, 2.0, 0.0, 3.0]).unwrap();

@@ -56,8 +56,8 @@ pub struct RandomStreams {
     exhausted: AtomicBool,
     /// The global ids of each set drawn over (the Dat's set), as the `i64`
     /// Dat the loops read, with the generation of a dynamic set they were
-    /// written for. An entry goes when its Dat holds the set's last handle:
-    /// nothing can loop over that set again.
+    /// written for. An entry goes when only streams' ids Dats still hold
+    /// the set (`Set::kept_by_op2`): nothing can loop over it again.
     ids: Mutex<Vec<(u64, Dat<i64>)>>,
 }
 

@@ -300,18 +300,15 @@ fn check_once(at: &dyn Fn() -> ArgRef, kernel: &KernelInfo, args: &[ArgSpec<'_>]
     else {
         return Ok(());
     };
+    let name = args[index].data.name();
     let reason = if param.fate {
         format!(
             "`life(FATE)` of set `{}`'s Lifecycle is given twice (argument {first} too): an agent has one Fate per \
              loop, and the second would overwrite the deaths and births the first decided; give the kernel one \
              `&mut Fate` parameter",
-            match args[index].data {
-                ArgData::Dat(d) => d.set().name(),
-                ArgData::Global(g) => g.name(),
-            }
+            name.strip_suffix(".fates").unwrap_or(name)
         )
     } else {
-        let name = args[index].data.name();
         format!(
             "random streams `{}` are given twice (argument {first} too), and both parameters would get the same \
              stream; draw every number from one `&mut Philox` parameter, or pass a second `RandomStreams` made \

@@ -209,28 +209,14 @@ impl Population {
         &self.in_use
     }
 
-    /// Registers a new Dat of `len` elements. The set is held shared
-    /// meanwhile: a change holds it exclusively while it lists the members
-    /// and gives each its new size, so a Dat is either listed by the change
-    /// or made after it, never missed with the old size.
-    ///
-    /// # Errors
-    /// [`Error::SetInUse`] if the set is changing, or changed since the
-    /// Dat's values were counted.
-    pub(crate) fn register(&self, set: &str, member: Weak<dyn Member>, len: usize) -> Result<()> {
-        let _held = self.take_set(set, false)?;
-        if self.len() != len {
-            return Err(Error::SetChanged {
-                set: set.to_string(),
-                reason: "a Dat was made on it (its size moved from the one the Dat was made with); make the Dat \
-                         again"
-                    .to_string(),
-            });
-        }
+    /// Registers a new Dat. Its maker holds the set shared meanwhile
+    /// (`SetStill` in `dat.rs`), and a change holds it exclusively before it
+    /// lists the members ([`Population::take_set`]), so a Dat is either
+    /// listed by the change or made after it, never missed with the old size.
+    pub(crate) fn register(&self, member: Weak<dyn Member>) {
         let mut members = self.members.lock().unwrap_or_else(|p| p.into_inner());
         members.retain(|m| m.strong_count() > 0);
         members.push(member);
-        Ok(())
     }
 
     pub(crate) fn global_id(&self, i: usize) -> Option<u64> {
@@ -328,14 +314,12 @@ impl Population {
         let numbering = self.numbering.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let after = match (numbering, parent_ids) {
             (Some(n), parents) => n.number(set, parents.as_deref(), next, children)?,
-            (None, Some(parents)) => {
-                // The largest id given is `next + count - 1`: no sum can wrap.
-                self.check_ids_left(set, parents.len())?;
-                number_by_parent_id(&parents, next, children)
-            }
+            // `next` is at most MAX_AGENT_ID + 1 (checked every round): no sum wraps.
+            (None, Some(parents)) => number_by_parent_id(&parents, next, children),
             (None, None) => next,
         };
-        // Across processes every process sees the same round: all refuse it.
+        // One check for both ways (across processes every process sees the
+        // same round, so all refuse it).
         if after > MAX_AGENT_ID + 1 {
             return Err(ids_used_up(set, next, after.saturating_sub(next)));
         }
