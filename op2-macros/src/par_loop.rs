@@ -226,6 +226,8 @@ fn generate(p: &ParLoopInput) -> TokenStream {
     let iview = quote!(::op2::__private::IndirectView);
 
     // The streams of `s(DRAW)` arguments: told when the loop has run.
+    // Every argument's view, by name (`__op2_v<k>`).
+    let mut view_names = Vec::new();
     let mut draws = Vec::new();
     // The lifecycles of `life(FATE)` arguments: applied when the loop has run.
     let mut lives = Vec::new();
@@ -238,6 +240,7 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         };
         let d = format_ident!("__op2_d{}", k);
         let v = format_ident!("__op2_v{}", k);
+        view_names.push(v.clone());
         let s = format_ident!("__op2_s{}", k);
         let m = format_ident!("__op2_m{}", k);
         let access = a.access.tokens();
@@ -479,14 +482,18 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         let __op2_elems: ::core::option::Option<&[i32]> = __op2_subset.map(::op2::Subset::indices);
         #(#bindings)*
         let __op2_args: [::op2::__private::ArgSpec<'_>; #count] = [#(#specs),*];
-        // The views (raw pointers into the data) are taken inside the body:
-        // the runtime calls it only after validating the loop and taking its
-        // borrows, so no `Dat::swap`, lifecycle reallocation or other
-        // exclusive borrow can move a buffer between the pointer's reading
-        // and its use.
+        // The views (raw pointers into the data) are taken by the body's
+        // first call, once for the loop: the runtime calls it only after
+        // validating the loop and taking its borrows, so no `Dat::swap`,
+        // lifecycle reallocation or other exclusive borrow can move a buffer
+        // between the pointer's reading and its use.
+        let __op2_views = ::std::sync::OnceLock::new();
         let __op2_body = |__op2_range: ::core::ops::Range<usize>,
                           __op2_p: &mut ::op2::__private::Partials<'_>| {
-            #(#views)*
+            let (#(#view_names,)*) = *__op2_views.get_or_init(|| {
+                #(#views)*
+                (#(#view_names,)*)
+            });
             #(#binds)*
             // The range holds positions: elements of the set, or indices into
             // a subset's elements. Branching once here keeps the loop over a
