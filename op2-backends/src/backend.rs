@@ -1,3 +1,7 @@
+//! The `Backend` enum: the backends op2 knows (`seq`, `rayon`, `jit`, `opencl`, `cuda`),
+//! their names for `OP2_BACKEND` and `--backend`, and which ones this build can run. The
+//! `Runtime` uses it to pick an executor; names are parsed here and read from the
+//! environment through `config`.
 use std::fmt;
 use std::str::FromStr;
 

@@ -1,3 +1,8 @@
+//! The rayon backend, `RayonExecutor`: loops with no indirect writes run in fixed-size
+//! chunks in parallel, and planned loops run one colour of the `Plan` at a time, its
+//! blocks in parallel. Each chunk or block has its own reduction partials, combined in a
+//! fixed order, so results are bitwise the same with any thread count. It implements
+//! op2-core's `Executor`, and `Workers` so builds and compactions share its threads.
 use op2_core::{Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, Workers};
 use rayon::prelude::*;
 

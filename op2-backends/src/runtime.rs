@@ -1,3 +1,8 @@
+//! The `Runtime` and its `RuntimeOptions`: the runtime owns one backend's `Executor`, and
+//! `par_loop!` calls its `par_loop`, which validates a loop, borrows its data, runs it and
+//! records its timing. The options (threads, block size, compiler, cache directory,
+//! device, checks) are resolved once from the environment through `config`, so
+//! executors never read it. The runtime also lends its threads or device as `Workers`.
 use std::time::Instant;
 
 use op2_core::{

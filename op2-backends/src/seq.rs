@@ -1,3 +1,6 @@
+//! The sequential backend, `SeqExecutor`: it runs a loop's body on one thread, elements
+//! in natural order, with one set of reduction partials. It implements op2-core's
+//! `Executor` trait and is the reference every other backend is tested against.
 use op2_core::{Executor, LoopBody, ParLoop, ReductionLayout, Result};
 
 /// The sequential backend: one thread, elements in natural order, one set of

@@ -1,3 +1,8 @@
+//! Loop arguments, type-erased: `ArgSpec` is one argument of a parallel loop (its data,
+//! access mode, and the map, ragged map or whole-Dat read it goes through), and `ArgData`
+//! with the `DatHandle` and `GlobalHandle` traits lets code see a Dat or Global without
+//! its element type. The runtime, validation, planning, reductions and backends all
+//! work through these handles.
 use crate::{Access, BorrowFlag, DeviceCell, Map, RaggedMap, ScalarType, Set, WholeCount};
 
 /// What a loop argument refers to, type-erased: the runtime validates, borrows,

@@ -1,3 +1,7 @@
+//! `BorrowFlag`, a thread-safe borrow state like `RefCell`'s: many shared borrows or one
+//! exclusive borrow, held in one atomic. Each Dat and Global has one; host accessors and
+//! running loops take it, so a loop never runs while the host holds a conflicting
+//! reference to its data.
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 /// A thread-safe borrow state, like `RefCell`'s: any number of shared borrows or

@@ -1,3 +1,8 @@
+//! `Dat<T>`: `dim` values of type `T` per element of a `Set`, held in a cheap cloneable
+//! handle whose clones share the data. It checks its shape when built, gives guarded host
+//! access (`data_ro`, `data_mut`), swaps buffers for double buffering, and registers with
+//! a dynamic set's population so births and deaths resize it. Loops see it through the
+//! type-erased `DatHandle` of `arg.rs`; its values live in `storage.rs`'s `HostStorage`.
 use std::fmt;
 use std::sync::Arc;
 

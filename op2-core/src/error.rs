@@ -1,3 +1,7 @@
+//! op2's errors: the `Error` enum that every fallible operation returns through `Result`,
+//! from bad constructor input and loop validation to borrows, files, compilers, devices
+//! and MPI. Each message names what was wrong; `ArgRef` names the loop argument where a
+//! problem was found, and `FatesLeft` says where a failed apply left a loop's fates.
 use std::fmt;
 
 use crate::{plural, Access};

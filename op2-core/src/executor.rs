@@ -1,3 +1,8 @@
+//! The contract between the runtime and its backends: the `Executor` trait, `ParLoop`
+//! (one validated loop with its data borrowed, as a backend sees it) and `LoopBody` (the
+//! code `par_loop!` generates for a range of positions). Every backend in op2-backends
+//! implements `Executor`; code-generating ones report their caches through
+//! `CodeCacheCounters` and `CodeCacheStats`.
 use std::ops::Range;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

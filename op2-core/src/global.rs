@@ -1,3 +1,7 @@
+//! `Global<T>`: `dim` values not tied to a set, either a constant a loop reads or a
+//! reduction result (INC, MIN, MAX). It is a cheap cloneable handle with guarded host
+//! access, like `Dat`. Its `GlobalHandle` impl gives the reduction hooks (start and
+//! combine partials, distributed reductions) that `partials.rs` and the backends use.
 use std::fmt;
 use std::sync::Arc;
 

@@ -1,3 +1,7 @@
+//! Host synchronisation before host access: `sync_to_host` brings one Dat's or Global's
+//! host copy up to date from the device, and `sync_args_to_host` does so for every
+//! argument of a loop that runs on the host (`seq`, `rayon`, `jit`). Both go through the
+//! device state machine behind each carrier's `DeviceCell`.
 use crate::{ArgData, ArgRef, ArgSpec, Error, KernelInfo, Result};
 
 /// Brings one Dat's or Global's host copy up to date (downloading what a

@@ -1,3 +1,6 @@
+//! Process-wide unique ids for carriers (sets, maps, data). Ids are never reused, unlike
+//! addresses, so caches keyed by them (plans, device state) cannot mistake a dropped
+//! carrier for a new one.
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A process-wide unique identity for a carrier, never reused (unlike an

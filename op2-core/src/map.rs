@@ -1,3 +1,8 @@
+//! `Map`: a fixed-arity table from each element of one `Set` to `arity` elements of
+//! another (a cell to its vertices), checked when built and immutable after. Indirect loop
+//! arguments go through it, the planner colours by its targets, and devices upload it
+//! once. A map can also come from a `Stencil` rule, its table built only on demand, and
+//! `Map::identity` lets a direct write join the colouring.
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 

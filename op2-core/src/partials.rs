@@ -1,3 +1,8 @@
+//! Reduction partials: `ReductionLayout` places each reduction Global's partial result in
+//! a chunk's scratch buffer, and `Partials` is one chunk's scratch as the loop body sees
+//! it. Every chunk of work gets its own partials, combined into the Globals in a fixed
+//! order, so results do not depend on scheduling. All backends use it, through the
+//! `GlobalHandle` hooks of `arg.rs`.
 use crate::{ArgData, ArgSpec};
 
 /// Where each reduction Global's partial result sits in a chunk's scratch

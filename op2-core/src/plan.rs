@@ -1,3 +1,8 @@
+//! The planner for indirect loops: `Plan` cuts a loop's range into blocks and colours
+//! them so that no two blocks of one colour write a common map target; device backends
+//! also get element colours inside each block. `conflicts` finds the arguments that need
+//! colouring (writes through a `Map` or `RaggedMap`, each a `Reach`). Plans are cached by
+//! `PlanCache` and used by the `rayon` and device backends.
 use std::ops::Range;
 use std::sync::OnceLock;
 

@@ -1,3 +1,8 @@
+//! `Set`: a number of entities (cells, edges, vertices, agents) that loops iterate over
+//! and that Dats and Maps are built on; a cheap cloneable handle. A set may be split into
+//! MPI regions (`SetRegions`) with a `Distribution`, carry stable global ids, or be
+//! dynamic: a population of agents that are born, die, are permuted and migrate between
+//! ranks, with every Dat on it kept in step and stale maps and subsets refused.
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;

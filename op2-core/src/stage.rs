@@ -1,3 +1,7 @@
+//! The `Stage` trait: a kernel-local copy of one argument, a scalar `T` or a `[T; D]`,
+//! with the load, store, add, min and max that native backends need. Code made by
+//! `par_loop!` gathers each argument into a `Stage`, calls the kernel on it and scatters
+//! what the kernel may change. `DIM` is a constant, so gathers unroll.
 use crate::Scalar;
 
 /// A kernel-local staging value for one argument: a scalar `T` (dim 1) or `[T; D]`.

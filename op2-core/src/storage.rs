@@ -1,3 +1,8 @@
+//! Host memory of a Dat or Global: `HostStorage` pairs a buffer with its `BorrowFlag` and
+//! `DeviceCell`, and the guards `HostRef` and `HostMut` that `data_ro` and `data_mut`
+//! return. The buffer never moves while borrowed, so loops can use raw pointers into it.
+//! Only an O(1) swap and a dynamic set's resize change it, under the exclusive borrow.
+//! Host access first brings the host copy up to date from the device.
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};

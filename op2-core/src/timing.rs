@@ -1,3 +1,8 @@
+//! Loop timing: `Timings` collects, thread-safely, each loop's calls, seconds and bytes
+//! moved (`LoopTiming`), plus the exchanges of distributed agents (`ExchangeTiming`) and
+//! notes. `TimingSummary` prints them as a table with device transfers and fallbacks.
+//! `estimate_bytes` guesses a loop's memory traffic as OP2 does. The `Runtime` in
+//! op2-backends records into it and users read the summary.
 use std::fmt;
 use std::sync::Mutex;
 

@@ -1,3 +1,8 @@
+//! Run-time checks before a loop runs: `validate_loop` compares a loop's `ArgSpec`s with
+//! its kernel's `KernelInfo` (count, types, dims, map arities and sets, access modes) and
+//! returns the first problem, naming loop and argument. `LoopBorrows` then takes the
+//! host borrows a running loop holds and releases them on drop. The `Runtime` calls both
+//! before handing the loop to an `Executor`.
 use crate::{
     Access, ArgData, ArgRef, ArgSpec, Error, KernelInfo, MapIndex, ParamForm, ParamInfo, Result, Set, WholeArg,
 };

@@ -1,3 +1,6 @@
+//! The Airfoil driver's error type, `AirfoilError`: a grid file that cannot be read or
+//! parsed, a backend this build lacks, bad options, or an `op2::Error` from building the
+//! carriers or running a loop. It lets the driver report all of these through one type.
 use std::path::PathBuf;
 
 /// Errors of the Airfoil driver: reading a grid file, or a loop failing.

@@ -1,3 +1,8 @@
+//! The SIR model itself: the `transition` and `tally` kernels and `Sir`, which holds the
+//! nodes, the ragged neighbour map, the double-buffered states, the parameters and the
+//! random streams, and runs one op2 loop per tick. It also holds the hand-written
+//! baselines (`sir_by_hand`, `tick_by_hand_parallel` over a `Csr`) that tests and the
+//! benchmark compare against; `lib.rs` re-exports all of it.
 use op2::prelude::*;
 use op2::{Duplicates, EdgeRules, SelfLoops};
 

@@ -1,3 +1,7 @@
+//! Device memory for the CUDA backend: `CudaBuffer` owns one allocation on one GPU
+//! context and implements `RawMemory` (synchronous uploads and downloads), so the shared
+//! device code can wrap it in a `Memory`. Running out of memory becomes a
+//! `DeviceOutOfMemory` error that names the carrier.
 use std::sync::Arc;
 
 use cudarc::driver::result::{self, DriverError};

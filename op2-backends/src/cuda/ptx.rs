@@ -1,3 +1,7 @@
+//! Compiling generated CUDA source at run time with NVRTC, to PTX text or to a cubin for
+//! one real architecture. The CUDA backend loads cubins, which work on drivers older than
+//! the NVRTC. FMA contraction is turned off (`NVRTC_OPTIONS`) so device results match the
+//! host C to rounding; a failed build becomes a `DeviceBuild` error with the log.
 use std::ffi::{c_char, CString};
 
 use cudarc::nvrtc::result as nvrtc;

@@ -1,3 +1,8 @@
+//! A loop's arguments as device kernel arguments: `prepare_args` brings each Dat and READ
+//! Global to the device through op2-core's host/device state machine (uploading only
+//! what is stale), uploads map tables once and keeps them, and gives reduction Globals a
+//! null buffer, since they work on partials. The result, `DeviceArgs`, feeds
+//! `prepare_loop` in `prepared.rs`.
 use op2_core::{ArgData, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
 
 use super::DeviceApi;

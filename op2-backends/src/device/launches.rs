@@ -1,3 +1,6 @@
+//! Launch planning for the device backends: `Launch` is one kernel launch over a run of
+//! the plan's blocks, and `launches` gives one launch per block colour of a `Plan`, or
+//! one over all blocks when the loop has no plan. `prepared.rs` uses it to set up a loop.
 use op2_core::Plan;
 
 /// One kernel launch: thread blocks `0..count` run units

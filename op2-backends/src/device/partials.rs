@@ -1,3 +1,7 @@
+//! Reduction partials on the device: `DevicePartials` gives each thread block one slot,
+//! set up on the host from the `ReductionLayout` and combined back on the host in block
+//! order, so results do not depend on scheduling. `PartialsPool` keeps one executor's
+//! partials buffer between loops, saving a device allocation per loop.
 use std::sync::Mutex;
 
 use op2_core::{ArgSpec, DeviceBuffer, ReductionLayout, Result};

@@ -1,3 +1,6 @@
+//! A `Plan` on the device: `PlanBuffers` holds its block lists, element colours and
+//! colours per block, and `PlanBuffersCache` uploads each plan once per device and keeps
+//! it, keyed by the plan's address. `prepared.rs` takes the buffers from here for a loop.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

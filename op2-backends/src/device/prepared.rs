@@ -1,3 +1,7 @@
+//! One loop made ready to launch on a device: `prepare_loop` brings the arguments (and a
+//! subset's elements) to the device, fetches the plan's buffers when indirect writes need
+//! one, and sets up the launches and reduction partials, all in a `PreparedLoop`. It ties
+//! together `args.rs`, `launches.rs`, `partials.rs` and `plan_buffers.rs`.
 use std::sync::Arc;
 
 use op2_core::{ParLoop, ReductionLayout, Result};

@@ -1,3 +1,6 @@
+//! The system C compiler for the `jit` backend: `Compiler` checks that the command runs,
+//! records its identity and flags for the code cache key, and compiles a generated C
+//! source into a shared object. A failed build hands back the compiler's output.
 use std::path::Path;
 use std::process::Command;
 

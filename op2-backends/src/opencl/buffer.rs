@@ -1,3 +1,7 @@
+//! Device memory for the OpenCL backend: `ClBuffer` owns one buffer in one context and
+//! implements `RawMemory` with blocking reads and writes on the context's queue, so the
+//! shared device code can wrap it in a `Memory`. A failed allocation becomes a
+//! `DeviceOutOfMemory` error; `null_mem` is the null kernel argument.
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
