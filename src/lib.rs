@@ -68,9 +68,9 @@ pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
     Access, AgentLayout, AgentPack, ArgRef, BinTable, Boundary, Census, CodeCacheStats, Coordinate, Dat, Discrete2d,
     Duplicates, EdgeRules, Error, Fate, FatesLeft, Global, HostMut, HostRef, IterationSpace, Kernel, KernelInfo,
-    Lifecycle, LoopTiming, Map, MessageList, Near, NearKind, ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams,
-    Result, Routes, Scalar, ScalarType, ScopedThreads, SelfLoops, Set, SetRegions, Spatial2d, Spatial3d, SpatialGrid,
-    Stencil, Subset, TimingSummary, TransferStats, Within, Workers,
+    KernelUses, Lifecycle, LoopTiming, Map, MessageList, Near, NearKind, ParamForm, ParamInfo, Philox, RaggedMap,
+    RandomStreams, Result, Routes, Scalar, ScalarType, ScopedThreads, SelfLoops, Set, SetRegions, Spatial2d, Spatial3d,
+    SpatialGrid, Stencil, Subset, TimingSummary, TransferStats, Within, Workers,
 };
 pub use op2_macros::{kernel, par_loop};
 

@@ -202,11 +202,12 @@ fn a_corrupt_object_is_rebuilt() {
     assert_eq!(child_stats(child(&dir)), (1, 0, 1));
 }
 
-static BROKEN_PARAMS: [op2::ParamInfo; 1] = [op2::ParamInfo::scalar::<f64>("x", true)];
+static BROKEN_PARAMS: [op2::ParamInfo; 1] = [op2::ParamInfo::scalar("x", op2::ScalarType::F64, true)];
 static BROKEN: op2::KernelInfo = op2::KernelInfo {
     name: "broken",
     params: &BROKEN_PARAMS,
     c_source: "void op2_kernel_broken(double *x) { *x = this_is_not_defined; }",
+    uses: op2::KernelUses::NOTHING,
 };
 
 #[test]

@@ -21,11 +21,12 @@ fn no_matching_device_lists_the_devices() {
     assert!(e.to_string().contains("only"), "{e}");
 }
 
-static BROKEN_PARAMS: [op2::ParamInfo; 1] = [op2::ParamInfo::scalar::<f64>("x", true)];
+static BROKEN_PARAMS: [op2::ParamInfo; 1] = [op2::ParamInfo::scalar("x", op2::ScalarType::F64, true)];
 static BROKEN: op2::KernelInfo = op2::KernelInfo {
     name: "broken",
     params: &BROKEN_PARAMS,
     c_source: "void op2_kernel_broken(double *x) { *x = not_defined_anywhere; }",
+    uses: op2::KernelUses::NOTHING,
 };
 
 #[test]

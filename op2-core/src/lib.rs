@@ -1,8 +1,9 @@
-//! The core of op2: data carriers ([`Set`], [`Map`], [`Dat`], [`Global`]), access
-//! modes, loop descriptions, kernel metadata, the [`Executor`] trait that backends
-//! implement, errors and loop timing; and the kernel language's tables of types
-//! and math functions ([`kernel_language`]), which the translating macro and the
-//! code generators share.
+//! The core of op2: data carriers ([`Set`], [`Map`], [`Dat`], [`Global`]), loop
+//! descriptions, the [`Executor`] trait that backends implement, errors and loop
+//! timing. Access modes, kernel metadata and the kernel language's tables of
+//! types and math functions come from op2-kernel-abi, which the translating macro
+//! and the code generators share, and are re-exported here ([`kernel_language`]
+//! is that whole crate).
 //!
 //! Nothing here knows a particular backend. The `op2` facade crate re-exports what
 //! users need; see docs/ARCHITECTURE.md for how the pieces fit.
@@ -25,7 +26,10 @@
 //! [`Dat::try_data_ro`]/[`Dat::try_data_mut`] return the error instead.
 #![deny(missing_docs)]
 
-mod access;
+/// The kernel language's tables and the C interface of translated kernels
+/// (the op2-kernel-abi crate).
+pub use op2_kernel_abi as kernel_language;
+
 mod arg;
 mod birth_numbering;
 mod borrow;
@@ -40,8 +44,6 @@ mod global;
 mod halo;
 mod host_sync;
 mod id;
-mod kernel;
-pub mod kernel_language;
 mod lifecycle;
 mod map;
 mod messages;
@@ -68,7 +70,6 @@ mod workers;
 #[doc(hidden)]
 pub mod view;
 
-pub use access::Access;
 pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg};
 pub use birth_numbering::{number_by_parent_id, BirthNumbering};
 pub use borrow::BorrowFlag;
@@ -81,7 +82,6 @@ pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoo
 pub use global::Global;
 pub use halo::{Distribution, HaloState, PendingExchange};
 pub use host_sync::{sync_args_to_host, sync_to_host};
-pub use kernel::{ArgForm, Kernel, KernelInfo, ParamForm, ParamInfo};
 pub use lifecycle::{Census, Fate, Lifecycle, FATE_DIES, FATE_SPAWNS};
 pub use map::Map;
 #[doc(hidden)]
@@ -93,6 +93,9 @@ pub use messages::{
     BinTable, Boundary, Coordinate, Discrete2d, GhostExchange, MessageList, Near, NearKind, Routes, Spatial2d,
     Spatial3d, SpatialGrid, Within,
 };
+pub use op2_kernel_abi::Access;
+pub use op2_kernel_abi::ScalarType;
+pub use op2_kernel_abi::{ArgForm, Kernel, KernelInfo, KernelUses, ParamForm, ParamInfo};
 pub use partials::{Partials, ReductionLayout};
 pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};
 pub use plan::{conflicts, Conflict, Plan, Reach};
@@ -103,7 +106,7 @@ pub use ragged_map::{Duplicates, EdgeRules, RaggedMap, SelfLoops};
 pub use random_streams::RandomStreams;
 #[doc(hidden)]
 pub use row::{Row, RowIter};
-pub use scalar::{Scalar, ScalarType};
+pub use scalar::Scalar;
 pub use set::{Set, SetRegions};
 #[doc(hidden)]
 pub use stage::Stage;

@@ -14,10 +14,7 @@ use crate::{
     ScopedThreads, SelectJob, Set, Workers,
 };
 
-/// The flag a kernel sets to kill its agent.
-pub const FATE_DIES: i32 = 1;
-/// The flag a kernel sets to have one child.
-pub const FATE_SPAWNS: i32 = 2;
+pub use op2_kernel_abi::{FATE_DIES, FATE_SPAWNS};
 
 /// What a kernel decides for its agent this loop: nothing (it lives on,
 /// childless), [`Fate::die`], [`Fate::spawn`], or both (the agent is

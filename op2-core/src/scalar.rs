@@ -1,51 +1,12 @@
+//! The element types of op2 data as Rust types: the sealed `Scalar` trait,
+//! implemented for `f64`, `f32`, `i32`, `i64` and `u32`, ties each to its
+//! runtime tag `ScalarType` (from op2-kernel-abi) and gives the identities
+//! and combinations that reductions and staging use.
+
 use std::fmt::Debug;
 use std::ops::Add;
 
-use crate::kernel_language::KernelScalar;
-
-/// The element types a Dat, Global or kernel parameter may have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScalarType {
-    /// `f64`
-    F64,
-    /// `f32`
-    F32,
-    /// `i32`
-    I32,
-    /// `i64`
-    I64,
-    /// `u32`
-    U32,
-}
-
-impl ScalarType {
-    /// Every element type.
-    pub const ALL: [ScalarType; 5] = [
-        ScalarType::F64,
-        ScalarType::F32,
-        ScalarType::I32,
-        ScalarType::I64,
-        ScalarType::U32,
-    ];
-
-    /// The Rust name (`f64`, ...).
-    pub const fn rust_name(self) -> &'static str {
-        KernelScalar::of(self).rust_name()
-    }
-
-    /// The C spelling in generated code (`double`, ...).
-    pub const fn c_name(self) -> &'static str {
-        KernelScalar::of(self).c_name()
-    }
-
-    /// Size of one value in bytes.
-    pub const fn size(self) -> usize {
-        match self {
-            ScalarType::F64 | ScalarType::I64 => 8,
-            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => 4,
-        }
-    }
-}
+use op2_kernel_abi::ScalarType;
 
 /// A scalar element type of op2 data. Sealed: implemented for `f64`, `f32`, `i32`,
 /// `i64` and `u32`.

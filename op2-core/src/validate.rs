@@ -449,17 +449,18 @@ impl Drop for LoopBorrows<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ArgData, Dat, Global, Map, MapIndex, ParamInfo, RaggedMap};
+    use crate::{ArgData, Dat, Global, Map, MapIndex, ParamInfo, RaggedMap, ScalarType};
 
-    const SLICE: [ParamInfo; 1] = [ParamInfo::ragged::<f64, 1>("x", false, false)];
-    const SLICE_MUT: [ParamInfo; 1] = [ParamInfo::ragged::<f64, 1>("x", true, false)];
-    const ARRAY: [ParamInfo; 1] = [ParamInfo::array::<f64, 1>("x", false)];
+    const SLICE: [ParamInfo; 1] = [ParamInfo::ragged("x", ScalarType::F64, 1, false, false)];
+    const SLICE_MUT: [ParamInfo; 1] = [ParamInfo::ragged("x", ScalarType::F64, 1, true, false)];
+    const ARRAY: [ParamInfo; 1] = [ParamInfo::array("x", ScalarType::F64, 1, false)];
 
     fn kernel(params: &'static [ParamInfo]) -> KernelInfo {
         KernelInfo {
             name: "k",
             params,
             c_source: "",
+            uses: crate::KernelUses::NOTHING,
         }
     }
 

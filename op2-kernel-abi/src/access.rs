@@ -1,3 +1,7 @@
+//! How a parallel loop accesses an argument (`READ`, `WRITE`, `RW`, `INC`,
+//! `MIN`, `MAX`): the modes `par_loop!` takes, checks against kernel
+//! parameters, and hands to every backend.
+
 use std::fmt;
 
 /// How a parallel loop accesses one of its arguments.

@@ -1,4 +1,11 @@
-use crate::{Access, NearKind, Scalar, ScalarType};
+//! What `#[op2::kernel]` records about a kernel function and `par_loop!`
+//! checks its arguments against: each parameter's type, shape and
+//! mutability (`ParamInfo`), the C translation, and what that translation
+//! uses (`KernelUses`), which tells the code generators what to define
+//! around it. The `Kernel` trait carries the record on a type named like the
+//! function.
+
+use crate::{Access, NearKind, ScalarType, GRID_PARAMS};
 
 /// The shape of a kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,16 +51,16 @@ pub struct ParamInfo {
     pub near: Option<NearKind>,
     /// The hidden parameter a `&mut Fate` kernel parameter becomes (the
     /// agent's flags, `&mut i32`): the loop argument is a
-    /// [`Lifecycle`](crate::Lifecycle), `life(FATE)`.
+    /// `Lifecycle`, `life(FATE)`.
     pub fate: bool,
 }
 
 impl ParamInfo {
-    /// A `&T` / `&mut T` parameter.
-    pub const fn scalar<T: Scalar>(name: &'static str, mutable: bool) -> ParamInfo {
+    /// A `&T` / `&mut T` parameter of element type `scalar`.
+    pub const fn scalar(name: &'static str, scalar: ScalarType, mutable: bool) -> ParamInfo {
         ParamInfo {
             name,
-            scalar: T::TYPE,
+            scalar,
             dim: 1,
             form: ParamForm::Scalar,
             mutable,
@@ -63,12 +70,13 @@ impl ParamInfo {
         }
     }
 
-    /// A `&[T; D]` / `&mut [T; D]` parameter.
-    pub const fn array<T: Scalar, const D: usize>(name: &'static str, mutable: bool) -> ParamInfo {
+    /// A `&[T; D]` / `&mut [T; D]` parameter (`scalar` is `T`, `dim` is
+    /// `D`).
+    pub const fn array(name: &'static str, scalar: ScalarType, dim: usize, mutable: bool) -> ParamInfo {
         ParamInfo {
             name,
-            scalar: T::TYPE,
-            dim: D,
+            scalar,
+            dim,
             form: ParamForm::Array,
             mutable,
             random: false,
@@ -77,13 +85,14 @@ impl ParamInfo {
         }
     }
 
-    /// A `&[[T; D]; A]` / `&mut [[T; D]; A]` parameter.
-    pub const fn table<T: Scalar, const D: usize, const A: usize>(name: &'static str, mutable: bool) -> ParamInfo {
+    /// A `&[[T; D]; A]` / `&mut [[T; D]; A]` parameter (`scalar` is `T`,
+    /// `dim` is `D`, `arity` is `A`).
+    pub const fn table(name: &'static str, scalar: ScalarType, dim: usize, arity: usize, mutable: bool) -> ParamInfo {
         ParamInfo {
             name,
-            scalar: T::TYPE,
-            dim: D,
-            form: ParamForm::Table { arity: A },
+            scalar,
+            dim,
+            form: ParamForm::Table { arity },
             mutable,
             random: false,
             near: None,
@@ -91,13 +100,13 @@ impl ParamInfo {
         }
     }
 
-    /// A `&[T]` (`nested` false, `D` = 1) or `&[[T; D]]` parameter, `&mut`
-    /// for INC: the targets of a ragged map.
-    pub const fn ragged<T: Scalar, const D: usize>(name: &'static str, mutable: bool, nested: bool) -> ParamInfo {
+    /// A `&[T]` (`nested` false, `dim` 1) or `&[[T; D]]` parameter
+    /// (`dim` is `D`), `&mut` for INC: the targets of a ragged map.
+    pub const fn ragged(name: &'static str, scalar: ScalarType, dim: usize, mutable: bool, nested: bool) -> ParamInfo {
         ParamInfo {
             name,
-            scalar: T::TYPE,
-            dim: D,
+            scalar,
+            dim,
             form: ParamForm::Ragged { nested },
             mutable,
             random: false,
@@ -111,7 +120,7 @@ impl ParamInfo {
     pub const fn random_id(name: &'static str) -> ParamInfo {
         ParamInfo {
             random: true,
-            ..ParamInfo::scalar::<i64>(name, false)
+            ..ParamInfo::scalar(name, ScalarType::I64, false)
         }
     }
 
@@ -120,7 +129,7 @@ impl ParamInfo {
     pub const fn random_key(name: &'static str) -> ParamInfo {
         ParamInfo {
             random: true,
-            ..ParamInfo::array::<i64, 2>(name, false)
+            ..ParamInfo::array(name, ScalarType::I64, 2, false)
         }
     }
 
@@ -129,7 +138,7 @@ impl ParamInfo {
     pub const fn fate(name: &'static str) -> ParamInfo {
         ParamInfo {
             fate: true,
-            ..ParamInfo::scalar::<i32>(name, true)
+            ..ParamInfo::scalar(name, ScalarType::I32, true)
         }
     }
 
@@ -138,7 +147,7 @@ impl ParamInfo {
     pub const fn near_bins(name: &'static str, kind: NearKind) -> ParamInfo {
         ParamInfo {
             near: Some(kind),
-            ..ParamInfo::ragged::<i32, 1>(name, false, false)
+            ..ParamInfo::ragged(name, ScalarType::I32, 1, false, false)
         }
     }
 
@@ -147,7 +156,7 @@ impl ParamInfo {
     pub const fn near_grid(name: &'static str, kind: NearKind) -> ParamInfo {
         ParamInfo {
             near: Some(kind),
-            ..ParamInfo::array::<f64, { crate::messages::GRID_PARAMS }>(name, false)
+            ..ParamInfo::array(name, ScalarType::F64, GRID_PARAMS, false)
         }
     }
 
@@ -185,6 +194,41 @@ pub struct KernelInfo {
     /// (single-precision math as C99 `sqrtf` etc., integer min/max/abs as
     /// `op2_min_i32`-style helpers the backend's prelude defines).
     pub c_source: &'static str,
+    /// What `c_source` uses from the code around it.
+    pub uses: KernelUses,
+}
+
+/// What a kernel's C translation needs the code around it to define,
+/// recorded by `#[op2::kernel]` while it translates, so that the code
+/// generators define exactly that without reading the C.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelUses {
+    /// It makes random streams (`Philox::new`): the generator
+    /// (`op2_philox_new` and its draws) must precede it.
+    pub random_streams: bool,
+    /// It walks a spatial message list: the bins' search
+    /// (`op2_spatial_new` and its iterators) must precede it.
+    pub spatial_queries: bool,
+    /// Parameters whose dim is written as a named constant: the kernel
+    /// reads it as [`dim_macro`](crate::c_interface::dim_macro).
+    pub named_dims: &'static [&'static str],
+    /// Parameters whose arity is written as a named constant: the kernel
+    /// reads it as [`arity_macro`](crate::c_interface::arity_macro).
+    pub named_arities: &'static [&'static str],
+    /// Slice parameters, whose `j`th element's index the kernel reads as
+    /// [`targets_macro`](crate::c_interface::targets_macro).
+    pub slices: &'static [&'static str],
+}
+
+impl KernelUses {
+    /// A kernel that needs nothing defined around it.
+    pub const NOTHING: KernelUses = KernelUses {
+        random_streams: false,
+        spatial_queries: false,
+        named_dims: &[],
+        named_arities: &[],
+        slices: &[],
+    };
 }
 
 /// Implemented by `#[op2::kernel]` on a type named like the kernel function.

@@ -1,11 +1,52 @@
-//! Facts about the kernel language that both `#[op2::kernel]` (which checks
-//! and translates kernel bodies) and the code generators of op2-backends
-//! need: its scalar types with their Rust and C spellings, and the math
-//! functions a kernel may call with their C names. One table each, so that
-//! what the macro accepts, what it emits and what the generated preludes
-//! define cannot drift apart.
+//! The kernel language's scalar types: the element types of data
+//! (`ScalarType`: what Dats, Globals and kernel parameters hold) and the
+//! wider set a kernel body may use locally (`KernelScalar`), each with its
+//! Rust and C spelling. The macro checks kernels against this table and the
+//! code generators spell types from it, so the two cannot drift apart.
 
-use crate::ScalarType;
+/// The element types a Dat, Global or kernel parameter may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// `f64`
+    F64,
+    /// `f32`
+    F32,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+    /// `u32`
+    U32,
+}
+
+impl ScalarType {
+    /// Every element type.
+    pub const ALL: [ScalarType; 5] = [
+        ScalarType::F64,
+        ScalarType::F32,
+        ScalarType::I32,
+        ScalarType::I64,
+        ScalarType::U32,
+    ];
+
+    /// The Rust name (`f64`, ...).
+    pub const fn rust_name(self) -> &'static str {
+        KernelScalar::of(self).rust_name()
+    }
+
+    /// The C spelling in generated code (`double`, ...).
+    pub const fn c_name(self) -> &'static str {
+        KernelScalar::of(self).c_name()
+    }
+
+    /// Size of one value in bytes.
+    pub const fn size(self) -> usize {
+        match self {
+            ScalarType::F64 | ScalarType::I64 => 8,
+            ScalarType::F32 | ScalarType::I32 | ScalarType::U32 => 4,
+        }
+    }
+}
 
 /// A scalar type a translated kernel may use: the data types
 /// ([`ScalarType`]) and the ones kernels may only use locally (`u64`,
@@ -117,102 +158,6 @@ impl KernelScalar {
     }
 }
 
-/// A math function a kernel may call, as a method (`x.sqrt()`) or through
-/// its type (`f64::sqrt(x)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MathFunction {
-    /// The Rust name.
-    pub name: &'static str,
-    /// The number of arguments, the receiver included.
-    pub arity: usize,
-    /// The C99 function for `double` arguments; see [`c_float_name`] for
-    /// `float` ones.
-    pub c_name: &'static str,
-    /// Whether integers have it too, as the prelude's `op2_<name>_<type>`
-    /// helpers (C's `abs` family would truncate to `int`).
-    pub on_integers: bool,
-    /// Whether the last argument is an `i32` exponent (`powi`), which C's
-    /// `pow` takes converted to the float type.
-    pub int_exponent: bool,
-}
-
-const fn math(name: &'static str, arity: usize, c_name: &'static str) -> MathFunction {
-    MathFunction {
-        name,
-        arity,
-        c_name,
-        on_integers: false,
-        int_exponent: false,
-    }
-}
-
-const fn on_integers(f: MathFunction) -> MathFunction {
-    MathFunction { on_integers: true, ..f }
-}
-
-/// The math functions kernels may call, in the order error messages list
-/// them.
-pub const MATH_FUNCTIONS: [MathFunction; 18] = [
-    math("sqrt", 1, "sqrt"),
-    on_integers(math("abs", 1, "fabs")),
-    MathFunction {
-        int_exponent: true,
-        ..math("powi", 2, "pow")
-    },
-    math("powf", 2, "pow"),
-    math("exp", 1, "exp"),
-    math("ln", 1, "log"),
-    math("log10", 1, "log10"),
-    math("sin", 1, "sin"),
-    math("cos", 1, "cos"),
-    math("tan", 1, "tan"),
-    math("atan2", 2, "atan2"),
-    math("floor", 1, "floor"),
-    math("ceil", 1, "ceil"),
-    on_integers(math("min", 2, "fmin")),
-    on_integers(math("max", 2, "fmax")),
-    math("mul_add", 3, "fma"),
-    math("hypot", 2, "hypot"),
-    math("tanh", 1, "tanh"),
-];
-
-impl MathFunction {
-    /// The function of this Rust name.
-    pub fn named(name: &str) -> Option<&'static MathFunction> {
-        MATH_FUNCTIONS.iter().find(|f| f.name == name)
-    }
-
-    /// The C function for arguments of float type `t` (`sqrt`, `sqrtf`).
-    pub fn c_function(&self, t: KernelScalar) -> String {
-        if t == KernelScalar::F32 {
-            c_float_name(self.c_name)
-        } else {
-            self.c_name.to_string()
-        }
-    }
-}
-
-/// The Rust names of the math functions, as error messages list them.
-pub fn math_function_names() -> String {
-    MATH_FUNCTIONS.map(|f| f.name).join(", ")
-}
-
-/// The C99 name of a math function for `float` arguments: the `double`
-/// one's with an `f` (`sqrtf`).
-pub fn c_float_name(c_double: &str) -> String {
-    format!("{c_double}f")
-}
-
-/// The C functions (`double` spellings) translated kernels may call for
-/// math, each once, in table order.
-pub fn c_math_functions() -> impl Iterator<Item = &'static str> {
-    MATH_FUNCTIONS
-        .iter()
-        .enumerate()
-        .filter(|&(k, f)| !MATH_FUNCTIONS[..k].iter().any(|g| g.c_name == f.c_name))
-        .map(|(_, f)| f.c_name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,87 +169,5 @@ mod tests {
             assert_eq!(KernelScalar::from_rust_name(t.rust_name()), Some(KernelScalar::of(t)));
         }
         assert_eq!(KernelScalar::Usize.data_type(), None);
-    }
-
-    #[test]
-    fn c_math_functions_are_listed_once() {
-        let names: Vec<&str> = c_math_functions().collect();
-        assert_eq!(names.len(), MATH_FUNCTIONS.len() - 1, "powi and powf share pow");
-        assert_eq!(names[..3], ["sqrt", "fabs", "pow"]);
-    }
-
-    #[test]
-    fn float_math_takes_the_f_suffix() {
-        let f = MathFunction::named("ln").unwrap();
-        assert_eq!(f.c_function(KernelScalar::F64), "log");
-        assert_eq!(f.c_function(KernelScalar::F32), "logf");
-        assert!(MathFunction::named("frobnicate").is_none());
-    }
-}
-
-/// The random stream type kernels may create (`Philox::new(seed, id, call)`,
-/// see [`Philox`](crate::Philox)), by its Rust name, and its C type and
-/// constructor in the generated prelude.
-pub const RANDOM_STREAM: RandomStream = RandomStream {
-    rust_name: "Philox",
-    c_type: "op2_philox",
-    c_new: "op2_philox_new",
-    new_args: [KernelScalar::U64, KernelScalar::U64, KernelScalar::U32],
-};
-
-/// The facts of [`RANDOM_STREAM`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RandomStream {
-    /// The Rust type.
-    pub rust_name: &'static str,
-    /// The C struct in the prelude.
-    pub c_type: &'static str,
-    /// The C constructor.
-    pub c_new: &'static str,
-    /// The types of `new`'s arguments: seed, global id, call.
-    pub new_args: [KernelScalar; 3],
-}
-
-/// A draw from a random stream, as a kernel calls it (`rng.uniform_f64()`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RandomDraw {
-    /// The Rust method of [`Philox`](crate::Philox).
-    pub name: &'static str,
-    /// The type it returns.
-    pub returns: KernelScalar,
-    /// The type of its argument, if it takes one.
-    pub argument: Option<KernelScalar>,
-}
-
-/// Every draw kernels may make; the C function is `op2_philox_<name>`
-/// (`next_` dropped: `op2_philox_u32`).
-pub const RANDOM_DRAWS: &[RandomDraw] = &[
-    draw("next_u32", KernelScalar::U32, None),
-    draw("next_u64", KernelScalar::U64, None),
-    draw("uniform_f64", KernelScalar::F64, None),
-    draw("uniform_f32", KernelScalar::F32, None),
-    draw("below", KernelScalar::U32, Some(KernelScalar::U32)),
-    draw("bernoulli", KernelScalar::Bool, Some(KernelScalar::F64)),
-    draw("normal_f64", KernelScalar::F64, None),
-    draw("normal_f32", KernelScalar::F32, None),
-];
-
-const fn draw(name: &'static str, returns: KernelScalar, argument: Option<KernelScalar>) -> RandomDraw {
-    RandomDraw {
-        name,
-        returns,
-        argument,
-    }
-}
-
-impl RandomDraw {
-    /// The draw of this name.
-    pub fn named(name: &str) -> Option<RandomDraw> {
-        RANDOM_DRAWS.iter().copied().find(|d| d.name == name)
-    }
-
-    /// The prelude's C function.
-    pub fn c_function(&self) -> String {
-        format!("op2_philox_{}", self.name.trim_start_matches("next_"))
     }
 }

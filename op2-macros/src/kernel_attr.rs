@@ -9,7 +9,7 @@ use crate::lowering::{lower_fate, lower_random_streams, lower_spatial};
 
 use crate::signature::parse_param;
 use crate::subset::check_body;
-use crate::translate::translate;
+use crate::translate::{translate, Uses};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item) {
@@ -74,7 +74,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#func #(#errs)*);
     }
 
-    let c_source = match translate(&lowered, &params) {
+    let (c_source, uses) = match translate(&lowered, &params) {
         Ok(c) => c,
         Err(errs) => {
             let errs = errs.iter().map(syn::Error::to_compile_error);
@@ -85,6 +85,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let ident = &func.sig.ident;
     let name = ident.to_string();
     let infos = params.iter().map(|p| p.info_tokens());
+    let uses = uses_tokens(&uses);
     let param_types = func.sig.inputs.iter().filter_map(|a| match a {
         syn::FnArg::Typed(t) => Some(&t.ty),
         syn::FnArg::Receiver(_) => None,
@@ -105,8 +106,29 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 name: #name,
                 params: &[#(#infos),*],
                 c_source: #c_source,
+                uses: #uses,
             };
             type Fn = fn(#(#param_types),*);
+        }
+    }
+}
+
+/// The `::op2::KernelUses` literal of what the translation uses.
+fn uses_tokens(uses: &Uses) -> TokenStream {
+    let Uses {
+        random_streams,
+        spatial_queries,
+        named_dims,
+        named_arities,
+        slices,
+    } = uses;
+    quote! {
+        ::op2::KernelUses {
+            random_streams: #random_streams,
+            spatial_queries: #spatial_queries,
+            named_dims: &[#(#named_dims),*],
+            named_arities: &[#(#named_arities),*],
+            slices: &[#(#slices),*],
         }
     }
 }

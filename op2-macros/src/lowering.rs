@@ -3,7 +3,7 @@
 //! `par_loop!` passes and a prologue that makes them: what the checks, the
 //! metadata and the translation see. The function the user wrote keeps them.
 
-use op2_core::NearKind;
+use op2_kernel_abi::NearKind;
 use quote::format_ident;
 use syn::{FnArg, Ident, ItemFn, Pat, PatType, Type, TypeReference};
 
@@ -137,7 +137,7 @@ pub fn lower_spatial(func: &ItemFn, errors: &mut Vec<syn::Error>) -> (ItemFn, Ve
     let lowered = lower_with(func, errors, spatial_param, |(name, kind)| {
         let (bins, grid) = (format_ident!("op2_bins_{}", name), format_ident!("op2_grid_{}", name));
         let ty = format_ident!("{}", kind.type_name());
-        let params = op2_core::GRID_PARAMS;
+        let params = op2_kernel_abi::GRID_PARAMS;
         let lowered = Lowered {
             inputs: vec![
                 syn::parse_quote!(#bins: &[i32]),

@@ -1,7 +1,7 @@
 //! Kernel parameter types: what `#[op2::kernel]` accepts and records.
 
-use op2_core::kernel_language::KernelScalar;
-use op2_core::ScalarType;
+use op2_kernel_abi::KernelScalar;
+use op2_kernel_abi::ScalarType;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
@@ -41,7 +41,7 @@ pub struct Param {
     pub random: bool,
     /// One of the two hidden parameters of a `&Spatial2d`/`&Spatial3d`/
     /// `&Discrete2d` parameter: which (`None` otherwise).
-    pub near: Option<op2_core::NearKind>,
+    pub near: Option<op2_kernel_abi::NearKind>,
     /// The hidden parameter of a `&mut Fate` parameter.
     pub fate: bool,
 }
@@ -68,12 +68,14 @@ impl Param {
                 _ => quote!(::op2::ParamInfo::near_grid(#name, #kind)),
             };
         }
+        // The element type through `Scalar`, so that only data types pass.
+        let t = quote!(<#t as ::op2::Scalar>::TYPE);
         match &self.shape {
-            Shape::Scalar => quote!(::op2::ParamInfo::scalar::<#t>(#name, #m)),
-            Shape::Array(d) => quote!(::op2::ParamInfo::array::<#t, { #d }>(#name, #m)),
-            Shape::Table(d, a) => quote!(::op2::ParamInfo::table::<#t, { #d }, { #a }>(#name, #m)),
-            Shape::Ragged(None) => quote!(::op2::ParamInfo::ragged::<#t, 1>(#name, #m, false)),
-            Shape::Ragged(Some(d)) => quote!(::op2::ParamInfo::ragged::<#t, { #d }>(#name, #m, true)),
+            Shape::Scalar => quote!(::op2::ParamInfo::scalar(#name, #t, #m)),
+            Shape::Array(d) => quote!(::op2::ParamInfo::array(#name, #t, #d, #m)),
+            Shape::Table(d, a) => quote!(::op2::ParamInfo::table(#name, #t, #d, #a, #m)),
+            Shape::Ragged(None) => quote!(::op2::ParamInfo::ragged(#name, #t, 1, #m, false)),
+            Shape::Ragged(Some(d)) => quote!(::op2::ParamInfo::ragged(#name, #t, #d, #m, true)),
         }
     }
 }

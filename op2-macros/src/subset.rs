@@ -2,8 +2,8 @@
 //! translators will accept. Anything else is reported at its span with a hint
 //! of what to write instead.
 
-use op2_core::kernel_language::{math_function_names, KernelScalar, MathFunction, RandomDraw, RANDOM_STREAM};
-use op2_core::NearKind;
+use op2_kernel_abi::NearKind;
+use op2_kernel_abi::{math_function_names, KernelScalar, MathFunction, RandomDraw, RANDOM_STREAM};
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Item, Lit, Pat, Stmt, Type, UnOp};
 
@@ -453,7 +453,7 @@ fn spatial_new(segs: &[String]) -> bool {
 
 /// The draws' names, for messages.
 fn random_draw_names() -> String {
-    op2_core::kernel_language::RANDOM_DRAWS
+    op2_kernel_abi::RANDOM_DRAWS
         .iter()
         .map(|d| d.name)
         .collect::<Vec<_>>()

@@ -13,6 +13,7 @@
 use std::fmt::Write as _;
 
 use op2_core::Access;
+use op2_kernel_abi::c_interface::{self, FUNCTION, GLOBAL};
 
 use super::{c_type, helper_suffix, ArgKind, ArgShape, LoopShape};
 
@@ -60,7 +61,8 @@ pub fn ragged_inc_helpers(shape: &LoopShape, atomic: bool) -> String {
         };
         let _ = writeln!(
             s,
-            "OP2_FN void op2_ragged_inc_{sfx}(OP2_GLOBAL {t} *p, {t} v) {{ {body} }}"
+            "{FUNCTION} void {}({GLOBAL} {t} *p, {t} v) {{ {body} }}",
+            c_interface::ragged_inc(sfx)
         );
     }
     s
@@ -94,7 +96,7 @@ pub fn kernel_call(kernel_name: &str, args: &[ArgShape], on_failure: Option<&str
             _ => format!("s{k}"),
         }))
         .collect();
-    let mut s = format!("op2_kernel_{kernel_name}({});\n", call.join(", "));
+    let mut s = format!("{}({});\n", c_interface::kernel_function(kernel_name), call.join(", "));
     if let Some(f) = on_failure {
         let _ = writeln!(s, "if (op2_st[0]) {{ {f} }}");
     }

@@ -1,7 +1,14 @@
+//! The C source of a loop for the `jit` backend: the prelude, the
+//! translated kernel with what its `KernelUses` record asks for
+//! (`kernel_definition`, which the device generators share), and the
+//! `op2_loop` entry point that walks the loop's blocks or elements with
+//! OpenMP, gathering, calling the kernel and scattering per element (or per
+//! group of lanes, `lanes_c.rs`).
+
 use std::fmt::Write as _;
 
-use op2_core::kernel_language::RANDOM_STREAM;
 use op2_core::KernelInfo;
+use op2_kernel_abi::c_interface;
 
 use super::element::{element_body, ragged_inc_helpers};
 use super::lanes_c::{lanes_apply, lanes_helpers, lanes_kernel, lanes_loop};
@@ -122,38 +129,35 @@ const HOST_REPORT: &str = "static void op2_report(long *report, long e, const lo
 }
 ";
 
-/// The translated kernel with `qualifier` in front, preceded by the
-/// `OP2_DIM_<param>` and `OP2_ARITY_<param>` macros it uses for dims and
-/// arities written as named constants, and for each slice parameter
-/// `OP2_TGT_<param>(targets, j)`, its `j`th element's index: `targets[j]`
-/// through a ragged map, `j` for a Dat read whole (`shape` says which).
+/// The translated kernel with `qualifier` in front, preceded by what its
+/// [`KernelUses`](op2_kernel_abi::KernelUses) record says it needs: the
+/// random generator and the bins' search; the `OP2_DIM_<param>` and
+/// `OP2_ARITY_<param>` macros of dims and arities written as named
+/// constants; and for each slice parameter `OP2_TGT_<param>(targets, j)`,
+/// its `j`th element's index: `targets[j]` through a ragged map, `j` for a
+/// Dat read whole (`shape` says which).
 pub fn kernel_definition(kernel: &KernelInfo, shape: &LoopShape, qualifier: &str) -> String {
     let mut s = String::from("\n");
-    // The generator only for kernels that make random streams.
-    if kernel.c_source.contains(RANDOM_STREAM.c_new) {
+    let uses = &kernel.uses;
+    if uses.random_streams {
         s.push_str(super::PHILOX_C);
     }
-    // The bins' search only for kernels that read spatial message lists.
-    if kernel.c_source.contains("op2_spatial_new") {
+    if uses.spatial_queries {
         s.push_str(super::SPATIAL_C);
     }
-    for (p, a) in kernel.params.iter().zip(&shape.args) {
-        let name = format!("OP2_TGT_{}", p.name);
-        if kernel.c_source.contains(&name) {
-            let index = if a.kind == ArgKind::Whole { "(j)" } else { "(t)[j]" };
-            let _ = writeln!(s, "#define {name}(t, j) {index}");
-        }
+    // The first parameter of each name: a hidden pair shares its name, and
+    // only the first of the pair can be a slice or have a named length.
+    let param = |name: &str| kernel.params.iter().zip(&shape.args).find(|(p, _)| p.name == name);
+    for (p, a) in uses.slices.iter().filter_map(|n| param(n)) {
+        let index = if a.kind == ArgKind::Whole { "(j)" } else { "(t)[j]" };
+        let _ = writeln!(s, "#define {}(t, j) {index}", c_interface::targets_macro(p.name));
     }
-    for p in kernel.params {
-        let name = format!("OP2_DIM_{}", p.name);
-        if kernel.c_source.contains(&name) {
-            let _ = writeln!(s, "#define {name} {}", p.dim);
-        }
+    for (p, _) in uses.named_dims.iter().filter_map(|n| param(n)) {
+        let _ = writeln!(s, "#define {} {}", c_interface::dim_macro(p.name), p.dim);
+    }
+    for (p, _) in uses.named_arities.iter().filter_map(|n| param(n)) {
         if let op2_core::ParamForm::Table { arity } = p.form {
-            let name = format!("OP2_ARITY_{}", p.name);
-            if kernel.c_source.contains(&name) {
-                let _ = writeln!(s, "#define {name} {arity}");
-            }
+            let _ = writeln!(s, "#define {} {arity}", c_interface::arity_macro(p.name));
         }
     }
     s.push_str(qualifier);

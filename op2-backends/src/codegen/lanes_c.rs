@@ -31,6 +31,7 @@
 use std::fmt::Write as _;
 
 use op2_core::{Access, ScalarType};
+use op2_kernel_abi::c_interface::{self, INDEX};
 
 use super::element::{gather, push_indented, scatter, Staging};
 use super::{c_type, ArgKind, ArgShape, Checks, LoopShape};
@@ -66,11 +67,9 @@ pub fn lanes_apply(shape: &LoopShape, checks: Checks) -> bool {
 /// `op2_kernel_<name>`) renamed `op2_kernel_<name>_lanes`, with parameter
 /// indices strided by [`LANES`]; `OP2_IX` is restored after it.
 pub fn lanes_kernel(kernel_name: &str, kernel_c: &str) -> String {
-    let scalar = format!("op2_kernel_{kernel_name}(");
-    let renamed = kernel_c.replacen(&scalar, &format!("op2_kernel_{kernel_name}_lanes("), 1);
-    format!(
-        "#undef OP2_IX\n#define OP2_IX(i, n) ((i) * {LANES})\nstatic inline {renamed}\n#undef OP2_IX\n#define OP2_IX(i, n) (i)\n"
-    )
+    let function = c_interface::kernel_function(kernel_name);
+    let renamed = kernel_c.replacen(&format!("{function}("), &format!("{function}_lanes("), 1);
+    format!("#undef {INDEX}\n#define {INDEX}(i, n) ((i) * {LANES})\nstatic inline {renamed}\n#undef {INDEX}\n#define {INDEX}(i, n) (i)\n")
 }
 
 /// Whether argument `a` scatters as vectors: an increment of four `f64`s
@@ -171,7 +170,8 @@ pub fn lanes_loop(s: &mut String, kernel_name: &str, shape: &LoopShape) {
     let _ = writeln!(s, "{inner}#pragma omp simd");
     let _ = writeln!(s, "{inner}for (int l = 0; l < {LANES}; ++l) {{");
     let _ = writeln!(s, "{inner}    long op2_st[3] = {{0, 0, 0}};");
-    let _ = writeln!(s, "{inner}    op2_kernel_{kernel_name}_lanes({});", call.join(", "));
+    let function = c_interface::kernel_function(kernel_name);
+    let _ = writeln!(s, "{inner}    {function}_lanes({});", call.join(", "));
     let _ = writeln!(s, "{inner}}}");
     write_scatters(s, shape);
     let _ = writeln!(s, "{ind}}}");

@@ -11,7 +11,7 @@
 //! dialects: `utility_c.rs` (their common start), `binning_c.rs` (a spatial
 //! message build's counting sort) and `reorder_c.rs` (selections, gathers:
 //! compactions and permutations). Type and math-function names come from
-//! `op2_core::kernel_language`.
+//! `op2_kernel_abi`.
 
 mod binning_c;
 mod cuda_c;
@@ -39,8 +39,8 @@ pub use shape::{ArgKind, ArgShape, LoopShape};
 pub use spatial_c::SPATIAL_C;
 pub use utility_c::{utility_prelude, DeviceLanguage, SCAN_THREADS};
 
-use op2_core::kernel_language::KernelScalar;
 use op2_core::ScalarType;
+use op2_kernel_abi::KernelScalar;
 
 /// Whether generated code checks what Rust checks (indices, integer
 /// division): [`Checks::On`] records the first failure of each element

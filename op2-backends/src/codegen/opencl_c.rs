@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use op2_core::kernel_language::{c_float_name, c_math_functions};
 use op2_core::{Access, KernelInfo, ScalarType};
+use op2_kernel_abi::{c_float_name, c_math_functions};
 
 use super::device_c::{combine_expr, device_source, op_name, Dialect};
 use super::{c_type, helper_suffix, Checks, LoopShape};

@@ -1,3 +1,8 @@
+//! The C prelude that every generated source (C, OpenCL, CUDA) includes: the
+//! helpers the translated kernels call by name (`op2_min_<type>`,
+//! `op2_as_<type>`, `op2_div_<type>`) and the checked-mode index macro
+//! `OP2_IX` with its failure record (the names of `op2_kernel_abi::c_interface`).
+
 /// Definitions every generated C, OpenCL and CUDA source starts from: the
 /// helpers translated kernels and scatters call for min, max and abs, Rust's
 /// saturating float-to-integer `as`, and the index and integer-division

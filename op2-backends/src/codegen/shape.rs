@@ -1,3 +1,9 @@
+//! A loop as the code generators see it, `LoopShape`: per argument, how it is
+//! reached (`ArgKind`: direct, one map entry, a whole map, a ragged map, a Dat
+//! read whole, a Global), its type, dim and access. It is built once from a
+//! `ParLoop` and keys the executors' caches of compiled loops, so loops of one
+//! shape share their generated code.
+
 use op2_core::{Access, ArgData, KernelInfo, MapIndex, ParLoop, ReductionLayout, ScalarType};
 
 /// How one argument is reached, as far as generated code cares.

@@ -6,39 +6,9 @@
 //! op2-backends) operation for operation, so that a message is found by the
 //! same bins on every backend.
 
+pub use op2_kernel_abi::{NearKind, GRID_PARAMS};
+
 use crate::{Error, Result};
-
-/// The kernel parameter types that read a spatial message list
-/// (`list(NEAR)` in `par_loop!`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NearKind {
-    /// `&Spatial2d`: a 2-D grid, the 3 x 3 bins around a point.
-    Spatial2d,
-    /// `&Spatial3d`: a 3-D grid, the 3 x 3 x 3 bins around a point.
-    Spatial3d,
-    /// `&Discrete2d`: a discrete 2-D grid, the cells within a radius.
-    Discrete2d,
-}
-
-impl NearKind {
-    /// The parameter's type, as written in kernels.
-    pub const fn type_name(self) -> &'static str {
-        match self {
-            NearKind::Spatial2d => "Spatial2d",
-            NearKind::Spatial3d => "Spatial3d",
-            NearKind::Discrete2d => "Discrete2d",
-        }
-    }
-
-    /// What a list must be to reach the parameter, for messages.
-    pub const fn list_kind(self) -> &'static str {
-        match self {
-            NearKind::Spatial2d => "a 2-D spatial list",
-            NearKind::Spatial3d => "a 3-D spatial list",
-            NearKind::Discrete2d => "a discrete 2-D list",
-        }
-    }
-}
 
 /// What happens to positions outside a spatial message list's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,10 +21,6 @@ pub enum Boundary {
     /// way themselves.
     Wrap,
 }
-
-/// Number of `f64`s a kernel receives for the grid: minimum corner (3), the
-/// inverse bin width, bins per axis (3), and 1.0 when wrapping.
-pub const GRID_PARAMS: usize = 8;
 
 /// Most bins a grid may have (bin offsets are 32-bit).
 pub const MAX_BINS: usize = (i32::MAX - 1) as usize;

@@ -2,6 +2,7 @@
 //! value-producing `if`s and blocks, each emitted as one parenthesised C
 //! expression.
 
+use op2_kernel_abi::c_interface::{self, INDEX, LOCAL_INDEX, STATUS};
 use syn::spanned::Spanned;
 use syn::{BinOp, Block, Expr, Lit, Stmt, Type, UnOp};
 
@@ -90,9 +91,9 @@ impl Translator {
                         // parameter's values out lane-strided and redefine
                         // `OP2_IX` alone (`lanes_c`).
                         let mac = if self.indexes_parameter(&i.expr) {
-                            "OP2_IX"
+                            INDEX
                         } else {
-                            "OP2_IX_LOCAL"
+                            LOCAL_INDEX
                         };
                         format!("{base}[{mac}({}, {len})]", strip_parens(&idx))
                     }
@@ -305,8 +306,8 @@ impl Translator {
         };
         if let Some(helper) = int_division(lw) {
             return match b.op {
-                BinOp::DivAssign(_) | BinOp::RemAssign(_) => format!("({l} = {helper}({l}, {r}, op2_status))"),
-                _ => format!("{helper}({l}, {r}, op2_status)"),
+                BinOp::DivAssign(_) | BinOp::RemAssign(_) => format!("({l} = {helper}({l}, {r}, {STATUS}))"),
+                _ => format!("{helper}({l}, {r}, {STATUS})"),
             };
         }
         // C has no `%` on floats: Rust's is `fmod` (exact, so an f32 one
@@ -354,8 +355,8 @@ impl Translator {
         let r = v.ragged.as_ref().expect("a ragged parameter");
         let idx = self.expr(j, None);
         let target = format!(
-            "{}({}, OP2_IX({}, {}))",
-            r.index_macro,
+            "{}({}, {INDEX}({}, {}))",
+            self.targets_macro(&r.param),
             r.targets,
             strip_parens(&idx),
             r.len
@@ -402,7 +403,7 @@ impl Translator {
             (true, Some(k)) => {
                 let row = self.ragged_index(&v, j);
                 let idx = self.expr(k, None);
-                format!("{row}[OP2_IX({}, {})]", strip_parens(&idx), v.dims[1])
+                format!("{row}[{INDEX}({}, {})]", strip_parens(&idx), v.dims[1])
             }
             (true, None) => {
                 self.err(
@@ -425,7 +426,7 @@ impl Translator {
             BinOp::SubAssign(_) => format!("(-({}))", strip_parens(&e)),
             _ => e,
         };
-        format!("op2_ragged_inc_{}(&{target}, {e})", t.helper_suffix())
+        format!("{}(&{target}, {e})", c_interface::ragged_inc(t.helper_suffix()))
     }
 
     /// `a.len()`: the length of an array, an array's row, or a ragged

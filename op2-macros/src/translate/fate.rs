@@ -1,9 +1,9 @@
 //! Births and deaths: the lowered prologue `let mut fate =
 //! Fate::new(op2_fate_fate);` points a local at the agent's flags and
 //! clears them, and `fate.die()` / `fate.spawn()` set a flag (the values of
-//! `op2_core::FATE_DIES` / `FATE_SPAWNS`).
+//! `op2_kernel_abi::FATE_DIES` / `FATE_SPAWNS`).
 
-use op2_core::{FATE_DIES, FATE_SPAWNS};
+use op2_kernel_abi::{FATE_DIES, FATE_SPAWNS};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprCall, ExprMethodCall};
 

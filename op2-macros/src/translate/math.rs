@@ -1,8 +1,8 @@
 //! Math: calls of the kernel language's math functions (the table in
-//! `op2_core::kernel_language`) and the named float constants
+//! `op2_kernel_abi`) and the named float constants
 //! (`f64::consts::PI`, `f32::EPSILON`, ...).
 
-use op2_core::kernel_language::MathFunction;
+use op2_kernel_abi::MathFunction;
 use proc_macro2::Span;
 use syn::Expr;
 

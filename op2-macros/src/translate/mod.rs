@@ -24,6 +24,7 @@ mod writer;
 
 use std::collections::HashSet;
 
+use op2_kernel_abi::c_interface::{self, GLOBAL, STATUS};
 use proc_macro2::Span;
 use syn::{Expr, ItemFn, Lit};
 
@@ -39,10 +40,28 @@ struct Translator {
     used: HashSet<String>,
     out: Writer,
     errors: Vec<syn::Error>,
+    uses: Uses,
+}
+
+/// What a translation uses from the code around it: the macro's side of
+/// `op2::KernelUses`, which it records for the code generators.
+#[derive(Default)]
+pub struct Uses {
+    /// It makes random streams.
+    pub random_streams: bool,
+    /// It walks a spatial message list.
+    pub spatial_queries: bool,
+    /// Parameters whose dim the kernel names by a constant.
+    pub named_dims: Vec<String>,
+    /// Parameters whose arity the kernel names by a constant.
+    pub named_arities: Vec<String>,
+    /// Slice parameters.
+    pub slices: Vec<String>,
 }
 
 /// Translates a kernel whose signature was parsed into `params` and whose body
-/// passed the subset check. Returns the C function, or the errors found
+/// passed the subset check. Returns the C function and what it uses, or the
+/// errors found
 /// (an unknown name, a type that cannot be inferred, an array used as a value).
 ///
 /// The function's first parameter is `long *op2_status`, the failure record
@@ -63,12 +82,13 @@ struct Translator {
 /// `&mut` one is an INC argument, only added to: `x[j] += v` becomes
 /// `op2_ragged_inc_<type>(&x[x_targets[j]], v)`. The wrappers define
 /// `OP2_GLOBAL` and `op2_ragged_inc_<type>`.
-pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Error>> {
+pub fn translate(func: &ItemFn, params: &[Param]) -> Result<(String, Uses), Vec<syn::Error>> {
     let mut t = Translator {
         scopes: vec![Vec::new()],
         used: HashSet::new(),
         out: Writer::default(),
         errors: Vec::new(),
+        uses: Uses::default(),
     };
     collect_idents(&func.block, &mut t.used);
     let mut c_params = Vec::new();
@@ -78,9 +98,17 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
         let constness = if p.mutable { "" } else { "const " };
         // A literal length stays; a named one becomes a macro that the code
         // generator defines from the parameter's recorded dim (or arity).
-        let length = |e: &Expr, macro_name: &str| match e {
+        let name = p.name.to_string();
+        let mut length = |e: &Expr, arity: bool| match e {
             Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_digits().to_string(),
-            _ => format!("{macro_name}_{}", p.name),
+            _ if arity => {
+                t.uses.named_arities.push(name.clone());
+                c_interface::arity_macro(&name)
+            }
+            _ => {
+                t.uses.named_dims.push(name.clone());
+                c_interface::dim_macro(&name)
+            }
         };
         let (decl, ety, kind, dims) = match &p.shape {
             Shape::Scalar => (
@@ -93,30 +121,31 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
                 format!("{constness}{} *{c}", ty.c_name()),
                 ETy::Array(ty, 1),
                 Kind::ParamArray,
-                vec![length(d, "OP2_DIM")],
+                vec![length(d, false)],
             ),
             Shape::Table(d, a) => {
-                let dim = length(d, "OP2_DIM");
+                let dim = length(d, false);
                 (
                     format!("{constness}{} (*{c})[{dim}]", ty.c_name()),
                     ETy::Array(ty, 2),
                     Kind::ParamArray,
-                    vec![length(a, "OP2_ARITY"), dim],
+                    vec![length(a, true), dim],
                 )
             }
             Shape::Ragged(d) => {
                 // Three C parameters: the whole Dat's data (D values per
                 // element), this element's targets (already offset to its
                 // row) and their number.
+                let dim = d.as_ref().map(|d| length(d, false));
                 let targets = t.fresh(&format!("{c}_targets"));
                 let len = t.fresh(&format!("{c}_len"));
-                c_params.push(format!("OP2_GLOBAL {constness}{} *{c}", ty.c_name()));
-                c_params.push(format!("OP2_GLOBAL const int *{targets}"));
+                c_params.push(format!("{GLOBAL} {constness}{} *{c}", ty.c_name()));
+                c_params.push(format!("{GLOBAL} const int *{targets}"));
                 c_params.push(format!("int {len}"));
                 let mut dims = vec![len.clone()];
-                dims.extend(d.as_ref().map(|d| length(d, "OP2_DIM")));
+                dims.extend(dim);
                 let ragged = names::Ragged {
-                    index_macro: format!("OP2_TGT_{}", p.name),
+                    param: name.clone(),
                     targets,
                     len,
                     rows: d.is_some(),
@@ -131,13 +160,17 @@ pub fn translate(func: &ItemFn, params: &[Param]) -> Result<String, Vec<syn::Err
         t.bind_array(&p.name.to_string(), c, ety, kind, dims);
     }
     let name = func.sig.ident.to_string();
-    c_params.insert(0, "long *op2_status".to_string());
-    t.out.open(&format!("void op2_kernel_{name}({})", c_params.join(", ")));
-    t.out.line("(void)op2_status;");
+    c_params.insert(0, format!("long *{STATUS}"));
+    t.out.open(&format!(
+        "void {}({})",
+        c_interface::kernel_function(&name),
+        c_params.join(", ")
+    ));
+    t.out.line(&format!("(void){STATUS};"));
     t.block_stmts(&func.block);
     t.out.close("");
     if t.errors.is_empty() {
-        Ok(t.out.finish())
+        Ok((t.out.finish(), t.uses))
     } else {
         Err(t.errors)
     }

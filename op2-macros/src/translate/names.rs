@@ -3,7 +3,8 @@
 
 use std::collections::HashSet;
 
-use op2_core::kernel_language::{c_float_name, c_math_functions};
+use op2_kernel_abi::c_interface;
+use op2_kernel_abi::{c_float_name, c_math_functions};
 use syn::Block;
 
 use super::types::ETy;
@@ -45,9 +46,9 @@ pub(super) struct Var {
 /// of its [`Var`]).
 #[derive(Clone)]
 pub(super) struct Ragged {
-    /// `OP2_TGT_<param>`: the wrapper's macro for target `j`'s index,
-    /// `targets[j]` through a ragged map, `j` for a Dat read whole.
-    pub(super) index_macro: String,
+    /// The parameter's name, which names the wrapper's macro for target
+    /// `j`'s index (`Translator::targets_macro`).
+    pub(super) param: String,
     pub(super) targets: String,
     pub(super) len: String,
     /// `&[[T; D]]`: a target is a row of D values, `x[j]` a row pointer.
@@ -68,6 +69,16 @@ pub(super) fn collect_idents(block: &Block, used: &mut HashSet<String>) {
 }
 
 impl Translator {
+    /// The wrapper's macro for target `j`'s index of slice parameter
+    /// `param` (`targets[j]` through a ragged map, `j` for a Dat read
+    /// whole), recorded as used.
+    pub(super) fn targets_macro(&mut self, param: &str) -> String {
+        if !self.uses.slices.iter().any(|p| p == param) {
+            self.uses.slices.push(param.to_string());
+        }
+        c_interface::targets_macro(param)
+    }
+
     /// A C name for a Rust name: the name itself, or `op2_name` for C, OpenCL
     /// and CUDA reserved words; a fresh variant when it shadows a live binding
     /// (C forbids redeclaring in one scope).

@@ -1,9 +1,9 @@
 //! Random streams: `Philox::new(seed, id, call)` creates a kernel-local
 //! stream (the prelude's `op2_philox`), and its draws (`rng.uniform_f64()`,
 //! ...) become calls of the prelude's functions on it; the names and types
-//! come from `op2_core::kernel_language` (`RANDOM_STREAM`, `RANDOM_DRAWS`).
+//! come from `op2_kernel_abi` (`RANDOM_STREAM`, `RANDOM_DRAWS`).
 
-use op2_core::kernel_language::{RandomDraw, RANDOM_STREAM};
+use op2_kernel_abi::{RandomDraw, RANDOM_STREAM};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprCall, ExprMethodCall};
 
@@ -41,6 +41,7 @@ impl Translator {
             .zip(RANDOM_STREAM.new_args)
             .map(|(a, t)| self.expr(a, Some(Ty::Known(t))))
             .collect();
+        self.uses.random_streams = true;
         format!("{}({})", RANDOM_STREAM.c_new, texts.join(", "))
     }
 

@@ -10,7 +10,8 @@
 use syn::spanned::Spanned;
 use syn::{Expr, ExprCall, Pat};
 
-use op2_core::NearKind;
+use op2_kernel_abi::c_interface::SPATIAL_NEW;
+use op2_kernel_abi::NearKind;
 
 use super::names::Kind;
 use super::types::{ETy, Ty};
@@ -57,8 +58,9 @@ impl Translator {
             return;
         };
         let cname = self.declare_name(name);
+        self.uses.spatial_queries = true;
         self.out
-            .line(&format!("op2_spatial {cname} = op2_spatial_new({bins}, {grid});"));
+            .line(&format!("op2_spatial {cname} = {SPATIAL_NEW}({bins}, {grid});"));
         self.bind(name, cname, ETy::Spatial(kind), Kind::Local);
     }
 

@@ -2,6 +2,7 @@
 //! the loops, `break`/`continue`/`return`, blocks, and block-like values
 //! assigned to a variable.
 
+use op2_kernel_abi::c_interface::{GLOBAL, INDEX};
 use syn::spanned::Spanned;
 use syn::{Block, Expr, Pat, Stmt};
 
@@ -307,7 +308,7 @@ impl Translator {
                 .zip(dims)
                 .map(|(i, d)| {
                     if param {
-                        format!("[OP2_IX({i}, {d})]")
+                        format!("[{INDEX}({i}, {d})]")
                     } else {
                         format!("[{i}]")
                     }
@@ -417,11 +418,11 @@ impl Translator {
         let name = var.ident.to_string();
         let c = self.declare_name(&name);
         let t = v.ty.scalar();
-        let target = format!("{}({}, {j})", r.index_macro, r.targets);
+        let target = format!("{}({}, {j})", self.targets_macro(&r.param), r.targets);
         if r.rows {
             let d = v.dims[1].clone();
             self.out.line(&format!(
-                "OP2_GLOBAL const {} *{c} = {} + (long){target} * {d};",
+                "{GLOBAL} const {} *{c} = {} + (long){target} * {d};",
                 t.c_name(),
                 v.c
             ));

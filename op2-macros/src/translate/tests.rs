@@ -4,7 +4,13 @@ use crate::signature::parse_param;
 fn c_of(src: &str) -> String {
     let f: ItemFn = syn::parse_str(src).unwrap();
     let params: Vec<Param> = f.sig.inputs.iter().map(|a| parse_param(a).unwrap()).collect();
-    translate(&f, &params).unwrap_or_else(|e| panic!("{}", e[0]))
+    translate(&f, &params).unwrap_or_else(|e| panic!("{}", e[0])).0
+}
+
+fn uses_of(src: &str) -> Uses {
+    let f: ItemFn = syn::parse_str(src).unwrap();
+    let params: Vec<Param> = f.sig.inputs.iter().map(|a| parse_param(a).unwrap()).collect();
+    translate(&f, &params).unwrap_or_else(|e| panic!("{}", e[0])).1
 }
 
 fn errors_of(src: &str) -> Vec<String> {
@@ -16,6 +22,36 @@ fn errors_of(src: &str) -> Vec<String> {
         .iter()
         .map(|e| e.to_string())
         .collect()
+}
+
+#[test]
+fn uses_record_named_lengths_and_slices() {
+    let k = "fn k(a: &[f64; N], t: &[[i32; D]; A], l: &[f32; 3], r: &[[f64; M]], s: &mut [f64], q: &[f64]) {
+        let x = a[0] + l[0] + r[0][1] + (t[1][0] as f64);
+        for v in q { s[0] += *v + x; }
+    }";
+    let u = uses_of(k);
+    assert_eq!(u.named_dims, ["a", "t", "r"]);
+    assert_eq!(u.named_arities, ["t"]);
+    assert_eq!(u.slices, ["r", "q", "s"]);
+    assert!(!u.random_streams && !u.spatial_queries);
+    let c = c_of(k);
+    for name in [
+        "OP2_DIM_a",
+        "OP2_DIM_t",
+        "OP2_ARITY_t",
+        "OP2_DIM_r",
+        "OP2_TGT_r",
+        "OP2_TGT_s",
+        "OP2_TGT_q",
+    ] {
+        assert!(c.contains(name), "{name} in {c}");
+    }
+    assert!(!c.contains("OP2_DIM_l"), "{c}");
+    // A slice never indexed needs no macro.
+    assert!(uses_of("fn k(s: &[f64], n: &mut i32) { *n = s.len() as i32; }")
+        .slices
+        .is_empty());
 }
 
 #[test]
@@ -274,6 +310,10 @@ fn random_streams_become_prelude_calls() {
     ] {
         assert!(c.contains(call), "{call} in {c}");
     }
+    let u = uses_of(
+        "fn k(x: &mut f64, id: &i64) { let mut rng = op2::Philox::new(1, *id as u64, 3); *x = rng.uniform_f64(); }",
+    );
+    assert!(u.random_streams && !u.spatial_queries);
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! Types: the scalar types of translated kernels (over the kernel
-//! language's table, `op2_core::kernel_language`), the shapes of values,
+//! language's table, `op2_kernel_abi`), the shapes of values,
 //! declared types and array dimensions, and the type of every expression.
 
-use op2_core::kernel_language::{KernelScalar, RandomDraw};
-use op2_core::NearKind;
+use op2_kernel_abi::NearKind;
+use op2_kernel_abi::{KernelScalar, RandomDraw};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Stmt, Type, UnOp};
 

@@ -1,0 +1,36 @@
+//! The interface between op2 kernels and the code around them, shared by
+//! the `#[op2::kernel]` macro (which checks and translates kernels) and the
+//! code generators of op2-backends (which wrap the translation for each
+//! backend):
+//!
+//! - the kernel language's tables: scalar types ([`ScalarType`],
+//!   [`KernelScalar`]), math functions ([`MATH_FUNCTIONS`]), random draws
+//!   ([`RANDOM_DRAWS`]), spatial queries ([`NearKind`]) and fates
+//!   ([`FATE_DIES`]);
+//! - kernel metadata: what the macro records about a kernel
+//!   ([`KernelInfo`], [`ParamInfo`], [`KernelUses`]) and the access modes
+//!   ([`Access`]) `par_loop!` checks against it;
+//! - every name of the C interface between a translated kernel and its
+//!   wrapper ([`c_interface`]).
+//!
+//! It depends on nothing of the runtime, so that the proc macro, which
+//! depends on this crate alone, is not rebuilt when the runtime changes.
+//! `op2-core` re-exports all of it.
+#![deny(missing_docs)]
+
+mod access;
+pub mod c_interface;
+mod fate;
+mod kernel_info;
+mod math;
+mod near;
+mod random;
+mod scalar;
+
+pub use access::Access;
+pub use fate::{FATE_DIES, FATE_SPAWNS};
+pub use kernel_info::{ArgForm, Kernel, KernelInfo, KernelUses, ParamForm, ParamInfo};
+pub use math::{c_float_name, c_math_functions, math_function_names, MathFunction, MATH_FUNCTIONS};
+pub use near::{NearKind, GRID_PARAMS};
+pub use random::{RandomDraw, RandomStream, RANDOM_DRAWS, RANDOM_STREAM};
+pub use scalar::{KernelScalar, ScalarType};
