@@ -342,10 +342,12 @@ mod tests {
         g.init_partial(Access::Inc, &mut slot);
         assert_eq!(slot, [0, 0]);
         g.init_partial(Access::Min, &mut slot);
+        // SAFETY: two u64 slots hold two i64 of the same size and alignment.
         let vals = unsafe { std::slice::from_raw_parts(slot.as_ptr() as *const i64, 2) };
         assert_eq!(vals, &[5, -5]);
         let p: [i64; 2] = [3, 10];
         let mut buf = [0u64; 2];
+        // SAFETY: as above, two i64 into two u64 slots of the same size.
         unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), buf.as_mut_ptr() as *mut i64, 2) };
         g.combine_partial(Access::Min, &buf);
         assert_eq!(g.data_ro().to_vec(), vec![3, -5]);

@@ -52,6 +52,7 @@ pub unsafe trait Stage<T: Scalar>: Copy {
 
 macro_rules! scalar_stage {
     ($($t:ty),*) => {$(
+        // SAFETY: a scalar stage loads and stores exactly one value.
         unsafe impl Stage<$t> for $t {
             const DIM: usize = 1;
             #[inline(always)]
@@ -84,6 +85,7 @@ macro_rules! scalar_stage {
 
 scalar_stage!(f64, f32, i32, i64, u32);
 
+// SAFETY: an array stage loads and stores exactly its D values.
 unsafe impl<T: Scalar, const D: usize> Stage<T> for [T; D] {
     const DIM: usize = D;
     #[inline(always)]

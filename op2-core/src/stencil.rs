@@ -338,6 +338,7 @@ pub struct StencilView<T> {
 // SAFETY: as for the other views (view.rs): the runtime serialises conflicting
 // access and the plan keeps concurrent writes disjoint.
 unsafe impl<T: Send> Send for StencilView<T> {}
+// SAFETY: as for Send, just above.
 unsafe impl<T: Sync> Sync for StencilView<T> {}
 
 impl<T: Scalar> StencilView<T> {
@@ -404,6 +405,10 @@ impl<T: Scalar> StencilView<T> {
     }
 }
 
+// SAFETY: every target is a site of the lattice the Dat covers: off the
+// runs, offsets wrap around the grid (or go through the rows' neighbour
+// table); inside a run `run_end` returned, the interior bounds keep every
+// fixed offset on the grid.
 unsafe impl<T: Scalar> IndirectView<T> for StencilView<T> {
     #[inline(always)]
     fn has_runs(self) -> bool {
@@ -519,6 +524,7 @@ mod tests {
                     s.offsets()
                 );
                 if run > e {
+                    // SAFETY: `e` lies inside a run `run_end` returned, where the fast path holds.
                     let fast = unsafe { v.target::<i32>(e, k, true).offset_from(base) } as usize;
                     assert_eq!(
                         fast,

@@ -29,6 +29,7 @@ pub(crate) struct HostStorage<T> {
 
 // SAFETY: every access to `data` goes through the borrow flag (guards and loops).
 unsafe impl<T: Send> Send for HostStorage<T> {}
+// SAFETY: as for Send, just above.
 unsafe impl<T: Send + Sync> Sync for HostStorage<T> {}
 
 impl<T> HostStorage<T> {

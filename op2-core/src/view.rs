@@ -71,8 +71,11 @@ pub struct DatDirect<T> {
 
 // SAFETY: the runtime serialises conflicting access (see module docs).
 unsafe impl<T: Send> Send for DatDirect<T> {}
+// SAFETY: as for Send, just above.
 unsafe impl<T: Sync> Sync for DatDirect<T> {}
 
+// SAFETY: element `e`'s values lie inside the Dat: validation checked that the
+// loop's elements are the Dat's set's.
 unsafe impl<T: Scalar> DirectView<T> for DatDirect<T> {
     #[inline(always)]
     fn bind(self, _: &mut Partials<'_>) -> Self {
@@ -111,8 +114,11 @@ pub struct GlobalDirect<T> {
 
 // SAFETY: as for DatDirect; reductions go to per-chunk partials.
 unsafe impl<T: Send> Send for GlobalDirect<T> {}
+// SAFETY: as for Send, just above.
 unsafe impl<T: Sync> Sync for GlobalDirect<T> {}
 
+// SAFETY: every element sees the Global's own values (or its chunk's
+// partials for a reduction), whose length validation checked.
 unsafe impl<T: Scalar> DirectView<T> for GlobalDirect<T> {
     #[inline(always)]
     fn bind(self, partials: &mut Partials<'_>) -> Self {
@@ -386,6 +392,7 @@ pub struct MapView<T> {
 
 // SAFETY: as for DatDirect; the plan keeps concurrent writes disjoint.
 unsafe impl<T: Send> Send for MapView<T> {}
+// SAFETY: as for Send, just above.
 unsafe impl<T: Sync> Sync for MapView<T> {}
 
 impl<T: Scalar> MapView<T> {
@@ -399,6 +406,8 @@ impl<T: Scalar> MapView<T> {
     }
 }
 
+// SAFETY: map entries were validated to lie in the Dat's set, so each target
+// row is inside the Dat.
 unsafe impl<T: Scalar> IndirectView<T> for MapView<T> {
     #[inline(always)]
     unsafe fn target<S: Stage<T>>(self, e: usize, i: usize, _: bool) -> *mut T {
@@ -432,6 +441,7 @@ pub struct RaggedView<T> {
 
 // SAFETY: as for DatDirect; the plan keeps concurrent increments disjoint.
 unsafe impl<T: Send> Send for RaggedView<T> {}
+// SAFETY: as for Send, just above.
 unsafe impl<T: Sync> Sync for RaggedView<T> {}
 
 impl<T: Scalar> RaggedView<T> {
@@ -557,6 +567,7 @@ pub struct MessageView<T> {
 
 // SAFETY: loops only read through it (validation refuses other modes).
 unsafe impl<T: Send> Send for MessageView<T> {}
+// SAFETY: as for Send, just above.
 unsafe impl<T: Sync> Sync for MessageView<T> {}
 
 impl<T: Scalar> MessageView<T> {

@@ -23,6 +23,7 @@ pub struct Comm(pub(crate) SimpleCommunicator);
 // SAFETY: op2 calls MPI only from the thread that runs `par_loop` (worker
 // threads never do), which MPI_THREAD_SINGLE/FUNNELED allows.
 unsafe impl Send for Comm {}
+// SAFETY: as above.
 unsafe impl Sync for Comm {}
 
 pub(crate) fn mpi_error(what: &str, code: c_int) -> Error {
@@ -116,6 +117,7 @@ impl Distribution for SetComm {
             let incoming = (nb.import.0.len() + nb.import.1.len()) * elem;
             if incoming > 0 {
                 let mut buf = vec![0u8; incoming];
+                // SAFETY: reads a constant the MPI library defines.
                 let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
                 // SAFETY: `buf` lives in `pending` until the request completes.
                 let rc = unsafe {
@@ -142,6 +144,7 @@ impl Distribution for SetComm {
                     let src = unsafe { std::slice::from_raw_parts((base as *const u8).add(l as usize * elem), elem) };
                     buf.extend_from_slice(src);
                 }
+                // SAFETY: reads a constant the MPI library defines.
                 let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
                 // SAFETY: `buf` moves into `pending` (its heap storage stays put).
                 let rc = unsafe {

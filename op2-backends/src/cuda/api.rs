@@ -49,8 +49,11 @@ pub struct CudaUtility {
 // SAFETY: module and function handles are context-wide driver objects, valid
 // on any thread with the context current.
 unsafe impl Send for CudaProgram {}
+// SAFETY: as above.
 unsafe impl Sync for CudaProgram {}
+// SAFETY: as above.
 unsafe impl Send for CudaUtility {}
+// SAFETY: as above.
 unsafe impl Sync for CudaUtility {}
 
 /// One GPU and its context.

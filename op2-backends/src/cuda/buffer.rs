@@ -84,4 +84,5 @@ impl Drop for CudaBuffer {
 // SAFETY: a device address is plain data; the driver API may be called from
 // any thread once the context is made current (which every method does).
 unsafe impl Send for CudaBuffer {}
+// SAFETY: as above.
 unsafe impl Sync for CudaBuffer {}

@@ -34,6 +34,7 @@ pub struct ClProgram {
 // SAFETY: OpenCL programs are thread-safe handles; the kernel, whose
 // arguments are state, is behind a mutex.
 unsafe impl Send for ClProgram {}
+// SAFETY: as above.
 unsafe impl Sync for ClProgram {}
 
 /// A utility program and its entry points.
@@ -44,6 +45,7 @@ pub struct ClUtility {
 
 // SAFETY: as `ClProgram`.
 unsafe impl Send for ClUtility {}
+// SAFETY: as above.
 unsafe impl Sync for ClUtility {}
 
 /// One OpenCL device, its context and queue.
@@ -55,6 +57,7 @@ pub struct OpenCl {
 
 // SAFETY: OpenCL contexts and queues are thread-safe handles (OpenCL 1.2 section A.2).
 unsafe impl Send for OpenCl {}
+// SAFETY: as above.
 unsafe impl Sync for OpenCl {}
 
 impl OpenCl {

@@ -26,6 +26,7 @@ pub struct ClBuffer {
 // SAFETY: OpenCL objects are thread-safe handles (OpenCL 1.2 section A.2);
 // writes to the buffer object itself are serialised by the mutex.
 unsafe impl Send for ClBuffer {}
+// SAFETY: as above.
 unsafe impl Sync for ClBuffer {}
 
 impl ClBuffer {

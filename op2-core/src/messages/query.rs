@@ -20,6 +20,7 @@ pub struct SpatialView {
 
 // SAFETY: a loop reads the offsets only, and holds them borrowed.
 unsafe impl Send for SpatialView {}
+// SAFETY: as for Send, just above.
 unsafe impl Sync for SpatialView {}
 
 impl SpatialView {
