@@ -13,13 +13,13 @@
 //!
 //! Names may hold groups (`group/name`); objects nobody asks for are ignored.
 //!
-//! [`MeshFile`] reads. It returns whole objects as op2 [`Set`](op2_core::Set)s,
+//! `MeshFile` reads. It returns whole objects as op2 [`Set`](op2_core::Set)s,
 //! [`Map`](op2_core::Map)s and [`Dat`](op2_core::Dat)s, or any block of rows
 //! of a Map's or Dat's table, which is what each process reads of a
 //! distributed mesh. With the `mpi` feature, `MeshFile::open_parallel` opens
 //! the file on every rank at once through MPI-IO.
 //!
-//! [`MeshWriter`] writes, with OP2's attributes. A distributed set is
+//! `MeshWriter` writes, with OP2's attributes. A distributed set is
 //! refused: gather its values first, or, with `mpi`, write each rank's block
 //! (`MeshWriter::append_parallel`, `MeshWriter::write_dat_rows`).
 //!
@@ -34,6 +34,10 @@
 //! the object, and what was expected there. So do a map entry outside its
 //! target set and a size that does not match the set given.
 //!
+//! Everything here needs the crate's `hdf5` feature (on through the `op2`
+//! crate's `hdf5` feature); without it the crate is empty, so that the
+//! workspace builds where no HDF5 library is installed.
+//!
 //! ## Cargo features
 //!
 #![doc = document_features::document_features!()]
@@ -41,9 +45,14 @@
 
 #[cfg(feature = "mpi")]
 mod blocks;
+#[cfg(feature = "hdf5")]
 mod element_type;
+#[cfg(feature = "hdf5")]
 mod reader;
+#[cfg(feature = "hdf5")]
 mod writer;
 
+#[cfg(feature = "hdf5")]
 pub use reader::{MeshFile, Table};
+#[cfg(feature = "hdf5")]
 pub use writer::MeshWriter;

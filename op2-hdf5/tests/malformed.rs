@@ -1,5 +1,6 @@
 //! Files that break OP2's layout: each gives an error naming the file, the
 //! object and what was wrong; none panics or reads a wrong value.
+#![cfg(feature = "hdf5")]
 
 use std::path::{Path, PathBuf};
 

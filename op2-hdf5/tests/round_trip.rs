@@ -1,5 +1,6 @@
 //! Written, read back, compared: every element type and several dims, as
 //! op2 objects and as blocks of rows; groups; empty sets; replacing.
+#![cfg(feature = "hdf5")]
 
 use op2_core::{Dat, Map, Scalar, Set};
 use op2_hdf5::{MeshFile, MeshWriter, Table};
