@@ -72,7 +72,7 @@ fn check<T: Coordinate>(exec: &OpenClExecutor, grid: &SpatialGrid, n: usize, to_
     ] {
         let case = format!("{label}, flags {}, ids {}", flags.is_some(), ids.is_some());
         let (starts, order, gathered) = exec
-            .bin_positions(&p, grid, flags, ids)
+            .bin_positions(&p, (grid.dims(), grid.bin_count(), &grid.params()), flags, ids)
             .unwrap_or_else(|e| panic!("{case}: {e}"));
         let want = reference(grid, &p64, flags, ids);
         assert!(starts == want.0, "{case}: bins differ");
@@ -111,7 +111,9 @@ fn the_device_build_matches_a_host_build_of_a_message_list() {
     let list = MessageList::spatial("near", grid, &pos).unwrap();
     let m_pos = list.carry(&pos).unwrap();
     let count = list.build().unwrap();
-    let (_, order, gathered) = exec.bin_positions(&p, &grid, None, None).unwrap();
+    let (_, order, gathered) = exec
+        .bin_positions(&p, (grid.dims(), grid.bin_count(), &grid.params()), None, None)
+        .unwrap();
     assert_eq!(order.len(), count);
     assert!(
         gathered[..] == m_pos.to_vec()[..3 * count],

@@ -2,8 +2,13 @@
 //! access mode, and the map, ragged map or whole-Dat read it goes through), and `ArgData`
 //! with the `DatHandle` and `GlobalHandle` traits lets code see a Dat or Global without
 //! its element type. The runtime, validation, planning, reductions and backends all
-//! work through these handles.
-use crate::{Access, BorrowFlag, DeviceCell, Map, RaggedMap, ScalarType, Set, WholeCount};
+//! work through these handles. `WholeCount` is the count a whole-Dat read covers
+//! (a message list's, set at each build).
+
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::{Access, BorrowFlag, DeviceCell, Map, RaggedMap, ScalarType, Set};
 
 /// What a loop argument refers to, type-erased: the runtime validates, borrows,
 /// plans and times loops through these handles.
@@ -256,4 +261,85 @@ pub trait GlobalHandle: Send + Sync {
     ) -> crate::Result<()>;
     /// Puts back bytes saved earlier (to drop what exec-halo elements added).
     fn restore(&self, saved: &[u8]);
+}
+
+/// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,
+/// as loops and generated code read it: -1 until the list is first built.
+/// Generated code reads the count through a pointer (and devices through a
+/// one-entry buffer, uploaded again after every change).
+pub struct WholeCount {
+    count: AtomicI32,
+    /// The generation of the Dat's set at the build: a permutation or a
+    /// change of a dynamic message set since then scrambles the messages.
+    generation: AtomicU64,
+    device: DeviceCell,
+    /// The Dats (by [`DatHandle::id`]) carried since the last build: the
+    /// build did not fill them, so no loop may read them until the next.
+    unfilled: Mutex<Vec<usize>>,
+}
+
+impl WholeCount {
+    /// A count before the first build (-1).
+    pub fn unbuilt() -> WholeCount {
+        WholeCount {
+            count: AtomicI32::new(-1),
+            generation: AtomicU64::new(0),
+            device: DeviceCell::default(),
+            unfilled: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether the last build filled the Dat with id `dat` (true for every
+    /// Dat a list carried at its last build, and for its bins).
+    pub fn filled(&self, dat: usize) -> bool {
+        !self.unfilled.lock().unwrap_or_else(|p| p.into_inner()).contains(&dat)
+    }
+
+    /// Records that Dat `dat` (by [`DatHandle::id`]) was carried after the
+    /// last build, which did not fill it: no loop may read it until the next.
+    pub fn mark_unfilled(&self, dat: usize) {
+        self.unfilled.lock().unwrap_or_else(|p| p.into_inner()).push(dat);
+    }
+
+    /// The number of elements, or `None` before the first build.
+    pub fn get(&self) -> Option<usize> {
+        usize::try_from(self.count.load(Ordering::Acquire)).ok()
+    }
+
+    /// Whether the Dats counted are as the build left them: their set has
+    /// not been renumbered since.
+    pub fn is_current(&self, set: &Set) -> bool {
+        self.generation.load(Ordering::Acquire) == set.generation()
+    }
+
+    /// Records a build of `n` elements of `set`, which fills every Dat
+    /// carried so far.
+    pub fn record_build(&self, n: usize, set: &Set) {
+        // A build fills every Dat carried so far.
+        self.unfilled.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.generation.store(set.generation(), Ordering::Release);
+        // Set sizes fit an i32 (MAX_SET_SIZE).
+        self.count.store(n as i32, Ordering::Release);
+        // The device copy is stale: the next loop uploads the new count
+        // (into the buffer it has).
+        let mut device = self.device.lock();
+        if device.buffer.is_some() {
+            device.state = crate::DeviceState::Host;
+        }
+    }
+
+    /// The count, where generated code reads it (one `int`).
+    pub fn as_ptr(&self) -> *const i32 {
+        self.count.as_ptr()
+    }
+
+    /// The count as a one-entry table, for devices.
+    pub fn table(&self) -> [i32; 1] {
+        [self.count.load(Ordering::Acquire)]
+    }
+
+    /// The count's device copy.
+    pub fn device(&self) -> &DeviceCell {
+        &self.device
+    }
 }

@@ -12,7 +12,7 @@ use crate::{
 /// Device buffers kept from pack to pack (grown by doubling): the indices
 /// packed, and one column of gathered elements.
 #[derive(Default)]
-pub(crate) struct DevicePacker {
+pub struct DevicePacker {
     indices: Option<Box<dyn DeviceBuffer>>,
     /// The context and count the indices were uploaded for (this pack's).
     uploaded: Option<(u64, usize)>,
@@ -23,14 +23,14 @@ pub(crate) struct DevicePacker {
 impl DevicePacker {
     /// Starts a pack: the next columns gather the elements `indices`
     /// (uploaded on the first column that needs them).
-    pub(crate) fn begin(&mut self) {
+    pub fn begin(&mut self) {
         self.uploaded = None;
     }
 
     /// The device copy in `slot` of a carrier with elements of `bytes`
     /// bytes if it is packed on the device: its only valid copy is there,
     /// in `work`'s context, and it moves in 32-bit words.
-    pub(crate) fn on_device<'s>(
+    pub fn on_device<'s>(
         work: Option<&dyn DeviceWork>,
         slot: &'s DeviceSlot,
         bytes: usize,
@@ -49,7 +49,7 @@ impl DevicePacker {
     /// # Errors
     /// The device's.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn column(
+    pub fn column(
         &mut self,
         work: &dyn DeviceWork,
         (src, counter): (&dyn DeviceBuffer, &TransferCounter),
@@ -91,14 +91,14 @@ impl DevicePacker {
 
 /// A shared borrow of a carrier's host flag, released when dropped (so
 /// that a device read of its copy cannot meet a writer).
-pub(crate) struct ReadBorrow<'a>(&'a BorrowFlag);
+pub struct ReadBorrow<'a>(&'a BorrowFlag);
 
 impl<'a> ReadBorrow<'a> {
     /// The shared borrow of `flag` (the carrier `name`'s).
     ///
     /// # Errors
     /// [`Error::HostBorrow`] if it is borrowed for writing.
-    pub(crate) fn take(flag: &'a BorrowFlag, name: &str) -> Result<ReadBorrow<'a>> {
+    pub fn take(flag: &'a BorrowFlag, name: &str) -> Result<ReadBorrow<'a>> {
         flag.try_borrow(false).map_err(|how| Error::HostBorrow {
             name: name.to_string(),
             how,

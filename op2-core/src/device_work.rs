@@ -25,7 +25,7 @@ pub struct BinJob<'a> {
     pub flags: Option<&'a dyn DeviceBuffer>,
     /// The positions, `dims` per sender.
     pub positions: &'a dyn DeviceBuffer,
-    /// The grid's parameters (`f64`, [`SpatialGrid::params`](crate::SpatialGrid::params)).
+    /// The grid's parameters (`f64`, as `op2_agents::SpatialGrid::params` gives them).
     pub grid: &'a dyn DeviceBuffer,
     /// The senders' ids (`i64`); `None`: they ascend with the index.
     pub ids: Option<&'a dyn DeviceBuffer>,
@@ -65,7 +65,7 @@ pub struct LookupJob<'a> {
     pub bins: usize,
     /// The positions, `dims` per sender.
     pub positions: &'a dyn DeviceBuffer,
-    /// The grid's parameters (`f64`, [`SpatialGrid::params`](crate::SpatialGrid::params)).
+    /// The grid's parameters (`f64`, as `op2_agents::SpatialGrid::params` gives them).
     pub grid: &'a dyn DeviceBuffer,
     /// One `i32` per bin.
     pub table: &'a dyn DeviceBuffer,
@@ -168,19 +168,19 @@ pub trait DeviceWork: Sync {
 }
 
 /// A read of all of a carrier's data.
-pub(crate) const READ: LoopUse = LoopUse {
+pub const READ: LoopUse = LoopUse {
     needs_data: true,
     writes: false,
 };
 
 /// A write of a carrier's data that needs none of its old values.
-pub(crate) const OVERWRITE: LoopUse = LoopUse {
+pub const OVERWRITE: LoopUse = LoopUse {
     needs_data: false,
     writes: true,
 };
 
 /// A change of some of a carrier's data (the rest kept).
-pub(crate) const UPDATE: LoopUse = LoopUse {
+pub const UPDATE: LoopUse = LoopUse {
     needs_data: true,
     writes: true,
 };
@@ -188,7 +188,7 @@ pub(crate) const UPDATE: LoopUse = LoopUse {
 /// A carrier's device copy, held for device work: its host borrow (shared
 /// to read, exclusive to write) and its device lock, both released when
 /// dropped.
-pub(crate) struct Staged<'a> {
+pub struct Staged<'a> {
     flag: &'a BorrowFlag,
     exclusive: bool,
     slot: MutexGuard<'a, DeviceSlot>,
@@ -196,7 +196,7 @@ pub(crate) struct Staged<'a> {
 
 impl Staged<'_> {
     /// The device buffer.
-    pub(crate) fn buffer(&self) -> &dyn DeviceBuffer {
+    pub fn buffer(&self) -> &dyn DeviceBuffer {
         match self.slot.buffer.as_deref() {
             Some(b) => b,
             None => unreachable!("stage() gives every staged carrier a buffer"),
@@ -219,7 +219,7 @@ impl Drop for Staged<'_> {
 /// # Errors
 /// [`Error::HostBorrow`] naming the carrier if it is borrowed in the way;
 /// transfer and allocation errors.
-pub(crate) fn stage<'a>(work: &dyn DeviceWork, data: ArgData<'a>, use_: LoopUse, bytes: usize) -> Result<Staged<'a>> {
+pub fn stage<'a>(work: &dyn DeviceWork, data: ArgData<'a>, use_: LoopUse, bytes: usize) -> Result<Staged<'a>> {
     let (flag, cell) = match data {
         ArgData::Dat(d) => (d.borrow_flag(), d.device()),
         ArgData::Global(g) => (g.borrow_flag(), g.device()),

@@ -44,9 +44,7 @@ mod global;
 mod halo;
 mod host_sync;
 mod id;
-mod lifecycle;
 mod map;
-mod messages;
 mod partials;
 mod philox;
 mod plan;
@@ -70,7 +68,7 @@ mod workers;
 #[doc(hidden)]
 pub mod view;
 
-pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg};
+pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg, WholeCount};
 pub use birth_numbering::{number_by_parent_id, BirthNumbering};
 pub use borrow::BorrowFlag;
 pub use dat::{Dat, HostMut, HostRef};
@@ -82,20 +80,12 @@ pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoo
 pub use global::Global;
 pub use halo::{Distribution, HaloState, PendingExchange};
 pub use host_sync::{sync_args_to_host, sync_to_host};
-pub use lifecycle::{Census, Fate, Lifecycle, FATE_DIES, FATE_SPAWNS};
 pub use map::Map;
-#[doc(hidden)]
-pub use messages::{
-    axis_bin, axis_cell, bin_of, cell_runs, strips, FromSpatialView, NearArgs, SpatialView, WholeCount, GRID_PARAMS,
-    MAX_BINS, MAX_STRIPS,
-};
-pub use messages::{
-    BinTable, Boundary, Coordinate, Discrete2d, GhostExchange, MessageList, Near, NearKind, Routes, Spatial2d,
-    Spatial3d, SpatialGrid, Within,
-};
 pub use op2_kernel_abi::Access;
 pub use op2_kernel_abi::ScalarType;
 pub use op2_kernel_abi::{ArgForm, Kernel, KernelInfo, KernelUses, ParamForm, ParamInfo};
+pub use op2_kernel_abi::{NearKind, GRID_PARAMS};
+pub use op2_kernel_abi::{FATE_DIES, FATE_SPAWNS};
 pub use partials::{Partials, ReductionLayout};
 pub use philox::{philox4x32_10, portable_cos_2pi, portable_ln, Philox};
 pub use plan::{conflicts, Conflict, Plan, Reach};
@@ -117,3 +107,19 @@ pub use subset::Subset;
 pub use timing::{estimate_bytes, ExchangeTiming, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};
 pub use workers::{ScopedThreads, Workers};
+
+/// What the agent layer (the op2-agents crate) builds on beyond the public
+/// API: the dynamic sets' storage (reordering, renumbering, packing), the
+/// device layer's staging of arguments, and the host threads' work
+/// splitting. Not a public API: it changes with the agent layer.
+#[doc(hidden)]
+pub mod agent_support {
+    pub use crate::device_pack::{DevicePacker, ReadBorrow};
+    pub use crate::device_work::{stage, Staged, OVERWRITE, READ, UPDATE};
+    pub use crate::population::{
+        check_unchanged, identity_order, repeated_id, DeviceReorder, NewIds, Population, Reorder,
+    };
+    pub use crate::workers::{
+        as_atomic, parts_for, piece, run_on_parts, run_on_pieces, select_indices, MAX_PARTS, PARALLEL_MIN,
+    };
+}

@@ -158,7 +158,7 @@ impl Set {
     }
 
     /// A dynamic set: a population of `len` agents (ids 0 to `len - 1`) that
-    /// die and are born ([`Lifecycle`](crate::Lifecycle)). Its Dats start
+    /// die and are born (`op2_agents::Lifecycle`). Its Dats start
     /// with room for `capacity` agents (at least `len`) and double when more
     /// are needed. Every change renumbers the agents (survivors keep their
     /// order, children follow in their parents' order), keeps their ids
@@ -361,7 +361,7 @@ impl Set {
     /// `k` afterwards is agent `order[k]` before, with its id (so ids no
     /// longer ascend with the index; [`Set::index_of`] still finds them).
     /// Used to keep agents that are near in space near in memory
-    /// ([`MessageList::sort_senders`](crate::MessageList::sort_senders)).
+    /// (`op2_agents::MessageList::sort_senders`).
     /// Like a birth or death it renumbers the set: maps, ragged maps and
     /// subsets made before are refused afterwards. An identity order
     /// changes nothing.
@@ -534,7 +534,10 @@ impl Set {
         })
     }
 
-    pub(crate) fn population(&self) -> Option<&Population> {
+    /// The storage of a dynamic set's agents (`None` for a fixed set), for
+    /// the agent layer.
+    #[doc(hidden)]
+    pub fn population(&self) -> Option<&Population> {
         self.0.population.as_ref()
     }
 

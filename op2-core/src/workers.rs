@@ -110,10 +110,10 @@ impl Workers for ScopedThreads {
 
 /// Below this many elements a step runs on the caller's thread (starting
 /// threads would cost more than it saves).
-pub(crate) const PARALLEL_MIN: usize = 16_384;
+pub const PARALLEL_MIN: usize = 16_384;
 
 /// How many parts to cut `n` elements into on `workers`.
-pub(crate) fn parts_for(workers: &dyn Workers, n: usize) -> usize {
+pub fn parts_for(workers: &dyn Workers, n: usize) -> usize {
     if n < PARALLEL_MIN {
         1
     } else {
@@ -122,12 +122,7 @@ pub(crate) fn parts_for(workers: &dyn Workers, n: usize) -> usize {
 }
 
 /// The indices `e` in `0..n` with `keep(e)`, ascending, into `out`.
-pub(crate) fn select_indices(
-    n: usize,
-    keep: &(dyn Fn(usize) -> bool + Sync),
-    out: &mut Vec<u32>,
-    workers: &dyn Workers,
-) {
+pub fn select_indices(n: usize, keep: &(dyn Fn(usize) -> bool + Sync), out: &mut Vec<u32>, workers: &dyn Workers) {
     out.clear();
     let parts = parts_for(workers, n);
     // Each part counts its indices, then writes them at its offset.
@@ -148,7 +143,7 @@ pub(crate) fn select_indices(
 
 /// `out` becomes the elements `from` of `src` (`bytes` each, in that
 /// order), copied in parallel.
-pub(crate) fn gather_elements(src: &[u8], bytes: usize, from: &[u32], out: &mut Vec<u8>, workers: &dyn Workers) {
+pub fn gather_elements(src: &[u8], bytes: usize, from: &[u32], out: &mut Vec<u8>, workers: &dyn Workers) {
     out.clear();
     out.resize(from.len() * bytes, 0);
     let parts = parts_for(workers, from.len());
@@ -161,11 +156,11 @@ pub(crate) fn gather_elements(src: &[u8], bytes: usize, from: &[u32], out: &mut 
 }
 
 /// The most parts [`run_on_parts`] cuts a slice into.
-pub(crate) const MAX_PARTS: usize = 64;
+pub const MAX_PARTS: usize = 64;
 
 /// Cuts `0..len` into `parts` consecutive ranges of nearly equal length
 /// (the first ones one longer): range `i` of them.
-pub(crate) fn piece(len: usize, parts: usize, i: usize) -> std::ops::Range<usize> {
+pub fn piece(len: usize, parts: usize, i: usize) -> std::ops::Range<usize> {
     let (q, r) = (len / parts, len % parts);
     let start = i * q + i.min(r);
     start..start + q + usize::from(i < r)
@@ -177,7 +172,7 @@ pub(crate) fn piece(len: usize, parts: usize, i: usize) -> std::ops::Range<usize
 /// # Panics
 /// If `bounds` has more than [`MAX_PARTS`] parts, descends, or ends past
 /// `data` (callers compute them: a bug, not bad input).
-pub(crate) fn run_on_parts<T: Send>(
+pub fn run_on_parts<T: Send>(
     workers: &dyn Workers,
     data: &mut [T],
     bounds: &[usize],
@@ -204,7 +199,7 @@ pub(crate) fn run_on_parts<T: Send>(
 
 /// As [`run_on_parts`], with `parts` nearly equal parts of `unit`
 /// elements each (a part holds whole units).
-pub(crate) fn run_on_pieces<T: Send>(
+pub fn run_on_pieces<T: Send>(
     workers: &dyn Workers,
     data: &mut [T],
     unit: usize,
@@ -222,7 +217,7 @@ pub(crate) fn run_on_pieces<T: Send>(
 
 /// Views a slice of `u32` as atomics, for tasks that store into places
 /// they know no other task touches (a scatter).
-pub(crate) fn as_atomic(data: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
+pub fn as_atomic(data: &mut [u32]) -> &[std::sync::atomic::AtomicU32] {
     // SAFETY: `AtomicU32` has the size, alignment and bit validity of
     // `u32`, and the exclusive borrow lasts as long as the view.
     unsafe { &*(data as *mut [u32] as *const [std::sync::atomic::AtomicU32]) }

@@ -15,10 +15,8 @@ use mpi::traits::*;
 use std::sync::Arc;
 use std::time::Instant;
 
-use op2_core::{
-    AgentLayout, AgentPack, BinTable, Dat, Error, GhostExchange, MessageList, Result, Routes, Set, SpatialGrid, Subset,
-    Workers,
-};
+use op2_agents::{BinTable, GhostExchange, MessageList, Routes, SpatialGrid};
+use op2_core::{AgentLayout, AgentPack, Dat, Error, Result, Set, Subset, Workers};
 
 use crate::halo_exchange::Comm;
 use crate::shared_births::SharedBirths;

@@ -8,7 +8,7 @@
 //! bin's messages all come from one rank, and a rank that reads the bin
 //! receives all of them, in the canonical order (by sender id).
 
-use op2_core::{Boundary, SpatialGrid};
+use op2_agents::{Boundary, SpatialGrid};
 
 /// A box of bins `[lo, hi)` per axis (empty when some `hi <= lo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

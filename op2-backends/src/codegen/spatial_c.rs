@@ -153,7 +153,7 @@ OP2_FN int op2_within_next(op2_within *it, long *j) {
 
 #[cfg(test)]
 mod tests {
-    use op2_core::{strips, Boundary, Discrete2d, FromSpatialView, SpatialGrid, SpatialView, MAX_STRIPS};
+    use op2_agents::{strips, Boundary, Discrete2d, FromSpatialView, SpatialGrid, SpatialView, MAX_STRIPS};
 
     use super::SPATIAL_C;
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use op2_core::{BinJob, Coordinate, DeviceBuffer, DeviceWork, GatherJob, Result, ScalarType, SpatialGrid};
+use op2_core::{BinJob, DeviceBuffer, DeviceWork, GatherJob, Result, Scalar, ScalarType};
 
 use super::api::{DeviceApi, UtilityArg};
 use super::DeviceExecutor;
@@ -137,7 +137,8 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     }
 
     /// Bins `positions` (`dims` coordinates per sender, on the host) on
-    /// the device as a build of a list on `grid` would, and returns the
+    /// the device as a build of a list on a grid of `bins` bins would (the
+    /// grid as kernels receive it, `grid_params`), and returns the
     /// bins' starts and the senders in message order, with the positions
     /// gathered in that order: the device steps of a build, end to end,
     /// through [`DeviceWork`] (what the tests compare with the host's build).
@@ -145,16 +146,14 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     /// # Errors
     /// As [`DeviceWork::bin`]; transfer errors.
     #[allow(clippy::type_complexity)]
-    pub fn bin_positions<T: Coordinate>(
+    pub fn bin_positions<T: Scalar>(
         &self,
         positions: &[T],
-        grid: &SpatialGrid,
+        (dims, bins, grid_params): (usize, usize, &[f64]),
         flags: Option<&[i32]>,
         ids: Option<&[i64]>,
     ) -> Result<(Vec<i32>, Vec<u32>, Vec<T>)> {
-        let dims = grid.dims();
         let n = positions.len() / dims;
-        let bins = grid.bin_count();
         let buffer = |name: &str, bytes: &[u8]| -> Result<Box<dyn DeviceBuffer>> {
             // Never empty: an API may refuse a buffer of no bytes.
             let b = self.api().new_buffer(name, bytes.len().max(8))?;
@@ -163,7 +162,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         };
         let scratch = |name: &str, bytes: usize| self.api().new_buffer(name, bytes.max(8));
         let pos = buffer("positions", scalar_bytes(positions))?;
-        let grid_buf = buffer("grid", bytemuck::cast_slice(&grid.params()))?;
+        let grid_buf = buffer("grid", bytemuck::cast_slice(grid_params))?;
         let flags_buf = flags.map(|f| buffer("flags", bytemuck::cast_slice(f))).transpose()?;
         let ids_buf = ids.map(|i| buffer("ids", bytemuck::cast_slice(i))).transpose()?;
         let starts = scratch("starts", 4 * (bins + 1))?;
@@ -202,13 +201,13 @@ impl<A: DeviceApi> DeviceExecutor<A> {
 }
 
 /// The bytes of scalars.
-fn scalar_bytes<T: Coordinate>(v: &[T]) -> &[u8] {
+fn scalar_bytes<T: Scalar>(v: &[T]) -> &[u8] {
     // SAFETY: scalars are plain old data without padding; u8 has no alignment.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
 /// The bytes of scalars, to write.
-fn scalar_bytes_mut<T: Coordinate>(v: &mut [T]) -> &mut [u8] {
+fn scalar_bytes_mut<T: Scalar>(v: &mut [T]) -> &mut [u8] {
     // SAFETY: as `scalar_bytes`; every bit pattern is a valid scalar.
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
 }

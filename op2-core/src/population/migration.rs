@@ -11,7 +11,7 @@ use crate::{DeviceWork, Error, Result, ScalarType};
 /// What one agent of a dynamic set carries when it moves: its id, then its
 /// element of each Dat on the set, the Dats in name order. Two sets with
 /// the same layout (the same names, types and dims) can exchange agents; a
-/// Dat named after its set (`<set>.fates`, as a [`Lifecycle`](crate::Lifecycle)
+/// Dat named after its set (`<set>.fates`, as an `op2_agents::Lifecycle`
 /// names its own) is matched by the rest of its name (`*.fates`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentLayout {
@@ -37,7 +37,8 @@ impl AgentLayout {
         self.hash
     }
 
-    pub(crate) fn describe(&self) -> String {
+    /// The layout in words, for messages.
+    pub fn describe(&self) -> String {
         let dats: Vec<String> = self
             .dats
             .iter()
@@ -53,9 +54,15 @@ impl AgentLayout {
 /// agents it will hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AgentPack {
-    pub(crate) fingerprint: u64,
-    pub(crate) record: usize,
-    pub(crate) bytes: Vec<u8>,
+    /// The layout's fingerprint ([`AgentLayout::fingerprint`]).
+    #[doc(hidden)]
+    pub fingerprint: u64,
+    /// Bytes per agent ([`AgentLayout::record_bytes`]).
+    #[doc(hidden)]
+    pub record: usize,
+    /// The records, one after another.
+    #[doc(hidden)]
+    pub bytes: Vec<u8>,
 }
 
 impl AgentPack {
@@ -94,7 +101,7 @@ impl AgentPack {
 
     /// This (empty) pack, its records going into `bytes` (cleared): a
     /// buffer kept from an earlier pack.
-    pub(crate) fn reusing(mut self, mut bytes: Vec<u8>) -> AgentPack {
+    pub fn reusing(mut self, mut bytes: Vec<u8>) -> AgentPack {
         bytes.clear();
         self.bytes = bytes;
         self
@@ -225,12 +232,12 @@ fn fnv1a(bytes: impl Iterator<Item = u8>, mut h: u64) -> u64 {
 
 impl AgentLayout {
     /// The layout of Dats (name, element type, bytes per element) on set
-    /// `set`, in any order: sorted by the name they move under ([`key`]).
+    /// `set`, in any order: sorted by the name they move under (`key`).
     /// Returns the order taken (indices into `dats`) with the layout.
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] if two Dats move under one name.
-    pub(crate) fn of_dats(set: &str, dats: &[(&str, ScalarType, usize)]) -> Result<(Vec<usize>, AgentLayout)> {
+    pub fn of_dats(set: &str, dats: &[(&str, ScalarType, usize)]) -> Result<(Vec<usize>, AgentLayout)> {
         let mut order: Vec<usize> = (0..dats.len()).collect();
         order.sort_by_cached_key(|&i| key(set, dats[i].0));
         if let Some(w) = order
@@ -265,7 +272,7 @@ impl AgentLayout {
 
     /// Where each Dat's element starts in a record (after the id), in the
     /// layout's order.
-    pub(crate) fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
+    pub fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
         self.dats.iter().scan(8, |at, d| {
             let here = *at;
             *at += d.2;
@@ -276,7 +283,7 @@ impl AgentLayout {
 
 impl Population {
     /// The members by name, with the layout they make.
-    pub(super) fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
+    pub fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
         let members = self.members();
         let dats: Vec<(&str, ScalarType, usize)> = members
             .iter()
@@ -287,7 +294,8 @@ impl Population {
         Ok((members, layout))
     }
 
-    pub(crate) fn layout(&self, set: &str) -> Result<AgentLayout> {
+    /// The layout of the agents of set `set`: its Dats by name.
+    pub fn layout(&self, set: &str) -> Result<AgentLayout> {
         self.layout_of(set).map(|(_, l)| l)
     }
 
@@ -300,13 +308,7 @@ impl Population {
     /// was made for another layout; [`Error::SetInUse`] if the set is
     /// changing; [`Error::HostBorrow`] if a Dat is borrowed for writing;
     /// the device's.
-    pub(crate) fn pack(
-        &self,
-        set: &str,
-        indices: &[u32],
-        pack: &mut AgentPack,
-        work: Option<&dyn DeviceWork>,
-    ) -> Result<()> {
+    pub fn pack(&self, set: &str, indices: &[u32], pack: &mut AgentPack, work: Option<&dyn DeviceWork>) -> Result<()> {
         // Held for reading from before the members are listed: the set
         // cannot change, nor gain a Dat, from here on, and device copies
         // stay valid.
@@ -378,7 +380,7 @@ impl Population {
     /// [`Error::InvalidMigration`] if `keep` does not ascend inside the
     /// set, a pack was made for another layout, or an arriving id is one
     /// the set keeps or another arrival has; as [`Population::reorder`].
-    pub(crate) fn exchange(&self, set: &str, keep: &[u32], arrivals: &[&AgentPack]) -> Result<()> {
+    pub fn exchange(&self, set: &str, keep: &[u32], arrivals: &[&AgentPack]) -> Result<()> {
         // Held from here on: the checks below stay true until the change.
         let _set = self.take_set(set, true)?;
         let (members, layout) = self.layout_of(set)?;
@@ -411,7 +413,7 @@ impl Population {
     /// Checks an exchange that keeps the agents `keep` and takes in
     /// `arrivals` (as [`Population::exchange`] says); returns the set's
     /// length afterwards. The caller holds the set.
-    pub(super) fn check_exchange(
+    pub fn check_exchange(
         &self,
         set: &str,
         layout: &AgentLayout,
@@ -466,7 +468,7 @@ impl Population {
 }
 
 /// The ids of agents arriving in `packs`, in pack order.
-pub(super) fn arrival_ids(packs: &[&AgentPack]) -> ArrivalIds {
+pub fn arrival_ids(packs: &[&AgentPack]) -> ArrivalIds {
     let ids: Vec<u64> = packs.iter().flat_map(|p| p.ids()).collect();
     // New agents here get ids above every id this set has seen (ids past
     // i64::MAX are refused before, so this does not overflow).
@@ -475,13 +477,13 @@ pub(super) fn arrival_ids(packs: &[&AgentPack]) -> ArrivalIds {
 }
 
 /// Arriving agents' ids, and the next id they call for.
-pub(super) struct ArrivalIds {
+pub struct ArrivalIds {
     ids: Vec<u64>,
     next: u64,
 }
 
 impl ArrivalIds {
-    pub(super) fn as_new_ids(&self) -> super::NewIds<'_> {
+    pub fn as_new_ids(&self) -> super::NewIds<'_> {
         super::NewIds::Given {
             ids: &self.ids,
             next: self.next,
@@ -514,7 +516,7 @@ fn compact_in_place(data: &mut [u8], bytes: usize, keep: &[u32]) {
 /// or one of them already among the `kept`. Arrivals are few and the kept
 /// many: the arrivals are sorted, and each kept id first meets a filter of
 /// bits that most ids miss.
-pub(crate) fn repeated_id(kept: impl Iterator<Item = u64>, mut arriving: Vec<u64>) -> Option<u64> {
+pub fn repeated_id(kept: impl Iterator<Item = u64>, mut arriving: Vec<u64>) -> Option<u64> {
     if arriving.is_empty() {
         return None;
     }

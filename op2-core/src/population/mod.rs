@@ -6,9 +6,9 @@
 mod migration;
 mod on_device;
 
-pub(crate) use migration::repeated_id;
+pub use migration::repeated_id;
 pub use migration::{AgentLayout, AgentPack};
-pub(crate) use on_device::{identity_order, DeviceReorder};
+pub use on_device::{identity_order, DeviceReorder};
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ use crate::{number_by_parent_id, ArgSpec, BirthNumbering, BorrowFlag, Error, Res
 
 /// A Dat of a dynamic set, as a reordering sees it: bytes per element, and
 /// its storage's borrow, sync and resize.
-pub(crate) trait Member: Send + Sync {
+pub trait Member: Send + Sync {
     /// The Dat's identity (as `DatHandle::id`).
     fn member_id(&self) -> usize;
     fn member_name(&self) -> &str;
@@ -48,7 +48,7 @@ pub(crate) trait Member: Send + Sync {
 
 /// How a dynamic set changes: the elements that stay (ascending) and the
 /// parents of the new ones, in the order the new ones are appended.
-pub(crate) struct Reorder<'a> {
+pub struct Reorder<'a> {
     /// Elements that stay, ascending: element `k` afterwards is `survivors[k]`.
     pub survivors: &'a [u32],
     /// Element `survivors.len() + k` afterwards is a child of `parents[k]`.
@@ -71,7 +71,7 @@ pub(crate) struct Reorder<'a> {
 /// `Err` unless the set is still at `generation`: another thread changed
 /// it (births, deaths, a sort, a migration) after the fates were read, and
 /// the chosen indices would name other agents.
-pub(crate) fn check_unchanged(population: &Population, set: &str, generation: u64) -> Result<()> {
+pub fn check_unchanged(population: &Population, set: &str, generation: u64) -> Result<()> {
     if population.generation() == generation {
         return Ok(());
     }
@@ -85,11 +85,16 @@ pub(crate) fn check_unchanged(population: &Population, set: &str, generation: u6
 
 /// The ids of the agents a change adds.
 #[derive(Clone, Copy)]
-pub(crate) enum NewIds<'a> {
+pub enum NewIds<'a> {
     /// The next ids in order, this many.
     Next(usize),
     /// These (one per new agent), then `next` is the next id.
-    Given { ids: &'a [u64], next: u64 },
+    Given {
+        /// The ids, in order.
+        ids: &'a [u64],
+        /// The next id after them.
+        next: u64,
+    },
 }
 
 impl NewIds<'_> {
@@ -102,7 +107,7 @@ impl NewIds<'_> {
 }
 
 /// The changing state of a dynamic set.
-pub(crate) struct Population {
+pub struct Population {
     len: AtomicUsize,
     generation: AtomicU64,
     ids: Mutex<Ids>,
@@ -147,7 +152,7 @@ impl Ids {
 }
 
 /// The largest agent id: kernels see ids as `i64`.
-pub(crate) const MAX_AGENT_ID: u64 = i64::MAX as u64;
+pub const MAX_AGENT_ID: u64 = i64::MAX as u64;
 
 /// A round of `count` children starting at id `next` would pass
 /// [`MAX_AGENT_ID`].
@@ -163,13 +168,14 @@ fn ids_used_up(set: &str, next: u64, count: u64) -> Error {
 }
 
 impl Population {
-    pub(crate) fn new(len: usize, capacity: usize) -> Population {
+    /// A population of `len` agents numbered from 0, room for `capacity`.
+    pub fn new(len: usize, capacity: usize) -> Population {
         Population::numbered((0..len as u64).collect(), capacity)
     }
 
     /// Agents with the ids `ids` (distinct, at most `i64::MAX`: checked by
     /// the caller).
-    pub(crate) fn numbered(ids: Vec<u64>, capacity: usize) -> Population {
+    pub fn numbered(ids: Vec<u64>, capacity: usize) -> Population {
         let len = ids.len();
         let next = ids.iter().max().map_or(0, |&m| m + 1);
         let mut ids = Ids {
@@ -193,19 +199,24 @@ impl Population {
         }
     }
 
-    pub(crate) fn len(&self) -> usize {
+    /// The number of agents.
+    #[allow(clippy::len_without_is_empty)] // a count, not a container
+    pub fn len(&self) -> usize {
         self.len.load(Ordering::Acquire)
     }
 
-    pub(crate) fn capacity(&self) -> usize {
+    /// The agents the Dats have room for without growing.
+    pub fn capacity(&self) -> usize {
         self.capacity
     }
 
-    pub(crate) fn generation(&self) -> u64 {
+    /// How many times the agents were renumbered.
+    pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
     }
 
-    pub(crate) fn in_use(&self) -> &BorrowFlag {
+    /// The set's borrow: shared by loops over it, exclusive for a change.
+    pub fn in_use(&self) -> &BorrowFlag {
         &self.in_use
     }
 
@@ -213,29 +224,32 @@ impl Population {
     /// (`SetStill` in `dat.rs`), and a change holds it exclusively before it
     /// lists the members ([`Population::take_set`]), so a Dat is either
     /// listed by the change or made after it, never missed with the old size.
-    pub(crate) fn register(&self, member: Weak<dyn Member>) {
+    pub fn register(&self, member: Weak<dyn Member>) {
         let mut members = self.members.lock().unwrap_or_else(|p| p.into_inner());
         members.retain(|m| m.strong_count() > 0);
         members.push(member);
     }
 
-    pub(crate) fn global_id(&self, i: usize) -> Option<u64> {
+    /// Agent `i`'s id.
+    pub fn global_id(&self, i: usize) -> Option<u64> {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).ids.get(i).copied()
     }
 
-    pub(crate) fn global_ids(&self) -> Vec<u64> {
+    /// Every agent's id, in element order.
+    pub fn global_ids(&self) -> Vec<u64> {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).ids.clone()
     }
 
     /// Writes the ids into `out` (one per element), without allocating.
-    pub(crate) fn copy_ids(&self, out: &mut [i64]) {
+    pub fn copy_ids(&self, out: &mut [i64]) {
         let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         for (o, &id) in out.iter_mut().zip(&ids.ids) {
             *o = id as i64;
         }
     }
 
-    pub(crate) fn index_of(&self, id: u64) -> Option<usize> {
+    /// The element of the agent with id `id`.
+    pub fn index_of(&self, id: u64) -> Option<usize> {
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         let Ids {
             ids, ascending, by_id, ..
@@ -255,14 +269,14 @@ impl Population {
     }
 
     /// Calls `f` with the ids (one per element) and whether they ascend.
-    pub(crate) fn with_ids<R>(&self, f: impl FnOnce(&[u64], bool) -> R) -> R {
+    pub fn with_ids<R>(&self, f: impl FnOnce(&[u64], bool) -> R) -> R {
         let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         f(&ids.ids, ids.ascending)
     }
 
     /// Records `life` as the set's lifecycle, made by `make`, unless the
     /// set has one still in use (then `Err` with what `refuse` says).
-    pub(crate) fn adopt_lifecycle<T: Any + Send + Sync>(
+    pub fn adopt_lifecycle<T: Any + Send + Sync>(
         &self,
         make: impl FnOnce() -> Result<Arc<T>>,
         refuse: impl FnOnce() -> Error,
@@ -279,7 +293,7 @@ impl Population {
 
     /// Whether `births` children can get ids from the next on without
     /// passing [`MAX_AGENT_ID`].
-    pub(crate) fn check_ids_left(&self, set: &str, births: usize) -> Result<()> {
+    pub fn check_ids_left(&self, set: &str, births: usize) -> Result<()> {
         let next = self.next_id();
         match (births as u64) > (MAX_AGENT_ID + 1).saturating_sub(next) {
             true => Err(ids_used_up(set, next, births as u64)),
@@ -288,12 +302,12 @@ impl Population {
     }
 
     /// The id the next child gets.
-    pub(crate) fn next_id(&self) -> u64 {
+    pub fn next_id(&self) -> u64 {
         self.ids.lock().unwrap_or_else(|p| p.into_inner()).next
     }
 
     /// Numbers children across processes with `numbering` from now on.
-    pub(crate) fn number_births_with(&self, numbering: Arc<dyn BirthNumbering>) {
+    pub fn number_births_with(&self, numbering: Arc<dyn BirthNumbering>) {
         *self.numbering.lock().unwrap_or_else(|p| p.into_inner()) = Some(numbering);
     }
 
@@ -305,7 +319,7 @@ impl Population {
     /// only takes part in a numbering across processes, so that the
     /// others are not left waiting (and returns the numbering's error);
     /// alone it returns the next id unchanged.
-    pub(crate) fn number_children(&self, set: &str, parents: Option<&[u32]>, children: &mut Vec<u64>) -> Result<u64> {
+    pub fn number_children(&self, set: &str, parents: Option<&[u32]>, children: &mut Vec<u64>) -> Result<u64> {
         let (parent_ids, next) = {
             let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
             let parent_ids: Option<Vec<u64>> = parents.map(|p| p.iter().map(|&e| ids.ids[e as usize]).collect());
@@ -329,20 +343,20 @@ impl Population {
     /// After a change that failed once its children were numbered: across
     /// processes the round's ids stay used (the others used theirs), so
     /// the next id moves past them; alone nothing changed.
-    pub(crate) fn numbering_failed(&self, next: u64) {
+    pub fn numbering_failed(&self, next: u64) {
         if self.numbers_across_processes() {
             self.set_next_id(next);
         }
     }
 
     /// Whether children are numbered across processes.
-    pub(crate) fn numbers_across_processes(&self) -> bool {
+    pub fn numbers_across_processes(&self) -> bool {
         self.numbering.lock().unwrap_or_else(|p| p.into_inner()).is_some()
     }
 
     /// Sets the id the next child gets (never lowering it): after a round
     /// in which other processes had children and this one none.
-    pub(crate) fn set_next_id(&self, next: u64) {
+    pub fn set_next_id(&self, next: u64) {
         let mut ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
         ids.next = ids.next.max(next);
     }
@@ -359,7 +373,7 @@ impl Population {
     /// or into it) is running; [`Error::HostBorrow`] naming the Dat if one
     /// is borrowed; [`Error::SetTooLarge`] past `MAX_SET_SIZE`;
     /// [`Error::Transfer`] or [`Error::HostOutOfMemory`] from the Dats.
-    pub(crate) fn reorder(&self, set: &str, order: &Reorder<'_>, workers: &dyn Workers) -> Result<()> {
+    pub fn reorder(&self, set: &str, order: &Reorder<'_>, workers: &dyn Workers) -> Result<()> {
         let new_len = order.survivors.len() + order.parents.len();
         check_size(set, new_len)?;
         let _set = self.take_set(set, true)?;
@@ -503,7 +517,7 @@ impl Population {
     }
 
     /// Whether the set and every member could be held exclusively now.
-    pub(crate) fn check_changeable(&self, set: &str) -> Result<()> {
+    pub fn check_changeable(&self, set: &str) -> Result<()> {
         let _set = self.take_set(set, true)?;
         let members = self.members();
         self.take(&members, true).map(drop)
@@ -515,7 +529,7 @@ impl Population {
     ///
     /// # Errors
     /// As [`Population::reorder`].
-    pub(crate) fn resize(&self, set: &str, len: usize) -> Result<()> {
+    pub fn resize(&self, set: &str, len: usize) -> Result<()> {
         if len == self.len() {
             return Ok(());
         }
@@ -551,7 +565,7 @@ impl Population {
     ///
     /// # Errors
     /// As [`Population::reorder`].
-    pub(crate) fn resize_for_overwrite(&self, set: &str, len: usize) -> Result<()> {
+    pub fn resize_for_overwrite(&self, set: &str, len: usize) -> Result<()> {
         if len == self.len() {
             return Ok(());
         }
@@ -591,7 +605,7 @@ impl Population {
     /// # Errors
     /// [`Error::InvalidPermutation`] if `order` is not a permutation of the
     /// set's elements; as [`Population::reorder`].
-    pub(crate) fn permute(&self, set: &str, order: &[u32], workers: &dyn Workers) -> Result<()> {
+    pub fn permute(&self, set: &str, order: &[u32], workers: &dyn Workers) -> Result<()> {
         if let Some(work) = workers.device_work() {
             return self.permute_on_device(set, order, work);
         }

@@ -12,7 +12,7 @@ use crate::{scratch_buffer, DeviceBuffer, DeviceSlot, DeviceState, DeviceWork, G
 
 /// Device buffers a population keeps between changes on the device.
 #[derive(Default)]
-pub(crate) struct DeviceScratch {
+pub struct DeviceScratch {
     /// A permutation's order, uploaded.
     order: Option<Box<dyn DeviceBuffer>>,
     /// `0, 1, 2, ...`: the order that copies survivors that stay in place
@@ -22,7 +22,7 @@ pub(crate) struct DeviceScratch {
     /// it and keeps the old one for the next change.
     spares: HashMap<usize, Box<dyn DeviceBuffer>>,
     /// Agents packed to move, from device copies.
-    pub(super) packer: crate::device_pack::DevicePacker,
+    pub packer: crate::device_pack::DevicePacker,
     /// A migration's flags (1: leaving) and the indices of the leaving.
     flags: Option<Box<dyn DeviceBuffer>>,
     leaving: Option<Box<dyn DeviceBuffer>>,
@@ -34,7 +34,7 @@ pub(crate) struct DeviceScratch {
 
 /// How a dynamic set changes, with the index lists on the device (as
 /// [`Reorder`](super::Reorder)'s).
-pub(crate) struct DeviceReorder<'a> {
+pub struct DeviceReorder<'a> {
     /// Elements that stay, ascending (`u32`, the first `kept`).
     pub survivors: &'a dyn DeviceBuffer,
     /// How many stay.
@@ -90,7 +90,7 @@ impl Population {
     ///
     /// # Errors
     /// As [`Population::reorder`]; the device's.
-    pub(crate) fn reorder_on_device(&self, set: &str, order: &DeviceReorder<'_>, work: &dyn DeviceWork) -> Result<()> {
+    pub fn reorder_on_device(&self, set: &str, order: &DeviceReorder<'_>, work: &dyn DeviceWork) -> Result<()> {
         let new_len = order.kept + order.births;
         check_size(set, new_len)?;
         let _set = self.take_set(set, true)?;
@@ -118,7 +118,7 @@ impl Population {
     ///
     /// # Errors
     /// As [`Population::permute`]; the device's.
-    pub(crate) fn permute_on_device(&self, set: &str, order: &[u32], work: &dyn DeviceWork) -> Result<()> {
+    pub fn permute_on_device(&self, set: &str, order: &[u32], work: &dyn DeviceWork) -> Result<()> {
         let _set = self.take_set(set, true)?;
         let members = self.members();
         let _held = self.hold_unsynced(&members)?;
@@ -158,7 +158,7 @@ impl Population {
     ///
     /// # Errors
     /// As [`Population::exchange`]; the device's.
-    pub(crate) fn exchange_on_device(
+    pub fn exchange_on_device(
         &self,
         set: &str,
         keep: &[u32],
@@ -374,7 +374,7 @@ impl Population {
 
 /// The indices `0..n` on the device, in `cell` (a selection of every
 /// element).
-pub(crate) fn identity_order<'c>(
+pub fn identity_order<'c>(
     work: &dyn DeviceWork,
     cell: &'c mut Option<Box<dyn DeviceBuffer>>,
     n: usize,

@@ -8,10 +8,10 @@
 //! with ghosts stays on the device too.
 
 use super::{Carried, MessageList, Scratch, Search};
-use crate::device_work::{stage, Staged, OVERWRITE, READ};
 use crate::messages::binning::order_by_id;
-use crate::population::identity_order;
-use crate::{
+use op2_core::agent_support::identity_order;
+use op2_core::agent_support::{stage, Staged, OVERWRITE, READ};
+use op2_core::{
     scratch_buffer, AgentPack, ArgData, BinJob, Dat, DeviceBuffer, DeviceWork, GatherJob, GatherTail, Result,
     SelectJob, Workers,
 };
@@ -244,9 +244,9 @@ impl MessageList {
             c.gather_on_device(work, order, count, tail)?;
         }
         if let Search::Spatial(b) = &inner.search {
-            b.starts_count.set(b.grid.bin_count() + 1, b.starts.set());
+            b.starts_count.record_build(b.grid.bin_count() + 1, b.starts.set());
         }
-        inner.count.set(count, &inner.set);
+        inner.count.record_build(count, &inner.set);
         s.built_at = Some(inner.senders.generation());
         s.ghosts_built = g;
         *built = Some(count);
@@ -255,7 +255,7 @@ impl MessageList {
 
     /// A Dat carried (by another thread) while a build with `g` ghosts
     /// ran: the ghosts' records have no value for it.
-    fn carried_meanwhile(&self, g: usize) -> crate::Error {
+    fn carried_meanwhile(&self, g: usize) -> op2_core::Error {
         self.invalid(format!(
             "a Dat was carried during its build: its {g} ghost messages have no value for it"
         ))

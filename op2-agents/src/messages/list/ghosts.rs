@@ -9,9 +9,9 @@ use std::sync::MutexGuard;
 
 use super::routes::{BinTable, Routes};
 use super::{Carried, MessageList, Search};
-use crate::device_pack::DevicePacker;
-use crate::population::AgentLayout;
-use crate::{AgentPack, DeviceWork, Error, Result, SpatialGrid};
+use crate::SpatialGrid;
+use op2_core::agent_support::DevicePacker;
+use op2_core::{AgentLayout, AgentPack, DeviceWork, Error, Result};
 
 /// One carried Dat's elements in ghost records, as a build reads them:
 /// ghost `k` is message source index `first + k`.
@@ -290,7 +290,7 @@ impl MessageList {
     /// agent's message twice.
     pub(super) fn check_ghost_ids(&self, senders: &[u64], ghosts: &AgentPack) -> Result<()> {
         let arriving = ghosts.ids().collect();
-        match crate::population::repeated_id(senders.iter().copied(), arriving) {
+        match op2_core::agent_support::repeated_id(senders.iter().copied(), arriving) {
             Some(id) => Err(self.invalid(format!(
                 "two of its messages come from sender id {id} (a ghost's id is a sender's, or two ghosts')"
             ))),

@@ -10,11 +10,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{MessageList, Search};
-use crate::device_pack::DevicePacker;
-use crate::device_work::{stage, READ};
-use crate::{
+use crate::SpatialGrid;
+use op2_core::agent_support::DevicePacker;
+use op2_core::agent_support::{stage, READ};
+use op2_core::{
     scratch_buffer, AgentPack, ArgData, BinJob, Dat, DeviceBuffer, DeviceWork, GatherJob, LookupJob, Result, SelectJob,
-    SpatialGrid, Workers,
+    Workers,
 };
 
 /// Tables made so far: each gets its own number, so a device copy is
@@ -117,9 +118,9 @@ impl MessageList {
     /// routed senders and their values come back.
     ///
     /// # Errors
-    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the list
+    /// [`Error::InvalidMessages`](op2_core::Error::InvalidMessages) if the list
     /// is not spatial, `grid` has another number of dimensions, or the
-    /// table has another number of bins; [`Error::HostBorrow`](crate::Error::HostBorrow)
+    /// table has another number of bins; [`Error::HostBorrow`](op2_core::Error::HostBorrow)
     /// if the positions are borrowed for writing; the device's.
     pub fn route_senders_on(
         &self,
@@ -153,7 +154,7 @@ impl MessageList {
     /// the senders are counted there and only the counts come back.
     ///
     /// # Errors
-    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the list
+    /// [`Error::InvalidMessages`](op2_core::Error::InvalidMessages) if the list
     /// is not spatial, `grid` has another number of dimensions, or `counts`
     /// not one entry per bin of it; as [`MessageList::route_senders_on`].
     pub fn count_senders_in_on(&self, grid: &SpatialGrid, counts: &mut [u64], workers: &dyn Workers) -> Result<()> {
@@ -224,7 +225,7 @@ impl MessageList {
     /// theirs. Returns the number of messages.
     ///
     /// # Errors
-    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the
+    /// [`Error::InvalidMessages`](op2_core::Error::InvalidMessages) if the
     /// list holds ghosts ([`MessageList::set_ghosts`]) or a table has not
     /// one value per bin of its grid; as [`MessageList::build_on`] and
     /// [`MessageList::route_senders_on`].

@@ -6,15 +6,15 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
-use crate::device_work::{stage, OVERWRITE, READ, UPDATE};
-use crate::population::{identity_order, DeviceReorder, NewIds, Population, Reorder};
-use crate::workers::select_indices;
-use crate::{
+use op2_core::agent_support::select_indices;
+use op2_core::agent_support::{identity_order, DeviceReorder, NewIds, Population, Reorder};
+use op2_core::agent_support::{stage, OVERWRITE, READ, UPDATE};
+use op2_core::{
     scratch_buffer, ArgData, Dat, DatHandle, DeviceBuffer, DeviceWork, Error, FatesLeft, GatherJob, Result, Scalar,
     ScopedThreads, SelectJob, Set, Workers,
 };
 
-pub use op2_kernel_abi::{FATE_DIES, FATE_SPAWNS};
+pub use op2_core::{FATE_DIES, FATE_SPAWNS};
 
 /// What a kernel decides for its agent this loop: nothing (it lives on,
 /// childless), [`Fate::die`], [`Fate::spawn`], or both (the agent is
@@ -82,7 +82,7 @@ struct Offspring {
 /// scatter); survivors keep their global ids and children get the next
 /// ones in the order of their parents' ids, so ids never repeat and depend
 /// neither on the backend, the thread count, nor where agents sit in
-/// memory; across processes a [`BirthNumbering`](crate::BirthNumbering)
+/// memory; across processes a [`BirthNumbering`](op2_core::BirthNumbering)
 /// makes them independent of the process count too. Capacity doubles when
 /// the set outgrows it.
 /// Afterwards maps, ragged maps and subsets made for the old numbering are
@@ -226,7 +226,7 @@ impl Lifecycle {
     /// [`Error::SetInUse`] if a loop over the set is running;
     /// [`Error::HostBorrow`] naming a Dat of the set that is borrowed;
     /// [`Error::SetTooLarge`], [`Error::HostOutOfMemory`],
-    /// [`Error::Transfer`]; across processes (a [`BirthNumbering`](crate::BirthNumbering)
+    /// [`Error::Transfer`]; across processes (a [`BirthNumbering`](op2_core::BirthNumbering)
     /// installed), [`Error::Mpi`] naming the process that failed. On error
     /// nothing has changed, except across processes: there every process
     /// numbers each round, so an error uses the round up (the fates are
@@ -515,7 +515,7 @@ impl Lifecycle {
     /// Forgets the fates a failed loop may have written (so a later apply
     /// cannot act on them). `par_loop!` calls this when a loop given
     /// `life(FATE)` returns an error. Across processes (a
-    /// [`BirthNumbering`](crate::BirthNumbering) installed) it is
+    /// [`BirthNumbering`](op2_core::BirthNumbering) installed) it is
     /// collective like [`Lifecycle::apply`], taking part in the round as
     /// failed: call it where the other processes apply or discard.
     pub fn discard(&self) {

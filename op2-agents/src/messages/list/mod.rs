@@ -12,92 +12,19 @@ use ghosts::GhostField;
 pub use routes::{BinTable, Routes};
 
 use std::any::Any;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::device_pack::{DevicePacker, ReadBorrow};
-use crate::device_work::{stage, OVERWRITE, READ};
 use crate::messages::binning::{bin_senders, counting_sort, order_by_id, select_senders, SortBuffers};
 use crate::messages::grid::{bin_of, SpatialGrid, GRID_PARAMS};
 use crate::messages::query::SpatialView;
-use crate::workers::{parts_for, piece, run_on_pieces};
-use crate::Dat;
-use crate::{
-    AgentPack, ArgData, DatHandle, DeviceBuffer, DeviceCell, DeviceWork, Error, GatherJob, GatherTail, Global, Result,
-    Scalar, ScalarType, ScopedThreads, Set, Workers,
+use op2_core::agent_support::{parts_for, piece, run_on_pieces};
+use op2_core::agent_support::{stage, OVERWRITE, READ};
+use op2_core::agent_support::{DevicePacker, ReadBorrow};
+use op2_core::Dat;
+use op2_core::{
+    AgentPack, ArgData, DatHandle, DeviceBuffer, DeviceWork, Error, GatherJob, GatherTail, Global, Result, Scalar,
+    ScalarType, ScopedThreads, Set, WholeCount, Workers,
 };
-
-/// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,
-/// as loops and generated code read it: -1 until the list is first built.
-/// Generated code reads the count through a pointer (and devices through a
-/// one-entry buffer, uploaded again after every change).
-pub struct WholeCount {
-    count: AtomicI32,
-    /// The generation of the Dat's set at the build: a permutation or a
-    /// change of a dynamic message set since then scrambles the messages.
-    generation: AtomicU64,
-    device: DeviceCell,
-    /// The Dats (by [`DatHandle::id`]) carried since the last build: the
-    /// build did not fill them, so no loop may read them until the next.
-    unfilled: Mutex<Vec<usize>>,
-}
-
-impl WholeCount {
-    fn unbuilt() -> WholeCount {
-        WholeCount {
-            count: AtomicI32::new(-1),
-            generation: AtomicU64::new(0),
-            device: DeviceCell::default(),
-            unfilled: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Whether the last build filled the Dat with id `dat` (true for every
-    /// Dat a list carried at its last build, and for its bins).
-    pub fn filled(&self, dat: usize) -> bool {
-        !self.unfilled.lock().unwrap_or_else(|p| p.into_inner()).contains(&dat)
-    }
-
-    /// The number of elements, or `None` before the first build.
-    pub fn get(&self) -> Option<usize> {
-        usize::try_from(self.count.load(Ordering::Acquire)).ok()
-    }
-
-    /// Whether the Dats counted are as the build left them: their set has
-    /// not been renumbered since.
-    pub fn is_current(&self, set: &Set) -> bool {
-        self.generation.load(Ordering::Acquire) == set.generation()
-    }
-
-    fn set(&self, n: usize, set: &Set) {
-        // A build fills every Dat carried so far.
-        self.unfilled.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        self.generation.store(set.generation(), Ordering::Release);
-        // Set sizes fit an i32 (MAX_SET_SIZE).
-        self.count.store(n as i32, Ordering::Release);
-        // The device copy is stale: the next loop uploads the new count
-        // (into the buffer it has).
-        let mut device = self.device.lock();
-        if device.buffer.is_some() {
-            device.state = crate::DeviceState::Host;
-        }
-    }
-
-    /// The count, where generated code reads it (one `int`).
-    pub fn as_ptr(&self) -> *const i32 {
-        self.count.as_ptr()
-    }
-
-    /// The count as a one-entry table, for devices.
-    pub fn table(&self) -> [i32; 1] {
-        [self.count.load(Ordering::Acquire)]
-    }
-
-    /// The count's device copy.
-    pub fn device(&self) -> &DeviceCell {
-        &self.device
-    }
-}
 
 /// A sender Dat and the message Dat its values are copied to.
 trait Carried: Send + Sync {
@@ -259,7 +186,7 @@ impl<T: Scalar> Carried for CarriedDat<T> {
     ) -> Result<()> {
         let eb = self.element_bytes();
         let src = stage(work, ArgData::Dat(&self.message), READ, 0)?;
-        let dst = crate::scratch_buffer(work, out, "merged messages", n * eb)?;
+        let dst = op2_core::scratch_buffer(work, out, "merged messages", n * eb)?;
         work.gather(&GatherJob {
             n,
             words: eb / 4,
@@ -705,12 +632,7 @@ impl MessageList {
         let message = Dat::zeros(format!("{}.{}", self.0.name, source.name()), &self.0.set, source.dim())?;
         if self.0.count.get().is_some() {
             // Built before: the messages are not in it until the next build.
-            self.0
-                .count
-                .unfilled
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(DatHandle::id(&message));
+            self.0.count.mark_unfilled(DatHandle::id(&message));
         }
         carried.push(Box::new(CarriedDat {
             source: source.clone(),
@@ -1046,9 +968,9 @@ impl MessageList {
         }
         if let Search::Spatial(b) = &inner.search {
             b.starts.try_data_mut()?.copy_from_slice(&s.sort.starts);
-            b.starts_count.set(s.sort.starts.len(), b.starts.set());
+            b.starts_count.record_build(s.sort.starts.len(), b.starts.set());
         }
-        inner.count.set(s.sent.len(), &inner.set);
+        inner.count.record_build(s.sent.len(), &inner.set);
         s.built_at = Some(inner.senders.generation());
         s.ghosts_built = g;
         Ok((s.sent.len(), exchanging))

@@ -6,9 +6,9 @@
 //! op2-backends) operation for operation, so that a message is found by the
 //! same bins on every backend.
 
-pub use op2_kernel_abi::{NearKind, GRID_PARAMS};
+pub use op2_core::{NearKind, GRID_PARAMS};
 
-use crate::{Error, Result};
+use op2_core::{Error, Result};
 
 /// What happens to positions outside a spatial message list's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

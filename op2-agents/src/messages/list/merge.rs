@@ -8,9 +8,9 @@
 use super::ghosts::GhostField;
 use super::on_device::upload_ghost_columns;
 use super::{Carried, MessageList, Scratch, Search};
-use crate::device_work::{stage, OVERWRITE, READ};
-use crate::population::identity_order;
-use crate::{
+use op2_core::agent_support::identity_order;
+use op2_core::agent_support::{stage, OVERWRITE, READ};
+use op2_core::{
     scratch_buffer, AgentPack, ArgData, BinJob, DeviceBuffer, DeviceWork, GatherJob, GatherTail, Result, Workers,
 };
 
@@ -53,12 +53,12 @@ impl MessageList {
     /// (op2-mpi's `AgentDomain::build_overlapped_on`).
     ///
     /// # Errors
-    /// [`Error::InvalidMessages`](crate::Error::InvalidMessages) if the list is not spatial, was not
+    /// [`Error::InvalidMessages`](op2_core::Error::InvalidMessages) if the list is not spatial, was not
     /// built since its senders last changed (or since a Dat was carried),
     /// already holds ghosts, a ghost has the id of a message of its bin (on
     /// a device: of any sender), or the ghosts were packed for other Dats
     /// than the list carries (after an error the list needs a build before
-    /// the next merge); [`Error::HostBorrow`](crate::Error::HostBorrow) if a
+    /// the next merge); [`Error::HostBorrow`](op2_core::Error::HostBorrow) if a
     /// message Dat is borrowed; the device's.
     pub fn merge_ghosts_on(&self, workers: &dyn Workers) -> Result<usize> {
         let start = std::time::Instant::now();
@@ -175,7 +175,7 @@ impl MessageList {
             c.merge_in_place(&m.pieces, messages + g, field(offset, 0))?;
         }
         b.starts.try_data_mut()?.copy_from_slice(&m.starts);
-        b.starts_count.set(m.starts.len(), b.starts.set());
+        b.starts_count.record_build(m.starts.len(), b.starts.set());
         // The senders in the merged order (ghost `k` as `n + k`), for a
         // sort of the senders.
         s.sort.order.resize(messages + g, 0);
@@ -183,7 +183,7 @@ impl MessageList {
             to.copy_from_slice(&(n as u32 + k).to_ne_bytes())
         });
         std::mem::swap(&mut s.sort.starts, &mut m.starts);
-        inner.count.set(messages + g, &inner.set);
+        inner.count.record_build(messages + g, &inner.set);
         Ok(messages + g)
     }
 
@@ -322,8 +322,8 @@ impl MessageList {
             }),
         })?;
         std::mem::swap(&mut s.device.order, &mut m.order_out);
-        b.starts_count.set(b.grid.bin_count() + 1, b.starts.set());
-        inner.count.set(total, &inner.set);
+        b.starts_count.record_build(b.grid.bin_count() + 1, b.starts.set());
+        inner.count.record_build(total, &inner.set);
         s.device.built = Some(total);
         Ok(total)
     }

@@ -6,10 +6,10 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use crate::workers::{
+use op2_core::agent_support::{
     as_atomic, parts_for, piece, run_on_parts, run_on_pieces, select_indices, MAX_PARTS, PARALLEL_MIN,
 };
-use crate::Workers;
+use op2_core::Workers;
 
 /// The senders `0..n` whose flag is not 0 (all without flags), in index
 /// order, into `out`.
@@ -144,7 +144,7 @@ pub(super) fn order_by_id(order: &mut [u32], runs: Option<&[i32]>, ids: &[u64], 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ScopedThreads;
+    use op2_core::ScopedThreads;
 
     /// A sequential counting sort, the reference.
     fn reference(sent: &[u32], bin: impl Fn(u32) -> u32, nbins: usize) -> (Vec<i32>, Vec<u32>) {
