@@ -5,8 +5,8 @@
 //! applied in parallel loops with access descriptors), written in Rust. The
 //! page gives a [concept map](#concept-map), a
 //! [worked example](#worked-example) that runs as a test, [what
-//! differs](#what-differs-and-why) and why, the [backends](#backends), and
-//! [where to go next](#where-to-go-next).
+//! differs](#what-differs-and-why) and why, the [backends](#backends), what
+//! op2 adds for [agents](#agents), and [where to go next](#where-to-go-next).
 //!
 //! ## Concept map
 //!
@@ -23,6 +23,7 @@
 //! | direct argument | `x(op2.READ)` | `op_arg_dat(x, -1, OP_ID, dim, "double", OP_READ)` | `x(READ)` |
 //! | one map entry | `x(op2.INC, m[i])` | `op_arg_dat(x, i, m, dim, "double", OP_INC)` | `x(INC, m[i])` (`i` any `usize` expression) |
 //! | all entries of a map | `x(op2.INC, m)` | a vector argument (index `-arity`) | `x(INC, m)`, kernel parameter `&mut [[T; D]; A]`, `A` the arity |
+//! | map of varying arity | — | — | `RaggedMap::new("nbrs", &from, &to, offsets, targets)?`; `x(READ, nbrs[..])`, kernel parameter `&[T]` or `&[[T; D]]` (`&mut` for INC) |
 //! | global argument | `g(op2.INC)` | `op_arg_gbl(&g, dim, "double", OP_INC)` | `g(INC)` |
 //! | access descriptors | `op2.READ`, `WRITE`, `RW`, `INC`, `MIN`, `MAX` | `OP_READ`, `OP_WRITE`, `OP_RW`, `OP_INC`, `OP_MIN`, `OP_MAX` | `READ`, `WRITE`, `RW`, `INC`, `MIN`, `MAX` inside `par_loop!` ([`Access`](crate::Access)) |
 //! | read results | `x.data_ro`, `x.data` (NumPy arrays) | `op_fetch_data` | [`data_ro()`](crate::Dat::data_ro), [`data_mut()`](crate::Dat::data_mut), [`to_vec()`](crate::Dat::to_vec), [`Global::value`](crate::Global::value) |
@@ -30,7 +31,8 @@
 //! | backend choice | `op2.init(backend=...)` in older versions | which generated code is built and linked | Cargo feature at build time, then [`Backend`](crate::Backend) or `OP2_BACKEND` at run time |
 //! | configuration | `PYOP2_*` environment variables | `op_init` arguments | [`RuntimeOptions`](crate::RuntimeOptions), else `OP2_*` variables ([below](#configuration)) |
 //! | timings | — | `op_timing_output()` | `println!("{}", rt.timing_summary())` ([`Runtime::timing_summary`](crate::Runtime::timing_summary), [`Runtime::timings`](crate::Runtime::timings)) |
-//! | partitioning | distributed sets and halos built by the caller | `op_partition(...)` | `Mpi::init()?.distribute(&sets, &maps, &primary)?` (feature `mpi`, METIS) |
+//! | mesh from a file | `op2.Set.fromhdf5(f, "nodes")` and the like (older versions) | `op_decl_set_hdf5`, `op_decl_map_hdf5`, `op_decl_dat_hdf5` | `op2::hdf5::MeshFile::open(path)?`, then `.set("nodes")?`, `.map("pcell", &cells, &nodes)?`, `.dat::<f64>("p_x", &nodes)?` (feature `hdf5`); Gmsh files: `op2::gmsh::read_msh(path)?` |
+//! | partitioning | distributed sets and halos built by the caller | `op_partition(...)` | `Mpi::init()?.distribute(&sets, &maps, &primary)?` (feature `mpi`, METIS); a mesh read in blocks: `mpi.distribute_blocks(mesh, "cells", &partitioner)?` (PT-Scotch with feature `ptscotch`) |
 //!
 //! Data are flat, element-major slices: the `dim` values of element `e` are
 //! `x.data_ro()[e * dim..(e + 1) * dim]` (a PyOP2 Dat's array has shape
@@ -159,19 +161,25 @@
 //! A kernel is an ordinary Rust function under
 //! [`#[op2::kernel]`](crate::kernel), not a string of C. Each parameter is `&T`,
 //! `&[T; D]` or `&[[T; D]; A]` with `T` one of `f64`, `f32`, `i32`, `i64`,
-//! `u32`; `&mut` for every argument the loop may change. Kernels return
-//! nothing and are not generic. The same source runs two ways: `seq` and
+//! `u32`, or a slice `&[T]` / `&[[T; D]]` for all targets of a ragged map or a
+//! message list's variable; `&mut` for every argument the loop may change.
+//! Three parameters are op2's own: `&mut Philox` (the element's random
+//! stream), `&Spatial2d` / `&Spatial3d` / `&Discrete2d` (a spatial message
+//! list) and `&mut Fate` (births and deaths; see [Agents](#agents)). Kernels
+//! return nothing and are not generic. The same source runs two ways: `seq` and
 //! `rayon` call the Rust function itself, while `jit`, `opencl` and `cuda` run
 //! a C translation the attribute made at compile time
 //! (`<k as op2::Kernel>::INFO.c_source`; `examples/print_kernel_c.rs` prints
 //! Airfoil's). So the body must stay in the subset that translates: `let`
-//! (local arrays too), arithmetic, `if`, `for` over ranges (`for i in 0..n`),
-//! `while`, `loop`, unlabelled `break`/`continue`/`return`, indexing, `as`
-//! casts to numeric types, `const` items, and math functions such as `sqrt`,
-//! `abs`, `powi`, `exp`, `min`, `max`. Anything else (macros, closures,
-//! `match`, calls to other functions, names from outside the kernel) is a
-//! compile error at its span with a hint; data from outside, like OP2's
-//! `op_decl_const`, comes in as a READ [`Global`](crate::Global).
+//! (local arrays too), arithmetic, `if`, `for` over ranges (`for i in 0..n`)
+//! and over slice parameters (`for v in x`, `for &v in x.iter()`), `while`,
+//! `loop`, unlabelled `break`/`continue`/`return`, indexing, `.len()` of a
+//! slice, `as` casts to numeric types, `const` items, and math functions such
+//! as `sqrt`, `abs`, `powi`, `exp`, `min`, `max`. Anything else (macros,
+//! closures, `match`, iterator adapters, calls to other functions, names from
+//! outside the kernel) is a compile error at its span with a hint; data from
+//! outside, like OP2's `op_decl_const`, comes in as a READ
+//! [`Global`](crate::Global).
 //!
 //! Why: the compiler checks kernel and loop together, the native backends
 //! inline the kernel into the loop, and the device code comes from the same
@@ -282,14 +290,26 @@
 //! set with METIS (OP2's `op_partition`), gives the other sets' elements
 //! owners through the maps, and hands out local Sets, Maps and Dats
 //! (`Distributed::set`, `map`, `dat`; `gather` collects a Dat on rank 0).
-//! Loops on them exchange halos and reduce Globals across ranks by themselves;
-//! the loop code does not change.
+//! `distribute_graph` takes ragged maps too. Loops on them exchange halos and
+//! reduce Globals across ranks by themselves; the loop code does not change.
+//! Loops over subsets of distributed sets are refused.
+//!
+//! A mesh too large for one process is read in blocks instead, as OP2 reads
+//! its HDF5 files in parallel (features `hdf5` and `mpi`): each rank reads
+//! its block of rows of every set, map and Dat (`MeshFile::open_parallel`,
+//! then `block_set`, `block_map`, `block_dat` into an
+//! `op2::mpi::BlockMesh`), and `Mpi::distribute_blocks` cuts the primary set
+//! with PT-Scotch (feature `ptscotch`), moves every row to its owner and
+//! builds the same halos, without any rank holding a whole set
+//! (`BlockDistributed::set`, `map`, `dat`).
 //!
 //! ### Not here
 //!
-//! op2-rs has no matrices or sparsities, subsets, extruded or mixed sets,
-//! and no HDF5 mesh input; Airfoil reads OP2's text grid format
-//! (`--grid`) or generates its mesh.
+//! op2-rs has no matrices or sparsities, and no extruded or mixed sets.
+//! Meshes come from OP2's HDF5 files (`op2::hdf5`, feature `hdf5`), Gmsh
+//! `.msh` 4.1 files (`op2::gmsh`) or the program itself: Airfoil reads OP2's
+//! text grid (`--grid new_grid.dat`), OP2's HDF5 grid (`--grid new_grid.h5`)
+//! and Gmsh meshes (`--grid mesh.msh`), or generates its mesh.
 //!
 //! ## Backends
 //!
@@ -337,7 +357,15 @@
 //! # Ok::<(), op2::Error>(())
 //! ```
 //!
-//! ## Agents: lattices and random streams
+//! ## Agents
+//!
+//! op2 adds an agent layer that PyOP2 and OP2 do not have (the README's
+//! Agents section): ragged maps (`RaggedMap`, a varying number of
+//! neighbours per element, read as a slice), message lists between agents
+//! (`MessageList`, FLAME GPU's messages, read through `m(READ, list[..])` and
+//! `list(NEAR)`), births and deaths on dynamic sets (`Lifecycle`,
+//! `life(FATE)`), and, with `mpi`, agents that move across ranks
+//! (`op2::mpi::AgentDomain`). Two of its pieces fit a mesh code too.
 //!
 //! A lattice neighbourhood is a [`Stencil`](crate::Stencil): a map whose
 //! entries native loops compute (no table to stream through memory), usable
@@ -380,8 +408,11 @@
 //!
 //! - `README.md`: building, the test suite, the Airfoil commands, and the
 //!   table of native versus translated behaviour.
-//! - `docs/ARCHITECTURE.md`: how a loop travels through the crates, the
-//!   shared semantics, the planner, the backends and distributed runs.
+//! - `docs/ARCHITECTURE.md`: the crates, then the paths through them (a
+//!   loop, a message-list build, a birth, a migration across ranks, a halo
+//!   exchange, a distribution from blocks), then the shared semantics, the
+//!   planner, the backends, code generation, mesh files, distributed runs
+//!   and agents.
 //! - `examples/airfoil/src/kernels.rs` and `examples/airfoil/src/dsl.rs`:
 //!   OP2's Airfoil benchmark, five kernels and one iteration's loops, next to a
 //!   hand-written version (`handwritten.rs`); `cargo run --release --example

@@ -1,5 +1,5 @@
 //! How children get their ids. Within one round of births (one
-//! [`Lifecycle::apply`](crate::Lifecycle::apply)), the children are
+//! `op2_agents::Lifecycle::apply`), the children are
 //! numbered from the set's next id in the order of their parents' ids. That
 //! order does not depend on where the parents sit in memory (agents sorted
 //! by place, thread counts) nor on which process holds them: a distributed

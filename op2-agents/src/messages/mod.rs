@@ -1,7 +1,7 @@
 //! Messages between agents (FLAME GPU's): lists built each step from what
 //! senders wrote, read by brute force or through a uniform spatial grid.
 //!
-//! - `list.rs`: [`MessageList`], its carried Dats and its build;
+//! - `list/`: [`MessageList`], its carried Dats and its build;
 //! - `binning.rs`: the build's parallel steps on the host (the counting
 //!   sort, the order by id inside bins);
 //! - `grid.rs`: [`SpatialGrid`], the bins and the strips a query visits;

@@ -124,7 +124,7 @@ pub struct Population {
     /// How children are numbered across processes (`None`: this process
     /// alone, by parent id).
     numbering: Mutex<Option<Arc<dyn BirthNumbering>>>,
-    /// The set's [`Lifecycle`](crate::Lifecycle), without keeping it: a set
+    /// The set's `op2_agents::Lifecycle`, without keeping it: a set
     /// has at most one (a second would apply its own fates to children the
     /// first made).
     lifecycle: Mutex<Option<Weak<dyn Any + Send + Sync>>>,
