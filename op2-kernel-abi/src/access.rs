@@ -27,6 +27,21 @@ pub enum Access {
 }
 
 impl Access {
+    /// Every mode, in the order error messages list them.
+    pub const ALL: [Access; 6] = [
+        Access::Read,
+        Access::Write,
+        Access::Rw,
+        Access::Inc,
+        Access::Min,
+        Access::Max,
+    ];
+
+    /// The mode `par_loop!` names `keyword` (`READ`, ...).
+    pub fn from_keyword(keyword: &str) -> Option<Access> {
+        Access::ALL.into_iter().find(|a| a.keyword() == keyword)
+    }
+
     /// Whether the loop may change the argument.
     pub const fn writes(self) -> bool {
         !matches!(self, Access::Read)
