@@ -3,7 +3,8 @@
 
 use op2_core::{Access, KernelInfo, ScalarType};
 
-use super::device_c::{combine_expr, device_source, op_name, Dialect};
+use super::device_c::{combine_expr, device_source, op_name};
+use super::dialect::Dialect;
 use super::{c_type, helper_suffix, Checks, LoopShape};
 use crate::increments::IndirectWrites;
 
@@ -15,25 +16,32 @@ pub fn cuda_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrite
     device_source(kernel, shape, writes, checks, &CUDA)
 }
 
-/// What NVRTC lacks without the C headers, and the helpers' qualifier.
-const CUDA_PRELUDE: &str = "#define OP2_FN static __device__ inline
-#ifndef INFINITY
-#define INFINITY __int_as_float(0x7f800000)
-#endif
-";
+/// The helpers' qualifier, and what NVRTC lacks without the C headers.
+fn cuda_prelude(s: &mut String) {
+    s.push_str(CUDA.pragmas);
+    s.push_str("#define OP2_FN ");
+    s.push_str(CUDA.function);
+    s.push_str("\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n");
+}
 
 /// CUDA C++ for NVRTC.
-const CUDA: Dialect = Dialect {
+pub(super) const CUDA: Dialect = Dialect {
     name: "CUDA",
-    prelude: |s| s.push_str(CUDA_PRELUDE),
+    pragmas: "",
+    function: "static __device__ inline",
+    prelude: cuda_prelude,
     kernel_qualifier: "static __device__ inline ",
     entry: "extern \"C\" __global__ void",
     global: "",
     local: "",
+    shared: "__shared__",
     scratch_param: None,
     scratch_decl: Some("extern __shared__ unsigned long long op2_scratch[];"),
     group_id: "(long)blockIdx.x",
     thread_id: "(long)threadIdx.x",
+    global_id: "blockIdx.x * blockDim.x + threadIdx.x",
+    atomic_inc: "atomicAdd(p, 1u)",
+    types: "typedef unsigned int uint;\n",
     barrier: "__syncthreads();",
     uint: ScalarType::U32.c_name(),
     ulong: "unsigned long long",

@@ -3,58 +3,18 @@
 //! made safe by element colours or atomics ([`IndirectWrites`]); Global
 //! reductions by a tree in shared (local) memory per block, whose result
 //! lands in that block's partials for the host's fixed-order combine. The
-//! dialects differ only in spelling ([`Dialect`], one file each:
-//! `opencl_c.rs`, `cuda_c.rs`), so the OpenCL backend, tested on PoCL, also
-//! exercises the logic the CUDA backend runs.
+//! dialects differ only in spelling ([`Dialect`], `dialect.rs`; one table
+//! each in `opencl_c.rs` and `cuda_c.rs`), so the OpenCL backend, tested on
+//! PoCL, also exercises the logic the CUDA backend runs.
 
 use std::fmt::Write as _;
 
 use op2_core::{Access, KernelInfo, ScalarType};
 
+use super::dialect::Dialect;
 use super::element::{arg_code, is_indirect, kernel_call, push_indented, ragged_inc_helpers, ArgCode, STATUS_DECL};
 use super::{c_type, helper_suffix, kernel_definition, ArgKind, Checks, LoopShape, C_PRELUDE};
 use crate::increments::IndirectWrites;
-
-/// The spellings of one device language; each dialect's file
-/// (`opencl_c.rs`, `cuda_c.rs`) holds its own.
-pub(super) struct Dialect {
-    /// Name in the header comment.
-    pub(super) name: &'static str,
-    /// Writes the definitions before the common prelude (including `OP2_FN`).
-    pub(super) prelude: fn(&mut String),
-    /// Qualifier of the translated kernel function.
-    pub(super) kernel_qualifier: &'static str,
-    /// The entry point's qualifiers and return type.
-    pub(super) entry: &'static str,
-    /// Address-space qualifier of global pointers (with a trailing space).
-    pub(super) global: &'static str,
-    /// Address-space qualifier of the reduction scratch.
-    pub(super) local: &'static str,
-    /// The reduction scratch as a parameter (OpenCL) ...
-    pub(super) scratch_param: Option<&'static str>,
-    /// ... or as a declaration in the body (CUDA).
-    pub(super) scratch_decl: Option<&'static str>,
-    /// The thread block's (work-group's) index, as a `long`.
-    pub(super) group_id: &'static str,
-    /// The thread's index in its block, as a `long`.
-    pub(super) thread_id: &'static str,
-    /// A barrier of the block's threads (the statement).
-    pub(super) barrier: &'static str,
-    /// The 32-bit unsigned type.
-    pub(super) uint: &'static str,
-    /// The 64-bit unsigned type.
-    pub(super) ulong: &'static str,
-    /// The no-alias qualifier: READ data and maps are `const T *restrict`,
-    /// which lets GPUs load them through the read-only data cache.
-    pub(super) restrict: &'static str,
-    /// What a source using 64-bit atomics must declare first.
-    pub(super) int64_atomics: &'static str,
-    /// The `op2_atomic_<op>_<type>` helper the scatters of an atomic loop call.
-    pub(super) atomic_helper: fn(Access, ScalarType) -> String,
-    /// Checked mode: what a thread whose kernel failed a check runs (keeps
-    /// the lowest failing element and the union of failure codes).
-    pub(super) report_failure: &'static str,
-}
 
 /// The name of a combining access mode in atomic helpers (`op2_atomic_add_f64`).
 pub(super) fn op_name(op: Access) -> &'static str {

@@ -16,6 +16,7 @@
 mod binning_c;
 mod cuda_c;
 mod device_c;
+mod dialect;
 mod element;
 mod host_c;
 mod lanes_c;

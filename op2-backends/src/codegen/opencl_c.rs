@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use op2_core::{Access, KernelInfo, ScalarType};
 use op2_kernel_abi::{c_float_name, c_math_functions};
 
-use super::device_c::{combine_expr, device_source, op_name, Dialect};
+use super::device_c::{combine_expr, device_source, op_name};
+use super::dialect::Dialect;
 use super::{c_type, helper_suffix, Checks, LoopShape};
 use crate::increments::IndirectWrites;
 
@@ -18,17 +19,23 @@ pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWri
 }
 
 /// OpenCL C (1.2, with `cl_khr_fp64`).
-const OPENCL: Dialect = Dialect {
+pub(super) const OPENCL: Dialect = Dialect {
     name: "OpenCL",
+    pragmas: "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+    function: "inline",
     prelude: opencl_prelude,
     kernel_qualifier: "inline ",
     entry: "__kernel void",
     global: "__global ",
     local: "__local ",
+    shared: "__local",
     scratch_param: Some("__local ulong *op2_scratch"),
     scratch_decl: None,
     group_id: "get_group_id(0)",
     thread_id: "get_local_id(0)",
+    global_id: "get_global_id(0)",
+    atomic_inc: "atomic_inc(p)",
+    types: "",
     barrier: "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
     uint: "uint",
     ulong: "ulong",
@@ -42,11 +49,11 @@ const OPENCL: Dialect = Dialect {
 /// builtins are overloaded instead of `f`-suffixed, so each C99 `float` name
 /// becomes the overloaded one (the prelude's `fminf` and `fmaxf` among them).
 fn opencl_prelude(s: &mut String) {
-    s.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    s.push_str(OPENCL.pragmas);
     for c in c_math_functions() {
         let _ = writeln!(s, "#define {} {c}", c_float_name(c));
     }
-    s.push_str("#define OP2_FN inline\n");
+    let _ = writeln!(s, "#define OP2_FN {}", OPENCL.function);
 }
 
 /// OpenCL: every atomic as a compare-and-swap loop on the value's bits

@@ -1,46 +1,14 @@
 //! What every utility program (the device work around loops: message
 //! builds, compactions) starts with, in either device dialect: the
-//! spellings that differ between OpenCL and CUDA, a fill with zeros and a
-//! one-block prefix sum. Every entry point takes only `long`s and global
+//! spellings that differ between OpenCL and CUDA (from the dialect's table,
+//! `dialect.rs`), a fill with zeros and a one-block prefix sum. Every entry point takes only `long`s and global
 //! pointers (8 bytes each on both APIs).
 
 /// The threads of the one block that runs `op2_scan`, and of every block
 /// of the selection entry points (which scan inside their block).
 pub const SCAN_THREADS: usize = 256;
 
-/// The device language a source is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeviceLanguage {
-    /// OpenCL C 1.2.
-    OpenCl,
-    /// CUDA C++ for NVRTC.
-    Cuda,
-}
-
-/// The spellings that differ between the dialects.
-const OPENCL_WORDS: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define OP2_FN inline
-#define OP2_GLOBAL __global
-#define OP2_ENTRY __kernel void
-#define OP2_SHARED __local
-#define OP2_SYNC barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
-#define OP2_GID ((long)get_global_id(0))
-#define OP2_LID ((long)get_local_id(0))
-#define OP2_BLOCK ((long)get_group_id(0))
-#define OP2_INC(p) atomic_inc(p)
-";
-
-const CUDA_WORDS: &str = "#define OP2_FN static __device__ inline
-#define OP2_GLOBAL
-#define OP2_ENTRY extern \"C\" __global__ void
-#define OP2_SHARED __shared__
-#define OP2_SYNC __syncthreads()
-#define OP2_GID ((long)blockIdx.x * blockDim.x + threadIdx.x)
-#define OP2_LID ((long)threadIdx.x)
-#define OP2_BLOCK ((long)blockIdx.x)
-#define OP2_INC(p) atomicAdd(p, 1u)
-typedef unsigned int uint;
-";
+pub use super::dialect::DeviceLanguage;
 
 /// The start of a utility program in `language`:
 ///
@@ -49,10 +17,7 @@ typedef unsigned int uint;
 /// op2_scan(long n, const uint *counts, int *starts, int *total)   // one block: exclusive sum, starts[n] = total
 /// ```
 pub fn utility_prelude(language: DeviceLanguage) -> String {
-    let words = match language {
-        DeviceLanguage::OpenCl => OPENCL_WORDS,
-        DeviceLanguage::Cuda => CUDA_WORDS,
-    };
+    let words = language.dialect().utility_words();
     format!(
         "{words}
 OP2_ENTRY op2_fill_zero(long n, OP2_GLOBAL uint *p) {{
