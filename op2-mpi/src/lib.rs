@@ -28,7 +28,7 @@
 //! message grid's bins among ranks and lists which ranks read which bins;
 //! with `mpi`, `AgentDomain` moves agents to the rank owning their bin,
 //! sends ghost messages, during a list's build if asked
-//! (`agent_domain.rs`), and numbers children across
+//! (`agent_domain/`), and numbers children across
 //! ranks by their parents' ids (`shared_births.rs`).
 //!
 //! Messages for stderr go out whole, every line prefixed with the rank
