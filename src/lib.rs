@@ -65,8 +65,8 @@ pub mod mpi {
 }
 
 pub use op2_agents::{
-    BinTable, Boundary, Census, Coordinate, Discrete2d, Fate, Lifecycle, MessageList, Near, Routes, Spatial2d,
-    Spatial3d, SpatialGrid, Within,
+    AgentSet, BinTable, Boundary, Census, Coordinate, Discrete2d, Fate, Lifecycle, MessageList, Near, Routes,
+    Spatial2d, Spatial3d, SpatialGrid, Within,
 };
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
@@ -80,8 +80,9 @@ pub use op2_macros::{kernel, par_loop};
 /// Everything a program using op2 usually needs.
 pub mod prelude {
     pub use crate::{
-        kernel, par_loop, Access, Backend, Boundary, Dat, Discrete2d, Fate, Global, Lifecycle, Map, MessageList,
-        Philox, RaggedMap, RandomStreams, Runtime, Set, Spatial2d, Spatial3d, SpatialGrid, Stencil, Subset,
+        kernel, par_loop, Access, AgentSet, Backend, Boundary, Dat, Discrete2d, Fate, Global, Lifecycle, Map,
+        MessageList, Philox, RaggedMap, RandomStreams, Runtime, Set, Spatial2d, Spatial3d, SpatialGrid, Stencil,
+        Subset,
     };
 }
 

@@ -10,8 +10,11 @@
 //! crate builds on its public API; the `op2` crate re-exports both.
 #![deny(missing_docs)]
 
+mod agent_set;
 mod lifecycle;
 mod messages;
+
+pub use agent_set::AgentSet;
 
 pub use lifecycle::{Census, Fate, Lifecycle};
 /// Items `par_loop!`'s expansion, the code generators' tests and the

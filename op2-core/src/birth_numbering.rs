@@ -9,7 +9,7 @@
 use crate::Result;
 
 /// Numbers one round of children across processes (installed on a dynamic
-/// set with [`Set::number_births_with`](crate::Set::number_births_with),
+/// set with `op2_agents::AgentSet::number_births_with`,
 /// e.g. by a distributed agent domain).
 ///
 /// The rule every implementation follows, so that ids do not depend on the

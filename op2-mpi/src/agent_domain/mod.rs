@@ -19,7 +19,7 @@ use mpi::traits::*;
 use std::sync::Arc;
 use std::time::Instant;
 
-use op2_agents::{BinTable, GhostExchange, MessageList, Routes, SpatialGrid};
+use op2_agents::{AgentSet, BinTable, GhostExchange, MessageList, Routes, SpatialGrid};
 use op2_core::{AgentLayout, AgentPack, Dat, Error, Result, Set, Subset, Workers};
 
 use crate::halo_exchange::Comm;
@@ -124,7 +124,7 @@ impl AgentDomain {
     /// Every list's grid must cover the same box with the same boundary;
     /// their cell widths may differ; the lists of one set bin the same
     /// positions Dat. Installs the numbering of births
-    /// across ranks on every set ([`Set::number_births_with`]): from now
+    /// across ranks on every set ([`AgentSet::number_births_with`](op2_agents::AgentSet::number_births_with)): from now
     /// on every rank must apply each set's births and deaths in the same
     /// order. Collective: every rank makes its domain, in the same order.
     ///
