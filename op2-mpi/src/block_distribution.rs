@@ -15,11 +15,12 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use op2_core::{Dat, Error, Map, Result, Scalar, ScalarType, Set, SetRegions};
 
 use crate::all_to_all::{agree, ask_blocks, exchange};
-use crate::block_mesh::{BlockMap, BlockSet};
+use crate::block_mesh::{BlockDat, BlockMap, BlockSet};
 use crate::halo_exchange::{Comm, SetComm};
 use crate::{block_owner, block_rows, BlockMesh, Mpi, Neighbour, SetLayout};
 
@@ -166,199 +167,56 @@ impl Mpi {
             return Err(empty_rank(r as u64));
         }
         let owners = block_owners(comm, &sets, &maps, pi, part)?;
-
-        // Every row to its owner: blocks arrive in rank order, each in row
-        // order, so owned elements come in global id order.
-        let owned: Vec<OwnedRows> = (0..sets.len())
-            .map(|s| {
-                let start = block_rows(sets[s].size, me, p).start as u32;
-                let gids: Vec<u32> = (start..start + owners[s].len() as u32).collect();
-                Ok(OwnedRows {
-                    gids: migrate(comm, &owners[s], &gids, 1, "moving elements to their owners")?,
-                })
-            })
-            .collect::<Result<_>>()?;
-        let rows: Vec<Vec<i32>> = maps
-            .iter()
-            .map(|m| {
-                migrate(
-                    comm,
-                    &owners[m.from],
-                    &m.rows,
-                    m.arity,
-                    "moving map rows to their owners",
-                )
-            })
-            .collect::<Result<_>>()?;
-        let dat_rows: Vec<Vec<u8>> = dats
-            .iter()
-            .map(|d| {
-                migrate(
-                    comm,
-                    &owners[d.set],
-                    &d.bytes,
-                    d.row_bytes(),
-                    "moving dat rows to their owners",
-                )
-            })
-            .collect::<Result<_>>()?;
-
-        // The owner of every target of every owned row.
-        let target_owners: Vec<Vec<u32>> = maps
-            .iter()
-            .zip(&rows)
-            .map(|(m, r)| {
-                let start = block_rows(sets[m.to].size, me, p).start;
-                let mut unique: Vec<u32> = r.iter().map(|&t| t as u32).collect();
-                unique.sort_unstable();
-                unique.dedup();
-                let answers = ask_blocks(comm, &unique, sets[m.to].size, &owners[m.to], start, "finding owners")?;
-                Ok(r.iter()
-                    .map(|&t| answers[unique.binary_search(&(t as u32)).expect("asked")])
-                    .collect())
-            })
-            .collect::<Result<_>>()?;
+        let ranks = Ranks { comm, me, p };
+        let moved = move_rows(&ranks, &sets, &maps, &dats, &owners)?;
+        let target_owners = find_target_owners(&ranks, &sets, &maps, &moved.rows, &owners)?;
         drop(owners);
+        let exec = exec_halos(&ranks, &maps, &moved, &target_owners)?;
+        let order = local_order(&ranks, &maps, &moved.owned, &target_owners);
+        let nonexec = nonexec_halos(&ranks, &maps, &moved, &target_owners, &exec)?;
+        let local = self.local_sets(&sets, &moved.owned, &exec, &nonexec, &order)?;
+        let local_maps = local_maps(&maps, &moved.rows, &exec.rows, &order, &local)?;
+        let local_dats = local_dats(comm, &dats, moved.dat_rows, &order, &local)?;
+        Ok(BlockDistributed {
+            comm: self.comm.clone(),
+            sets: sets
+                .iter()
+                .zip(local.sets)
+                .map(|(s, l)| (s.name.clone(), s.size, l))
+                .collect(),
+            maps: local_maps,
+            dats: local_dats,
+            layouts: local.layouts,
+            rank: me,
+            nranks: p,
+        })
+    }
 
-        // Exec halos: an element goes to every other rank owning a target
-        // of one of its rows (loops writing through maps compute it there).
-        let out_maps = |s: usize| {
-            maps.iter()
-                .enumerate()
-                .filter(move |(_, m)| m.from == s)
-                .map(|(k, _)| k)
+    /// Layouts, exchange lists and local sets: owned elements in local
+    /// order (core first), then the exec halo, then the non-exec halo.
+    fn local_sets(
+        &self,
+        sets: &[BlockSet],
+        owned: &[OwnedRows],
+        exec: &ExecHalos,
+        nonexec: &NonExecHalos,
+        order: &LocalOrder,
+    ) -> Result<LocalSets> {
+        let (me, p) = (self.rank() as u32, self.size() as u32);
+        let mut local = LocalSets {
+            layouts: Vec::with_capacity(sets.len()),
+            neighbours: Vec::with_capacity(sets.len()),
+            sets: Vec::with_capacity(sets.len()),
         };
-        let mut exec = Vec::with_capacity(sets.len());
-        let mut exec_rows: Vec<Vec<i32>> = vec![Vec::new(); maps.len()];
-        let mut exec_target_owners: Vec<Vec<u32>> = vec![Vec::new(); maps.len()];
-        let mut exec_exports: Vec<Vec<Vec<u32>>> = Vec::with_capacity(sets.len());
-        for (s, o) in owned.iter().enumerate() {
-            let mut to: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
-            let mut ranks: Vec<u32> = Vec::new();
-            for i in 0..o.gids.len() {
-                ranks.clear();
-                for k in out_maps(s) {
-                    let a = maps[k].arity;
-                    ranks.extend(target_owners[k][i * a..(i + 1) * a].iter().filter(|&&q| q != me));
-                }
-                ranks.sort_unstable();
-                ranks.dedup();
-                for &q in &ranks {
-                    to[q as usize].push(i as u32);
-                }
-            }
-            let sends: Vec<Vec<u32>> = to
-                .iter()
-                .map(|l| l.iter().map(|&i| o.gids[i as usize]).collect())
-                .collect();
-            let got = exchange(comm, &sends, "sending exec halos")?;
-            let mut halo = Halo::default();
-            for (q, g) in got.iter().enumerate() {
-                halo.owners.extend(std::iter::repeat_n(q as u32, g.len()));
-                halo.gids.extend(g);
-            }
-            for k in out_maps(s) {
-                let a = maps[k].arity;
-                let pick = |src: &[i32]| -> Vec<Vec<i32>> {
-                    to.iter()
-                        .map(|l| {
-                            l.iter()
-                                .flat_map(|&i| src[i as usize * a..(i as usize + 1) * a].iter().copied())
-                                .collect()
-                        })
-                        .collect()
-                };
-                exec_rows[k] = exchange(comm, &pick(&rows[k]), "sending exec halo rows")?.concat();
-                let owners_as_i32: Vec<i32> = target_owners[k].iter().map(|&q| q as i32).collect();
-                exec_target_owners[k] = exchange(comm, &pick(&owners_as_i32), "sending exec halo rows")?
-                    .concat()
-                    .into_iter()
-                    .map(|q| q as u32)
-                    .collect();
-            }
-            exec.push(halo);
-            exec_exports.push(to);
-        }
-
-        // Core first: owned elements all of whose targets are owned here.
-        let mut order: Vec<Vec<usize>> = Vec::with_capacity(sets.len());
-        let mut cores = Vec::with_capacity(sets.len());
-        for (s, o) in owned.iter().enumerate() {
-            let all_here = |&i: &usize| {
-                out_maps(s).all(|k| {
-                    let a = maps[k].arity;
-                    target_owners[k][i * a..(i + 1) * a].iter().all(|&q| q == me)
-                })
-            };
-            let (core, rest): (Vec<usize>, Vec<usize>) = (0..o.gids.len()).partition(all_here);
-            cores.push(core.len());
-            order.push(core.into_iter().chain(rest).collect());
-        }
-        // Position in the local numbering of each owned element (by its
-        // place in global id order).
-        let local_of: Vec<Vec<u32>> = order
-            .iter()
-            .map(|ord| {
-                let mut inv = vec![0u32; ord.len()];
-                for (l, &i) in ord.iter().enumerate() {
-                    inv[i] = l as u32;
-                }
-                inv
-            })
-            .collect();
-
-        // Non-exec halos: what owned and exec elements reach that is neither
-        // owned nor exec halo here, asked of its owners.
-        let mut nonexec = Vec::with_capacity(sets.len());
-        let mut nonexec_exports = Vec::with_capacity(sets.len());
-        for (t, ex) in exec.iter().enumerate() {
-            let in_exec: HashSet<u32> = ex.gids.iter().copied().collect();
-            let mut wanted: Vec<(u32, u32)> = Vec::new();
-            for k in (0..maps.len()).filter(|&k| maps[k].to == t) {
-                let reached = rows[k].iter().zip(&target_owners[k]);
-                let reached = reached.chain(exec_rows[k].iter().zip(&exec_target_owners[k]));
-                wanted.extend(
-                    reached
-                        .filter(|&(&g, &q)| q != me && !in_exec.contains(&(g as u32)))
-                        .map(|(&g, &q)| (q, g as u32)),
-                );
-            }
-            wanted.sort_unstable();
-            wanted.dedup();
-            let mut asks: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
-            for &(q, g) in &wanted {
-                asks[q as usize].push(g);
-            }
-            let asked = exchange(comm, &asks, "asking for non-exec halos")?;
-            let gids = &owned[t].gids;
-            let exports: Vec<Vec<u32>> = asked
-                .iter()
-                .map(|a| {
-                    a.iter()
-                        .map(|g| gids.binary_search(g).expect("asked of its owner") as u32)
-                        .collect()
-                })
-                .collect();
-            nonexec.push(Halo {
-                owners: wanted.iter().map(|&(q, _)| q).collect(),
-                gids: wanted.into_iter().map(|(_, g)| g).collect(),
-            });
-            nonexec_exports.push(exports);
-        }
-
-        // Layouts, exchange lists and local sets.
-        let mut layouts = Vec::with_capacity(sets.len());
-        let mut set_neighbours = Vec::with_capacity(sets.len());
-        let mut local_sets = Vec::with_capacity(sets.len());
         for (s, set) in sets.iter().enumerate() {
-            let (o, ex, nx) = (&owned[s], &exec[s], &nonexec[s]);
+            let (o, ex, nx) = (&owned[s], &exec.halos[s], &nonexec.halos[s]);
             let regions = SetRegions {
-                core: cores[s],
-                owned: o.gids.len() - cores[s],
+                core: order.cores[s],
+                owned: o.gids.len() - order.cores[s],
                 exec_halo: ex.gids.len(),
                 nonexec_halo: nx.gids.len(),
             };
-            let globals: Vec<u32> = order[s]
+            let globals: Vec<u32> = order.order[s]
                 .iter()
                 .map(|&i| o.gids[i])
                 .chain(ex.gids.iter().copied())
@@ -375,10 +233,10 @@ impl Mpi {
             };
             let mut neighbours = Vec::new();
             for q in (0..p).filter(|&q| q != me) {
-                let export: Vec<u32> = exec_exports[s][q as usize]
+                let export: Vec<u32> = exec.exports[s][q as usize]
                     .iter()
-                    .chain(&nonexec_exports[s][q as usize])
-                    .map(|&i| local_of[s][i as usize])
+                    .chain(&nonexec.exports[s][q as usize])
+                    .map(|&i| order.local_of[s][i as usize])
                     .collect();
                 let import = layout.imports_from(q);
                 if !export.is_empty() || !import.0.is_empty() || !import.1.is_empty() {
@@ -389,87 +247,360 @@ impl Mpi {
                     });
                 }
             }
-            set_neighbours.push(neighbours.clone());
+            local.neighbours.push(neighbours.clone());
             let comm = SetComm {
                 comm: self.comm.clone(),
                 neighbours,
                 tag: s as i32,
             };
             let ids = layout.globals.iter().map(|&g| u64::from(g)).collect();
-            local_sets.push(Set::distributed_with_global_ids(
+            local.sets.push(Set::distributed_with_global_ids(
                 &set.name,
                 regions,
                 Arc::new(comm),
                 ids,
             )?);
-            layouts.push(layout);
+            local.layouts.push(layout);
         }
-
-        // Local map tables: owned rows in local order, then the exec halo's;
-        // the non-exec halo's rows are never executed and point to 0.
-        let mut local_maps = Vec::with_capacity(maps.len());
-        for (k, m) in maps.iter().enumerate() {
-            let g2l: HashMap<u32, i32> = layouts[m.to]
-                .globals
-                .iter()
-                .enumerate()
-                .map(|(l, &g)| (g, l as i32))
-                .collect();
-            let a = m.arity;
-            let from = &layouts[m.from];
-            let mut values = Vec::with_capacity(from.globals.len() * a);
-            let local = |g: &i32| {
-                g2l.get(&(*g as u32)).copied().ok_or_else(|| Error::Mpi {
-                    reason: format!("map `{}`: target {g} is not local (a halo was built wrong)", m.name),
-                })
-            };
-            for &i in &order[m.from] {
-                for g in &rows[k][i * a..(i + 1) * a] {
-                    values.push(local(g)?);
-                }
-            }
-            for g in &exec_rows[k] {
-                values.push(local(g)?);
-            }
-            values.resize(from.globals.len() * a, 0);
-            local_maps.push((
-                m.name.clone(),
-                Map::new(&m.name, &local_sets[m.from], &local_sets[m.to], a, values)?,
-            ));
-        }
-
-        // Dats: owned rows in local order, halos filled from their owners.
-        let mut local_dats = Vec::with_capacity(dats.len());
-        for (d, bytes) in dats.iter().zip(dat_rows) {
-            let w = d.row_bytes();
-            let layout = &layouts[d.set];
-            let mut local = vec![0u8; layout.globals.len() * w];
-            for (l, &i) in order[d.set].iter().enumerate() {
-                local[l * w..(l + 1) * w].copy_from_slice(&bytes[i * w..(i + 1) * w]);
-            }
-            fill_halo(comm, &set_neighbours[d.set], &mut local, w)?;
-            local_dats.push(LocalDat {
-                name: d.name.clone(),
-                set: d.set,
-                dim: d.dim,
-                ty: d.ty,
-                bytes: local,
-            });
-        }
-        Ok(BlockDistributed {
-            comm: self.comm.clone(),
-            sets: sets
-                .iter()
-                .zip(local_sets)
-                .map(|(s, l)| (s.name.clone(), s.size, l))
-                .collect(),
-            maps: local_maps,
-            dats: local_dats,
-            layouts,
-            rank: me,
-            nranks: p,
-        })
+        Ok(local)
     }
+}
+
+/// The communicator and this rank's place in it.
+struct Ranks<'c> {
+    comm: &'c SimpleCommunicator,
+    me: u32,
+    p: u32,
+}
+
+/// What every rank owns after the rows moved: per set its elements'
+/// global ids, per map and per Dat their rows, in global id order.
+struct MovedRows {
+    owned: Vec<OwnedRows>,
+    rows: Vec<Vec<i32>>,
+    dat_rows: Vec<Vec<u8>>,
+}
+
+/// Per set, the exec halo and, per rank, which owned elements (by index in
+/// global id order) went to it; per map, the exec halo's rows and their
+/// targets' owners.
+struct ExecHalos {
+    halos: Vec<Halo>,
+    exports: Vec<Vec<Vec<u32>>>,
+    rows: Vec<Vec<i32>>,
+    target_owners: Vec<Vec<u32>>,
+}
+
+/// Per set, the non-exec halo and, per rank, the owned elements it asked
+/// for.
+struct NonExecHalos {
+    halos: Vec<Halo>,
+    exports: Vec<Vec<Vec<u32>>>,
+}
+
+/// Per set: the owned elements in local order (core first), how many are
+/// core, and each owned element's local index.
+struct LocalOrder {
+    order: Vec<Vec<usize>>,
+    cores: Vec<usize>,
+    local_of: Vec<Vec<u32>>,
+}
+
+/// Per set: its layout, its neighbours and the local Set.
+struct LocalSets {
+    layouts: Vec<SetLayout>,
+    neighbours: Vec<Vec<Neighbour>>,
+    sets: Vec<Set>,
+}
+
+/// Every row to its owner: blocks arrive in rank order, each in row order,
+/// so owned elements come in global id order.
+fn move_rows(
+    r: &Ranks<'_>,
+    sets: &[BlockSet],
+    maps: &[BlockMap],
+    dats: &[BlockDat],
+    owners: &[Vec<u32>],
+) -> Result<MovedRows> {
+    let comm = r.comm;
+    let owned: Vec<OwnedRows> = (0..sets.len())
+        .map(|s| {
+            let start = block_rows(sets[s].size, r.me, r.p).start as u32;
+            let gids: Vec<u32> = (start..start + owners[s].len() as u32).collect();
+            Ok(OwnedRows {
+                gids: migrate(comm, &owners[s], &gids, 1, "moving elements to their owners")?,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let rows: Vec<Vec<i32>> = maps
+        .iter()
+        .map(|m| {
+            migrate(
+                comm,
+                &owners[m.from],
+                &m.rows,
+                m.arity,
+                "moving map rows to their owners",
+            )
+        })
+        .collect::<Result<_>>()?;
+    let dat_rows: Vec<Vec<u8>> = dats
+        .iter()
+        .map(|d| {
+            migrate(
+                comm,
+                &owners[d.set],
+                &d.bytes,
+                d.row_bytes(),
+                "moving dat rows to their owners",
+            )
+        })
+        .collect::<Result<_>>()?;
+    Ok(MovedRows { owned, rows, dat_rows })
+}
+
+/// The owner of every target of every owned row.
+fn find_target_owners(
+    r: &Ranks<'_>,
+    sets: &[BlockSet],
+    maps: &[BlockMap],
+    rows: &[Vec<i32>],
+    owners: &[Vec<u32>],
+) -> Result<Vec<Vec<u32>>> {
+    maps.iter()
+        .zip(rows)
+        .map(|(m, rows)| {
+            let start = block_rows(sets[m.to].size, r.me, r.p).start;
+            let mut unique: Vec<u32> = rows.iter().map(|&t| t as u32).collect();
+            unique.sort_unstable();
+            unique.dedup();
+            let answers = ask_blocks(r.comm, &unique, sets[m.to].size, &owners[m.to], start, "finding owners")?;
+            Ok(rows
+                .iter()
+                .map(|&t| answers[unique.binary_search(&(t as u32)).expect("asked")])
+                .collect())
+        })
+        .collect()
+}
+
+/// The maps out of set `s`, by index.
+fn out_maps(maps: &[BlockMap], s: usize) -> impl Iterator<Item = usize> + '_ {
+    maps.iter()
+        .enumerate()
+        .filter(move |(_, m)| m.from == s)
+        .map(|(k, _)| k)
+}
+
+/// Exec halos: an element goes to every other rank owning a target of one
+/// of its rows (loops writing through maps compute it there).
+fn exec_halos(r: &Ranks<'_>, maps: &[BlockMap], moved: &MovedRows, target_owners: &[Vec<u32>]) -> Result<ExecHalos> {
+    let (comm, me, p) = (r.comm, r.me, r.p);
+    let sets = moved.owned.len();
+    let mut exec = ExecHalos {
+        halos: Vec::with_capacity(sets),
+        exports: Vec::with_capacity(sets),
+        rows: vec![Vec::new(); maps.len()],
+        target_owners: vec![Vec::new(); maps.len()],
+    };
+    for (s, o) in moved.owned.iter().enumerate() {
+        let mut to: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
+        let mut ranks: Vec<u32> = Vec::new();
+        for i in 0..o.gids.len() {
+            ranks.clear();
+            for k in out_maps(maps, s) {
+                let a = maps[k].arity;
+                ranks.extend(target_owners[k][i * a..(i + 1) * a].iter().filter(|&&q| q != me));
+            }
+            ranks.sort_unstable();
+            ranks.dedup();
+            for &q in &ranks {
+                to[q as usize].push(i as u32);
+            }
+        }
+        let sends: Vec<Vec<u32>> = to
+            .iter()
+            .map(|l| l.iter().map(|&i| o.gids[i as usize]).collect())
+            .collect();
+        let got = exchange(comm, &sends, "sending exec halos")?;
+        let mut halo = Halo::default();
+        for (q, g) in got.iter().enumerate() {
+            halo.owners.extend(std::iter::repeat_n(q as u32, g.len()));
+            halo.gids.extend(g);
+        }
+        for k in out_maps(maps, s) {
+            let a = maps[k].arity;
+            let pick = |src: &[i32]| -> Vec<Vec<i32>> {
+                to.iter()
+                    .map(|l| {
+                        l.iter()
+                            .flat_map(|&i| src[i as usize * a..(i as usize + 1) * a].iter().copied())
+                            .collect()
+                    })
+                    .collect()
+            };
+            exec.rows[k] = exchange(comm, &pick(&moved.rows[k]), "sending exec halo rows")?.concat();
+            let owners_as_i32: Vec<i32> = target_owners[k].iter().map(|&q| q as i32).collect();
+            exec.target_owners[k] = exchange(comm, &pick(&owners_as_i32), "sending exec halo rows")?
+                .concat()
+                .into_iter()
+                .map(|q| q as u32)
+                .collect();
+        }
+        exec.halos.push(halo);
+        exec.exports.push(to);
+    }
+    Ok(exec)
+}
+
+/// Core first: owned elements all of whose targets are owned here; and the
+/// position in the local numbering of each owned element (by its place in
+/// global id order).
+fn local_order(r: &Ranks<'_>, maps: &[BlockMap], owned: &[OwnedRows], target_owners: &[Vec<u32>]) -> LocalOrder {
+    let mut order: Vec<Vec<usize>> = Vec::with_capacity(owned.len());
+    let mut cores = Vec::with_capacity(owned.len());
+    for (s, o) in owned.iter().enumerate() {
+        let all_here = |&i: &usize| {
+            out_maps(maps, s).all(|k| {
+                let a = maps[k].arity;
+                target_owners[k][i * a..(i + 1) * a].iter().all(|&q| q == r.me)
+            })
+        };
+        let (core, rest): (Vec<usize>, Vec<usize>) = (0..o.gids.len()).partition(all_here);
+        cores.push(core.len());
+        order.push(core.into_iter().chain(rest).collect());
+    }
+    let local_of: Vec<Vec<u32>> = order
+        .iter()
+        .map(|ord| {
+            let mut inv = vec![0u32; ord.len()];
+            for (l, &i) in ord.iter().enumerate() {
+                inv[i] = l as u32;
+            }
+            inv
+        })
+        .collect();
+    LocalOrder { order, cores, local_of }
+}
+
+/// Non-exec halos: what owned and exec elements reach that is neither owned
+/// nor exec halo here, asked of its owners.
+fn nonexec_halos(
+    r: &Ranks<'_>,
+    maps: &[BlockMap],
+    moved: &MovedRows,
+    target_owners: &[Vec<u32>],
+    exec: &ExecHalos,
+) -> Result<NonExecHalos> {
+    let (comm, me, p) = (r.comm, r.me, r.p);
+    let mut nonexec = NonExecHalos {
+        halos: Vec::with_capacity(exec.halos.len()),
+        exports: Vec::with_capacity(exec.halos.len()),
+    };
+    for (t, ex) in exec.halos.iter().enumerate() {
+        let in_exec: HashSet<u32> = ex.gids.iter().copied().collect();
+        let mut wanted: Vec<(u32, u32)> = Vec::new();
+        for k in (0..maps.len()).filter(|&k| maps[k].to == t) {
+            let reached = moved.rows[k].iter().zip(&target_owners[k]);
+            let reached = reached.chain(exec.rows[k].iter().zip(&exec.target_owners[k]));
+            wanted.extend(
+                reached
+                    .filter(|&(&g, &q)| q != me && !in_exec.contains(&(g as u32)))
+                    .map(|(&g, &q)| (q, g as u32)),
+            );
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut asks: Vec<Vec<u32>> = vec![Vec::new(); p as usize];
+        for &(q, g) in &wanted {
+            asks[q as usize].push(g);
+        }
+        let asked = exchange(comm, &asks, "asking for non-exec halos")?;
+        let gids = &moved.owned[t].gids;
+        let exports: Vec<Vec<u32>> = asked
+            .iter()
+            .map(|a| {
+                a.iter()
+                    .map(|g| gids.binary_search(g).expect("asked of its owner") as u32)
+                    .collect()
+            })
+            .collect();
+        nonexec.halos.push(Halo {
+            owners: wanted.iter().map(|&(q, _)| q).collect(),
+            gids: wanted.into_iter().map(|(_, g)| g).collect(),
+        });
+        nonexec.exports.push(exports);
+    }
+    Ok(nonexec)
+}
+
+/// Local map tables: owned rows in local order, then the exec halo's; the
+/// non-exec halo's rows are never executed and point to 0.
+fn local_maps(
+    maps: &[BlockMap],
+    rows: &[Vec<i32>],
+    exec_rows: &[Vec<i32>],
+    order: &LocalOrder,
+    local: &LocalSets,
+) -> Result<Vec<(String, Map)>> {
+    let mut local_maps = Vec::with_capacity(maps.len());
+    for (k, m) in maps.iter().enumerate() {
+        let g2l: HashMap<u32, i32> = local.layouts[m.to]
+            .globals
+            .iter()
+            .enumerate()
+            .map(|(l, &g)| (g, l as i32))
+            .collect();
+        let a = m.arity;
+        let from = &local.layouts[m.from];
+        let mut values = Vec::with_capacity(from.globals.len() * a);
+        let to_local = |g: &i32| {
+            g2l.get(&(*g as u32)).copied().ok_or_else(|| Error::Mpi {
+                reason: format!("map `{}`: target {g} is not local (a halo was built wrong)", m.name),
+            })
+        };
+        for &i in &order.order[m.from] {
+            for g in &rows[k][i * a..(i + 1) * a] {
+                values.push(to_local(g)?);
+            }
+        }
+        for g in &exec_rows[k] {
+            values.push(to_local(g)?);
+        }
+        values.resize(from.globals.len() * a, 0);
+        local_maps.push((
+            m.name.clone(),
+            Map::new(&m.name, &local.sets[m.from], &local.sets[m.to], a, values)?,
+        ));
+    }
+    Ok(local_maps)
+}
+
+/// Dats: owned rows in local order, halos filled from their owners.
+fn local_dats(
+    comm: &SimpleCommunicator,
+    dats: &[BlockDat],
+    dat_rows: Vec<Vec<u8>>,
+    order: &LocalOrder,
+    local: &LocalSets,
+) -> Result<Vec<LocalDat>> {
+    let mut local_dats = Vec::with_capacity(dats.len());
+    for (d, bytes) in dats.iter().zip(dat_rows) {
+        let w = d.row_bytes();
+        let layout = &local.layouts[d.set];
+        let mut values = vec![0u8; layout.globals.len() * w];
+        for (l, &i) in order.order[d.set].iter().enumerate() {
+            values[l * w..(l + 1) * w].copy_from_slice(&bytes[i * w..(i + 1) * w]);
+        }
+        fill_halo(comm, &local.neighbours[d.set], &mut values, w)?;
+        local_dats.push(LocalDat {
+            name: d.name.clone(),
+            set: d.set,
+            dim: d.dim,
+            ty: d.ty,
+            bytes: values,
+        });
+    }
+    Ok(local_dats)
 }
 
 /// Sends row `i` of `rows` (`width` values each) to rank `dest[i]`; returns
