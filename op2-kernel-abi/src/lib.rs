@@ -11,7 +11,11 @@
 //!   ([`KernelInfo`], [`ParamInfo`], [`KernelUses`]) and the access modes
 //!   ([`Access`]) `par_loop!` checks against it;
 //! - every name of the C interface between a translated kernel and its
-//!   wrapper ([`c_interface`]).
+//!   wrapper ([`c_interface`]);
+//! - the C twins of Rust pieces that kernels use, beside pointers to their
+//!   Rust originals: the random streams ([`PHILOX_C`], of
+//!   `op2_core::Philox`) and spatial queries ([`SPATIAL_C`], of op2-agents'
+//!   grid and queries); the fate flags are plain bits ([`FATE_DIES`]).
 //!
 //! It depends on nothing of the runtime, so that the proc macro, which
 //! depends on this crate alone, is not rebuilt when the runtime changes.
@@ -24,13 +28,17 @@ mod fate;
 mod kernel_info;
 mod math;
 mod near;
+mod philox_c;
 mod random;
 mod scalar;
+mod spatial_c;
 
 pub use access::Access;
 pub use fate::{FATE_DIES, FATE_SPAWNS};
 pub use kernel_info::{ArgForm, Kernel, KernelInfo, KernelUses, ParamForm, ParamInfo};
 pub use math::{c_float_name, c_math_functions, math_function_names, MathFunction, MATH_FUNCTIONS};
 pub use near::{NearKind, GRID_PARAMS};
+pub use philox_c::PHILOX_C;
 pub use random::{RandomDraw, RandomStream, RANDOM_DRAWS, RANDOM_STREAM};
 pub use scalar::{KernelScalar, ScalarType};
+pub use spatial_c::SPATIAL_C;
