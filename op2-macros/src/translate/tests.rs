@@ -1,3 +1,7 @@
+//! Tests of the translation to C: the C text each construct becomes, what
+//! a translation records that it uses, and the errors for what the
+//! translator refuses.
+
 use super::*;
 use crate::signature::parse_param;
 
