@@ -83,6 +83,15 @@ pub fn check_unchanged(population: &Population, set: &str, generation: u64) -> R
     })
 }
 
+/// The member a child's value of `m` comes from, if not `m` itself.
+fn source_of<'m>(
+    order: &Reorder<'_>,
+    members: &'m [Arc<dyn Member>],
+    m: &Arc<dyn Member>,
+) -> Option<&'m Arc<dyn Member>> {
+    (order.source_of)(m.member_id()).and_then(|id| members.iter().find(|s| s.member_id() == id))
+}
+
 /// The ids of the agents a change adds.
 #[derive(Clone, Copy)]
 pub enum NewIds<'a> {
@@ -390,12 +399,23 @@ impl Population {
         scratch.resize_with(members.len() + 1, Vec::new);
         let (children, survivors) = scratch.split_at_mut(members.len());
         let survivors = &mut survivors[0];
+        for m in &members {
+            // Read below as `old_len` elements of the member's size: a source
+            // of another shape would be read past its end.
+            if let Some(source) = source_of(order, &members, m).filter(|s| s.element_bytes() != m.element_bytes()) {
+                return Err(Error::InvalidLifecycle {
+                    set: set.to_string(),
+                    reason: format!(
+                        "children's values of `{}` come from `{}`, whose elements have another size",
+                        m.member_name(),
+                        source.member_name()
+                    ),
+                });
+            }
+        }
         for (m, buf) in members.iter().zip(children.iter_mut()) {
             let eb = m.element_bytes();
-            let source = (order.source_of)(m.member_id())
-                .and_then(|id| members.iter().find(|s| s.member_id() == id))
-                .unwrap_or(m);
-            debug_assert_eq!(source.element_bytes(), eb, "an offspring Dat has its Dat's shape");
+            let source = source_of(order, &members, m).unwrap_or(m);
             // SAFETY: every member is borrowed exclusively and holds the
             // set's `old_len` elements; parents are elements of the set.
             let src = unsafe { std::slice::from_raw_parts(source.host_bytes(), old_len * eb) };
@@ -729,5 +749,48 @@ impl Drop for SetsInUse<'_> {
         for s in &self.held {
             s.release_use();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Dat, DatHandle, ScopedThreads};
+
+    /// A child's values may come from another member only if its elements
+    /// are the same size: the move reads the source as the member's shape.
+    #[test]
+    fn a_reorder_refuses_a_source_of_another_shape() {
+        let set = Set::dynamic("agents", 4, 8).unwrap();
+        let x = Dat::from_vec("x", &set, 1, vec![1.0f64, 2.0, 3.0, 4.0]).unwrap();
+        let wide = Dat::<f64>::zeros("wide", &set, 3).unwrap();
+        let narrow = Dat::<f32>::zeros("narrow", &set, 1).unwrap();
+        let (wide_id, narrow_id) = (DatHandle::id(&wide), DatHandle::id(&narrow));
+        let population = set.population().unwrap();
+        let reorder = |source_of: &dyn Fn(usize) -> Option<usize>| {
+            population.reorder(
+                "agents",
+                &Reorder {
+                    survivors: &[0, 1, 2, 3],
+                    parents: &[1],
+                    ids: NewIds::Next(1),
+                    source_of,
+                    generation: population.generation(),
+                    zero: None,
+                    ids_into: None,
+                },
+                &ScopedThreads::available(),
+            )
+        };
+        let e = reorder(&|m| (m == wide_id).then_some(narrow_id)).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidLifecycle { reason, .. } if reason.contains("`narrow`")),
+            "{e}"
+        );
+        assert_eq!(set.size(), 4, "nothing moved");
+        // A source of the same shape is taken.
+        reorder(&|m| (m == narrow_id).then_some(narrow_id)).unwrap();
+        assert_eq!(set.size(), 5);
+        assert_eq!(x.data_ro().to_vec(), [1.0, 2.0, 3.0, 4.0, 2.0]);
     }
 }
