@@ -38,6 +38,7 @@ impl AgentLayout {
     }
 
     /// The layout in words, for messages.
+    #[doc(hidden)]
     pub fn describe(&self) -> String {
         let dats: Vec<String> = self
             .dats
@@ -55,14 +56,58 @@ impl AgentLayout {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AgentPack {
     /// The layout's fingerprint ([`AgentLayout::fingerprint`]).
-    #[doc(hidden)]
-    pub fingerprint: u64,
+    fingerprint: u64,
     /// Bytes per agent ([`AgentLayout::record_bytes`]).
+    record: usize,
+    /// The records, one after another: always whole records.
+    bytes: Vec<u8>,
+}
+
+/// What the agent layer (message lists' ghosts) does with packs besides
+/// the public API, keeping the bytes whole records of the pack's layout.
+impl AgentPack {
+    /// The fingerprint of the layout the pack was made for.
     #[doc(hidden)]
-    pub record: usize,
-    /// The records, one after another.
+    pub fn layout_fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// Bytes per record.
     #[doc(hidden)]
-    pub bytes: Vec<u8>,
+    pub fn record_bytes(&self) -> usize {
+        self.record
+    }
+
+    /// Appends `records` records of zeros and returns them to be filled.
+    #[doc(hidden)]
+    pub fn append_zeroed(&mut self, records: usize) -> &mut [u8] {
+        let start = self.bytes.len();
+        self.bytes.resize(start + records * self.record, 0);
+        &mut self.bytes[start..]
+    }
+
+    /// Keeps the first `records` records.
+    #[doc(hidden)]
+    pub fn truncate_records(&mut self, records: usize) {
+        self.bytes.truncate(records * self.record);
+    }
+
+    /// Appends `other`'s records.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMigration`] (naming `set`) if `other` was made for
+    /// another layout.
+    #[doc(hidden)]
+    pub fn extend_from(&mut self, set: &str, other: &AgentPack) -> Result<()> {
+        if (other.fingerprint, other.record) != (self.fingerprint, self.record) && !other.is_empty() {
+            return Err(Error::InvalidMigration {
+                set: set.to_string(),
+                reason: "a pack of agents of another layout cannot join this one".to_string(),
+            });
+        }
+        self.bytes.extend_from_slice(&other.bytes);
+        Ok(())
+    }
 }
 
 impl AgentPack {
@@ -97,14 +142,6 @@ impl AgentPack {
             record,
             bytes,
         })
-    }
-
-    /// This (empty) pack, its records going into `bytes` (cleared): a
-    /// buffer kept from an earlier pack.
-    pub fn reusing(mut self, mut bytes: Vec<u8>) -> AgentPack {
-        bytes.clear();
-        self.bytes = bytes;
-        self
     }
 
     /// Empties the pack and makes it one for agents of `layout`, keeping
@@ -237,6 +274,7 @@ impl AgentLayout {
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] if two Dats move under one name.
+    #[doc(hidden)]
     pub fn of_dats(set: &str, dats: &[(&str, ScalarType, usize)]) -> Result<(Vec<usize>, AgentLayout)> {
         let mut order: Vec<usize> = (0..dats.len()).collect();
         order.sort_by_cached_key(|&i| key(set, dats[i].0));
@@ -272,6 +310,7 @@ impl AgentLayout {
 
     /// Where each Dat's element starts in a record (after the id), in the
     /// layout's order.
+    #[doc(hidden)]
     pub fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
         self.dats.iter().scan(8, |at, d| {
             let here = *at;
@@ -283,7 +322,7 @@ impl AgentLayout {
 
 impl Population {
     /// The members by name, with the layout they make.
-    pub fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
+    pub(super) fn layout_of(&self, set: &str) -> Result<(Vec<std::sync::Arc<dyn Member>>, AgentLayout)> {
         let members = self.members();
         let dats: Vec<(&str, ScalarType, usize)> = members
             .iter()
@@ -413,7 +452,7 @@ impl Population {
     /// Checks an exchange that keeps the agents `keep` and takes in
     /// `arrivals` (as [`Population::exchange`] says); returns the set's
     /// length afterwards. The caller holds the set.
-    pub fn check_exchange(
+    pub(super) fn check_exchange(
         &self,
         set: &str,
         layout: &AgentLayout,
@@ -468,7 +507,7 @@ impl Population {
 }
 
 /// The ids of agents arriving in `packs`, in pack order.
-pub fn arrival_ids(packs: &[&AgentPack]) -> ArrivalIds {
+pub(super) fn arrival_ids(packs: &[&AgentPack]) -> ArrivalIds {
     let ids: Vec<u64> = packs.iter().flat_map(|p| p.ids()).collect();
     // New agents here get ids above every id this set has seen (ids past
     // i64::MAX are refused before, so this does not overflow).
@@ -477,13 +516,13 @@ pub fn arrival_ids(packs: &[&AgentPack]) -> ArrivalIds {
 }
 
 /// Arriving agents' ids, and the next id they call for.
-pub struct ArrivalIds {
+pub(super) struct ArrivalIds {
     ids: Vec<u64>,
     next: u64,
 }
 
 impl ArrivalIds {
-    pub fn as_new_ids(&self) -> super::NewIds<'_> {
+    pub(super) fn as_new_ids(&self) -> super::NewIds<'_> {
         super::NewIds::Given {
             ids: &self.ids,
             next: self.next,
@@ -576,6 +615,30 @@ mod tests {
             record: 8,
             bytes: ids.iter().flat_map(|id| id.to_le_bytes()).collect(),
         }
+    }
+
+    /// The agent layer's pack edits keep whole records of one layout.
+    #[test]
+    fn pack_edits_keep_whole_records_of_one_layout() {
+        let mut pack = pack_of(&[1, 2]);
+        pack.append_zeroed(2)
+            .copy_from_slice(&[3u64.to_le_bytes(), 4u64.to_le_bytes()].concat());
+        assert_eq!(pack.ids().collect::<Vec<_>>(), [1, 2, 3, 4]);
+        pack.truncate_records(3);
+        assert_eq!(pack.ids().collect::<Vec<_>>(), [1, 2, 3]);
+        pack.extend_from("agents", &pack_of(&[9])).unwrap();
+        assert_eq!(pack.ids().collect::<Vec<_>>(), [1, 2, 3, 9]);
+        let other = AgentPack {
+            fingerprint: 7,
+            record: 16,
+            bytes: vec![0; 16],
+        };
+        let e = pack.extend_from("agents", &other).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidMigration { set, .. } if set == "agents"),
+            "{e}"
+        );
+        assert_eq!(pack.len(), 4, "nothing appended");
     }
 
     /// The id repeated when the agents `keep` (ids `ids`) take in `packs`.

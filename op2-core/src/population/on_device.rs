@@ -225,7 +225,7 @@ impl Population {
             let eb = m.element_bytes();
             arrivals_host.clear();
             for p in arrivals {
-                arrivals_host.extend(p.bytes.chunks_exact(record).flat_map(|r| &r[offset..offset + eb]));
+                arrivals_host.extend(p.as_bytes().chunks_exact(record).flat_map(|r| &r[offset..offset + eb]));
             }
             scratch_buffer(work, column, "arrivals", arrivals_host.len())?.upload(arrivals_host)?;
             if !arrivals_host.is_empty() {

@@ -101,7 +101,7 @@ impl MessageList {
         ghosts: &AgentPack,
     ) -> Result<(Vec<usize>, usize)> {
         let (offsets, layout) = self.layout_of(carried)?;
-        if ghosts.fingerprint != layout.fingerprint() {
+        if ghosts.layout_fingerprint() != layout.fingerprint() {
             return Err(self.invalid(format!(
                 "its {} ghost messages were packed for other Dats than its messages' {} (a Dat was carried since)",
                 ghosts.len(),
@@ -149,13 +149,12 @@ impl MessageList {
             return Err(self.invalid(format!("sender {e} is past the {n} senders")));
         }
         let record = layout.record_bytes();
-        let start = pack.bytes.len();
-        pack.bytes.resize(start + senders.len() * record, 0);
-        let records = &mut pack.bytes[start..];
+        let start = pack.len();
+        let records = pack.append_zeroed(senders.len());
         packer.begin();
         for (c, &offset) in carried.iter().zip(&offsets) {
             if let Err(e) = c.pack_on(work, packer, senders, records, record, offset) {
-                pack.bytes.truncate(start);
+                pack.truncate_records(start);
                 return Err(e);
             }
         }
@@ -198,9 +197,9 @@ impl MessageList {
             self.check_pack(p, &layout, "ghost messages")?;
         }
         let mut ghosts = self.ghosts();
-        *ghosts = AgentPack::new(&layout).reusing(std::mem::take(&mut ghosts.bytes));
+        ghosts.reset(&layout);
         for p in packs {
-            ghosts.bytes.extend_from_slice(p.as_bytes());
+            ghosts.extend_from(&self.0.name, p)?;
         }
         Ok(())
     }
@@ -208,7 +207,7 @@ impl MessageList {
     /// Drops the ghost messages (keeping their buffer): builds merge none
     /// until the next [`MessageList::set_ghosts`].
     pub fn clear_ghosts(&self) {
-        self.ghosts().bytes.clear();
+        self.ghosts().clear();
     }
 
     /// The ghost messages set by [`MessageList::set_ghosts`].
@@ -263,7 +262,7 @@ impl MessageList {
     }
 
     fn check_pack(&self, pack: &AgentPack, layout: &AgentLayout, what: &str) -> Result<()> {
-        if pack.fingerprint == layout.fingerprint() && pack.record == layout.record_bytes() {
+        if pack.layout_fingerprint() == layout.fingerprint() && pack.record_bytes() == layout.record_bytes() {
             return Ok(());
         }
         Err(self.invalid(format!(

@@ -47,7 +47,7 @@ impl MessageList {
             0 => Vec::new(),
             _ => {
                 let (offsets, layout) = self.layout_of(&carried)?;
-                if ghosts.fingerprint != layout.fingerprint() {
+                if ghosts.layout_fingerprint() != layout.fingerprint() {
                     return Err(self.invalid(format!(
                         "its {g} ghost messages were packed for other Dats than its messages' {} (a Dat was carried since)",
                         layout.describe()
@@ -82,8 +82,8 @@ impl MessageList {
             return Ok((built, exchanging));
         }
         let field = |offset: usize| GhostField {
-            bytes: &ghosts.bytes,
-            record: ghosts.record,
+            bytes: ghosts.as_bytes(),
+            record: ghosts.record_bytes(),
             offset,
             first: n as u32,
         };

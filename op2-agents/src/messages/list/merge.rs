@@ -134,8 +134,8 @@ impl MessageList {
         let n = inner.senders.total_size();
         let m = &mut s.merge;
         let field = |offset: usize, first: usize| GhostField {
-            bytes: &ghosts.bytes,
-            record: ghosts.record,
+            bytes: ghosts.as_bytes(),
+            record: ghosts.record_bytes(),
             offset,
             first: first as u32,
         };

@@ -86,7 +86,7 @@ pub(super) fn upload_ghost_columns<'c>(
         host.extend(
             ghosts
                 .as_bytes()
-                .chunks_exact(ghosts.record)
+                .chunks_exact(ghosts.record_bytes())
                 .flat_map(|r| &r[offset..][..eb]),
         );
         scratch_buffer(work, column, "ghost messages", host.len())?.upload(host)?;
