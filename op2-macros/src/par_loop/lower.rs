@@ -108,17 +108,9 @@ pub(super) fn lower(a: &LoopArg, k: usize, info: &TokenStream, lanes: &mut Lanes
     p
 }
 
-/// `::op2::Access::<mode>`.
+/// `::op2::Access::<mode>` (the variant's name is its `Debug` form).
 fn access_tokens(access: Access) -> TokenStream {
-    let name = match access {
-        Access::Read => "Read",
-        Access::Write => "Write",
-        Access::Rw => "Rw",
-        Access::Inc => "Inc",
-        Access::Min => "Min",
-        Access::Max => "Max",
-    };
-    let name = format_ident!("{}", name);
+    let name = format_ident!("{}", format!("{access:?}"));
     quote!(::op2::Access::#name)
 }
 
@@ -134,7 +126,8 @@ fn form_tokens(form: ArgForm) -> TokenStream {
 /// ragged row) to the kernel. Returns the entry's index for `m[i]`; a
 /// literal index stays a literal so the optimiser sees it.
 fn data_bindings(a: &LoopArg, k: usize, p: &mut Pieces) -> Option<TokenStream> {
-    let (data, d, s, v) = (&a.data, names(k).0, names(k).1, names(k).2);
+    let data = &a.data;
+    let (d, s, v) = names(k);
     p.bindings.push(quote_spanned!(a.span=> let #d = &(#data);));
     if let Some(map) = &a.map {
         let m = format_ident!("__op2_m{}", k);
