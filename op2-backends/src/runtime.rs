@@ -6,8 +6,8 @@
 use std::time::Instant;
 
 use op2_core::{
-    estimate_bytes, validate_loop, ArgSpec, Error, Executor, KernelInfo, LoopBody, LoopBorrows, LoopTiming, ParLoop,
-    PlanCache, Result, Set, Subset, TimingSummary, Timings,
+    estimate_bytes, validate_loop, ArgRoute, ArgSpec, Error, Executor, KernelInfo, LoopBody, LoopBorrows, LoopTiming,
+    ParLoop, PlanCache, Result, Set, Subset, TimingSummary, Timings,
 };
 
 use crate::{Backend, SeqExecutor};
@@ -419,18 +419,19 @@ impl Runtime {
         let mut note = |name: &str, counter: std::sync::Arc<op2_core::TransferCounter>| log.note(name, &counter);
         for a in args {
             note(a.data.name(), a.data.device().lock().counter.clone());
-            if let Some(m) = a.map {
-                note(m.map.name(), m.map.device().lock().counter.clone());
-            }
-            if let Some(r) = a.ragged {
-                note(
-                    &format!("{} offsets", r.name()),
-                    r.offsets_device().lock().counter.clone(),
-                );
-                note(
-                    &format!("{} targets", r.name()),
-                    r.targets_device().lock().counter.clone(),
-                );
+            match a.route {
+                ArgRoute::Map(m) => note(m.map.name(), m.map.device().lock().counter.clone()),
+                ArgRoute::Ragged(r) => {
+                    note(
+                        &format!("{} offsets", r.name()),
+                        r.offsets_device().lock().counter.clone(),
+                    );
+                    note(
+                        &format!("{} targets", r.name()),
+                        r.targets_device().lock().counter.clone(),
+                    );
+                }
+                ArgRoute::Direct | ArgRoute::Whole(_) => {}
             }
         }
         if let Some(s) = subset {

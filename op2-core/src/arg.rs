@@ -1,7 +1,7 @@
 //! Loop arguments, type-erased: `ArgSpec` is one argument of a parallel loop (its data,
-//! access mode, and the map, ragged map or whole-Dat read it goes through), and `ArgData`
-//! with the `DatHandle` and `GlobalHandle` traits lets code see a Dat or Global without
-//! its element type. The runtime, validation, planning, reductions and backends all
+//! access mode, and `ArgRoute`: direct, through a map or a ragged map, or a whole-Dat
+//! read), and `ArgData` with the `DatHandle` and `GlobalHandle` traits lets code see a
+//! Dat or Global without its element type. The runtime, validation, planning, reductions and backends all
 //! work through these handles. `WholeCount` is the count a whole-Dat read covers
 //! (a message list's, set at each build).
 
@@ -104,21 +104,32 @@ pub struct MapArg<'a> {
     pub index: MapIndex,
 }
 
-/// One argument of a parallel loop: the data, how it is accessed, and the map it
-/// is reached through (none for direct arguments and Globals).
+/// How a loop argument reaches its data: one of the argument forms `par_loop!`
+/// accepts (the runtime's side of the macro's `ArgForm` and of codegen's
+/// `ArgKind`).
+#[derive(Clone, Copy)]
+pub enum ArgRoute<'a> {
+    /// `d(ACCESS)` on the iteration set, or a Global `g(ACCESS)`.
+    Direct,
+    /// `d(ACCESS, m[i])` or `d(ACCESS, m)`: through entries of a map.
+    Map(MapArg<'a>),
+    /// `d(ACCESS, r[..])`: through all targets of a ragged map (READ or INC).
+    Ragged(&'a RaggedMap),
+    /// `m(READ, list[..])` or `list(NEAR)`: a Dat read whole, the first
+    /// `count` elements seen by every kernel call.
+    Whole(WholeArg<'a>),
+}
+
+/// One argument of a parallel loop: the data, how it is accessed, and the
+/// route it takes to the data.
 #[derive(Clone, Copy)]
 pub struct ArgSpec<'a> {
     /// The Dat or Global.
     pub data: ArgData<'a>,
     /// The access mode.
     pub access: Access,
-    /// The map, for arguments through a map's entries.
-    pub map: Option<MapArg<'a>>,
-    /// The ragged map, for `d(ACCESS, r[..])` (READ or INC).
-    pub ragged: Option<&'a RaggedMap>,
-    /// For a Dat read whole (a message list's variable, or its bins): how
-    /// many of its elements the kernel sees.
-    pub whole: Option<WholeArg<'a>>,
+    /// Directly, through a map or a ragged map, or whole.
+    pub route: ArgRoute<'a>,
 }
 
 /// A Dat read whole, `m(READ, list[..])`: every kernel call sees the same
@@ -142,9 +153,7 @@ impl<'a> ArgSpec<'a> {
         ArgSpec {
             data,
             access,
-            map: None,
-            ragged: None,
-            whole: None,
+            route: ArgRoute::Direct,
         }
     }
 
@@ -153,9 +162,7 @@ impl<'a> ArgSpec<'a> {
         ArgSpec {
             data,
             access,
-            map: Some(MapArg { map, index }),
-            ragged: None,
-            whole: None,
+            route: ArgRoute::Map(MapArg { map, index }),
         }
     }
 
@@ -164,9 +171,7 @@ impl<'a> ArgSpec<'a> {
         ArgSpec {
             data,
             access,
-            map: None,
-            ragged: Some(ragged),
-            whole: None,
+            route: ArgRoute::Ragged(ragged),
         }
     }
 
@@ -175,23 +180,21 @@ impl<'a> ArgSpec<'a> {
         ArgSpec {
             data,
             access,
-            map: None,
-            ragged: None,
-            whole: Some(whole),
+            route: ArgRoute::Whole(whole),
         }
     }
 
     /// Whether the argument goes through a map (fixed or ragged).
     pub fn is_indirect(&self) -> bool {
-        self.map.is_some() || self.ragged.is_some()
+        matches!(self.route, ArgRoute::Map(_) | ArgRoute::Ragged(_))
     }
 
     /// The name of the map the argument goes through, if any.
     pub fn map_name(&self) -> Option<&str> {
-        match (self.map, self.ragged) {
-            (Some(m), _) => Some(m.map.name()),
-            (None, Some(r)) => Some(r.name()),
-            (None, None) => None,
+        match self.route {
+            ArgRoute::Map(m) => Some(m.map.name()),
+            ArgRoute::Ragged(r) => Some(r.name()),
+            ArgRoute::Direct | ArgRoute::Whole(_) => None,
         }
     }
 

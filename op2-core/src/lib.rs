@@ -68,7 +68,7 @@ mod workers;
 #[doc(hidden)]
 pub mod view;
 
-pub use arg::{ArgData, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg, WholeCount};
+pub use arg::{ArgData, ArgRoute, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg, WholeCount};
 pub use birth_numbering::{number_by_parent_id, BirthNumbering};
 pub use borrow::BorrowFlag;
 pub use dat::{Dat, HostMut, HostRef};

@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use crate::{Access, ArgSpec, Map, MapIndex, RaggedMap, Set, Subset};
+use crate::{Access, ArgRoute, ArgSpec, Map, MapIndex, RaggedMap, Set, Subset};
 
 /// What a conflicting argument writes through.
 #[derive(Clone, Copy)]
@@ -76,10 +76,10 @@ pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
     let mut dats: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     for a in args {
-        let reach = match (a.map, a.ragged) {
-            (Some(m), _) => Reach::Map(m.map, m.index),
-            (None, Some(r)) => Reach::Ragged(r),
-            (None, None) => continue,
+        let reach = match a.route {
+            ArgRoute::Map(m) => Reach::Map(m.map, m.index),
+            ArgRoute::Ragged(r) => Reach::Ragged(r),
+            ArgRoute::Direct | ArgRoute::Whole(_) => continue,
         };
         if a.access == Access::Read {
             continue;

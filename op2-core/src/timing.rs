@@ -6,7 +6,7 @@
 use std::fmt;
 use std::sync::Mutex;
 
-use crate::{Access, ArgData, MapArg, MapIndex, ParLoop};
+use crate::{Access, ArgData, ArgRoute, MapArg, MapIndex, ParLoop};
 
 /// Accumulated timing of one loop (all calls of one kernel).
 #[derive(Clone, Debug, PartialEq)]
@@ -319,18 +319,17 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
         0
     };
     for (index, arg) in lp.args.iter().enumerate() {
-        if let Some(m) = arg.map {
-            if !maps_seen.contains(&m.map.id()) {
+        match arg.route {
+            ArgRoute::Map(m) if !maps_seen.contains(&m.map.id()) => {
                 maps_seen.push(m.map.id());
                 bytes += (lp.range.len() * m.map.arity() * 4) as u64;
             }
-        }
-        if let Some(r) = arg.ragged {
-            if !maps_seen.contains(&r.id()) {
+            ArgRoute::Ragged(r) if !maps_seen.contains(&r.id()) => {
                 maps_seen.push(r.id());
                 // The offsets of the range and its targets.
                 bytes += ((lp.range.len() + 1 + ragged_targets(r, lp)) * 4) as u64;
             }
+            _ => {}
         }
         if lp.args[..index].iter().any(|a| a.data.id() == arg.data.id()) {
             continue;
@@ -340,14 +339,14 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
             ArgData::Dat(d) => {
                 let mut reached = 0;
                 for a in lp.args.iter().filter(|a| a.data.id() == arg.data.id()) {
-                    reached += match a.map {
-                        None if a.ragged.is_some() => a.ragged.map_or(0, |r| ragged_targets(r, lp)),
-                        None => lp.range.len(),
-                        Some(MapArg {
+                    reached += match a.route {
+                        ArgRoute::Direct | ArgRoute::Whole(_) => lp.range.len(),
+                        ArgRoute::Ragged(r) => ragged_targets(r, lp),
+                        ArgRoute::Map(MapArg {
                             index: MapIndex::Entry(_),
                             ..
                         }) => lp.range.len(),
-                        Some(MapArg {
+                        ArgRoute::Map(MapArg {
                             map,
                             index: MapIndex::All,
                         }) => lp.range.len() * map.arity(),

@@ -4,7 +4,8 @@
 //! host borrows a running loop holds and releases them on drop. The `Runtime` calls both
 //! before handing the loop to an `Executor`.
 use crate::{
-    Access, ArgData, ArgRef, ArgSpec, Error, KernelInfo, MapIndex, ParamForm, ParamInfo, Result, Set, WholeArg,
+    Access, ArgData, ArgRef, ArgRoute, ArgSpec, Error, KernelInfo, MapIndex, ParamForm, ParamInfo, Result, Set,
+    WholeArg,
 };
 
 /// A Dat read whole (`m(READ, list[..])`, or a spatial list's bins for
@@ -131,20 +132,12 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
             });
         }
         check_access(&at, param.name, param.mutable, arg.access)?;
-        if let Some(m) = arg.map {
-            m.map.check_current()?;
+        match arg.route {
+            ArgRoute::Map(m) => m.map.check_current()?,
+            ArgRoute::Ragged(r) => r.check_current()?,
+            ArgRoute::Direct | ArgRoute::Whole(_) => {}
         }
-        if let Some(r) = arg.ragged {
-            r.check_current()?;
-        }
-        if arg.map.is_some() && arg.ragged.is_some() {
-            return Err(Error::FormMismatch {
-                at: at(),
-                param: param.name.to_string(),
-                detail: "the argument names both a map and a ragged map; give one".to_string(),
-            });
-        }
-        if let Some(r) = arg.ragged {
+        if let ArgRoute::Ragged(r) = arg.route {
             let ArgData::Dat(d) = arg.data else {
                 return Err(Error::GlobalThroughMap { at: at() });
             };
@@ -170,7 +163,7 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 });
             }
         }
-        if let Some(w) = &arg.whole {
+        if let ArgRoute::Whole(w) = &arg.route {
             check_whole(&at, param, arg, w, set)?;
         } else if let (Some(kind), ParamForm::Ragged { .. }) = (param.near, param.form) {
             return Err(Error::FormMismatch {
@@ -182,10 +175,10 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 ),
             });
         }
-        match (arg.data, arg.map) {
-            _ if arg.ragged.is_some() || arg.whole.is_some() => {}
-            (ArgData::Global(_), Some(_)) => return Err(Error::GlobalThroughMap { at: at() }),
-            (ArgData::Global(_), None) => {
+        match (arg.data, arg.route) {
+            (_, ArgRoute::Ragged(_) | ArgRoute::Whole(_)) => {}
+            (ArgData::Global(_), ArgRoute::Map(_)) => return Err(Error::GlobalThroughMap { at: at() }),
+            (ArgData::Global(_), ArgRoute::Direct) => {
                 if matches!(arg.access, Access::Write | Access::Rw) {
                     return Err(Error::GlobalAccess {
                         at: at(),
@@ -194,7 +187,7 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 }
                 check_form(&at, param, false)?;
             }
-            (ArgData::Dat(d), None) => {
+            (ArgData::Dat(d), ArgRoute::Direct) => {
                 if param.fate && !d.set().same(set) {
                     // Not "through a map": `life(FATE)` takes none.
                     return Err(Error::FormMismatch {
@@ -220,7 +213,7 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 }
                 check_form(&at, param, false)?;
             }
-            (ArgData::Dat(d), Some(m)) => {
+            (ArgData::Dat(d), ArgRoute::Map(m)) => {
                 let map = m.map;
                 check_map_sets(&at, map.name(), map.from_set(), map.to_set(), set, d.set())?;
                 match m.index {
@@ -477,14 +470,6 @@ mod tests {
         assert!(validate_loop(&kernel(&SLICE), &nodes, &[ragged(Access::Read)]).is_ok());
         assert!(validate_loop(&kernel(&SLICE_MUT), &nodes, &[ragged(Access::Inc)]).is_ok());
         let err = |params, arg| validate_loop(&kernel(params), &nodes, &[arg]).unwrap_err().to_string();
-        let both = ArgSpec {
-            map: Some(crate::MapArg {
-                map: &m,
-                index: MapIndex::Entry(0),
-            }),
-            ..ragged(Access::Read)
-        };
-        assert!(err(&SLICE, both).contains("both a map and a ragged map"));
         let global = ArgSpec::through_ragged(ArgData::Global(&g), Access::Read, &r);
         assert!(err(&SLICE, global).contains("Global cannot be accessed through a map"));
         assert!(err(&ARRAY, ragged(Access::Read)).contains("needs a slice"));

@@ -4,9 +4,11 @@
 //! `ParLoop` and keys the executors' caches of compiled loops, so loops of one
 //! shape share their generated code.
 
-use op2_core::{Access, ArgData, KernelInfo, MapIndex, ParLoop, ReductionLayout, ScalarType};
+use op2_core::{Access, ArgData, ArgRoute, KernelInfo, MapIndex, ParLoop, ReductionLayout, ScalarType};
 
-/// How one argument is reached, as far as generated code cares.
+/// How one argument is reached, as far as generated code cares: the
+/// runtime's `ArgRoute`, with a map's arity and entry resolved and Globals
+/// apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArgKind {
     /// A Dat on the iteration set.
@@ -77,14 +79,14 @@ impl LoopShape {
             .iter()
             .enumerate()
             .map(|(k, a)| ArgShape {
-                kind: match (a.data, a.map) {
+                kind: match (a.data, a.route) {
                     (ArgData::Global(_), _) => ArgKind::Global {
                         slot: layout.slot_offset(k),
                     },
-                    (ArgData::Dat(_), None) if a.ragged.is_some() => ArgKind::Ragged,
-                    (ArgData::Dat(_), None) if a.whole.is_some() => ArgKind::Whole,
-                    (ArgData::Dat(_), None) => ArgKind::Direct,
-                    (ArgData::Dat(_), Some(m)) => match m.index {
+                    (ArgData::Dat(_), ArgRoute::Ragged(_)) => ArgKind::Ragged,
+                    (ArgData::Dat(_), ArgRoute::Whole(_)) => ArgKind::Whole,
+                    (ArgData::Dat(_), ArgRoute::Direct) => ArgKind::Direct,
+                    (ArgData::Dat(_), ArgRoute::Map(m)) => match m.index {
                         MapIndex::Entry(index) => ArgKind::MapEntry {
                             arity: m.map.arity(),
                             index,

@@ -3,7 +3,7 @@
 //! what is stale), uploads map tables once and keeps them, and gives reduction Globals a
 //! null buffer, since they work on partials. The result, `DeviceArgs`, feeds
 //! `prepare_loop` in `prepared.rs`.
-use op2_core::{ArgData, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
+use op2_core::{ArgData, ArgRoute, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
 
 use super::DeviceApi;
 
@@ -64,21 +64,21 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
             }
         };
         data.push(mem);
-        maps.push(match (arg.map, arg.ragged, &arg.whole) {
-            (Some(m), _, _) => [
+        maps.push(match arg.route {
+            ArgRoute::Map(m) => [
                 Some(prepare_table(api, m.map.device(), m.map.name(), m.map.values())?),
                 None,
             ],
-            (None, Some(r), _) => [
+            ArgRoute::Ragged(r) => [
                 Some(prepare_table(api, r.offsets_device(), r.name(), r.offsets())?),
                 Some(prepare_table(api, r.targets_device(), r.name(), r.targets())?),
             ],
             // A Dat read whole: its count (uploaded again after it changes).
-            (None, None, Some(w)) => [
+            ArgRoute::Whole(w) => [
                 Some(prepare_table(api, w.count.device(), w.list, &w.count.table())?),
                 None,
             ],
-            (None, None, None) => [None, None],
+            ArgRoute::Direct => [None, None],
         });
     }
     Ok(DeviceArgs { data, maps })

@@ -17,8 +17,8 @@ use crate::code_cache::{cache_key, DiskCache};
 pub use crate::config::{DEFAULT_CC, DEFAULT_CFLAGS};
 pub use compiler::Compiler;
 use op2_core::{
-    CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, ScopedThreads,
-    Workers,
+    ArgRoute, CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result,
+    ScopedThreads, Workers,
 };
 
 use crate::codegen::{check_failure, host_source, Checks, LoopShape};
@@ -182,18 +182,17 @@ impl Executor for JitExecutor {
         let compiled = self.compiled(lp, LoopShape::of(lp, &layout))?;
         let data: Vec<*mut c_void> = lp.args.iter().map(|a| a.data.host_bytes() as *mut c_void).collect();
         // Map tables (or ragged offsets), then ragged targets: see `host_source`.
-        let maps: Vec<*const c_int> = (lp.args.iter().map(|a| match (a.map, a.ragged, &a.whole) {
-            (Some(m), _, _) => m.map.values().as_ptr(),
-            (None, Some(r), _) => r.offsets().as_ptr(),
+        let maps: Vec<*const c_int> = (lp.args.iter().map(|a| match a.route {
+            ArgRoute::Map(m) => m.map.values().as_ptr(),
+            ArgRoute::Ragged(r) => r.offsets().as_ptr(),
             // A Dat read whole: its count.
-            (None, None, Some(w)) => w.count.as_ptr(),
-            (None, None, None) => std::ptr::null(),
+            ArgRoute::Whole(w) => w.count.as_ptr(),
+            ArgRoute::Direct => std::ptr::null(),
         }))
-        .chain(
-            lp.args
-                .iter()
-                .map(|a| a.ragged.map_or(std::ptr::null(), |r| r.targets().as_ptr())),
-        )
+        .chain(lp.args.iter().map(|a| match a.route {
+            ArgRoute::Ragged(r) => r.targets().as_ptr(),
+            _ => std::ptr::null(),
+        }))
         .collect();
         let words = layout.words_per_chunk();
         let (base, n, bs) = (lp.range.start, lp.range.len(), self.block_size);

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::workers::gather_elements;
-use crate::{number_by_parent_id, ArgSpec, BirthNumbering, BorrowFlag, Error, Result, Set, Workers};
+use crate::{number_by_parent_id, ArgRoute, ArgSpec, BirthNumbering, BorrowFlag, Error, Result, Set, Workers};
 
 /// A Dat of a dynamic set, as a reordering sees it: bytes per element, and
 /// its storage's borrow, sync and resize.
@@ -730,11 +730,12 @@ impl<'a> SetsInUse<'a> {
         let mut sets = SetsInUse { held: Vec::new() };
         // No allocation unless a set is dynamic: loops over fixed sets pay
         // one check per set.
-        let maps = args.iter().flat_map(|a| {
-            let fixed = a.map.map(|m| [m.map.from_set(), m.map.to_set()]);
-            let ragged = a.ragged.map(|r| [r.from_set(), r.to_set()]);
-            fixed.into_iter().chain(ragged).flatten()
+        let maps = args.iter().flat_map(|a| match a.route {
+            ArgRoute::Map(m) => Some([m.map.from_set(), m.map.to_set()]),
+            ArgRoute::Ragged(r) => Some([r.from_set(), r.to_set()]),
+            ArgRoute::Direct | ArgRoute::Whole(_) => None,
         });
+        let maps = maps.flatten();
         for s in std::iter::once(set).chain(maps) {
             if s.is_dynamic() && !sets.held.iter().any(|h| h.same(s)) && s.try_use()? {
                 sets.held.push(s);
