@@ -174,3 +174,25 @@ fn the_device_builds_and_compactions_compile_to_ptx_with_every_entry_point() {
         assert!(cubin.starts_with(b"\x7fELF"));
     }
 }
+
+#[test]
+fn the_reduction_folds_compile_to_ptx_and_cubins_for_every_type() {
+    if !op2_backends::cuda::nvrtc_available() {
+        assert!(std::env::var_os("OP2_REQUIRE_NVRTC").is_none(), "NVRTC is not loadable");
+        eprintln!("skipped: NVRTC not loadable");
+        return;
+    }
+    use op2::ScalarType;
+    use op2_backends::codegen::{reduction_source, DeviceLanguage, FOLD_ENTRIES, FOLD_THREADS};
+    for t in ScalarType::ALL {
+        let source = reduction_source(DeviceLanguage::Cuda, t, FOLD_THREADS);
+        let ptx = op2_backends::cuda::compile_to_ptx("fold", &source, "sm_80")
+            .unwrap_or_else(|e| panic!("{t:?}: NVRTC failed: {e}\n{source}"));
+        for entry in FOLD_ENTRIES {
+            assert!(ptx.contains(&format!(".entry {entry}")), "{t:?}: no {entry}");
+        }
+        let cubin = op2_backends::cuda::compile_to_cubin("fold", &source, "sm_90")
+            .unwrap_or_else(|e| panic!("{t:?}: NVRTC cubin failed: {e}"));
+        assert!(cubin.starts_with(b"\x7fELF"));
+    }
+}

@@ -87,15 +87,19 @@ pub(crate) unsafe fn run(
         }
     }
 
-    let reductions: Vec<(usize, Vec<u8>)> = args
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.is_global() && a.access.is_reduction())
-        .map(|(k, a)| match a.data {
-            ArgData::Global(g) => (k, g.begin_distributed_reduction(a.access)),
-            ArgData::Dat(_) => unreachable!("filtered Globals"),
-        })
-        .collect();
+    // A device loop leaves a reduction's value on the device; the ranks
+    // combine values on the host, which then holds the newer copy.
+    let on_host = |g: &dyn op2_core::GlobalHandle| match exec.is_device() {
+        true => op2_core::sync_to_host(ArgData::Global(g), true),
+        false => Ok(()),
+    };
+    let mut reductions: Vec<(usize, Vec<u8>)> = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        if let (ArgData::Global(g), true) = (a.data, a.access.is_reduction()) {
+            on_host(g)?;
+            reductions.push((k, g.begin_distributed_reduction(a.access)));
+        }
+    }
 
     let run = |range: std::ops::Range<usize>| -> Result<()> {
         if range.is_empty() {
@@ -126,25 +130,25 @@ pub(crate) unsafe fn run(
     traffic.seconds += t.elapsed().as_secs_f64();
     run(regions.core..regions.owned_size())?;
     if writes_through_maps && regions.exec_halo > 0 {
-        let globals: Vec<(&dyn op2_core::GlobalHandle, Vec<u8>)> = reductions
-            .iter()
-            .map(|(k, _)| match args[*k].data {
-                ArgData::Global(g) => {
-                    // SAFETY: the runtime holds the Global's borrow.
-                    let bytes = unsafe { std::slice::from_raw_parts(g.host_bytes(), g.byte_len()) }.to_vec();
-                    (g, bytes)
-                }
-                ArgData::Dat(_) => unreachable!(),
-            })
-            .collect();
+        let mut globals: Vec<(&dyn op2_core::GlobalHandle, Vec<u8>)> = Vec::new();
+        for (k, _) in &reductions {
+            if let ArgData::Global(g) = args[*k].data {
+                on_host(g)?;
+                // SAFETY: the runtime holds the Global's borrow.
+                let bytes = unsafe { std::slice::from_raw_parts(g.host_bytes(), g.byte_len()) }.to_vec();
+                globals.push((g, bytes));
+            }
+        }
         run(regions.owned_size()..regions.owned_size() + regions.exec_halo)?;
         for (g, bytes) in globals {
+            on_host(g)?;
             g.restore(&bytes);
         }
     }
     for (k, saved) in &reductions {
         let a = &args[*k];
         if let ArgData::Global(g) = a.data {
+            on_host(g)?;
             g.end_distributed_reduction(a.access, saved, &mut |bytes| {
                 dist.all_reduce(bytes, g.scalar(), a.access)
             })?;

@@ -6,7 +6,7 @@ use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::{before_loop, host_read, host_write, DeviceState, LoopUse, Result};
+use crate::{before_loop, host_overwrite, host_read, host_write, DeviceState, LoopUse, Result};
 
 /// A buffer in some device's memory, owned by the backend that made it.
 pub trait DeviceBuffer: Send + Sync {
@@ -103,6 +103,12 @@ impl DeviceSlot {
         }
         self.state = t.after;
         Ok(())
+    }
+
+    /// Before the host overwrites every value: the device copy, newer or
+    /// not, is dropped without a download.
+    pub fn overwrite_host(&mut self) {
+        self.state = host_overwrite(self.state).after;
     }
 
     /// Makes sure the slot has a buffer of at least `bytes` bytes made by

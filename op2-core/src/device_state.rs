@@ -131,6 +131,15 @@ pub fn host_write(state: DeviceState) -> HostTransition {
     }
 }
 
+/// `fill()`: the host overwrites every value, so whatever the device holds
+/// is dropped, never downloaded; the device copy becomes stale.
+pub fn host_overwrite(state: DeviceState) -> HostTransition {
+    HostTransition {
+        download: false,
+        ..host_write(state)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::DeviceState::*;

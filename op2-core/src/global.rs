@@ -130,8 +130,18 @@ impl<T: Scalar> Global<T> {
     }
 
     /// Sets every value to `value` (e.g. resetting a reduction to zero).
+    /// A value a device loop left on the device is dropped, not downloaded.
+    ///
+    /// # Panics
+    /// If a guard is alive; see [`Global::try_fill`].
     pub fn fill(&self, value: T) {
-        self.data_mut().fill(value);
+        self.try_fill(value).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Sets every value to `value`, or an error if borrowed.
+    pub fn try_fill(&self, value: T) -> Result<()> {
+        self.0.host.try_overwrite(&self.0.name)?.fill(value);
+        Ok(())
     }
 
     /// How often this Global has moved between host and device (a reduction

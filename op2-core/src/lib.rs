@@ -73,7 +73,9 @@ pub use birth_numbering::{number_by_parent_id, BirthNumbering};
 pub use borrow::BorrowFlag;
 pub use dat::{Dat, HostMut, HostRef};
 pub use device::{DeviceBuffer, DeviceCell, DeviceSlot, TransferCounter, TransferStats};
-pub use device_state::{before_loop, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse};
+pub use device_state::{
+    before_loop, host_overwrite, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse,
+};
 pub use device_work::{scratch_buffer, BinJob, DeviceWork, GatherJob, GatherTail, LookupJob, SelectJob};
 pub use error::{ArgRef, Error, FatesLeft, Result};
 pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};

@@ -275,8 +275,22 @@ impl AirfoilDsl {
     }
 
     /// One Airfoil iteration (`save_soln`, then twice the predictor/corrector
-    /// step); returns `sqrt(rms / ncell)` of the second update.
+    /// step); returns `sqrt(rms / ncell)` of the second update. Reading the
+    /// rms waits for a device; [`AirfoilDsl::step`] does not.
     pub fn iteration(&self, rt: &Runtime) -> op2::Result<f64> {
+        self.step(rt)?;
+        Ok(self.rms())
+    }
+
+    /// `sqrt(rms / ncell)` of the last update (downloaded from a device
+    /// only now, if a device loop left it there).
+    pub fn rms(&self) -> f64 {
+        (self.rms.value() / self.global_cells as f64).sqrt()
+    }
+
+    /// One Airfoil iteration without reading the rms: on a device backend
+    /// nothing comes back to the host, and the loops need not wait for it.
+    pub fn step(&self, rt: &Runtime) -> op2::Result<()> {
         par_loop!(rt, save_soln, self.cells, self.q(READ), self.qold(WRITE))?;
         for _ in 0..2 {
             par_loop!(
@@ -334,6 +348,6 @@ impl AirfoilDsl {
                 self.rms(INC)
             )?;
         }
-        Ok((self.rms.value() / self.global_cells as f64).sqrt())
+        Ok(())
     }
 }

@@ -2,7 +2,8 @@
 //! element, one thread block (work-group) per plan block; indirect writes
 //! made safe by element colours or atomics ([`IndirectWrites`]); Global
 //! reductions by a tree in shared (local) memory per block, whose result
-//! lands in that block's partials for the host's fixed-order combine. The
+//! lands in that block's partials, folded into the Global's device copy in
+//! a fixed order afterwards (`reduction_c.rs`). The
 //! dialects differ only in spelling ([`Dialect`], `dialect.rs`; one table
 //! each in `opencl_c.rs` and `cuda_c.rs`), so the OpenCL backend, tested on
 //! PoCL, also exercises the logic the CUDA backend runs.
@@ -164,13 +165,14 @@ pub(super) fn device_source(
         );
     }
     // Each thread reduces into its own copy; the block combines them below.
-    for &(k, off) in &reductions {
+    // MIN and MAX start from the Global's value (on the device), INC from 0.
+    for &(k, _) in &reductions {
         let a = &shape.args[k];
         let t = c_type(a.scalar);
         let init = if a.access == Access::Inc {
             "0".to_string()
         } else {
-            format!("(({g}{t} *)(part + {off}))[c]")
+            format!("arg{k}[c]")
         };
         let _ = writeln!(s, "    {t} red{k}[{}];", a.dim);
         let _ = writeln!(s, "    for (int c = 0; c < {}; ++c) red{k}[c] = {init};", a.dim);
@@ -262,7 +264,8 @@ fn atomic_helpers(s: &mut String, shape: &LoopShape, writes: IndirectWrites, d: 
 }
 
 /// Tree reduction of each thread's `red{k}` over the block's active
-/// threads, in a fixed order; thread 0 folds the result into the partials.
+/// threads, in a fixed order; thread 0 writes the result to the block's
+/// partials (each launched block writes its own, so they need no start).
 fn block_reduction(s: &mut String, shape: &LoopShape, reductions: &[(usize, usize)], d: &Dialect) {
     let (g, l) = (d.global, d.local);
     s.push_str("    const long n = limit - start < block_size ? limit - start : block_size;\n");
@@ -286,7 +289,7 @@ fn block_reduction(s: &mut String, shape: &LoopShape, reductions: &[(usize, usiz
             op("x[tid]", "x[tid + h]")
         );
         let _ = writeln!(s, "                {bar}\n            }}");
-        let _ = writeln!(s, "            if (tid == 0) out[c] = {};", op("out[c]", "x[0]"));
+        let _ = writeln!(s, "            if (tid == 0) out[c] = x[0];");
         s.push_str("        }\n    }\n");
     }
 }

@@ -9,8 +9,9 @@
 //! (`prelude.rs`) and the shape (`shape.rs`) are common to all three.
 //! The device work around loops has its utility programs, in both
 //! dialects: `utility_c.rs` (their common start), `binning_c.rs` (a spatial
-//! message build's counting sort) and `reorder_c.rs` (selections, gathers:
-//! compactions and permutations). Type and math-function names come from
+//! message build's counting sort), `reorder_c.rs` (selections, gathers:
+//! compactions and permutations) and `reduction_c.rs` (a reduction's
+//! partials folded into its Global on the device). Type and math-function names come from
 //! `op2_kernel_abi`.
 
 mod binning_c;
@@ -23,6 +24,7 @@ mod lanes_c;
 mod opencl_c;
 mod philox_c;
 mod prelude;
+mod reduction_c;
 mod reorder_c;
 mod shape;
 mod spatial_c;
@@ -35,6 +37,7 @@ pub use host_c::{host_source, kernel_definition};
 pub use opencl_c::opencl_source;
 pub use philox_c::PHILOX_C;
 pub use prelude::C_PRELUDE;
+pub use reduction_c::{fold_entry, reduction_source, FOLD_ENTRIES, FOLD_THREADS};
 pub use reorder_c::{reorder_source, REORDER_ENTRIES};
 pub use shape::{ArgKind, ArgShape, LoopShape};
 pub use spatial_c::SPATIAL_C;

@@ -1,9 +1,9 @@
-//! A loop's arguments as device kernel arguments: `prepare_args` brings each Dat and READ
+//! A loop's arguments as device kernel arguments: `prepare_args` brings each Dat and
 //! Global to the device through op2-core's host/device state machine (uploading only
-//! what is stale), uploads map tables once and keeps them, and gives reduction Globals a
-//! null buffer, since they work on partials. The result, `DeviceArgs`, feeds
-//! `prepare_loop` in `prepared.rs`.
-use op2_core::{ArgData, ArgRoute, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
+//! what is stale), and uploads map tables once and keeps them. A reduction leaves its
+//! Global's newer value on the device. The result, `DeviceArgs`, feeds `prepare_loop` in
+//! `prepared.rs`.
+use op2_core::{ArgRoute, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
 
 use super::DeviceApi;
 
@@ -19,9 +19,9 @@ pub struct DeviceArgs<M> {
 /// Each argument's data (and map) on the device, in argument order: Dats by
 /// the state machine (uploaded only when the device copy is stale; a WRITE
 /// over a subset or through a map keeps the elements it does not write), Maps
-/// uploaded once and kept, READ Globals like Dats. Reduction Globals get the
-/// null buffer: they work on partials, and their host copy is made current
-/// because the host combines into it.
+/// uploaded once and kept, Globals like Dats: a reduction reads the value
+/// (MIN and MAX start from it, INC adds to it) and leaves the new one on the
+/// device, for the host to download only when it reads it.
 pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArgs<A::Mem>> {
     let mut data: Vec<A::Mem> = Vec::with_capacity(lp.args.len());
     let mut maps = Vec::with_capacity(lp.args.len());
@@ -31,10 +31,6 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
         let host = unsafe { std::slice::from_raw_parts_mut(arg.data.host_bytes(), arg.data.byte_len()) };
         let mem = match (first, arg.data) {
             (Some(j), _) => data[j],
-            (None, ArgData::Global(g)) if arg.access.is_reduction() => {
-                g.device().lock().sync_host(host, true)?;
-                api.null_mem()
-            }
             (None, _) => {
                 // Every argument on this Dat together decides its transition.
                 // A loop over a subset, like an indirect one, writes some

@@ -1,6 +1,7 @@
 //! The executor every device backend shares, generic over its [`DeviceApi`]:
 //! one compiled program per loop shape, the data on the device, plans,
-//! reduction partials, checked mode, the increments choice (and its visible
+//! reduction partials and their folds into the Globals (one program per
+//! element type), checked mode, the increments choice (and its visible
 //! fallback) and the code cache counters.
 
 use std::collections::HashMap;
@@ -10,13 +11,13 @@ use std::sync::{Arc, Mutex};
 use super::binning::BinningPrograms;
 use super::work::{ReorderProgram, WorkScratch};
 use op2_core::{
-    CodeCacheCounters, CodeCacheStats, DeviceWork, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result,
-    ScopedThreads, Workers,
+    Access, CodeCacheCounters, CodeCacheStats, DeviceWork, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result,
+    ScalarType, ScopedThreads, Workers,
 };
 
-use super::api::{Built, DeviceApi, LaunchArgs};
+use super::api::{Built, DeviceApi, LaunchArgs, UtilityArg};
 use super::{prepare_loop, CheckReport, PartialsPool, PlanBuffersCache};
-use crate::codegen::{Checks, LoopShape};
+use crate::codegen::{fold_entry, reduction_source, Checks, LoopShape, FOLD_ENTRIES, FOLD_THREADS};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
 /// A fresh id for a device context: buffers remember it, so a buffer of
@@ -38,6 +39,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     programs: Programs<A::Program>,
     plans: PlanBuffersCache,
     partials: PartialsPool,
+    /// The programs that fold reduction partials, by element type.
+    folds: Mutex<HashMap<ScalarType, Arc<A::Utility>>>,
     counters: CodeCacheCounters,
     /// One line per loop that runs otherwise than the options asked.
     fallbacks: Mutex<Vec<(&'static str, String)>>,
@@ -82,6 +85,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             programs: Mutex::new(HashMap::new()),
             plans: PlanBuffersCache::default(),
             partials: PartialsPool::default(),
+            folds: Mutex::new(HashMap::new()),
             counters: CodeCacheCounters::default(),
             fallbacks: Mutex::new(Vec::new()),
             host_workers: ScopedThreads::available(),
@@ -217,9 +221,35 @@ impl<A: DeviceApi> DeviceExecutor<A> {
                 return Err(e);
             }
         }
+        // A failed check leaves the Globals as they were: look before folding.
         self.api.finish(name)?;
         report.result(name, A::BACKEND)?;
-        p.partials.combine(layout, lp.args)
+        let mut fold = |t: ScalarType, access: Access, fold_args: &[UtilityArg<A::Mem>]| {
+            let program = self.fold_program(t)?;
+            let threads = self.fold_threads();
+            self.api
+                .launch_utility(&program, fold_entry(access), 1, threads, fold_args)
+        };
+        p.partials.fold(&self.api, layout, lp.args, &p.args.data, &mut fold)
+    }
+
+    /// Threads of the block that folds partials: [`FOLD_THREADS`], or the
+    /// device's largest block if smaller.
+    fn fold_threads(&self) -> usize {
+        FOLD_THREADS.min(self.api.info().max_block_size)
+    }
+
+    /// The program that folds partials of type `t`, built on first use.
+    fn fold_program(&self, t: ScalarType) -> Result<Arc<A::Utility>> {
+        let mut folds = self.folds.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = folds.get(&t) {
+            return Ok(p.clone());
+        }
+        let source = reduction_source(A::LANGUAGE, t, self.fold_threads());
+        let name = format!("fold {}", t.rust_name());
+        let p = Arc::new(self.api.build_utility(&name, &source, &FOLD_ENTRIES)?);
+        folds.insert(t, p.clone());
+        Ok(p)
     }
 }
 

@@ -1,15 +1,20 @@
-//! Reduction partials on the device: `DevicePartials` gives each thread block one slot,
-//! set up on the host from the `ReductionLayout` and combined back on the host in block
-//! order, so results do not depend on scheduling. `PartialsPool` keeps one executor's
-//! partials buffer between loops, saving a device allocation per loop.
+//! Reduction partials on the device: `DevicePartials` gives each thread block one slot of
+//! the `ReductionLayout`, which the block writes whole, and folds them in block order
+//! into each reduction Global's device copy, so results do not depend on scheduling and
+//! the host waits for nothing. `PartialsPool` keeps one executor's partials buffer
+//! between loops, saving a device allocation per loop.
 use std::sync::Mutex;
 
-use op2_core::{ArgSpec, DeviceBuffer, ReductionLayout, Result};
+use op2_core::{Access, ArgData, ArgSpec, DeviceBuffer, ReductionLayout, Result, ScalarType};
 
-use super::DeviceApi;
+use super::{DeviceApi, UtilityArg};
 
 /// A buffer with its capacity in bytes.
 type Pooled = (usize, Box<dyn DeviceBuffer>);
+
+/// Enqueues one fold: the Global's element type, the access, the fold's
+/// arguments (`codegen/reduction_c.rs`).
+pub type EnqueueFold<'f, M> = dyn FnMut(ScalarType, Access, &[UtilityArg<M>]) -> Result<()> + 'f;
 
 /// One executor's partials buffer, kept between loops: reductions run every
 /// iteration, and a device allocation per loop would cost more than the copy.
@@ -36,32 +41,21 @@ impl PartialsPool {
 }
 
 /// A loop's reduction partials on the device: one slot per unit (thread
-/// block), initialised on the host, combined on the host in unit order so
-/// that results do not depend on scheduling.
+/// block), each written whole by its block, then folded in unit order into
+/// each reduction Global's device copy (`codegen/reduction_c.rs`), so that
+/// results do not depend on scheduling and nothing comes back to the host.
 pub struct DevicePartials<'p> {
-    host: Vec<u64>,
     buffer: Option<Pooled>,
+    units: usize,
     pool: &'p PartialsPool,
 }
 
 impl<'p> DevicePartials<'p> {
     /// Partials for `units` units (no buffer when the loop has no reduction).
-    pub fn new<A: DeviceApi>(
-        api: &A,
-        pool: &'p PartialsPool,
-        layout: &ReductionLayout,
-        args: &[ArgSpec<'_>],
-        units: usize,
-    ) -> Result<Self> {
-        let host = layout.new_partials(args, units);
-        let buffer = if layout.words_per_chunk() > 0 {
-            let b = pool.take(api, host.len() * 8)?;
-            b.1.upload(bytemuck::cast_slice(&host))?;
-            Some(b)
-        } else {
-            None
-        };
-        Ok(DevicePartials { host, buffer, pool })
+    pub fn new<A: DeviceApi>(api: &A, pool: &'p PartialsPool, layout: &ReductionLayout, units: usize) -> Result<Self> {
+        let bytes = units * layout.words_per_chunk() * 8;
+        let buffer = (bytes > 0).then(|| pool.take(api, bytes)).transpose()?;
+        Ok(DevicePartials { buffer, units, pool })
     }
 
     /// The kernel argument for the partials.
@@ -71,22 +65,45 @@ impl<'p> DevicePartials<'p> {
             .map_or_else(|| api.null_mem(), |b| api.mem_of(&*b.1))
     }
 
-    /// After the launches: brings the partials back and folds them into the
-    /// Globals, counting the transfers on each reduction Global.
-    pub fn combine(mut self, layout: &ReductionLayout, args: &[ArgSpec<'_>]) -> Result<()> {
+    /// After the launches: enqueues, for each reduction argument, the fold
+    /// of its partials into its Global's device copy (`globals[k]`, the
+    /// buffer of argument `k`), with `fold` (the Global's element type,
+    /// the access, then the fold's arguments).
+    pub fn fold<A: DeviceApi>(
+        mut self,
+        api: &A,
+        layout: &ReductionLayout,
+        args: &[ArgSpec<'_>],
+        globals: &[A::Mem],
+        fold: &mut EnqueueFold<'_, A::Mem>,
+    ) -> Result<()> {
         let Some(b) = self.buffer.take() else {
             return Ok(());
         };
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.host[..]);
-        b.1.download(bytes)?;
-        let n = bytes.len();
-        self.pool.give(b);
-        layout.combine_all(args, &self.host);
-        for a in args.iter().filter(|a| a.is_global() && a.access.is_reduction()) {
-            let c = a.data.device().lock().counter.clone();
-            c.count_upload(n);
-            c.count_download(n);
+        let words = layout.words_per_chunk();
+        let mut folded = Ok(());
+        for (k, a) in args.iter().enumerate() {
+            let (Some(offset), ArgData::Global(g)) = (layout.slot_offset(k), a.data) else {
+                continue;
+            };
+            // Partials in units of the Global's type: a slot starts on a word.
+            let per_word = 8 / g.scalar().size();
+            let fold_args = [
+                UtilityArg::Long(self.units as i64),
+                UtilityArg::Long((words * per_word) as i64),
+                UtilityArg::Long((offset * per_word) as i64),
+                UtilityArg::Long(g.dim() as i64),
+                UtilityArg::Mem(api.mem_of(&*b.1)),
+                UtilityArg::Mem(globals[k]),
+            ];
+            folded = fold(g.scalar(), a.access, &fold_args);
+            if folded.is_err() {
+                break;
+            }
         }
-        Ok(())
+        // Back to the pool: the queue runs in order, so the next loop's
+        // blocks write it only after these folds have read it.
+        self.pool.give(b);
+        folded
     }
 }

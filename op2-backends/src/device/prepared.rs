@@ -53,7 +53,7 @@ pub fn prepare_loop<'p, A: DeviceApi>(
     let plan_buffers = plan.as_ref().map(|p| plans.get(api, p)).transpose()?;
     let launches = launches(plan.as_deref(), lp.range.len(), block_size);
     let total_units: usize = launches.iter().map(|l| l.count).sum();
-    let partials = DevicePartials::new(api, pool, layout, lp.args, total_units)?;
+    let partials = DevicePartials::new(api, pool, layout, total_units)?;
     let mem = |pick: fn(&PlanBuffers) -> &dyn op2_core::DeviceBuffer| {
         plan_buffers
             .as_deref()

@@ -77,7 +77,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
     int red1[1];
     for (int c = 0; c < 1; ++c) red1[c] = 0;
     int red2[1];
-    for (int c = 0; c < 1; ++c) red2[c] = ((int *)(part + 1))[c];
+    for (int c = 0; c < 1; ++c) red2[c] = arg2[c];
     long op2_st[3] = {0, 0, 0};
     int s0[1];
     int s1[1];
@@ -106,7 +106,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
                 if (tid < h && tid + h < n) x[tid] = x[tid] + x[tid + h];
                 __syncthreads();
             }
-            if (tid == 0) out[c] = out[c] + x[0];
+            if (tid == 0) out[c] = x[0];
         }
     }
     {
@@ -120,7 +120,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
                 if (tid < h && tid + h < n) x[tid] = op2_max_i32(x[tid], x[tid + h]);
                 __syncthreads();
             }
-            if (tid == 0) out[c] = op2_max_i32(out[c], x[0]);
+            if (tid == 0) out[c] = x[0];
         }
     }
 }

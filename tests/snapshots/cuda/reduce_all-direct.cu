@@ -79,9 +79,9 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
     double red1[2];
     for (int c = 0; c < 2; ++c) red1[c] = 0;
     double red2[1];
-    for (int c = 0; c < 1; ++c) red2[c] = ((double *)(part + 2))[c];
+    for (int c = 0; c < 1; ++c) red2[c] = arg2[c];
     double red3[1];
-    for (int c = 0; c < 1; ++c) red3[c] = ((double *)(part + 3))[c];
+    for (int c = 0; c < 1; ++c) red3[c] = arg3[c];
     long op2_st[3] = {0, 0, 0};
     double s0[2];
     double s1[2];
@@ -112,7 +112,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
                 if (tid < h && tid + h < n) x[tid] = x[tid] + x[tid + h];
                 __syncthreads();
             }
-            if (tid == 0) out[c] = out[c] + x[0];
+            if (tid == 0) out[c] = x[0];
         }
     }
     {
@@ -126,7 +126,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
                 if (tid < h && tid + h < n) x[tid] = op2_min_f64(x[tid], x[tid + h]);
                 __syncthreads();
             }
-            if (tid == 0) out[c] = op2_min_f64(out[c], x[0]);
+            if (tid == 0) out[c] = x[0];
         }
     }
     {
@@ -140,7 +140,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
                 if (tid < h && tid + h < n) x[tid] = op2_max_f64(x[tid], x[tid + h]);
                 __syncthreads();
             }
-            if (tid == 0) out[c] = op2_max_f64(out[c], x[0]);
+            if (tid == 0) out[c] = x[0];
         }
     }
 }

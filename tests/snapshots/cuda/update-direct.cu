@@ -116,7 +116,7 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
                 if (tid < h && tid + h < n) x[tid] = x[tid] + x[tid + h];
                 __syncthreads();
             }
-            if (tid == 0) out[c] = out[c] + x[0];
+            if (tid == 0) out[c] = x[0];
         }
     }
 }
