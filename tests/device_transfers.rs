@@ -266,6 +266,44 @@ mod cases {
         assert!(after.iter().all(|s| s.uploads <= 1), "{after:?}");
     }
 
+    #[op2::kernel]
+    fn sum_and_max(x: &f64, total: &mut f64, top: &mut f64) {
+        *total += *x;
+        if *x > *top {
+            *top = *x;
+        }
+    }
+
+    /// Launches and host waits per call, in the timing rows and summary: a
+    /// reduction adds one launch per Global (its fold on the device) and
+    /// no wait; reading the Globals downloads them once, outside the loops.
+    pub fn launches_and_host_waits_are_counted_per_loop(rt: Runtime) {
+        let s = Set::new("s", 1000).unwrap();
+        let x = Dat::from_vec("x", &s, 1, (0..1000).map(f64::from).collect()).unwrap();
+        let y = Dat::<f64>::zeros("y", &s, 1).unwrap();
+        let total = Global::scalar("total", 0.0);
+        let top = Global::scalar("top", -1.0);
+        for _ in 0..3 {
+            par_loop!(rt, axpy, s, y(INC), x(READ)).unwrap();
+            par_loop!(rt, sum_and_max, s, x(READ), total(INC), top(MAX)).unwrap();
+        }
+        let row = |name: &str| rt.timings().into_iter().find(|r| r.name == name).expect("a row");
+        let (plain, reducing) = (row("axpy"), row("sum_and_max"));
+        assert_eq!((plain.calls, plain.device.launches, plain.device.host_waits), (3, 3, 3));
+        assert_eq!(
+            (reducing.calls, reducing.device.launches, reducing.device.host_waits),
+            (3, 9, 3)
+        );
+        assert_eq!(total.transfer_stats().downloads, 0, "nothing read yet");
+        assert_eq!((total.value(), top.value()), (3.0 * 499_500.0, 999.0));
+        assert_eq!(total.transfer_stats().downloads, 1);
+        let text = rt.timing_summary().to_string();
+        assert!(
+            text.contains("launches/call") && text.contains("host waits/call"),
+            "{text}"
+        );
+    }
+
     pub fn the_timing_summary_shows_transfers(rt: Runtime) {
         let s = Set::new("s", 10).unwrap();
         let x = Dat::<f64>::filled("xvalues", &s, 1, 1.0).unwrap();
@@ -320,6 +358,7 @@ macro_rules! device_cases {
                 a_native_loop_after_a_device_loop_sees_the_device_data,
                 airfoil_steps_download_nothing_until_the_host_reads,
                 the_timing_summary_shows_transfers,
+                launches_and_host_waits_are_counted_per_loop,
                 message_builds_and_sorts_keep_the_agents_on_the_device,
                 births_and_deaths_keep_the_agents_on_the_device
             );

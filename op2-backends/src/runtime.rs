@@ -384,6 +384,7 @@ impl Runtime {
             }
         }
         let start = Instant::now();
+        let device_before = crate::device_counts::this_thread();
         let halo = match set.distribution() {
             // Nothing to run: not even a program to build.
             None if subset.is_some_and(Subset::is_empty) => op2_core::HaloTraffic::default(),
@@ -408,8 +409,14 @@ impl Runtime {
                 )
             }?,
         };
-        self.timings
-            .record_with_halo(kernel.name, start.elapsed().as_secs_f64(), estimate_bytes(&lp), halo);
+        let device = crate::device_counts::this_thread().since(device_before);
+        self.timings.record_loop(
+            kernel.name,
+            start.elapsed().as_secs_f64(),
+            estimate_bytes(&lp),
+            halo,
+            device,
+        );
         Ok(())
     }
 

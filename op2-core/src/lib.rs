@@ -106,7 +106,7 @@ pub use stencil::{Stencil, MAX_STENCIL_OFFSETS};
 #[doc(hidden)]
 pub use subset::IterationSpace;
 pub use subset::Subset;
-pub use timing::{estimate_bytes, ExchangeTiming, HaloTraffic, LoopTiming, TimingSummary, Timings};
+pub use timing::{estimate_bytes, DeviceCounts, ExchangeTiming, HaloTraffic, LoopTiming, TimingSummary, Timings};
 pub use validate::{validate_loop, LoopBorrows};
 pub use workers::{ScopedThreads, Workers};
 

@@ -1,6 +1,6 @@
-//! Loop timing: `Timings` collects, thread-safely, each loop's calls, seconds and bytes
-//! moved (`LoopTiming`), plus the exchanges of distributed agents (`ExchangeTiming`) and
-//! notes. `TimingSummary` prints them as a table with device transfers and fallbacks.
+//! Loop timing: `Timings` collects, thread-safely, each loop's calls, seconds, bytes
+//! moved and device launches and host waits (`LoopTiming`, `DeviceCounts`), plus the
+//! exchanges of distributed agents (`ExchangeTiming`) and notes. `TimingSummary` prints them as a table with device transfers and fallbacks.
 //! `estimate_bytes` guesses a loop's memory traffic as OP2 does. The `Runtime` in
 //! op2-backends records into it and users read the summary.
 use std::fmt;
@@ -23,6 +23,29 @@ pub struct LoopTiming {
     pub halo_bytes: u64,
     /// Seconds spent starting and waiting for halo exchanges (distributed runs).
     pub exchange_seconds: f64,
+    /// Device launches and host waits over all calls (device backends).
+    pub device: DeviceCounts,
+}
+
+/// What a loop asked of a device: kernel launches (the loop's own and the
+/// folds of its reductions) and the times the host waited for the device
+/// to finish. Zero on host backends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceCounts {
+    /// Kernel launches.
+    pub launches: u64,
+    /// Times the host waited for the device (a finish, a download).
+    pub host_waits: u64,
+}
+
+impl DeviceCounts {
+    /// What happened between `earlier` and `self` (counts that only grow).
+    pub fn since(self, earlier: DeviceCounts) -> DeviceCounts {
+        DeviceCounts {
+            launches: self.launches - earlier.launches,
+            host_waits: self.host_waits - earlier.host_waits,
+        }
+    }
 }
 
 impl LoopTiming {
@@ -93,6 +116,12 @@ impl Timings {
 
     /// Adds one call of the loop `name` of a distributed run.
     pub fn record_with_halo(&self, name: &str, seconds: f64, bytes: u64, halo: HaloTraffic) {
+        self.record_loop(name, seconds, bytes, halo, DeviceCounts::default());
+    }
+
+    /// Adds one call of the loop `name`, with its halo traffic and what it
+    /// asked of a device.
+    pub fn record_loop(&self, name: &str, seconds: f64, bytes: u64, halo: HaloTraffic, device: DeviceCounts) {
         let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         match rows.iter_mut().find(|r| r.name == name) {
             Some(r) => {
@@ -101,6 +130,8 @@ impl Timings {
                 r.bytes_per_call = bytes;
                 r.halo_bytes += halo.bytes;
                 r.exchange_seconds += halo.seconds;
+                r.device.launches += device.launches;
+                r.device.host_waits += device.host_waits;
             }
             None => rows.push(LoopTiming {
                 name: name.to_string(),
@@ -109,6 +140,7 @@ impl Timings {
                 bytes_per_call: bytes,
                 halo_bytes: halo.bytes,
                 exchange_seconds: halo.seconds,
+                device,
             }),
         }
     }
@@ -263,6 +295,23 @@ impl fmt::Display for TimingSummary {
                     r.name,
                     r.halo_bytes as f64 / 1e6,
                     r.exchange_seconds
+                )?;
+            }
+        }
+        if self.loops.iter().any(|r| r.device.launches > 0) {
+            write!(
+                f,
+                "\n\n{:<16} {:>14} {:>16}",
+                "device", "launches/call", "host waits/call"
+            )?;
+            for r in &self.loops {
+                let per_call = |n: u64| n as f64 / r.calls.max(1) as f64;
+                write!(
+                    f,
+                    "\n{:<16} {:>14.2} {:>16.2}",
+                    r.name,
+                    per_call(r.device.launches),
+                    per_call(r.device.host_waits)
                 )?;
             }
         }
