@@ -6,7 +6,7 @@
 
 mod cases {
     use op2::prelude::*;
-    use op2::TransferStats;
+    use op2::{RuntimeOptions, TransferStats};
     use op2_airfoil::{generate, AirfoilDsl, Constants};
 
     #[op2::kernel]
@@ -275,33 +275,41 @@ mod cases {
     }
 
     /// Launches and host waits per call, in the timing rows and summary: a
-    /// reduction adds one launch per Global (its fold on the device) and
-    /// no wait; reading the Globals downloads them once, outside the loops.
+    /// reduction adds one launch per Global (its fold on the device);
+    /// unchecked loops wait for nothing unless `sync_loops` asks, checked
+    /// ones once (to read their report); reading the Globals downloads
+    /// them once, outside the loops, with the right values either way.
     pub fn launches_and_host_waits_are_counted_per_loop(rt: Runtime) {
-        let s = Set::new("s", 1000).unwrap();
-        let x = Dat::from_vec("x", &s, 1, (0..1000).map(f64::from).collect()).unwrap();
-        let y = Dat::<f64>::zeros("y", &s, 1).unwrap();
-        let total = Global::scalar("total", 0.0);
-        let top = Global::scalar("top", -1.0);
-        for _ in 0..3 {
-            par_loop!(rt, axpy, s, y(INC), x(READ)).unwrap();
-            par_loop!(rt, sum_and_max, s, x(READ), total(INC), top(MAX)).unwrap();
+        for (checked, sync, waits) in [(false, false, 0), (false, true, 1), (true, false, 1)] {
+            let options = RuntimeOptions::default().checked(checked).sync_loops(sync);
+            let rt = Runtime::with_options(rt.backend(), options).unwrap();
+            let s = Set::new("s", 1000).unwrap();
+            let x = Dat::from_vec("x", &s, 1, (0..1000).map(f64::from).collect()).unwrap();
+            let y = Dat::<f64>::zeros("y", &s, 1).unwrap();
+            let total = Global::scalar("total", 0.0);
+            let top = Global::scalar("top", -1.0);
+            for _ in 0..3 {
+                par_loop!(rt, axpy, s, y(INC), x(READ)).unwrap();
+                par_loop!(rt, sum_and_max, s, x(READ), total(INC), top(MAX)).unwrap();
+            }
+            let row = |name: &str| rt.timings().into_iter().find(|r| r.name == name).expect("a row");
+            let (plain, reducing) = (row("axpy"), row("sum_and_max"));
+            let case = format!("checked {checked}, sync_loops {sync}");
+            let counts = |r: &op2::LoopTiming| (r.calls, r.device.launches, r.device.host_waits);
+            assert_eq!(counts(&plain), (3, 3, 3 * waits), "{case}");
+            assert_eq!(counts(&reducing), (3, 9, 3 * waits), "{case}");
+            assert_eq!(total.transfer_stats().downloads, 0, "nothing read yet ({case})");
+            assert_eq!((total.value(), top.value()), (3.0 * 499_500.0, 999.0), "{case}");
+            assert_eq!(total.transfer_stats().downloads, 1, "{case}");
+            let want: Vec<f64> = (0..1000).map(|i| 6.0 * i as f64).collect();
+            assert_eq!(y.to_vec(), want, "{case}");
+            let text = rt.timing_summary().to_string();
+            assert!(
+                text.contains("launches/call") && text.contains("host waits/call"),
+                "{text}"
+            );
+            assert_eq!(text.contains("return once launched"), waits == 0, "{text}");
         }
-        let row = |name: &str| rt.timings().into_iter().find(|r| r.name == name).expect("a row");
-        let (plain, reducing) = (row("axpy"), row("sum_and_max"));
-        assert_eq!((plain.calls, plain.device.launches, plain.device.host_waits), (3, 3, 3));
-        assert_eq!(
-            (reducing.calls, reducing.device.launches, reducing.device.host_waits),
-            (3, 9, 3)
-        );
-        assert_eq!(total.transfer_stats().downloads, 0, "nothing read yet");
-        assert_eq!((total.value(), top.value()), (3.0 * 499_500.0, 999.0));
-        assert_eq!(total.transfer_stats().downloads, 1);
-        let text = rt.timing_summary().to_string();
-        assert!(
-            text.contains("launches/call") && text.contains("host waits/call"),
-            "{text}"
-        );
     }
 
     pub fn the_timing_summary_shows_transfers(rt: Runtime) {

@@ -13,6 +13,7 @@
 //! |---|---|---|
 //! | `OP2_BACKEND` | `rayon` when compiled in, else `seq` ([`Backend::default_choice`]) | The backend of [`Runtime::from_env`](crate::Runtime::from_env) and [`Backend::from_env`]: `seq`, `rayon`, `jit`, `opencl` or `cuda`, in any case. |
 //! | `OP2_CHECKED` | on in debug builds, off in release builds | Whether translated kernels check indices and integer division ([`RuntimeOptions::checked`]): `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`, in any case. |
+//! | `OP2_SYNC_LOOPS` | off | Whether every device loop waits for the device before it returns ([`RuntimeOptions::sync_loops`]): exact per-loop times in the timing summary, at one host wait per loop. The same values as `OP2_CHECKED`. |
 //! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`) or `atomics` (or `atomic`), in any case. |
 //! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
 //! | `OP2_CFLAGS` | [`DEFAULT_CFLAGS`] | Its flags, separated by whitespace ([`RuntimeOptions::cflags`]). |
@@ -90,6 +91,7 @@ pub const DEFAULT_CFLAGS: &str = "-O3 -march=native -fopenmp -ffp-contract=off -
 
 const BACKEND: &str = "OP2_BACKEND";
 const CHECKED: &str = "OP2_CHECKED";
+const SYNC_LOOPS: &str = "OP2_SYNC_LOOPS";
 const INCREMENTS: &str = "OP2_INCREMENTS";
 const CC: &str = "OP2_CC";
 const CFLAGS: &str = "OP2_CFLAGS";
@@ -187,7 +189,17 @@ impl<'a> Env<'a> {
 
     /// `OP2_CHECKED`.
     pub fn checked(&self) -> Result<Option<bool>> {
-        self.parse(CHECKED, "one of: 1, 0, true, false, yes, no, on, off", |v| {
+        self.switch(CHECKED)
+    }
+
+    /// `OP2_SYNC_LOOPS`.
+    pub fn sync_loops(&self) -> Result<Option<bool>> {
+        self.switch(SYNC_LOOPS)
+    }
+
+    /// A variable that is on or off.
+    fn switch(&self, name: &'static str) -> Result<Option<bool>> {
+        self.parse(name, "one of: 1, 0, true, false, yes, no, on, off", |v| {
             match v.to_ascii_lowercase().as_str() {
                 "1" | "true" | "yes" | "on" => Some(true),
                 "0" | "false" | "no" | "off" => Some(false),
@@ -253,7 +265,7 @@ impl<'a> Env<'a> {
     }
 
     /// The options this environment sets: `cc`, `cflags`, `cache_dir`,
-    /// `increments` and `checked` from their variables, `None` where a
+    /// `increments`, `checked` and `sync_loops` from their variables, `None` where a
     /// variable is unset. The device variables depend on the backend and are
     /// read by [`Env::resolve`].
     pub fn options(&self) -> Result<RuntimeOptions> {
@@ -263,6 +275,7 @@ impl<'a> Env<'a> {
             cache_dir: self.cache_dir(),
             increments: self.increments()?,
             checked: self.checked()?,
+            sync_loops: self.sync_loops()?,
             ..RuntimeOptions::default()
         })
     }
@@ -280,6 +293,9 @@ impl<'a> Env<'a> {
         }
         if r.checked.is_none() {
             r.checked = Some(self.checked()?.unwrap_or_else(default_checked));
+        }
+        if r.sync_loops.is_none() {
+            r.sync_loops = Some(self.sync_loops()?.unwrap_or(false));
         }
         if r.cc.is_none() {
             r.cc = Some(self.cc()?.unwrap_or_else(|| DEFAULT_CC.to_string()));
@@ -371,8 +387,9 @@ mod tests {
             ("No", false),
             ("off", false),
         ] {
-            with(&[("OP2_CHECKED", v)], |env| {
-                assert_eq!(env.checked().unwrap(), Some(want), "{v}")
+            with(&[("OP2_CHECKED", v), ("OP2_SYNC_LOOPS", v)], |env| {
+                assert_eq!(env.checked().unwrap(), Some(want), "{v}");
+                assert_eq!(env.sync_loops().unwrap(), Some(want), "{v}");
             });
         }
         for (v, want) in [
@@ -395,11 +412,17 @@ mod tests {
     #[test]
     fn a_bad_value_names_the_variable_the_value_and_the_accepted_ones() {
         type Read = fn(Env<'_>) -> (&'static str, String);
-        let cases: [(&str, &str, Read, &str); 4] = [
+        let cases: [(&str, &str, Read, &str); 5] = [
             (
                 "OP2_CHECKED",
                 "maybe",
                 |e| error_of(e.checked()),
+                "1, 0, true, false, yes, no, on, off",
+            ),
+            (
+                "OP2_SYNC_LOOPS",
+                "often",
+                |e| error_of(e.sync_loops()),
                 "1, 0, true, false, yes, no, on, off",
             ),
             ("OP2_INCREMENTS", "Locks", |e| error_of(e.increments()), "colouring"),
@@ -512,6 +535,7 @@ mod tests {
         with(&[], |env| {
             let r = env.resolve(&RuntimeOptions::default(), Backend::Seq).unwrap();
             assert_eq!(r.checked, Some(cfg!(debug_assertions)));
+            assert_eq!(r.sync_loops, Some(false));
             assert_eq!(r.increments, Some(Increments::Colouring));
             assert_eq!(r.cc.as_deref(), Some(DEFAULT_CC));
             assert_eq!(r.threads, None);

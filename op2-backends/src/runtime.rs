@@ -67,6 +67,12 @@ pub struct RuntimeOptions {
     /// `yes`/`no`, `on`/`off`), else on in debug builds (`debug_assertions`)
     /// and off in release builds.
     pub checked: Option<bool>,
+    /// Whether every device loop waits for the device before it returns;
+    /// `None` uses `OP2_SYNC_LOOPS`, else off. Off, device loops return once
+    /// launched and the host waits only where it reads data (a loop's time
+    /// in the timing summary is then its launch); on, each loop's time is
+    /// its whole run. Checked kernels always wait, to read their report.
+    pub sync_loops: Option<bool>,
 }
 
 impl RuntimeOptions {
@@ -176,6 +182,13 @@ impl RuntimeOptions {
         self
     }
 
+    /// Options whose device loops wait for the device (or not): see
+    /// [`RuntimeOptions::sync_loops`].
+    pub fn sync_loops(mut self, sync: bool) -> Self {
+        self.sync_loops = Some(sync);
+        self
+    }
+
     /// The choice of [`checked`](Self::checked), else whether this is a debug
     /// build. Reads no environment: [`RuntimeOptions::resolve`] has put
     /// `OP2_CHECKED`'s value in the options a [`Runtime`] gives its executor.
@@ -207,7 +220,7 @@ impl RuntimeOptions {
     }
 
     /// The options the process environment sets (`OP2_CC`, `OP2_CFLAGS`,
-    /// `OP2_CACHE_DIR`, `OP2_INCREMENTS`, `OP2_CHECKED`; see
+    /// `OP2_CACHE_DIR`, `OP2_INCREMENTS`, `OP2_CHECKED`, `OP2_SYNC_LOOPS`; see
     /// [`config`](crate::config)), `None` where a variable is unset; an
     /// invalid value is an error naming the variable. Choices made afterwards
     /// with the builder methods win: `RuntimeOptions::from_env()?.checked(true)`.
@@ -235,6 +248,8 @@ pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
     overlap: bool,
+    /// Device loops return once launched (the timing summary says so).
+    launches_only: bool,
     recorded: Option<std::sync::Mutex<Vec<(&'static KernelInfo, crate::codegen::LoopShape)>>>,
     timings: Timings,
     plans: PlanCache,
@@ -276,10 +291,14 @@ impl Runtime {
             #[allow(unreachable_patterns)]
             other => unreachable!("backend {other} reported available without an executor"),
         };
+        let launches_only = executor.is_device()
+            && options.sync_loops != Some(true)
+            && !crate::config::checked_or_default(options.checked);
         Ok(Runtime {
             backend,
             executor,
             overlap: options.overlap.unwrap_or(true),
+            launches_only,
             recorded: options.record_loops.then(|| std::sync::Mutex::new(Vec::new())),
             timings: Timings::default(),
             plans: PlanCache::default(),
@@ -465,6 +484,13 @@ impl Runtime {
         let mut summary = self.timings.summary();
         summary.transfers = self.transfers.lock().unwrap_or_else(|p| p.into_inner()).rows();
         summary.fallbacks = self.executor.fallbacks();
+        if self.launches_only {
+            summary.notes.push(
+                "device loops return once launched: a loop's time is its launch, and the device's work is \
+                 waited for where the host next reads data (OP2_SYNC_LOOPS=1 times each loop whole)"
+                    .to_string(),
+            );
+        }
         summary
     }
 

@@ -127,9 +127,14 @@ backend_suite!(
 
 #[cfg(feature = "opencl")]
 backend_suite!(opencl, Backend::OpenCl, RuntimeOptions::default());
-// Small blocks: many work-items and colours on the suite's small meshes.
+// Small blocks: many work-items and colours on the suite's small meshes;
+// unchecked, so loops return once launched (as in release builds).
 #[cfg(feature = "opencl")]
-backend_suite!(opencl_block_7, Backend::OpenCl, RuntimeOptions::default().block_size(7));
+backend_suite!(
+    opencl_block_7,
+    Backend::OpenCl,
+    RuntimeOptions::default().block_size(7).checked(false)
+);
 #[cfg(feature = "opencl")]
 backend_suite!(
     opencl_atomics,
@@ -150,7 +155,7 @@ backend_suite!(cuda, Backend::Cuda, RuntimeOptions::default(), super::device_mis
 backend_suite!(
     cuda_block_7,
     Backend::Cuda,
-    RuntimeOptions::default().block_size(7),
+    RuntimeOptions::default().block_size(7).checked(false),
     super::device_missing
 );
 #[cfg(feature = "cuda")]

@@ -36,6 +36,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     block_size: usize,
     increments: Increments,
     checks: Checks,
+    /// Whether each loop waits for the device before it returns.
+    sync_loops: bool,
     programs: Programs<A::Program>,
     plans: PlanBuffersCache,
     partials: PartialsPool,
@@ -81,6 +83,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             block_size,
             increments: options.resolved_increments()?,
             checks: options.resolved_checks()?,
+            sync_loops: options.sync_loops.unwrap_or(false),
             api,
             programs: Mutex::new(HashMap::new()),
             plans: PlanBuffersCache::default(),
@@ -223,9 +226,12 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             }
         }
         // A failed check leaves the Globals as they were: look before folding.
-        crate::device_counts::count_wait();
-        self.api.finish(name)?;
-        report.result(name, A::BACKEND)?;
+        let checked = self.checks == Checks::On;
+        if checked {
+            crate::device_counts::count_wait();
+            self.api.finish(name)?;
+            report.result(name, A::BACKEND)?;
+        }
         let mut fold = |t: ScalarType, access: Access, fold_args: &[UtilityArg<A::Mem>]| {
             let program = self.fold_program(t)?;
             let threads = self.fold_threads();
@@ -233,7 +239,14 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             self.api
                 .launch_utility(&program, fold_entry(access), 1, threads, fold_args)
         };
-        p.partials.fold(&self.api, layout, lp.args, &p.args.data, &mut fold)
+        let folded = p.partials.fold(&self.api, layout, lp.args, &p.args.data, &mut fold)?;
+        // Otherwise the loop returns with its work queued: the queue runs in
+        // order, and the host waits where it next reads device data.
+        if self.sync_loops && (folded || !checked) {
+            crate::device_counts::count_wait();
+            self.api.finish(name)?;
+        }
+        Ok(())
     }
 
     /// Threads of the block that folds partials: [`FOLD_THREADS`], or the

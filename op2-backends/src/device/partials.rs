@@ -68,7 +68,8 @@ impl<'p> DevicePartials<'p> {
     /// After the launches: enqueues, for each reduction argument, the fold
     /// of its partials into its Global's device copy (`globals[k]`, the
     /// buffer of argument `k`), with `fold` (the Global's element type,
-    /// the access, then the fold's arguments).
+    /// the access, then the fold's arguments). Returns whether it folded
+    /// anything.
     pub fn fold<A: DeviceApi>(
         mut self,
         api: &A,
@@ -76,9 +77,9 @@ impl<'p> DevicePartials<'p> {
         args: &[ArgSpec<'_>],
         globals: &[A::Mem],
         fold: &mut EnqueueFold<'_, A::Mem>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let Some(b) = self.buffer.take() else {
-            return Ok(());
+            return Ok(false);
         };
         let words = layout.words_per_chunk();
         let mut folded = Ok(());
@@ -104,6 +105,6 @@ impl<'p> DevicePartials<'p> {
         // Back to the pool: the queue runs in order, so the next loop's
         // blocks write it only after these folds have read it.
         self.pool.give(b);
-        folded
+        folded.map(|()| true)
     }
 }
