@@ -463,6 +463,8 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
             rms_1000 = Some(airfoil.rms());
         }
     }
+    // Waits for a device's queued work, so that the time counts all of it.
+    airfoil.rms();
     run_end(o, ranks, &rt, &local, start, rms_1000)
 }
 

@@ -8,8 +8,11 @@
 #   bash run.sh                      # OP2_REQUIRE_GPU=1: a missing GPU fails
 #
 # run.sh runs the CUDA conformance suite and transfer tests (colouring and
-# atomics), Airfoil on 720 000 cells with both (each must print PASSED) and
-# the colouring-vs-atomics benchmark. Binaries are stripped to travel light.
+# atomics), Airfoil on 720 000 cells with both (each must print PASSED),
+# Circles at 20 000 and 1 000 000 agents with its timing summary, and the
+# colouring-vs-atomics benchmark. Binaries are stripped to travel light.
+# scripts/gpu_ab.sh runs Airfoil from two bundles interleaved (before and
+# after a change, on the same GPU).
 set -euo pipefail
 out=${1:-.gpu-bundle}
 rm -rf "$out"
@@ -26,7 +29,7 @@ for line in sys.stdin:
 {
     cargo test --release --features cuda --no-run --message-format=json \
         --test conformance --test device_transfers --test cuda_ptx
-    cargo build --release --features cuda --example airfoil --message-format=json
+    cargo build --release --features cuda --example airfoil --example circles --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
 } | executables | while read -r exe; do
     name=$(basename "$exe")
@@ -54,6 +57,9 @@ status=0
 for inc in colouring atomics; do
     ./airfoil --backend cuda --increments "$inc" | tee "airfoil-$inc.log" || status=1
     grep -q '^PASSED' "airfoil-$inc.log" || status=1
+done
+for n in 20000 1000000; do
+    ./circles --agents "$n" --steps 50 --report 50 --backend cuda --timings || status=1
 done
 ./device --bench || status=1
 exit $status

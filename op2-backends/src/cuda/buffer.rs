@@ -75,6 +75,8 @@ impl RawMemory for CudaBuffer {
 impl Drop for CudaBuffer {
     fn drop(&mut self) {
         if self.ctx.bind_to_thread().is_ok() {
+            // cuMemFree waits for the work queued before it, which may still
+            // use this buffer: device loops return once launched.
             // SAFETY: allocated by `malloc_sync` in this context, freed once.
             let _ = unsafe { result::free_sync(self.ptr) };
         }
