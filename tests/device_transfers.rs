@@ -248,10 +248,10 @@ mod cases {
             .collect();
         assert_eq!(before, after, "no Dat moves after the first iteration");
         assert_eq!(consts_before, consts_after, "constants stay on the device");
-        // The reduction finishes on the device: resetting it uploads a
-        // zero, and nothing comes back until the host reads the value.
+        // The reduction finishes on the device, its reset is a fill there,
+        // and nothing moves until the host reads the value.
         let rms_steps = a.rms.transfer_stats();
-        assert_eq!(rms_steps.downloads, rms_before.downloads, "{rms_steps:?}");
+        assert_eq!(rms_steps, rms_before, "the rms moves nothing while the steps run");
         let rms = a.rms();
         assert_eq!(a.rms.transfer_stats().downloads, rms_before.downloads + 1);
         for _ in 0..4 {
@@ -312,6 +312,26 @@ mod cases {
         }
     }
 
+    /// A reset between reductions fills the Global's device copy (or, where
+    /// the backend cannot fill with that value, uploads it): the next loop
+    /// adds to the new value, and nothing is downloaded until it is read.
+    pub fn a_global_filled_between_reductions_is_filled_on_the_device(rt: Runtime) {
+        let s = Set::new("s", 100).unwrap();
+        let x = Dat::from_vec("x", &s, 1, (0..100).map(f64::from).collect()).unwrap();
+        let total = Global::scalar("total", 0.0);
+        let top = Global::scalar("top", 0.0);
+        for reset in [0.0, 1.5, -2.25, 0.0] {
+            total.fill(reset);
+            top.fill(reset);
+            par_loop!(rt, sum_and_max, s, x(READ), total(INC), top(MAX)).unwrap();
+            assert_eq!(total.transfer_stats().downloads, 0);
+        }
+        assert_eq!((total.value(), top.value()), (4950.0, 99.0));
+        total.fill(0.5);
+        assert_eq!(total.value(), 0.5, "the host holds the value filled");
+        assert_eq!(total.transfer_stats().downloads, 1, "one read, one download");
+    }
+
     pub fn the_timing_summary_shows_transfers(rt: Runtime) {
         let s = Set::new("s", 10).unwrap();
         let x = Dat::<f64>::filled("xvalues", &s, 1, 1.0).unwrap();
@@ -367,6 +387,7 @@ macro_rules! device_cases {
                 airfoil_steps_download_nothing_until_the_host_reads,
                 the_timing_summary_shows_transfers,
                 launches_and_host_waits_are_counted_per_loop,
+                a_global_filled_between_reductions_is_filled_on_the_device,
                 message_builds_and_sorts_keep_the_agents_on_the_device,
                 births_and_deaths_keep_the_agents_on_the_device
             );

@@ -20,6 +20,14 @@ pub trait DeviceBuffer: Send + Sync {
     fn download(&self, dst: &mut [u8]) -> Result<()>;
     /// The buffer's size in bytes (copies may cover less of it).
     fn bytes(&self) -> usize;
+    /// Fills the first `bytes` bytes with copies of `pattern` (a value of 4
+    /// or 8 bytes) on the device, in order with its other work and without
+    /// the host waiting; `Ok(false)` where the backend cannot, and the
+    /// caller uploads instead.
+    fn fill(&self, pattern: &[u8], bytes: usize) -> Result<bool> {
+        let _ = (pattern, bytes);
+        Ok(false)
+    }
 }
 
 /// Counts of one Dat's (or Global's, or Map's) transfers.

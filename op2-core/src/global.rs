@@ -130,7 +130,9 @@ impl<T: Scalar> Global<T> {
     }
 
     /// Sets every value to `value` (e.g. resetting a reduction to zero).
-    /// A value a device loop left on the device is dropped, not downloaded.
+    /// A value a device loop left on the device is dropped, not downloaded;
+    /// where the Global has a device copy, it is filled there too, in order
+    /// with the device's work, so that the next loop uploads nothing.
     ///
     /// # Panics
     /// If a guard is alive; see [`Global::try_fill`].
@@ -140,8 +142,21 @@ impl<T: Scalar> Global<T> {
 
     /// Sets every value to `value`, or an error if borrowed.
     pub fn try_fill(&self, value: T) -> Result<()> {
-        self.0.host.try_overwrite(&self.0.name)?.fill(value);
-        Ok(())
+        let mut host = self.0.host.try_write_borrow(&self.0.name)?;
+        host.fill(value);
+        // SAFETY: T is a plain scalar; its bytes are the fill pattern.
+        let pattern = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, std::mem::size_of::<T>()) };
+        let mut slot = self.0.host.device().lock();
+        let bytes = self.0.host.byte_len();
+        let filled = match &slot.buffer {
+            Some(b) if b.bytes() >= bytes => b.fill(pattern, bytes),
+            _ => Ok(false),
+        };
+        match filled {
+            Ok(true) => slot.state = crate::DeviceState::Both,
+            _ => slot.overwrite_host(),
+        }
+        filled.map(|_| ())
     }
 
     /// How often this Global has moved between host and device (a reduction

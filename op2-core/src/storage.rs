@@ -224,18 +224,6 @@ impl<T> HostStorage<T> {
         Ok(guard)
     }
 
-    /// The exclusive borrow for a writer that overwrites every value: a
-    /// newer device copy is dropped, not downloaded.
-    pub(crate) fn try_overwrite<'a>(&'a self, name: &str) -> Result<HostMut<'a, T>> {
-        self.flag.try_exclusive().map_err(|how| Error::HostBorrow {
-            name: name.to_string(),
-            how,
-        })?;
-        let guard = HostMut { storage: self };
-        self.device.lock().overwrite_host();
-        Ok(guard)
-    }
-
     /// The exclusive borrow without touching the data (no device sync): for
     /// swapping storages, which moves the device state along.
     pub(crate) fn try_write_borrow<'a>(&'a self, name: &str) -> Result<HostMut<'a, T>> {

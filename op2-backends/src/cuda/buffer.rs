@@ -70,6 +70,34 @@ impl RawMemory for CudaBuffer {
         // SAFETY: as for write; the copy waits for the kernels that wrote the buffer.
         unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.map_err(|e| self.fail("cuMemcpyDtoH", e))
     }
+
+    fn fill(&self, pattern: &[u8], bytes: usize) -> Result<bool> {
+        // A memset takes a byte or a 32-bit word: a pattern of one repeated
+        // byte, or of one repeated word (an 8-byte value whose halves are
+        // equal, such as 0.0).
+        let word = |p: &[u8]| u32::from_ne_bytes([p[0], p[1], p[2], p[3]]);
+        let repeats = |n: usize| pattern.chunks(n).all(|c| c == &pattern[..n]);
+        let (byte, words) = match pattern.len() {
+            4 | 8 if repeats(1) => (Some(pattern[0]), None),
+            4 | 8 if repeats(4) && bytes % 4 == 0 => (None, Some(word(pattern))),
+            _ => return Ok(false),
+        };
+        self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
+        let null_stream = std::ptr::null_mut();
+        match (byte, words) {
+            // SAFETY: `ptr` holds at least `bytes` bytes (checked by `Memory`);
+            // the memset is queued on the legacy stream, in order with the
+            // launches and copies, and reads no host memory.
+            (Some(b), _) => unsafe { result::memset_d8_async(self.ptr, b, bytes, null_stream) }
+                .map_err(|e| self.fail("cuMemsetD8Async", e))?,
+            // SAFETY: as above; `bytes` is a multiple of 4.
+            (None, Some(w)) => unsafe { cudarc::driver::sys::cuMemsetD32Async(self.ptr, w, bytes / 4, null_stream) }
+                .result()
+                .map_err(|e| self.fail("cuMemsetD32Async", e))?,
+            (None, None) => return Ok(false),
+        }
+        Ok(true)
+    }
 }
 
 impl Drop for CudaBuffer {

@@ -15,6 +15,13 @@ pub trait RawMemory: Send + Sync + 'static {
     /// Copies the first `dst.len()` bytes (not empty, no more than the
     /// allocation holds) into `dst`.
     fn read(&self, dst: &mut [u8]) -> Result<()>;
+    /// Fills the first `bytes` bytes (a multiple of the pattern's length,
+    /// no more than the allocation holds) with copies of `pattern`, queued;
+    /// `Ok(false)` if the API cannot fill with this pattern.
+    fn fill(&self, pattern: &[u8], bytes: usize) -> Result<bool> {
+        let _ = (pattern, bytes);
+        Ok(false)
+    }
 }
 
 /// A device allocation with checked copies.
@@ -63,6 +70,17 @@ impl<R: RawMemory> DeviceBuffer for Memory<R> {
 
     fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    fn fill(&self, pattern: &[u8], bytes: usize) -> Result<bool> {
+        if pattern.is_empty() || bytes % pattern.len() != 0 {
+            return Ok(false);
+        }
+        if bytes == 0 {
+            return Ok(true);
+        }
+        check_copy(R::BACKEND, "fill", bytes, self.bytes)?;
+        self.raw.fill(pattern, bytes)
     }
 }
 

@@ -80,6 +80,17 @@ impl RawMemory for ClBuffer {
         Ok(())
     }
 
+    fn fill(&self, pattern: &[u8], bytes: usize) -> Result<bool> {
+        let mut b = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: `bytes` bytes of a buffer at least as large (checked by
+        // `Memory`), a multiple of the pattern's 4 or 8 bytes; OpenCL copies
+        // the pattern before the call returns, and the in-order queue runs
+        // the fill after the work queued before it.
+        unsafe { self.queue.enqueue_fill_buffer(&mut b, pattern, 0, bytes, &[]) }
+            .map_err(|e| cl_error(&self.device, "clEnqueueFillBuffer", e))?;
+        Ok(true)
+    }
+
     fn read(&self, dst: &mut [u8]) -> Result<()> {
         let b = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: blocking read into `dst`; the in-order queue has finished
