@@ -92,6 +92,16 @@ mod cases {
         }
         let moved = pos.transfer_stats();
         assert_eq!((moved.uploads, moved.downloads), (1, 0), "positions: {moved:?}");
+        // The builds ran on the device: their launches and waits are in
+        // their timing row (what a build still waits for is what to remove).
+        let build = rt
+            .timings()
+            .into_iter()
+            .find(|r| r.name == "build loc")
+            .expect("a build row");
+        assert_eq!(build.calls, 3);
+        assert!(build.device.launches >= 3 * 5, "{build:?}");
+        assert!(build.device.host_waits >= 3, "{build:?}");
         assert_eq!(
             m_pos.transfer_stats(),
             TransferStats::default(),
@@ -275,12 +285,15 @@ mod cases {
     }
 
     /// Launches and host waits per call, in the timing rows and summary: a
-    /// reduction adds one launch per Global (its fold on the device);
-    /// unchecked loops wait for nothing unless `sync_loops` asks, checked
-    /// ones once (to read their report); reading the Globals downloads
-    /// them once, outside the loops, with the right values either way.
+    /// reduction adds one launch per Global (its fold on the device). Each
+    /// loop's first call waits for its two uploads (x and y; total and
+    /// top); after that unchecked loops wait for nothing unless
+    /// `sync_loops` asks (one finish), and checked ones three times (the
+    /// report's upload, the finish, the report's download). Reading the
+    /// Globals downloads them once, outside the loops, with the right
+    /// values either way.
     pub fn launches_and_host_waits_are_counted_per_loop(rt: Runtime) {
-        for (checked, sync, waits) in [(false, false, 0), (false, true, 1), (true, false, 1)] {
+        for (checked, sync, waits) in [(false, false, 0), (false, true, 1), (true, false, 3)] {
             let options = RuntimeOptions::default().checked(checked).sync_loops(sync);
             let rt = Runtime::with_options(rt.backend(), options).unwrap();
             let s = Set::new("s", 1000).unwrap();
@@ -296,8 +309,8 @@ mod cases {
             let (plain, reducing) = (row("axpy"), row("sum_and_max"));
             let case = format!("checked {checked}, sync_loops {sync}");
             let counts = |r: &op2::LoopTiming| (r.calls, r.device.launches, r.device.host_waits);
-            assert_eq!(counts(&plain), (3, 3, 3 * waits), "{case}");
-            assert_eq!(counts(&reducing), (3, 9, 3 * waits), "{case}");
+            assert_eq!(counts(&plain), (3, 3, 2 + 3 * waits), "{case}");
+            assert_eq!(counts(&reducing), (3, 9, 2 + 3 * waits), "{case}");
             assert_eq!(total.transfer_stats().downloads, 0, "nothing read yet ({case})");
             assert_eq!((total.value(), top.value()), (3.0 * 499_500.0, 999.0), "{case}");
             assert_eq!(total.transfer_stats().downloads, 1, "{case}");

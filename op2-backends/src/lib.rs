@@ -19,7 +19,6 @@ pub mod config;
 pub mod cuda;
 #[cfg(any(feature = "opencl", feature = "cuda"))]
 pub mod device;
-pub mod device_counts;
 mod halo_loop;
 mod increments;
 #[cfg(feature = "jit")]

@@ -403,7 +403,7 @@ impl Runtime {
             }
         }
         let start = Instant::now();
-        let device_before = crate::device_counts::this_thread();
+        let device_before = op2_core::device_counts::this_thread();
         let halo = match set.distribution() {
             // Nothing to run: not even a program to build.
             None if subset.is_some_and(Subset::is_empty) => op2_core::HaloTraffic::default(),
@@ -428,7 +428,7 @@ impl Runtime {
                 )
             }?,
         };
-        let device = crate::device_counts::this_thread().since(device_before);
+        let device = op2_core::device_counts::this_thread().since(device_before);
         self.timings.record_loop(
             kernel.name,
             start.elapsed().as_secs_f64(),

@@ -35,6 +35,7 @@ mod birth_numbering;
 mod borrow;
 mod dat;
 mod device;
+pub mod device_counts;
 mod device_pack;
 mod device_state;
 mod device_work;

@@ -237,6 +237,7 @@ impl DeviceApi for Cuda {
     }
 
     fn launch(&self, program: &CudaProgram, name: &str, a: &LaunchArgs<'_, CUdeviceptr>) -> Result<()> {
+        op2_core::device_counts::count_launch();
         // Every parameter of `op2_loop` is 8 bytes: a device address or a long.
         let mut params: Vec<u64> = vec![
             a.units,
@@ -306,6 +307,7 @@ impl DeviceApi for Cuda {
         block_size: usize,
         args: &[UtilityArg<CUdeviceptr>],
     ) -> Result<()> {
+        op2_core::device_counts::count_launch();
         // Every parameter is 8 bytes: a device address or a long.
         let mut params: Vec<u64> = args
             .iter()
@@ -332,6 +334,7 @@ impl DeviceApi for Cuda {
     }
 
     fn finish(&self, name: &str) -> Result<()> {
+        op2_core::device_counts::count_wait();
         result::ctx::synchronize().map_err(|e| self.fail(&format!("running loop `{name}`"), e))
     }
 }

@@ -127,7 +127,9 @@ pub trait DeviceApi: Send + Sync + Sized + 'static {
     /// The kernel argument for "no buffer" (a null pointer).
     fn null_mem(&self) -> Self::Mem;
 
-    /// Enqueues one launch of `program` (of the loop `loop_name`).
+    /// Enqueues one launch of `program` (of the loop `loop_name`), counted
+    /// with `op2_core::device_counts::count_launch` (as is each utility
+    /// launch, and each finish with `count_wait`).
     fn launch(&self, program: &Self::Program, loop_name: &str, args: &LaunchArgs<'_, Self::Mem>) -> Result<()>;
     /// Compiles `source` (the utility `name`), with the entry points `entries`.
     fn build_utility(&self, name: &str, source: &str, entries: &[&str]) -> Result<Self::Utility>;

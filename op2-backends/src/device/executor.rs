@@ -218,7 +218,6 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             args.blocks = l.count;
             args.unit_offset = l.offset;
             args.partial_offset = l.offset;
-            crate::device_counts::count_launch();
             if let Err(e) = self.api.launch(program, name, &args) {
                 // Earlier colours may still run: let them finish before the error returns.
                 let _ = self.api.finish(name);
@@ -228,14 +227,12 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         // A failed check leaves the Globals as they were: look before folding.
         let checked = self.checks == Checks::On;
         if checked {
-            crate::device_counts::count_wait();
             self.api.finish(name)?;
             report.result(name, A::BACKEND)?;
         }
         let mut fold = |t: ScalarType, access: Access, fold_args: &[UtilityArg<A::Mem>]| {
             let program = self.fold_program(t)?;
             let threads = self.fold_threads();
-            crate::device_counts::count_launch();
             self.api
                 .launch_utility(&program, fold_entry(access), 1, threads, fold_args)
         };
@@ -243,7 +240,6 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         // Otherwise the loop returns with its work queued: the queue runs in
         // order, and the host waits where it next reads device data.
         if self.sync_loops && (folded || !checked) {
-            crate::device_counts::count_wait();
             self.api.finish(name)?;
         }
         Ok(())

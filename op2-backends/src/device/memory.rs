@@ -57,6 +57,7 @@ impl<R: RawMemory> DeviceBuffer for Memory<R> {
             return Ok(());
         }
         check_copy(R::BACKEND, "upload", src.len(), self.bytes)?;
+        op2_core::device_counts::count_wait();
         self.raw.write(src)
     }
 
@@ -65,6 +66,7 @@ impl<R: RawMemory> DeviceBuffer for Memory<R> {
             return Ok(());
         }
         check_copy(R::BACKEND, "download", dst.len(), self.bytes)?;
+        op2_core::device_counts::count_wait();
         self.raw.read(dst)
     }
 

@@ -146,6 +146,7 @@ impl DeviceApi for OpenCl {
     }
 
     fn launch(&self, program: &ClProgram, _loop_name: &str, a: &LaunchArgs<'_, cl_mem>) -> Result<()> {
+        op2_core::device_counts::count_launch();
         let kernel = program.kernel.lock().unwrap_or_else(|p| p.into_inner());
         let mut exec = ExecuteKernel::new(&kernel);
         // SAFETY: the arguments match `op2_loop`'s parameters as
@@ -206,6 +207,7 @@ impl DeviceApi for OpenCl {
         block_size: usize,
         args: &[UtilityArg<cl_mem>],
     ) -> Result<()> {
+        op2_core::device_counts::count_launch();
         let kernel = utility.kernels[entry].lock().unwrap_or_else(|p| p.into_inner());
         let mut exec = ExecuteKernel::new(&kernel);
         // SAFETY: the callers pass the entry point's parameters in order
@@ -226,6 +228,7 @@ impl DeviceApi for OpenCl {
     }
 
     fn finish(&self, _loop_name: &str) -> Result<()> {
+        op2_core::device_counts::count_wait();
         self.queue
             .finish()
             .map_err(|e| cl_error(&self.info.name, "clFinish", e))

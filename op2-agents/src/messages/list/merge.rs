@@ -62,9 +62,12 @@ impl MessageList {
     /// message Dat is borrowed; the device's.
     pub fn merge_ghosts_on(&self, workers: &dyn Workers) -> Result<usize> {
         let start = std::time::Instant::now();
+        let device_before = op2_core::device_counts::this_thread();
         let merged = self.merge_untimed(workers)?;
         if let Some(t) = workers.work_timings() {
-            t.record(&format!("merge {}", self.0.name), start.elapsed().as_secs_f64(), 0);
+            let device = op2_core::device_counts::this_thread().since(device_before);
+            let (name, seconds) = (format!("merge {}", self.0.name), start.elapsed().as_secs_f64());
+            t.record_loop(&name, seconds, 0, op2_core::HaloTraffic::default(), device);
         }
         Ok(merged)
     }

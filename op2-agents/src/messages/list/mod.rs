@@ -407,10 +407,13 @@ impl MessageList {
         workers: &dyn Workers,
     ) -> Result<usize> {
         let start = std::time::Instant::now();
+        let device_before = op2_core::device_counts::this_thread();
         let (built, exchanging) = self.build_untimed(sent, exchange, workers)?;
         if let Some(t) = workers.work_timings() {
             let seconds = start.elapsed().as_secs_f64() - exchanging;
-            t.record(&format!("build {}", self.0.name), seconds, 0);
+            let device = op2_core::device_counts::this_thread().since(device_before);
+            let name = format!("build {}", self.0.name);
+            t.record_loop(&name, seconds, 0, op2_core::HaloTraffic::default(), device);
         }
         Ok(built)
     }
