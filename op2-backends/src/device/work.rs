@@ -117,9 +117,9 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         b.map_or_else(|| Ok(self.api().null_mem()), |b| self.mem(job, what, b, bytes))
     }
 
-    /// Waits for the queue and reads the one `int` a scan left in `total`.
+    /// Reads the one `int` a scan left in `total`: the download waits for
+    /// the work queued before it, so no separate finish is needed.
     fn read_total(&self, job: &str, total: &dyn DeviceBuffer) -> Result<usize> {
-        self.api().finish(job)?;
         let mut count = [0i32; 1];
         total.download(bytemuck::cast_slice_mut(&mut count))?;
         usize::try_from(count[0]).map_err(|_| Error::Device {
