@@ -146,4 +146,11 @@ pub trait DeviceApi: Send + Sync + Sized + 'static {
 
     /// Waits until every launch so far has finished.
     fn finish(&self, loop_name: &str) -> Result<()>;
+
+    /// Submits the work queued so far without waiting for it (a driver may
+    /// hold queued commands until then). Nothing by default.
+    fn flush(&self, loop_name: &str) -> Result<()> {
+        let _ = loop_name;
+        Ok(())
+    }
 }

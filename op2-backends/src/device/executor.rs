@@ -174,6 +174,12 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         writes: IndirectWrites,
     ) -> Result<()> {
         let name = lp.kernel.name;
+        // The folds' programs first: a failed build leaves nothing launched.
+        for (k, a) in lp.args.iter().enumerate() {
+            if layout.slot_offset(k).is_some() {
+                self.fold_program(a.data.scalar())?;
+            }
+        }
         let p = prepare_loop(
             &self.api,
             lp,
@@ -237,10 +243,13 @@ impl<A: DeviceApi> DeviceExecutor<A> {
                 .launch_utility(&program, fold_entry(access), 1, threads, fold_args)
         };
         let folded = p.partials.fold(&self.api, layout, lp.args, &p.args.data, &mut fold)?;
-        // Otherwise the loop returns with its work queued: the queue runs in
-        // order, and the host waits where it next reads device data.
+        // Otherwise the loop returns with its work queued (and submitted):
+        // the queue runs in order, and the host waits where it next reads
+        // device data.
         if self.sync_loops && (folded || !checked) {
             self.api.finish(name)?;
+        } else {
+            self.api.flush(name)?;
         }
         Ok(())
     }
@@ -262,6 +271,14 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         let p = Arc::new(self.api.build_utility(&name, &source, &FOLD_ENTRIES)?);
         folds.insert(t, p.clone());
         Ok(p)
+    }
+}
+
+impl<A: DeviceApi> Drop for DeviceExecutor<A> {
+    fn drop(&mut self) {
+        // Loops return once launched: let their work finish before the
+        // programs and buffers go (an error no one will read is dropped).
+        let _ = self.api.finish("dropping the runtime");
     }
 }
 

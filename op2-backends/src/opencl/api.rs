@@ -227,6 +227,10 @@ impl DeviceApi for OpenCl {
         Ok(())
     }
 
+    fn flush(&self, _loop_name: &str) -> Result<()> {
+        self.queue.flush().map_err(|e| cl_error(&self.info.name, "clFlush", e))
+    }
+
     fn finish(&self, _loop_name: &str) -> Result<()> {
         op2_core::device_counts::count_wait();
         self.queue
