@@ -140,7 +140,10 @@ impl<T: Scalar> Global<T> {
         self.try_fill(value).unwrap_or_else(|e| panic!("{e}"));
     }
 
-    /// Sets every value to `value`, or an error if borrowed.
+    /// Sets every value to `value`, or an error if borrowed. A device that
+    /// fails to fill (an error left by earlier queued work, say) only makes
+    /// the device copy stale: the host holds the value, and the next loop
+    /// uploads it and reports the device's error.
     pub fn try_fill(&self, value: T) -> Result<()> {
         let mut host = self.0.host.try_write_borrow(&self.0.name)?;
         host.fill(value);
@@ -154,13 +157,18 @@ impl<T: Scalar> Global<T> {
         };
         match filled {
             Ok(true) => slot.state = crate::DeviceState::Both,
-            _ => slot.overwrite_host(),
+            Ok(false) => slot.overwrite_host(),
+            Err(e) => {
+                tracing::warn!(global = %self.0.name, error = %e, "device fill failed: the next loop uploads");
+                slot.overwrite_host();
+            }
         }
-        filled.map(|_| ())
+        Ok(())
     }
 
-    /// How often this Global has moved between host and device (a reduction
-    /// counts its partials).
+    /// How often this Global has moved between host and device: uploads
+    /// before loops, downloads when the host reads a value a device loop
+    /// left (device fills are not transfers).
     pub fn transfer_stats(&self) -> crate::TransferStats {
         self.0.host.device().stats()
     }
