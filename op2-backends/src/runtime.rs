@@ -70,8 +70,10 @@ pub struct RuntimeOptions {
     /// Whether every device loop waits for the device before it returns;
     /// `None` uses `OP2_SYNC_LOOPS`, else off. Off, device loops return once
     /// launched and the host waits only where it reads data (a loop's time
-    /// in the timing summary is then its launch); on, each loop's time is
-    /// its whole run. Checked kernels always wait, to read their report.
+    /// in the timing summary is then its launch, and a kernel's failure is
+    /// reported at the next wait, under that operation's name); on, each
+    /// loop's time is its whole run and its failures are its own. Checked
+    /// kernels always wait, to read their report.
     pub sync_loops: Option<bool>,
 }
 

@@ -87,9 +87,9 @@ fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
 /// A map's table (or a subset's elements, or a whole Dat's count) on this
 /// device: uploaded when the cell has no buffer here, or its copy is stale,
 /// and kept (maps and subsets never change; a count marks its copy stale
-/// when it changes). A one-entry table (a count) already on the device is
-/// set by a queued fill instead: an upload would wait for the device's
-/// queue, and a list's count changes at every build.
+/// when it changes). A one-entry table already on the device (a list's
+/// count, which changes at every build) is set by a queued fill instead:
+/// an upload would wait for the device's queue.
 pub(super) fn prepare_table<A: DeviceApi>(api: &A, cell: &DeviceCell, name: &str, values: &[i32]) -> Result<A::Mem> {
     let mut slot = cell.lock();
     let bytes = bytemuck::cast_slice(values);

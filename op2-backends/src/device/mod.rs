@@ -2,8 +2,9 @@
 //! small per-API trait ([`DeviceApi`]: dialect, compile, buffers, launch).
 //! The shared part brings a loop's Dats, Maps and Globals to the device by
 //! the state machine of `op2-core`, keeps the plan's block lists and element
-//! colours on the device, plans the launches of one loop, and combines the
-//! reduction partials on the host. `work.rs` does the work around loops
+//! colours on the device, plans the launches of one loop, and folds the
+//! reduction partials into the Globals on the device (`partials.rs`); loops
+//! return once launched. `work.rs` does the work around loops
 //! in device memory for the core ([`op2_core::DeviceWork`]: message builds,
 //! births and deaths, permutations), `binning.rs` a spatial build's
 //! counting sort.

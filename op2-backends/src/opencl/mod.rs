@@ -3,8 +3,8 @@
 //! moves lazily by the device state machine of `op2-core`; one work-item per
 //! element and one work-group per plan block; indirect writes by element
 //! colours (one launch per block colour) or atomics (see [`Increments`](crate::Increments));
-//! Global reductions by a tree per work-group and a fixed-order combine of
-//! the groups' partials on the host. The loop machinery is the shared
+//! Global reductions by a tree per work-group and a fixed-order fold of the
+//! groups' partials on the device. The loop machinery is the shared
 //! [`DeviceExecutor`]; this module supplies OpenCL as its [`DeviceApi`](crate::device::DeviceApi).
 
 mod api;
