@@ -174,12 +174,15 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         writes: IndirectWrites,
     ) -> Result<()> {
         let name = lp.kernel.name;
-        // The folds' programs first: a failed build leaves nothing launched.
-        for (k, a) in lp.args.iter().enumerate() {
-            if layout.slot_offset(k).is_some() {
-                self.fold_program(a.data.scalar())?;
-            }
-        }
+        // The folds' programs first (one lookup per reduction): a failed
+        // build leaves nothing launched.
+        let folds = lp
+            .args
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| layout.slot_offset(k).is_some())
+            .map(|(_, a)| Ok((a.data.scalar(), self.fold_program(a.data.scalar())?)))
+            .collect::<Result<Vec<_>>>()?;
         let p = prepare_loop(
             &self.api,
             lp,
@@ -236,11 +239,14 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             self.api.finish(name)?;
             report.result(name, A::BACKEND)?;
         }
+        let threads = self.fold_threads();
         let mut fold = |t: ScalarType, access: Access, fold_args: &[UtilityArg<A::Mem>]| {
-            let program = self.fold_program(t)?;
-            let threads = self.fold_threads();
+            let (_, program) = folds
+                .iter()
+                .find(|(of, _)| *of == t)
+                .expect("a program per reduction's type, built above");
             self.api
-                .launch_utility(&program, fold_entry(access), 1, threads, fold_args)
+                .launch_utility(program, fold_entry(access), 1, threads, fold_args)
         };
         let folded = p.partials.fold(&self.api, layout, lp.args, &p.args.data, &mut fold)?;
         // Otherwise the loop returns with its work queued (and submitted):
