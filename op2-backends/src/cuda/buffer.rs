@@ -72,30 +72,20 @@ impl RawMemory for CudaBuffer {
     }
 
     fn fill(&self, pattern: &[u8], bytes: usize) -> Result<bool> {
-        // A memset takes a byte or a 32-bit word: a pattern of one repeated
-        // byte, or of one repeated word (an 8-byte value whose halves are
-        // equal, such as 0.0).
-        let word = |p: &[u8]| u32::from_ne_bytes([p[0], p[1], p[2], p[3]]);
-        let repeats = |n: usize| pattern.chunks(n).all(|c| c == &pattern[..n]);
-        let (byte, words) = match pattern.len() {
-            4 | 8 if repeats(1) => (Some(pattern[0]), None),
-            4 | 8 if repeats(4) && bytes % 4 == 0 => (None, Some(word(pattern))),
-            _ => return Ok(false),
-        };
-        self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
-        let null_stream = std::ptr::null_mut();
-        match (byte, words) {
-            // SAFETY: `ptr` holds at least `bytes` bytes (checked by `Memory`);
-            // the memset is queued on the legacy stream, in order with the
-            // launches and copies, and reads no host memory.
-            (Some(b), _) => unsafe { result::memset_d8_async(self.ptr, b, bytes, null_stream) }
-                .map_err(|e| self.fail("cuMemsetD8Async", e))?,
-            // SAFETY: as above; `bytes` is a multiple of 4.
-            (None, Some(w)) => unsafe { cudarc::driver::sys::cuMemsetD32Async(self.ptr, w, bytes / 4, null_stream) }
-                .result()
-                .map_err(|e| self.fail("cuMemsetD32Async", e))?,
-            (None, None) => return Ok(false),
+        // A memset writes one repeated 32-bit word: a 4-byte value, or an
+        // 8-byte one whose halves are equal (such as 0.0). `Memory` made
+        // `bytes` a multiple of the pattern's length.
+        if !matches!(pattern.len(), 4 | 8) || pattern[..4] != pattern[pattern.len() - 4..] {
+            return Ok(false);
         }
+        let word = u32::from_ne_bytes([pattern[0], pattern[1], pattern[2], pattern[3]]);
+        self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
+        // SAFETY: `ptr` holds at least `bytes` bytes (checked by `Memory`), a
+        // multiple of 4; the memset is queued on the legacy stream, in order
+        // with the launches and copies, and reads no host memory.
+        unsafe { cudarc::driver::sys::cuMemsetD32Async(self.ptr, word, bytes / 4, std::ptr::null_mut()) }
+            .result()
+            .map_err(|e| self.fail("cuMemsetD32Async", e))?;
         Ok(true)
     }
 }
