@@ -147,8 +147,7 @@ impl<T: Scalar> Global<T> {
     pub fn try_fill(&self, value: T) -> Result<()> {
         let mut host = self.0.host.try_write_borrow(&self.0.name)?;
         host.fill(value);
-        // SAFETY: T is a plain scalar; its bytes are the fill pattern.
-        let pattern = unsafe { std::slice::from_raw_parts(&value as *const T as *const u8, std::mem::size_of::<T>()) };
+        let pattern = bytemuck::bytes_of(&value);
         let mut slot = self.0.host.device().lock();
         let bytes = self.0.host.byte_len();
         let filled = match &slot.buffer {
@@ -316,6 +315,21 @@ impl<T: Scalar> fmt::Debug for Global<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fill while the values are borrowed is an error that changes
+    /// nothing; once released, it sets every value.
+    #[test]
+    fn a_fill_of_a_borrowed_global_is_an_error() {
+        let g = Global::new("g", vec![1.0f64, 2.0]).unwrap();
+        {
+            let _read = g.data_ro();
+            let e = g.try_fill(5.0).unwrap_err();
+            assert!(matches!(&e, Error::HostBorrow { name, .. } if name == "g"), "{e}");
+        }
+        assert_eq!(g.data_ro().to_vec(), [1.0, 2.0], "nothing written");
+        g.try_fill(5.0).unwrap();
+        assert_eq!(g.data_ro().to_vec(), [5.0, 5.0]);
+    }
 
     /// The reduction hooks are a public trait: a slot or saved copy of the
     /// wrong size stops them instead of writing past it.
