@@ -111,12 +111,7 @@ pub struct Timings {
 impl Timings {
     /// Adds one call of the loop `name`.
     pub fn record(&self, name: &str, seconds: f64, bytes: u64) {
-        self.record_with_halo(name, seconds, bytes, HaloTraffic::default());
-    }
-
-    /// Adds one call of the loop `name` of a distributed run.
-    pub fn record_with_halo(&self, name: &str, seconds: f64, bytes: u64, halo: HaloTraffic) {
-        self.record_loop(name, seconds, bytes, halo, DeviceCounts::default());
+        self.record_loop(name, seconds, bytes, HaloTraffic::default(), DeviceCounts::default());
     }
 
     /// Adds one call of the loop `name`, with its halo traffic and what it
