@@ -70,10 +70,10 @@ pub use op2_agents::{
 };
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
 pub use op2_core::{
-    Access, AgentLayout, AgentPack, ArgRef, CodeCacheStats, Dat, Duplicates, EdgeRules, Error, FatesLeft, Global,
-    HostMut, HostRef, IterationSpace, Kernel, KernelInfo, KernelUses, LoopTiming, Map, NearKind, ParamForm, ParamInfo,
-    Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, ScopedThreads, SelfLoops, Set, SetRegions, Stencil,
-    Subset, TimingSummary, TransferStats, Workers,
+    Access, AgentLayout, AgentPack, ArgRef, CodeCacheStats, Dat, DeviceLayout, Duplicates, EdgeRules, Error, FatesLeft,
+    Global, HostMut, HostRef, IterationSpace, Kernel, KernelInfo, KernelUses, LoopTiming, Map, NearKind, ParamForm,
+    ParamInfo, Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, ScopedThreads, SelfLoops, Set, SetRegions,
+    Stencil, Subset, TimingSummary, TransferStats, Workers,
 };
 pub use op2_macros::{kernel, par_loop};
 

@@ -71,7 +71,10 @@ fn every_generated_cuda_source_compiles_to_ptx() {
                 (w, "sm_90", Checks::On),
             ]
         });
-        for (writes, arch, checks) in builds {
+        // And with its Dats in columns, where it has any.
+        let columns = shape.in_columns();
+        let layouts = std::iter::once(shape).chain(columns.as_ref());
+        for ((writes, arch, checks), shape) in builds.flat_map(|b| layouts.clone().map(move |s| (b, s))) {
             let source = cuda_source(info, shape, writes, checks);
             let ptx = op2_backends::cuda::compile_to_ptx(info.name, &source, arch)
                 .unwrap_or_else(|e| panic!("{}: NVRTC failed for {arch}: {e}", info.name));
@@ -94,7 +97,12 @@ fn every_generated_cuda_source_compiles_to_ptx() {
                     IndirectWrites::Coloured { .. } => "coloured",
                     IndirectWrites::Atomic => "atomic",
                 };
-                let file = dir.join(format!("{}-{tag}-{arch}.ptx", info.name));
+                let layout = if shape.args.iter().any(|a| a.columns) {
+                    "-columns"
+                } else {
+                    ""
+                };
+                let file = dir.join(format!("{}-{tag}{layout}-{arch}.ptx", info.name));
                 std::fs::write(&file, &ptx).unwrap();
                 let out = Command::new(&ptxas)
                     .args(["-arch", arch, "-o", "/dev/null"])

@@ -6,7 +6,7 @@
 
 mod cases {
     use op2::prelude::*;
-    use op2::{RuntimeOptions, TransferStats};
+    use op2::{DeviceLayout, RuntimeOptions, TransferStats};
     use op2_airfoil::{generate, AirfoilDsl, Constants};
 
     #[op2::kernel]
@@ -22,6 +22,19 @@ mod cases {
     #[op2::kernel]
     fn gather_sum(out: &mut f64, v: &[[f64; 1]; 2]) {
         *out = v[0][0] + v[1][0];
+    }
+
+    #[op2::kernel]
+    fn scale_pair(p: &mut [f64; 2], k: &f64) {
+        p[0] *= *k;
+        p[1] += *k;
+    }
+
+    #[op2::kernel]
+    fn neighbour_pairs(out: &mut f64, ps: &[[f64; 2]]) {
+        for q in ps {
+            *out += q[0] - q[1];
+        }
     }
 
     fn ups(s: TransferStats) -> u64 {
@@ -210,6 +223,51 @@ mod cases {
         par_loop!(rt, fill, s, out(WRITE), x(READ)).unwrap();
         assert_eq!(ups(x.transfer_stats()), 2);
         assert_eq!(out.data_ro()[3], 11.0, "the loop saw the host's change");
+    }
+
+    /// A pair Dat lies in columns by default; asking for rows (or a ragged
+    /// use) moves it through the host once, with the device's newer values,
+    /// and the host always sees rows.
+    pub fn dats_change_device_layout_through_the_host_only_when_needed(rt: Runtime) {
+        let s = Set::new("s", 5).unwrap();
+        let p = Dat::from_vec("p", &s, 2, (0..10).map(f64::from).collect()).unwrap();
+        let k = Global::new("k", vec![2.0]).unwrap();
+        let expect = |scale: f64, add: f64| -> Vec<f64> {
+            (0..10)
+                .map(|i| if i % 2 == 0 { f64::from(i) * scale } else { f64::from(i) + add })
+                .collect()
+        };
+        par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
+        par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
+        let before = p.transfer_stats();
+        assert_eq!((before.uploads, before.downloads), (1, 0));
+        // Asked for rows while the device holds the newer values: one
+        // download (from columns) and one upload (in rows).
+        p.set_device_layout(DeviceLayout::ArrayOfStructs);
+        assert_eq!(p.device_layout(), DeviceLayout::ArrayOfStructs);
+        par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
+        par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
+        let after = p.transfer_stats();
+        assert_eq!((after.uploads, after.downloads), (2, 1));
+        assert_eq!(p.to_vec(), expect(16.0, 8.0));
+        // Back to the runtime's choice: columns again, once.
+        p.set_device_layout(DeviceLayout::Auto);
+        par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
+        assert_eq!(p.to_vec(), expect(32.0, 10.0));
+        assert_eq!(ups(p.transfer_stats()), 3);
+        // A ragged use needs rows, and the runtime's choice keeps them after.
+        let r = RaggedMap::new("r", &s, &s, vec![0, 2, 2, 3, 5, 5], vec![1, 4, 0, 2, 3]).unwrap();
+        let out = Dat::<f64>::zeros("out", &s, 1).unwrap();
+        par_loop!(rt, neighbour_pairs, s, out(INC), p(READ, r[..])).unwrap();
+        par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
+        let pairs = expect(32.0, 10.0);
+        let diff = |j: usize| pairs[2 * j] - pairs[2 * j + 1];
+        assert_eq!(out.to_vec(), vec![diff(1) + diff(4), 0.0, diff(0), diff(2) + diff(3), 0.0]);
+        assert_eq!(p.to_vec(), expect(64.0, 12.0));
+        // One upload in rows for the ragged loop (the host's copy was
+        // current: no download first), none after; a download per `to_vec`.
+        let last = p.transfer_stats();
+        assert_eq!((last.uploads, last.downloads), (4, 4), "{last:?}");
     }
 
     pub fn maps_are_uploaded_once(rt: Runtime) {
@@ -432,6 +490,7 @@ macro_rules! device_cases {
                 host_reads_after_a_device_write_download_once,
                 a_host_write_makes_the_next_loop_upload_again,
                 maps_are_uploaded_once,
+                dats_change_device_layout_through_the_host_only_when_needed,
                 a_native_loop_after_a_device_loop_sees_the_device_data,
                 airfoil_steps_download_nothing_until_the_host_reads,
                 the_timing_summary_shows_transfers,

@@ -513,10 +513,13 @@ fn backends() -> Vec<(&'static str, Runtime)> {
     ));
     #[cfg(feature = "opencl")]
     {
+        // Mesh Dats in columns (the default), and with atomics in rows.
         out.push(("opencl", Runtime::with_options(Backend::OpenCl, small()).unwrap()));
-        let atomics = small().increments(op2::Increments::Atomics);
+        let atomics = small()
+            .increments(op2::Increments::Atomics)
+            .device_layout(op2::DeviceLayout::ArrayOfStructs);
         out.push((
-            "opencl atomics",
+            "opencl atomics, rows",
             Runtime::with_options(Backend::OpenCl, atomics).unwrap(),
         ));
     }

@@ -15,6 +15,7 @@
 //! | `OP2_CHECKED` | on in debug builds, off in release builds | Whether translated kernels check indices and integer division ([`RuntimeOptions::checked`]): `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`, in any case. |
 //! | `OP2_SYNC_LOOPS` | off | Whether every device loop waits for the device before it returns ([`RuntimeOptions::sync_loops`]): exact per-loop times in the timing summary, at one host wait per loop. The same values as `OP2_CHECKED`. |
 //! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`) or `atomics` (or `atomic`), in any case. |
+//! | `OP2_DEVICE_LAYOUT` | `auto` | How device backends lay out Dats that leave it to the runtime ([`RuntimeOptions::device_layout`]): `auto`, `aos` (or `array-of-structs`) or `soa` (or `struct-of-arrays`), in any case. |
 //! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
 //! | `OP2_CFLAGS` | [`DEFAULT_CFLAGS`] | Its flags, separated by whitespace ([`RuntimeOptions::cflags`]). |
 //! | `OP2_CACHE_DIR` | `$XDG_CACHE_HOME/op2`, else `$HOME/.cache/op2`, else `op2-cache` in the system's temporary directory | Where `jit` keeps compiled loops and `cuda` keeps them in the subdirectory `cuda` ([`RuntimeOptions::cache_dir`]). |
@@ -75,7 +76,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 
-use op2_core::{Error, Result};
+use op2_core::{DeviceLayout, Error, Result};
 
 use crate::{Backend, Increments, RuntimeOptions};
 
@@ -93,6 +94,7 @@ const BACKEND: &str = "OP2_BACKEND";
 const CHECKED: &str = "OP2_CHECKED";
 const SYNC_LOOPS: &str = "OP2_SYNC_LOOPS";
 const INCREMENTS: &str = "OP2_INCREMENTS";
+const DEVICE_LAYOUT: &str = "OP2_DEVICE_LAYOUT";
 const CC: &str = "OP2_CC";
 const CFLAGS: &str = "OP2_CFLAGS";
 const CACHE_DIR: &str = "OP2_CACHE_DIR";
@@ -102,6 +104,17 @@ const CUDA_DEVICE: &str = "OP2_CUDA_DEVICE";
 /// The variables through which launchers announce how many processes they
 /// started (MPICH's Hydra, Open MPI, Slurm).
 const LAUNCHER_SIZES: [&str; 3] = ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"];
+
+/// A device layout's name as `OP2_DEVICE_LAYOUT` (and the examples'
+/// `--layout`) take it, in any case; `None` for other text.
+pub fn parse_device_layout(v: &str) -> Option<DeviceLayout> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "auto" => Some(DeviceLayout::Auto),
+        "aos" | "array-of-structs" => Some(DeviceLayout::ArrayOfStructs),
+        "soa" | "struct-of-arrays" => Some(DeviceLayout::StructOfArrays),
+        _ => None,
+    }
+}
 
 /// Whether translated kernels are checked when nothing says: in debug builds.
 fn default_checked() -> bool {
@@ -217,6 +230,15 @@ impl<'a> Env<'a> {
         )
     }
 
+    /// `OP2_DEVICE_LAYOUT`.
+    pub fn device_layout(&self) -> Result<Option<DeviceLayout>> {
+        self.parse(
+            DEVICE_LAYOUT,
+            "one of: auto, aos (or array-of-structs), soa (or struct-of-arrays)",
+            parse_device_layout,
+        )
+    }
+
     /// `OP2_CC`.
     pub fn cc(&self) -> Result<Option<String>> {
         self.text(CC)
@@ -265,7 +287,7 @@ impl<'a> Env<'a> {
     }
 
     /// The options this environment sets: `cc`, `cflags`, `cache_dir`,
-    /// `increments`, `checked` and `sync_loops` from their variables, `None` where a
+    /// `increments`, `checked`, `sync_loops` and `device_layout` from their variables, `None` where a
     /// variable is unset. The device variables depend on the backend and are
     /// read by [`Env::resolve`].
     pub fn options(&self) -> Result<RuntimeOptions> {
@@ -276,6 +298,7 @@ impl<'a> Env<'a> {
             increments: self.increments()?,
             checked: self.checked()?,
             sync_loops: self.sync_loops()?,
+            device_layout: self.device_layout()?,
             ..RuntimeOptions::default()
         })
     }
@@ -296,6 +319,9 @@ impl<'a> Env<'a> {
         }
         if r.sync_loops.is_none() {
             r.sync_loops = Some(self.sync_loops()?.unwrap_or(false));
+        }
+        if r.device_layout.is_none() {
+            r.device_layout = Some(self.device_layout()?.unwrap_or_default());
         }
         if r.cc.is_none() {
             r.cc = Some(self.cc()?.unwrap_or_else(|| DEFAULT_CC.to_string()));
@@ -402,6 +428,17 @@ mod tests {
                 assert_eq!(env.increments().unwrap(), Some(want), "{v}")
             });
         }
+        for (v, want) in [
+            ("auto", DeviceLayout::Auto),
+            ("AoS", DeviceLayout::ArrayOfStructs),
+            ("array-of-structs", DeviceLayout::ArrayOfStructs),
+            ("SOA", DeviceLayout::StructOfArrays),
+            ("Struct-Of-Arrays", DeviceLayout::StructOfArrays),
+        ] {
+            with(&[("OP2_DEVICE_LAYOUT", v)], |env| {
+                assert_eq!(env.device_layout().unwrap(), Some(want), "{v}")
+            });
+        }
         for b in Backend::ALL {
             with(&[("OP2_BACKEND", b.name())], |env| {
                 assert_eq!(env.backend().unwrap(), Some(b))
@@ -412,7 +449,13 @@ mod tests {
     #[test]
     fn a_bad_value_names_the_variable_the_value_and_the_accepted_ones() {
         type Read = fn(Env<'_>) -> (&'static str, String);
-        let cases: [(&str, &str, Read, &str); 5] = [
+        let cases: [(&str, &str, Read, &str); 6] = [
+            (
+                "OP2_DEVICE_LAYOUT",
+                "columns",
+                |e| error_of(e.device_layout()),
+                "auto, aos (or array-of-structs), soa",
+            ),
             (
                 "OP2_CHECKED",
                 "maybe",

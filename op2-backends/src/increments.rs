@@ -137,6 +137,7 @@ mod tests {
                     access,
                     scalar: ScalarType::F64,
                     dim: 1,
+                    columns: false,
                 })
                 .collect(),
             partial_words: 0,

@@ -75,6 +75,14 @@ pub struct RuntimeOptions {
     /// loop's time is its whole run and its failures are its own. Checked
     /// kernels always wait, to read their report.
     pub sync_loops: Option<bool>,
+    /// How device backends lay out the values of a Dat whose own choice is
+    /// [`DeviceLayout::Auto`](op2_core::DeviceLayout::Auto) (see
+    /// [`Dat::set_device_layout`](op2_core::Dat::set_device_layout)); `None`
+    /// uses `OP2_DEVICE_LAYOUT`, else `Auto`: struct of arrays for Dats of
+    /// more than one value per element on sets of fixed size, array of
+    /// structs for the rest (agents, whose device work moves elements
+    /// whole).
+    pub device_layout: Option<op2_core::DeviceLayout>,
 }
 
 impl RuntimeOptions {
@@ -188,6 +196,14 @@ impl RuntimeOptions {
     /// [`RuntimeOptions::sync_loops`].
     pub fn sync_loops(mut self, sync: bool) -> Self {
         self.sync_loops = Some(sync);
+        self
+    }
+
+    /// Options whose device backends lay out Dats as `layout` says where a
+    /// Dat leaves the choice to the runtime: see
+    /// [`RuntimeOptions::device_layout`].
+    pub fn device_layout(mut self, layout: op2_core::DeviceLayout) -> Self {
+        self.device_layout = Some(layout);
         self
     }
 

@@ -266,6 +266,20 @@ impl<T: Scalar> Dat<T> {
         self.0.halo.exchanges()
     }
 
+    /// Asks for this Dat's values to lie in device memory as `layout` says
+    /// (by default [`DeviceLayout::Auto`](crate::DeviceLayout::Auto), the
+    /// runtime's choice). Kernels and the host see the same values either
+    /// way; a device copy in another layout is brought to the new one at
+    /// the Dat's next device loop, through the host.
+    pub fn set_device_layout(&self, layout: crate::DeviceLayout) {
+        self.0.host.device().lock().requested = layout;
+    }
+
+    /// The layout asked for with [`Dat::set_device_layout`].
+    pub fn device_layout(&self) -> crate::DeviceLayout {
+        self.0.host.device().lock().requested
+    }
+
     /// How often this data has moved between host and device.
     pub fn transfer_stats(&self) -> crate::TransferStats {
         self.0.host.device().stats()

@@ -1,6 +1,8 @@
 //! Device memory as op2's carriers see it: a backend-owned buffer behind a
-//! small trait, the Dat's state, and transfer counters. OpenCL and CUDA share
-//! this; the transitions are in `device_state.rs`.
+//! small trait, the Dat's state, how its values lie in the buffer (element
+//! by element, or component by component: transfers transpose), and
+//! transfer counters. OpenCL and CUDA share this; the transitions are in
+//! `device_state.rs`.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -76,22 +78,99 @@ impl TransferCounter {
     }
 }
 
-/// A carrier's device side: its state, its buffer (if any) and its counters.
+/// How a Dat's values lie in device memory. Its host copy always holds
+/// them element by element (`v[e * dim + c]`); kernels see the same values
+/// whatever the choice, and transfers transpose.
+///
+/// Struct of arrays lets the threads of a block, which run consecutive
+/// elements, read consecutive addresses for each component (coalesced
+/// loads on a GPU); OP2's `--force_soa` build halves Airfoil's `res_calc`
+/// with it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DeviceLayout {
+    /// The runtime's choice (`RuntimeOptions::device_layout` in
+    /// `op2-backends`): by default struct of arrays for a Dat of more than
+    /// one value per element on a set of fixed size, whose buffer nothing
+    /// has needed element by element (a ragged or whole-Dat argument, an
+    /// agent operation); array of structs otherwise.
+    #[default]
+    Auto,
+    /// Element by element, as on the host: component `c` of element `e` at
+    /// `e * dim + c`.
+    ArrayOfStructs,
+    /// Component by component: component `c` of element `e` at
+    /// `c * stride + e`, `stride` being the buffer's element capacity. A
+    /// loop that reaches the Dat through a ragged map or reads it whole
+    /// still gets it element by element (the kernel then holds row
+    /// pointers), after a transposition through the host.
+    StructOfArrays,
+}
+
+/// A layout of values component by component: `dim` values of
+/// `value_bytes` bytes per element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColumnShape {
+    /// Values per element.
+    pub dim: usize,
+    /// Bytes per value.
+    pub value_bytes: usize,
+}
+
+/// How the values of a [`DeviceSlot`]'s buffer lie in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BufferLayout {
+    /// As on the host, element by element.
+    #[default]
+    Rows,
+    /// Component by component, `stride` elements apart.
+    Columns {
+        /// Values per element and their size.
+        shape: ColumnShape,
+        /// Elements per column (the buffer's capacity in elements).
+        stride: usize,
+    },
+}
+
+impl BufferLayout {
+    /// The stride of a column layout; `None` for rows.
+    pub fn stride(&self) -> Option<usize> {
+        match self {
+            BufferLayout::Rows => None,
+            BufferLayout::Columns { stride, .. } => Some(*stride),
+        }
+    }
+}
+
+/// A carrier's device side: its state, its buffer (if any) and how values
+/// lie in it, the layout its owner asked for, and its counters.
 #[derive(Default)]
 pub struct DeviceSlot {
     /// Where the valid data is.
     pub state: DeviceState,
     /// The device buffer, once allocated.
     pub buffer: Option<Box<dyn DeviceBuffer>>,
+    /// How the values lie in `buffer` (chosen when it was made).
+    pub layout: BufferLayout,
+    /// The layout the carrier's owner asked for
+    /// ([`Dat::set_device_layout`](crate::Dat::set_device_layout)).
+    pub requested: DeviceLayout,
+    /// Whether something has needed the buffer element by element (a
+    /// ragged or whole-Dat argument, device work): [`DeviceLayout::Auto`]
+    /// then keeps rows, so that uses do not transpose back and forth.
+    pub rows_needed: bool,
     /// Transfer counts (shared with runtimes that report them).
     pub counter: Arc<TransferCounter>,
 }
 
 impl DeviceSlot {
-    /// Uploads `host` into the buffer and counts it.
+    /// Uploads `host` into the buffer (transposed for a column layout) and
+    /// counts it.
     pub fn upload(&self, host: &[u8]) -> Result<()> {
         if let Some(b) = &self.buffer {
-            b.upload(host)?;
+            match self.layout {
+                BufferLayout::Rows => b.upload(host)?,
+                BufferLayout::Columns { shape, stride } => b.upload(&to_columns(host, shape, stride))?,
+            }
             self.counter.count_upload(host.len());
         }
         Ok(())
@@ -131,24 +210,39 @@ impl DeviceSlot {
         context: u64,
         bytes: usize,
         host: &mut [u8],
+        columns: Option<ColumnShape>,
         new_buffer: &dyn Fn(usize) -> Result<Box<dyn DeviceBuffer>>,
     ) -> Result<()> {
         if let Some(b) = &self.buffer {
-            if b.context_id() == context && b.bytes() >= bytes {
+            let same_layout = match (self.layout, columns) {
+                (BufferLayout::Rows, None) => true,
+                (BufferLayout::Columns { shape, .. }, Some(wanted)) => shape == wanted,
+                _ => false,
+            };
+            if b.context_id() == context && b.bytes() >= bytes && same_layout {
                 return Ok(());
             }
+            // Brought to the host in the old layout, uploaded in the new.
             self.sync_host(host, true)?;
             self.buffer = None;
             self.state = DeviceState::DeviceUnallocated;
         }
         self.buffer = Some(new_buffer(bytes)?);
+        self.layout = match columns {
+            None => BufferLayout::Rows,
+            Some(shape) => BufferLayout::Columns {
+                shape,
+                stride: bytes / (shape.dim * shape.value_bytes).max(1),
+            },
+        };
         Ok(())
     }
 
     /// Brings the carrier's data to the device for a loop's (or device
     /// work's) `use_`, as the state machine says: a buffer of at least
-    /// `bytes` in the context `context` ([`DeviceSlot::adopt`]), the host's
-    /// newer data uploaded if the use needs it, and the state afterwards.
+    /// `bytes` in the context `context`, its values in columns of `columns`
+    /// or in rows ([`DeviceSlot::adopt`]), the host's newer data uploaded if
+    /// the use needs it, and the state afterwards.
     ///
     /// # Errors
     /// Transfer errors; `new_buffer`'s.
@@ -158,9 +252,10 @@ impl DeviceSlot {
         bytes: usize,
         host: &mut [u8],
         use_: LoopUse,
+        columns: Option<ColumnShape>,
         new_buffer: &dyn Fn(usize) -> Result<Box<dyn DeviceBuffer>>,
     ) -> Result<()> {
-        self.adopt(context, bytes, host, new_buffer)?;
+        self.adopt(context, bytes, host, columns, new_buffer)?;
         let t = before_loop(self.state, use_);
         if t.upload {
             self.upload(host)?;
@@ -169,13 +264,56 @@ impl DeviceSlot {
         Ok(())
     }
 
-    /// Downloads the buffer into `host` and counts it.
+    /// Downloads the buffer into `host` (transposed back from a column
+    /// layout) and counts it.
     pub fn download(&self, host: &mut [u8]) -> Result<()> {
         if let Some(b) = &self.buffer {
-            b.download(host)?;
+            match self.layout {
+                BufferLayout::Rows => b.download(host)?,
+                BufferLayout::Columns { shape, stride } => {
+                    let mut columns = vec![0u8; columns_len(host.len(), shape, stride)];
+                    b.download(&mut columns)?;
+                    from_columns(&columns, host, shape, stride);
+                }
+            }
             self.counter.count_download(host.len());
         }
         Ok(())
+    }
+}
+
+/// Bytes that the columns of `host_len` bytes of rows cover: every column
+/// but the last in full, the last up to the last element.
+fn columns_len(host_len: usize, shape: ColumnShape, stride: usize) -> usize {
+    let row = shape.dim * shape.value_bytes;
+    let n = host_len / row.max(1);
+    match shape.dim {
+        0 => 0,
+        dim => ((dim - 1) * stride + n) * shape.value_bytes,
+    }
+}
+
+/// `rows` (element by element) laid out in columns of `stride` elements.
+fn to_columns(rows: &[u8], shape: ColumnShape, stride: usize) -> Vec<u8> {
+    let vb = shape.value_bytes;
+    let mut out = vec![0u8; columns_len(rows.len(), shape, stride)];
+    for (e, row) in rows.chunks_exact(shape.dim * vb).enumerate() {
+        for (c, value) in row.chunks_exact(vb).enumerate() {
+            let at = (c * stride + e) * vb;
+            out[at..at + vb].copy_from_slice(value);
+        }
+    }
+    out
+}
+
+/// The inverse of [`to_columns`]: `columns` written back into `rows`.
+fn from_columns(columns: &[u8], rows: &mut [u8], shape: ColumnShape, stride: usize) {
+    let vb = shape.value_bytes;
+    for (e, row) in rows.chunks_exact_mut(shape.dim * vb).enumerate() {
+        for (c, value) in row.chunks_exact_mut(vb).enumerate() {
+            let at = (c * stride + e) * vb;
+            value.copy_from_slice(&columns[at..at + vb]);
+        }
     }
 }
 
@@ -192,5 +330,106 @@ impl DeviceCell {
     /// The transfer counts so far.
     pub fn stats(&self) -> TransferStats {
         self.lock().counter.stats()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer in host memory, standing in for a device's.
+    struct HostBuffer(Mutex<Vec<u8>>);
+
+    impl DeviceBuffer for HostBuffer {
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+        fn context_id(&self) -> u64 {
+            7
+        }
+        fn upload(&self, src: &[u8]) -> Result<()> {
+            self.0.lock().unwrap()[..src.len()].copy_from_slice(src);
+            Ok(())
+        }
+        fn download(&self, dst: &mut [u8]) -> Result<()> {
+            dst.copy_from_slice(&self.0.lock().unwrap()[..dst.len()]);
+            Ok(())
+        }
+        fn bytes(&self) -> usize {
+            self.0.lock().unwrap().len()
+        }
+    }
+
+    fn new_buffer(bytes: usize) -> Result<Box<dyn DeviceBuffer>> {
+        Ok(Box::new(HostBuffer(Mutex::new(vec![0xee; bytes]))))
+    }
+
+    fn device_values(slot: &DeviceSlot) -> Vec<u16> {
+        let b = slot
+            .buffer
+            .as_ref()
+            .unwrap()
+            .as_any()
+            .downcast_ref::<HostBuffer>()
+            .unwrap();
+        b.0.lock()
+            .unwrap()
+            .chunks_exact(2)
+            .map(|v| u16::from_ne_bytes([v[0], v[1]]))
+            .collect()
+    }
+
+    const UPLOAD: LoopUse = LoopUse {
+        needs_data: true,
+        writes: true,
+    };
+
+    #[test]
+    fn columns_transpose_on_the_way_up_and_back() {
+        // 3 elements of 2 values, in a buffer with room for 4 elements.
+        let rows: Vec<u16> = vec![10, 11, 20, 21, 30, 31];
+        let mut host = rows.clone();
+        let shape = ColumnShape { dim: 2, value_bytes: 2 };
+        let mut slot = DeviceSlot::default();
+        let bytes = bytemuck::cast_slice_mut(&mut host);
+        slot.prepare(7, 16, bytes, UPLOAD, Some(shape), &new_buffer).unwrap();
+        assert_eq!(slot.layout, BufferLayout::Columns { shape, stride: 4 });
+        assert_eq!(slot.layout.stride(), Some(4));
+        // The gap between columns is uploaded too (zeros); past the last
+        // element of the last column nothing is.
+        assert_eq!(device_values(&slot), vec![10, 20, 30, 0, 11, 21, 31, 0xeeee]);
+        let mut back = vec![0u16; 6];
+        slot.download(bytemuck::cast_slice_mut(&mut back)).unwrap();
+        assert_eq!(back, rows);
+        assert_eq!(slot.counter.stats().bytes_up, 12, "the host's bytes are counted");
+    }
+
+    #[test]
+    fn a_change_of_layout_goes_through_the_host_with_the_newer_values() {
+        let mut host: Vec<u16> = vec![1, 2, 3, 4];
+        let shape = ColumnShape { dim: 2, value_bytes: 2 };
+        let mut slot = DeviceSlot::default();
+        slot.prepare(
+            7,
+            8,
+            bytemuck::cast_slice_mut(&mut host),
+            UPLOAD,
+            Some(shape),
+            &new_buffer,
+        )
+        .unwrap();
+        // The device's copy changes (a loop wrote it): column 0 becomes 5, 6.
+        slot.buffer
+            .as_ref()
+            .unwrap()
+            .upload(bytemuck::cast_slice(&[5u16, 6]))
+            .unwrap();
+        assert_eq!(slot.state, DeviceState::Device);
+        // Now wanted in rows: downloaded (transposed), then uploaded as rows.
+        slot.prepare(7, 8, bytemuck::cast_slice_mut(&mut host), UPLOAD, None, &new_buffer)
+            .unwrap();
+        assert_eq!(host, vec![5, 2, 6, 4]);
+        assert_eq!(slot.layout, BufferLayout::Rows);
+        assert_eq!(device_values(&slot), vec![5, 2, 6, 4]);
     }
 }

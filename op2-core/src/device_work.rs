@@ -238,7 +238,9 @@ pub fn stage<'a>(work: &dyn DeviceWork, data: ArgData<'a>, use_: LoopUse, bytes:
     let host = unsafe { std::slice::from_raw_parts_mut(data.host_bytes(), data.byte_len()) };
     let slot = &mut *staged.slot;
     let name = data.name();
-    slot.prepare(work.context_id(), bytes.max(host.len()), host, use_, &|b| {
+    // Device work indexes element by element.
+    slot.rows_needed = true;
+    slot.prepare(work.context_id(), bytes.max(host.len()), host, use_, None, &|b| {
         work.new_buffer(name, b)
     })?;
     Ok(staged)

@@ -73,7 +73,9 @@ pub use arg::{ArgData, ArgRoute, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIn
 pub use birth_numbering::{number_by_parent_id, BirthNumbering};
 pub use borrow::BorrowFlag;
 pub use dat::{Dat, HostMut, HostRef};
-pub use device::{DeviceBuffer, DeviceCell, DeviceSlot, TransferCounter, TransferStats};
+pub use device::{
+    BufferLayout, ColumnShape, DeviceBuffer, DeviceCell, DeviceLayout, DeviceSlot, TransferCounter, TransferStats,
+};
 pub use device_state::{
     before_loop, host_overwrite, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse,
 };

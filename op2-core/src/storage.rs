@@ -167,6 +167,7 @@ impl<T> HostStorage<T> {
         let mut b = second.device.lock();
         std::mem::swap(&mut a.state, &mut b.state);
         std::mem::swap(&mut a.buffer, &mut b.buffer);
+        std::mem::swap(&mut a.layout, &mut b.layout);
     }
 
     pub(crate) fn flag(&self) -> &BorrowFlag {

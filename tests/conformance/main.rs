@@ -31,7 +31,7 @@ macro_rules! backend_suite {
     ($module:ident, $backend:expr, $options:expr, $skip:expr) => {
         mod $module {
             #[allow(unused_imports)]
-            use op2::{Backend, Increments, Runtime, RuntimeOptions};
+            use op2::{Backend, DeviceLayout, Increments, Runtime, RuntimeOptions};
 
             fn rt() -> Runtime {
                 Runtime::with_options($backend, $options).expect("backend is available in this build")
@@ -135,6 +135,23 @@ backend_suite!(
     Backend::OpenCl,
     RuntimeOptions::default().block_size(7).checked(false)
 );
+// Every Dat in rows, and every Dat that can in columns (agents' too, until
+// their device work needs rows): the default puts mesh Dats in columns.
+#[cfg(feature = "opencl")]
+backend_suite!(
+    opencl_aos,
+    Backend::OpenCl,
+    RuntimeOptions::default().device_layout(DeviceLayout::ArrayOfStructs)
+);
+#[cfg(feature = "opencl")]
+backend_suite!(
+    opencl_soa_block_7,
+    Backend::OpenCl,
+    RuntimeOptions::default()
+        .device_layout(DeviceLayout::StructOfArrays)
+        .block_size(7)
+        .checked(false)
+);
 #[cfg(feature = "opencl")]
 backend_suite!(
     opencl_atomics,
@@ -156,6 +173,13 @@ backend_suite!(
     cuda_block_7,
     Backend::Cuda,
     RuntimeOptions::default().block_size(7).checked(false),
+    super::device_missing
+);
+#[cfg(feature = "cuda")]
+backend_suite!(
+    cuda_aos,
+    Backend::Cuda,
+    RuntimeOptions::default().device_layout(DeviceLayout::ArrayOfStructs),
     super::device_missing
 );
 #[cfg(feature = "cuda")]

@@ -44,7 +44,8 @@ pub(super) fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> Strin
 /// ENTRY op2_loop(const uint *units, long unit_offset, long base, long block_size, long limit,
 ///                const uint *colours, const uint *ncolours,
 ///                ulong *partials, long partial_offset, int *report,
-///                [__local ulong *op2_scratch,] T0 *arg0, [const int *map0, [const int *tgt0,]] ...);
+///                [__local ulong *op2_scratch,] T0 *arg0, [long stride0,]
+///                [const int *map0, [const int *tgt0,]] ...);
 /// ```
 ///
 /// launched with `block_size` threads per block (and `block_size * 8` bytes
@@ -54,7 +55,8 @@ pub(super) fn combine_expr(op: Access, t: ScalarType, a: &str, b: &str) -> Strin
 /// element's colour in `colours[e - base]` and the block's colour count in
 /// `ncolours[b]`. Block `g`'s reduction results go to the partials of unit
 /// `partial_offset + g`. `map{k}` is a map's table or a ragged map's
-/// offsets, `tgt{k}` a ragged map's targets. With [`Checks::On`], a thread whose kernel failed a
+/// offsets, `tgt{k}` a ragged map's targets; `stride{k}` (an argument in
+/// columns only) the elements per component. With [`Checks::On`], a thread whose kernel failed a
 /// check lowers `report[0]` to its element and ors `1 << code` into
 /// `report[1]` (the caller sets them to `INT_MAX` and 0; without checks
 /// `report` may be null).
@@ -119,6 +121,9 @@ pub(super) fn device_source(
             c_type(a.scalar),
             qualifiers.1
         ));
+        if a.columns {
+            params.push(format!("long stride{k}"));
+        }
         if is_indirect(a) {
             params.push(format!("{g}const int *{r} map{k}"));
         }

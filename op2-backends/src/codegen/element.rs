@@ -152,6 +152,8 @@ pub(super) fn in_place(k: usize, a: &ArgShape) -> Option<String> {
     let t = c_type(a.scalar);
     let d = a.dim;
     let at = match (a.kind, a.access) {
+        // Columns (device only) have no pointer to an element's values.
+        _ if a.columns => return None,
         (ArgKind::Direct, Access::Read | Access::Rw) => format!("arg{k} + e * {d}"),
         (ArgKind::MapEntry { arity, index }, Access::Read) => {
             format!("arg{k} + (long)map{k}[e * {arity} + {index}] * {d}")
@@ -192,6 +194,16 @@ impl Staging {
     }
 }
 
+/// Component `c` of element `at` in argument `k`'s data: `at * dim + c`
+/// in rows, `at + c * stride{k}` in columns ([`ArgShape::columns`]).
+fn value_at(k: usize, a: &ArgShape, at: &str, c: &str) -> String {
+    if a.columns {
+        format!("arg{k}[{at} + {c} * stride{k}]")
+    } else {
+        format!("arg{k}[{at} * {} + {c}]", a.dim)
+    }
+}
+
 /// Declares (first string; empty for [`Staging::Lanes`]) and fills (second)
 /// staging value `s{k}` for element `e`.
 pub(super) fn gather(k: usize, a: &ArgShape, staging: Staging) -> (String, String) {
@@ -220,7 +232,7 @@ pub(super) fn gather(k: usize, a: &ArgShape, staging: Staging) -> (String, Strin
             let src = if zero {
                 "0".to_string()
             } else {
-                format!("arg{k}[t * {d} + c]")
+                value_at(k, a, "t", "c")
             };
             let dst = staging.at(k, Some("i"), d, "c");
             let _ = writeln!(fill, "    for (int c = 0; c < {d}; ++c) {dst} = {src};");
@@ -239,8 +251,8 @@ pub(super) fn gather(k: usize, a: &ArgShape, staging: Staging) -> (String, Strin
             }
             let src = match (kind, zero) {
                 (_, true) if !matches!(kind, ArgKind::Global { .. }) || a.access == Access::Inc => "0".to_string(),
-                (ArgKind::Direct, _) => format!("arg{k}[e * {d} + c]"),
-                (ArgKind::MapEntry { .. }, _) => format!("arg{k}[{target} * {d} + c]"),
+                (ArgKind::Direct, _) => value_at(k, a, "e", "c"),
+                (ArgKind::MapEntry { .. }, _) => value_at(k, a, &target, "c"),
                 (ArgKind::Global { slot: Some(_) }, _) => format!("red{k}[c]"),
                 (ArgKind::Global { slot: None }, _) => format!("arg{k}[c]"),
                 (ArgKind::MapAll { .. } | ArgKind::Ragged | ArgKind::Whole, _) => unreachable!(),
@@ -272,12 +284,12 @@ pub(super) fn scatter(k: usize, a: &ArgShape, atomic: bool, staging: Staging) ->
     let value = staging.at(k, None, d, "c");
     let line = match a.kind {
         ArgKind::Direct => {
-            combine(&format!("arg{k}[e * {d} + c]"), &value).map(|c| format!("for (int c = 0; c < {d}; ++c) {c}"))
+            combine(&value_at(k, a, "e", "c"), &value).map(|c| format!("for (int c = 0; c < {d}; ++c) {c}"))
         }
-        ArgKind::MapEntry { .. } => combine(&format!("arg{k}[{} * {d} + c]", staging.target(k)), &value)
+        ArgKind::MapEntry { .. } => combine(&value_at(k, a, &staging.target(k), "c"), &value)
             .map(|c| format!("for (int c = 0; c < {d}; ++c) {c}")),
         ArgKind::MapAll { arity } => combine(
-            &format!("arg{k}[(long)map{k}[e * {arity} + i] * {d} + c]"),
+            &value_at(k, a, &format!("(long)map{k}[e * {arity} + i]"), "c"),
             &staging.at(k, Some("i"), d, "c"),
         )
         .map(|c| format!("for (int i = 0; i < {arity}; ++i) for (int c = 0; c < {d}; ++c) {c}")),

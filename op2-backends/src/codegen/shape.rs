@@ -50,6 +50,11 @@ pub struct ArgShape {
     pub scalar: ScalarType,
     /// Values per element.
     pub dim: usize,
+    /// Whether the values lie component by component (struct of arrays, on
+    /// devices only): component `c` of element `e` at `arg{k}[e + c *
+    /// stride{k}]`, the entry point taking `long stride{k}` after `arg{k}`.
+    /// Only for Dats reached directly or through a map.
+    pub columns: bool,
 }
 
 /// A loop's shape: the kernel, each argument's shape and whether the loop
@@ -97,6 +102,8 @@ impl LoopShape {
                 access: a.access,
                 scalar: a.data.scalar(),
                 dim: a.data.dim(),
+                // Device executors choose per Dat (`device/layouts.rs`).
+                columns: false,
             })
             .collect();
         LoopShape {
@@ -115,6 +122,25 @@ impl LoopShape {
         self.args
             .iter()
             .any(|a| matches!(a.kind, ArgKind::Ragged | ArgKind::Whole))
+    }
+
+    /// This shape with every argument that can lie in columns in columns
+    /// (a Dat of more than one value per element, reached directly or
+    /// through a map, as the default layout puts a mesh's Dats on a device);
+    /// `None` when no argument can. For tests and snapshots: device
+    /// executors choose per Dat.
+    pub fn in_columns(&self) -> Option<LoopShape> {
+        let mut shape = self.clone();
+        let mut any = false;
+        for a in &mut shape.args {
+            let reachable = matches!(
+                a.kind,
+                ArgKind::Direct | ArgKind::MapEntry { .. } | ArgKind::MapAll { .. }
+            );
+            a.columns = reachable && a.dim > 1;
+            any |= a.columns;
+        }
+        any.then_some(shape)
     }
 
     /// The shape of a loop over a whole set described without live data (for

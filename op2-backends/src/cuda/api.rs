@@ -252,8 +252,9 @@ impl DeviceApi for Cuda {
             a.report,
         ];
         params.extend(a.elems);
-        for (d, m) in a.data.iter().zip(a.maps) {
+        for ((d, stride), m) in a.data.iter().zip(a.strides).zip(a.maps) {
             params.push(*d);
+            params.extend(stride.map(|s| s as u64));
             params.extend(m.iter().flatten().copied());
         }
         // Block-shared scratch for the reduction tree, only where there is one.

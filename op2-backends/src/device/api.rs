@@ -54,6 +54,9 @@ pub struct LaunchArgs<'a, M> {
     pub reduces: bool,
     /// Each argument's data buffer, in argument order.
     pub data: &'a [M],
+    /// Each argument's column stride, passed right after its data, for the
+    /// arguments in columns (`stride{k}`); `None` for the others.
+    pub strides: &'a [Option<i64>],
     /// Each argument's map buffers, in the order the signature takes them:
     /// a map's table, or a ragged map's offsets then targets.
     pub maps: &'a [[Option<M>; 2]],

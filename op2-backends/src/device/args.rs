@@ -3,7 +3,7 @@
 //! what is stale), and uploads map tables once and keeps them. A reduction leaves its
 //! Global's newer value on the device. The result, `DeviceArgs`, feeds `prepare_loop` in
 //! `prepared.rs`.
-use op2_core::{ArgRoute, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
+use op2_core::{ArgRoute, ColumnShape, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
 
 use super::DeviceApi;
 
@@ -11,6 +11,9 @@ use super::DeviceApi;
 pub struct DeviceArgs<M> {
     /// Data, in argument order (arguments on one Dat share its buffer).
     pub data: Vec<M>,
+    /// Per argument, the elements per column of a Dat in columns (`None`
+    /// for rows and Globals).
+    pub strides: Vec<Option<i64>>,
     /// Map buffers per argument: a map's table, or a ragged map's offsets
     /// then targets (none for direct arguments and Globals).
     pub maps: Vec<[Option<M>; 2]>,
@@ -21,16 +24,22 @@ pub struct DeviceArgs<M> {
 /// over a subset or through a map keeps the elements it does not write), Maps
 /// uploaded once and kept, Globals like Dats: a reduction reads the value
 /// (MIN and MAX start from it, INC adds to it) and leaves the new one on the
-/// device, for the host to download only when it reads it.
-pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArgs<A::Mem>> {
+/// device, for the host to download only when it reads it. Argument `k`'s
+/// Dat lies in columns of `columns[k]` (a Dat's first argument decides).
+pub fn prepare_args<A: DeviceApi>(
+    api: &A,
+    lp: &ParLoop<'_>,
+    columns: &[Option<ColumnShape>],
+) -> Result<DeviceArgs<A::Mem>> {
     let mut data: Vec<A::Mem> = Vec::with_capacity(lp.args.len());
+    let mut strides = Vec::with_capacity(lp.args.len());
     let mut maps = Vec::with_capacity(lp.args.len());
     for (k, arg) in lp.args.iter().enumerate() {
         let first = lp.args[..k].iter().position(|a| a.data.id() == arg.data.id());
         // SAFETY: the runtime holds this argument's borrow for the loop.
         let host = unsafe { std::slice::from_raw_parts_mut(arg.data.host_bytes(), arg.data.byte_len()) };
-        let mem = match (first, arg.data) {
-            (Some(j), _) => data[j],
+        let (mem, stride) = match (first, arg.data) {
+            (Some(j), _) => (data[j], strides[j]),
             (None, _) => {
                 // Every argument on this Dat together decides its transition.
                 // A loop over a subset, like an indirect one, writes some
@@ -53,13 +62,15 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
                     );
                 let mut slot = arg.data.device().lock();
                 let name = arg.data.name();
-                slot.prepare(api.context_id(), host.len(), host, use_, &|bytes| {
+                slot.prepare(api.context_id(), host.len(), host, use_, columns[k], &|bytes| {
                     api.new_buffer(name, bytes)
                 })?;
-                mem_of(api, &slot)
+                let stride = slot.layout.stride().map(|s| s as i64);
+                (mem_of(api, &slot), stride)
             }
         };
         data.push(mem);
+        strides.push(stride);
         maps.push(match arg.route {
             ArgRoute::Map(m) => [
                 Some(prepare_table(api, m.map.device(), m.map.name(), m.map.values())?),
@@ -77,7 +88,7 @@ pub fn prepare_args<A: DeviceApi>(api: &A, lp: &ParLoop<'_>) -> Result<DeviceArg
             ArgRoute::Direct => [None, None],
         });
     }
-    Ok(DeviceArgs { data, maps })
+    Ok(DeviceArgs { data, strides, maps })
 }
 
 fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {

@@ -11,12 +11,12 @@ use std::sync::{Arc, Mutex};
 use super::binning::BinningPrograms;
 use super::work::{ReorderProgram, WorkScratch};
 use op2_core::{
-    Access, CodeCacheCounters, CodeCacheStats, DeviceWork, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result,
-    ScalarType, ScopedThreads, Workers,
+    Access, CodeCacheCounters, CodeCacheStats, ColumnShape, DeviceLayout, DeviceWork, Error, Executor, LoopBody,
+    ParLoop, ReductionLayout, Result, ScalarType, ScopedThreads, Workers,
 };
 
 use super::api::{Built, DeviceApi, LaunchArgs, UtilityArg};
-use super::{prepare_loop, CheckReport, PartialsPool, PlanBuffersCache};
+use super::{column_shapes, prepare_loop, CheckReport, PartialsPool, PlanBuffersCache};
 use crate::codegen::{fold_entry, reduction_source, Checks, LoopShape, FOLD_ENTRIES, FOLD_THREADS};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
@@ -38,6 +38,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     checks: Checks,
     /// Whether each loop waits for the device before it returns.
     sync_loops: bool,
+    /// The layout of Dats that leave it to the runtime.
+    device_layout: DeviceLayout,
     programs: Programs<A::Program>,
     plans: PlanBuffersCache,
     partials: PartialsPool,
@@ -84,6 +86,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             increments: options.resolved_increments()?,
             checks: options.resolved_checks()?,
             sync_loops: options.sync_loops.unwrap_or(false),
+            device_layout: options.device_layout.unwrap_or_default(),
             api,
             programs: Mutex::new(HashMap::new()),
             plans: PlanBuffersCache::default(),
@@ -171,6 +174,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         lp: &ParLoop<'_>,
         program: &A::Program,
         layout: &ReductionLayout,
+        columns: &[Option<ColumnShape>],
         writes: IndirectWrites,
     ) -> Result<()> {
         let name = lp.kernel.name;
@@ -187,6 +191,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             &self.api,
             lp,
             layout,
+            columns,
             writes,
             self.block_size,
             &self.plans,
@@ -221,6 +226,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             elems: p.elems,
             reduces: layout.words_per_chunk() > 0,
             data: &p.args.data,
+            strides: &p.args.strides,
             maps: &p.args.maps,
         };
         for l in p.launches.iter().filter(|l| l.count > 0) {
@@ -307,10 +313,14 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
             return Ok(());
         }
         let layout = ReductionLayout::new(lp.args);
-        let shape = LoopShape::of(lp, &layout);
+        let columns = column_shapes(lp, self.device_layout);
+        let mut shape = LoopShape::of(lp, &layout);
+        for (a, c) in shape.args.iter_mut().zip(&columns) {
+            a.columns = c.is_some();
+        }
         let writes = self.indirect_writes(lp.kernel.name, &shape);
         let program = self.program(lp, shape, writes)?;
-        self.launch_all(lp, &program, &layout, writes)
+        self.launch_all(lp, &program, &layout, &columns, writes)
     }
 
     fn code_cache_stats(&self) -> CodeCacheStats {
@@ -434,6 +444,7 @@ mod tests {
                 access: Access::Inc,
                 scalar,
                 dim: 1,
+                columns: false,
             }],
             partial_words: 0,
             subset: false,

@@ -4,7 +4,9 @@
 //! the state machine of `op2-core`, keeps the plan's block lists and element
 //! colours on the device, plans the launches of one loop, and folds the
 //! reduction partials into the Globals on the device (`partials.rs`); loops
-//! return once launched. `work.rs` does the work around loops
+//! return once launched. Dats of several values per element lie on the
+//! device in columns (struct of arrays) where `layouts.rs` chooses so, and
+//! the generated code indexes them so. `work.rs` does the work around loops
 //! in device memory for the core ([`op2_core::DeviceWork`]: message builds,
 //! births and deaths, permutations), `binning.rs` a spatial build's
 //! counting sort.
@@ -19,6 +21,7 @@ mod binning;
 mod check_report;
 mod executor;
 mod launches;
+mod layouts;
 mod memory;
 mod partials;
 mod plan_buffers;
@@ -29,6 +32,7 @@ pub use api::{Built, DeviceApi, DeviceInfo, LaunchArgs, UtilityArg};
 pub use binning::BinBuffers;
 pub(crate) use check_report::CheckReport;
 pub use executor::{next_context_id, DeviceExecutor};
+pub(crate) use layouts::column_shapes;
 pub use memory::{Memory, RawMemory};
 pub(crate) use partials::PartialsPool;
 pub(crate) use plan_buffers::PlanBuffersCache;

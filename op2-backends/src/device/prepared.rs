@@ -4,7 +4,7 @@
 //! together `args.rs`, `launches.rs`, `partials.rs` and `plan_buffers.rs`.
 use std::sync::Arc;
 
-use op2_core::{ParLoop, ReductionLayout, Result};
+use op2_core::{ColumnShape, ParLoop, ReductionLayout, Result};
 
 use super::args::{prepare_args, prepare_table, DeviceArgs};
 use super::launches::{launches, Launch};
@@ -33,18 +33,20 @@ pub struct PreparedLoop<'p, M> {
     _plan: Option<Arc<PlanBuffers>>,
 }
 
-/// Brings a loop's data to the device (and a subset's elements), and its
-/// plan when `writes` needs one, and sets up its launches and partials.
+/// Brings a loop's data to the device (and a subset's elements; each Dat in
+/// the layout `columns` gives), and its plan when `writes` needs one, and
+/// sets up its launches and partials.
 pub fn prepare_loop<'p, A: DeviceApi>(
     api: &A,
     lp: &ParLoop<'_>,
     layout: &ReductionLayout,
+    columns: &[Option<ColumnShape>],
     writes: IndirectWrites,
     block_size: usize,
     plans: &PlanBuffersCache,
     pool: &'p PartialsPool,
 ) -> Result<PreparedLoop<'p, A::Mem>> {
-    let args = prepare_args(api, lp)?;
+    let args = prepare_args(api, lp, columns)?;
     let elems = lp
         .subset
         .map(|s| prepare_table(api, s.device(), s.name(), s.indices()))

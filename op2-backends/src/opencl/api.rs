@@ -169,8 +169,11 @@ impl DeviceApi for OpenCl {
             // The generated signature always has the reduction scratch,
             // and OpenCL has no empty local arguments.
             exec.set_arg_local_buffer(a.block_size * std::mem::size_of::<u64>());
-            for (m, maps) in a.data.iter().zip(a.maps) {
+            for ((m, stride), maps) in a.data.iter().zip(a.strides).zip(a.maps) {
                 exec.set_arg(m);
+                if let Some(stride) = stride {
+                    exec.set_arg(&(*stride as cl_long));
+                }
                 for map in maps.iter().flatten() {
                     exec.set_arg(map);
                 }

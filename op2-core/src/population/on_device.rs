@@ -275,7 +275,10 @@ impl Population {
             // set's `old_len` elements on the host.
             let host = unsafe { std::slice::from_raw_parts_mut(m.host_bytes(), old_len * m.element_bytes()) };
             let name = m.member_name();
-            slot.prepare(work.context_id(), host.len(), host, READ, &|b| work.new_buffer(name, b))?;
+            slot.rows_needed = true;
+            slot.prepare(work.context_id(), host.len(), host, READ, None, &|b| {
+                work.new_buffer(name, b)
+            })?;
         }
         let current = |i: usize| -> &dyn DeviceBuffer {
             match slots[i].buffer.as_deref() {

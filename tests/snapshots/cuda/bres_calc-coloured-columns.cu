@@ -1,0 +1,150 @@
+/* op2 generated (CUDA): loop `bres_calc`, indirect writes: Coloured { whole_body: false } */
+#define OP2_FN static __device__ inline
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#define OP2_HELPERS(T, S) \
+    OP2_FN T op2_min_##S(T a, T b) { return a < b ? a : b; } \
+    OP2_FN T op2_max_##S(T a, T b) { return a > b ? a : b; }
+OP2_HELPERS(int, i32)
+OP2_HELPERS(long, i64)
+OP2_HELPERS(unsigned int, u32)
+OP2_HELPERS(unsigned long, u64)
+#undef OP2_HELPERS
+OP2_FN int op2_abs_i32(int a) { return a < 0 ? -a : a; }
+OP2_FN long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+OP2_FN unsigned int op2_abs_u32(unsigned int a) { return a; }
+OP2_FN unsigned long op2_abs_u64(unsigned long a) { return a; }
+OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
+OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
+OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
+OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_IX_LOCAL(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_IX_LOCAL(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
+
+static __device__ inline void op2_kernel_bres_calc(long *op2_status, const double *x1, const double *x2, const double *q1, const double *adt1, double *res1, const int *bound, const double *gm1, const double *eps, const double *qinf) {
+    (void)op2_status;
+    double dx = (x1[OP2_IX(0, 2)] - x2[OP2_IX(0, 2)]);
+    double dy = (x1[OP2_IX(1, 2)] - x2[OP2_IX(1, 2)]);
+    double ri = (1.0 / q1[OP2_IX(0, 4)]);
+    double p1 = ((*gm1) * (q1[OP2_IX(3, 4)] - ((0.5 * ri) * ((q1[OP2_IX(1, 4)] * q1[OP2_IX(1, 4)]) + (q1[OP2_IX(2, 4)] * q1[OP2_IX(2, 4)])))));
+    if ((*bound) == 1) {
+        res1[OP2_IX(1, 4)] += (p1 * dy);
+        res1[OP2_IX(2, 4)] += ((-p1) * dx);
+    }
+    else {
+        double vol1 = (ri * ((q1[OP2_IX(1, 4)] * dy) - (q1[OP2_IX(2, 4)] * dx)));
+        ri = (1.0 / qinf[OP2_IX(0, 4)]);
+        double p2 = ((*gm1) * (qinf[OP2_IX(3, 4)] - ((0.5 * ri) * ((qinf[OP2_IX(1, 4)] * qinf[OP2_IX(1, 4)]) + (qinf[OP2_IX(2, 4)] * qinf[OP2_IX(2, 4)])))));
+        double vol2 = (ri * ((qinf[OP2_IX(1, 4)] * dy) - (qinf[OP2_IX(2, 4)] * dx)));
+        double mu = ((*adt1) * (*eps));
+        double f = ((0.5 * ((vol1 * q1[OP2_IX(0, 4)]) + (vol2 * qinf[OP2_IX(0, 4)]))) + (mu * (q1[OP2_IX(0, 4)] - qinf[OP2_IX(0, 4)])));
+        res1[OP2_IX(0, 4)] += f;
+        f = ((0.5 * ((((vol1 * q1[OP2_IX(1, 4)]) + (p1 * dy)) + (vol2 * qinf[OP2_IX(1, 4)])) + (p2 * dy))) + (mu * (q1[OP2_IX(1, 4)] - qinf[OP2_IX(1, 4)])));
+        res1[OP2_IX(1, 4)] += f;
+        f = ((0.5 * ((((vol1 * q1[OP2_IX(2, 4)]) - (p1 * dx)) + (vol2 * qinf[OP2_IX(2, 4)])) - (p2 * dx))) + (mu * (q1[OP2_IX(2, 4)] - qinf[OP2_IX(2, 4)])));
+        res1[OP2_IX(2, 4)] += f;
+        f = ((0.5 * ((vol1 * (q1[OP2_IX(3, 4)] + p1)) + (vol2 * (qinf[OP2_IX(3, 4)] + p2)))) + (mu * (q1[OP2_IX(3, 4)] - qinf[OP2_IX(3, 4)])));
+        res1[OP2_IX(3, 4)] += f;
+    }
+}
+
+
+extern "C" __global__ void op2_loop(const unsigned int *units,
+        long unit_offset,
+        long base,
+        long block_size,
+        long limit,
+        const unsigned int *colours,
+        const unsigned int *ncolours,
+        unsigned long long *partials,
+        long partial_offset,
+        int *report,
+        const double *__restrict__ arg0,
+        long stride0,
+        const int *__restrict__ map0,
+        const double *__restrict__ arg1,
+        long stride1,
+        const int *__restrict__ map1,
+        const double *__restrict__ arg2,
+        long stride2,
+        const int *__restrict__ map2,
+        const double *__restrict__ arg3,
+        const int *__restrict__ map3,
+        double *arg4,
+        long stride4,
+        const int *__restrict__ map4,
+        const int *__restrict__ arg5,
+        const double *__restrict__ arg6,
+        const double *__restrict__ arg7,
+        const double *__restrict__ arg8)
+{
+    const long g = (long)blockIdx.x;
+    const long tid = (long)threadIdx.x;
+    const long b = units ? (long)units[unit_offset + g] : g;
+    const long start = base + b * block_size;
+    const long e = start + tid;
+    const int active = e < limit;
+    long op2_st[3] = {0, 0, 0};
+    double s0[2];
+    long t0;
+    double s1[2];
+    long t1;
+    double s2[4];
+    long t2;
+    double s3[1];
+    long t3;
+    double s4[4];
+    long t4;
+    int s5[1];
+    double s6[1];
+    double s7[1];
+    double s8[4];
+    if (active) {
+        t0 = map0[e * 2 + 0];
+        for (int c = 0; c < 2; ++c) s0[c] = arg0[t0 + c * stride0];
+        t1 = map1[e * 2 + 1];
+        for (int c = 0; c < 2; ++c) s1[c] = arg1[t1 + c * stride1];
+        t2 = map2[e * 1 + 0];
+        for (int c = 0; c < 4; ++c) s2[c] = arg2[t2 + c * stride2];
+        t3 = map3[e * 1 + 0];
+        for (int c = 0; c < 1; ++c) s3[c] = arg3[t3 * 1 + c];
+        t4 = map4[e * 1 + 0];
+        for (int c = 0; c < 4; ++c) s4[c] = 0;
+        for (int c = 0; c < 1; ++c) s5[c] = arg5[e * 1 + c];
+        for (int c = 0; c < 1; ++c) s6[c] = arg6[c];
+        for (int c = 0; c < 1; ++c) s7[c] = arg7[c];
+        for (int c = 0; c < 4; ++c) s8[c] = arg8[c];
+        op2_kernel_bres_calc(op2_st, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+    }
+    const unsigned int my_colour = active ? colours[e - base] : 0xffffffffu;
+    const unsigned int nc = ncolours[b];
+    for (unsigned int col = 0; col < nc; ++col) {
+        if (my_colour == col) {
+            for (int c = 0; c < 4; ++c) arg4[t4 + c * stride4] += s4[c];
+        }
+        __syncthreads();
+    }
+}

@@ -1,0 +1,129 @@
+/* op2 generated (CUDA): loop `ragged_read`, indirect writes: None */
+#define OP2_FN static __device__ inline
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#define OP2_GLOBAL 
+#define OP2_HELPERS(T, S) \
+    OP2_FN T op2_min_##S(T a, T b) { return a < b ? a : b; } \
+    OP2_FN T op2_max_##S(T a, T b) { return a > b ? a : b; }
+OP2_HELPERS(int, i32)
+OP2_HELPERS(long, i64)
+OP2_HELPERS(unsigned int, u32)
+OP2_HELPERS(unsigned long, u64)
+#undef OP2_HELPERS
+OP2_FN int op2_abs_i32(int a) { return a < 0 ? -a : a; }
+OP2_FN long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+OP2_FN unsigned int op2_abs_u32(unsigned int a) { return a; }
+OP2_FN unsigned long op2_abs_u64(unsigned long a) { return a; }
+OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
+OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
+OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
+OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_IX_LOCAL(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_IX_LOCAL(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
+
+#define OP2_TGT_vals(t, j) (t)[j]
+#define OP2_TGT_pos(t, j) (t)[j]
+static __device__ inline void op2_kernel_ragged_read(long *op2_status, OP2_GLOBAL const double *vals, OP2_GLOBAL const int *vals_targets, int vals_len, OP2_GLOBAL const double *pos, OP2_GLOBAL const int *pos_targets, int pos_len, double *sum, double *moments, int *count) {
+    (void)op2_status;
+    double s = 0.0;
+    for (int op2_j = 0; op2_j < vals_len; ++op2_j) {
+        const double v = vals[OP2_TGT_vals(vals_targets, op2_j)];
+        s += v;
+    }
+    double largest = (-1.0e300);
+    for (int op2_j_1 = 0; op2_j_1 < vals_len; ++op2_j_1) {
+        const double v = vals[OP2_TGT_vals(vals_targets, op2_j_1)];
+        if (v > largest) {
+            largest = v;
+        }
+    }
+    (*sum) = (s + largest);
+    double weighted = 0.0;
+    for (unsigned long j = 0ul, j_end = ((unsigned long)pos_len); j < j_end; ++j) {
+        weighted += ((pos + (long)OP2_TGT_pos(pos_targets, OP2_IX(j, pos_len)) * 2)[OP2_IX(0, 2)] * (((double)j) + 1.0));
+    }
+    double squares = 0.0;
+    for (int op2_j_2 = 0; op2_j_2 < pos_len; ++op2_j_2) {
+        OP2_GLOBAL const double *p = pos + (long)OP2_TGT_pos(pos_targets, op2_j_2) * 2;
+        squares += (p[OP2_IX(1, 2)] * p[OP2_IX(1, 2)]);
+    }
+    moments[OP2_IX(0, 3)] = weighted;
+    moments[OP2_IX(1, 3)] = squares;
+    moments[OP2_IX(2, 3)] = ((((unsigned long)vals_len) > 0ul) ? vals[OP2_TGT_vals(vals_targets, OP2_IX(((unsigned long)vals_len) - 1ul, vals_len))] : 0.0);
+    (*count) = ((int)((unsigned long)vals_len));
+}
+
+
+extern "C" __global__ void op2_loop(const unsigned int *units,
+        long unit_offset,
+        long base,
+        long block_size,
+        long limit,
+        const unsigned int *colours,
+        const unsigned int *ncolours,
+        unsigned long long *partials,
+        long partial_offset,
+        int *report,
+        const double *__restrict__ arg0,
+        const int *__restrict__ map0,
+        const int *__restrict__ tgt0,
+        const double *__restrict__ arg1,
+        const int *__restrict__ map1,
+        const int *__restrict__ tgt1,
+        double *arg2,
+        double *arg3,
+        long stride3,
+        int *arg4)
+{
+    const long g = (long)blockIdx.x;
+    const long tid = (long)threadIdx.x;
+    const long b = units ? (long)units[unit_offset + g] : g;
+    const long start = base + b * block_size;
+    const long e = start + tid;
+    const int active = e < limit;
+    long op2_st[3] = {0, 0, 0};
+    long o0;
+    int n0;
+    long o1;
+    int n1;
+    double s2[1];
+    double s3[3];
+    int s4[1];
+    if (active) {
+        o0 = map0[e];
+        n0 = (int)(map0[e + 1] - o0);
+        o1 = map1[e];
+        n1 = (int)(map1[e + 1] - o1);
+        for (int c = 0; c < 1; ++c) s2[c] = 0;
+        for (int c = 0; c < 3; ++c) s3[c] = 0;
+        for (int c = 0; c < 1; ++c) s4[c] = 0;
+        op2_kernel_ragged_read(op2_st, arg0, tgt0 + o0, n0, arg1, tgt1 + o1, n1, s2, s3, s4);
+        for (int c = 0; c < 1; ++c) arg2[e * 1 + c] = s2[c];
+        for (int c = 0; c < 3; ++c) arg3[e + c * stride3] = s3[c];
+        for (int c = 0; c < 1; ++c) arg4[e * 1 + c] = s4[c];
+    }
+}

@@ -1,0 +1,199 @@
+/* op2 generated (CUDA): loop `stream_draws`, indirect writes: None */
+#define OP2_FN static __device__ inline
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#define OP2_HELPERS(T, S) \
+    OP2_FN T op2_min_##S(T a, T b) { return a < b ? a : b; } \
+    OP2_FN T op2_max_##S(T a, T b) { return a > b ? a : b; }
+OP2_HELPERS(int, i32)
+OP2_HELPERS(long, i64)
+OP2_HELPERS(unsigned int, u32)
+OP2_HELPERS(unsigned long, u64)
+#undef OP2_HELPERS
+OP2_FN int op2_abs_i32(int a) { return a < 0 ? -a : a; }
+OP2_FN long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+OP2_FN unsigned int op2_abs_u32(unsigned int a) { return a; }
+OP2_FN unsigned long op2_abs_u64(unsigned long a) { return a; }
+OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
+OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
+OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
+OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_IX_LOCAL(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_IX_LOCAL(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
+
+OP2_FN void op2_philox4x32_10(unsigned int *c, unsigned int k0, unsigned int k1) {
+    for (int round = 0; round < 10; round++) {
+        if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+        unsigned long p0 = (unsigned long)0xD2511F53u * c[0];
+        unsigned long p1 = (unsigned long)0xCD9E8D57u * c[2];
+        unsigned int n0 = (unsigned int)(p1 >> 32) ^ c[1] ^ k0;
+        unsigned int n2 = (unsigned int)(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0; c[1] = (unsigned int)p1; c[2] = n2; c[3] = (unsigned int)p0;
+    }
+}
+typedef struct { unsigned int key[2]; unsigned int counter[4]; unsigned int words[4]; unsigned int used; } op2_philox;
+OP2_FN op2_philox op2_philox_new(unsigned long seed, unsigned long id, unsigned int call) {
+    op2_philox s;
+    s.key[0] = (unsigned int)seed; s.key[1] = (unsigned int)(seed >> 32);
+    s.counter[0] = 0u; s.counter[1] = call; s.counter[2] = (unsigned int)id; s.counter[3] = (unsigned int)(id >> 32);
+    s.words[0] = s.words[1] = s.words[2] = s.words[3] = 0u;
+    s.used = 4u;
+    return s;
+}
+OP2_FN unsigned int op2_philox_u32(op2_philox *s) {
+    if (s->used == 4u) {
+        for (int i = 0; i < 4; i++) s->words[i] = s->counter[i];
+        op2_philox4x32_10(s->words, s->key[0], s->key[1]);
+        s->counter[0] += 1u;
+        s->used = 0u;
+    }
+    return s->words[s->used++];
+}
+OP2_FN unsigned long op2_philox_u64(op2_philox *s) {
+    unsigned long hi = op2_philox_u32(s);
+    return (hi << 32) | op2_philox_u32(s);
+}
+OP2_FN double op2_philox_uniform_f64(op2_philox *s) { return (double)(op2_philox_u64(s) >> 11) * (1.0 / 9007199254740992.0); }
+OP2_FN float op2_philox_uniform_f32(op2_philox *s) { return (float)(op2_philox_u32(s) >> 8) * (1.0f / 16777216.0f); }
+OP2_FN unsigned int op2_philox_below(op2_philox *s, unsigned int n) {
+    if (n == 0u) return 0u;
+    unsigned int threshold = (0u - n) % n;
+    for (;;) {
+        unsigned long p = (unsigned long)op2_philox_u32(s) * n;
+        if ((unsigned int)p >= threshold) return (unsigned int)(p >> 32);
+    }
+}
+OP2_FN int op2_philox_bernoulli(op2_philox *s, double p) { return op2_philox_uniform_f64(s) < p; }
+#if defined(__OPENCL_VERSION__)
+#define OP2_PHILOX_BITS(d) as_ulong(d)
+#define OP2_PHILOX_DOUBLE(u) as_double(u)
+#elif defined(__CUDACC__)
+#define OP2_PHILOX_BITS(d) ((unsigned long)__double_as_longlong(d))
+#define OP2_PHILOX_DOUBLE(u) __longlong_as_double((long long)(u))
+#else
+typedef union { double d; unsigned long u; } op2_philox_pun;
+OP2_FN unsigned long op2_philox_bits(double d) { op2_philox_pun p; p.d = d; return p.u; }
+OP2_FN double op2_philox_double(unsigned long u) { op2_philox_pun p; p.u = u; return p.d; }
+#define OP2_PHILOX_BITS(d) op2_philox_bits(d)
+#define OP2_PHILOX_DOUBLE(u) op2_philox_double(u)
+#endif
+OP2_FN double op2_philox_ln(double x) {
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#endif
+    unsigned long b = OP2_PHILOX_BITS(x);
+    long e = (long)((b >> 52) & 0x7fful) - 1023;
+    double m = OP2_PHILOX_DOUBLE((b & 0x000ffffffffffffful) | 0x3ff0000000000000ul);
+    if (m > 1.4142135623730951) { m = m * 0.5; e = e + 1; }
+    double s = (m - 1.0) / (m + 1.0);
+    double f = s + s;
+    double z = s * s;
+    double q = 0.3333333333333333 + z * (0.2 + z * (0.14285714285714285 + z * (0.1111111111111111 + z * (0.09090909090909091
+        + z * (0.07692307692307693 + z * (0.06666666666666667 + z * (0.058823529411764705 + z * (0.05263157894736842
+        + z * 0.047619047619047616))))))));
+    double ed = (double)e;
+    return ed * 0.6931471803691238 + (f + (f * (z * q) + ed * 1.9082149292705877e-10));
+}
+OP2_FN double op2_philox_cos_2pi(double v) {
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#endif
+    unsigned int q = ((unsigned int)(v * 8.0) + 1u) >> 1;
+    double y = (v * 4.0 - (double)q) * 1.5707963267948966;
+    double z = y * y;
+    if (q & 1u) {
+        double sn = y + y * (z * (-0.16666666666666666 + z * (0.008333333333333333 + z * (-0.0001984126984126984
+            + z * (2.7557319223985893e-6 + z * (-2.505210838544172e-8 + z * (1.6059043836821613e-10
+            + z * (-7.647163731819816e-13 + z * 2.8114572543455206e-15))))))));
+        return (q & 2u) ? sn : -sn;
+    }
+    double cs = (1.0 - 0.5 * z) + (z * z) * (0.041666666666666664 + z * (-0.001388888888888889 + z * (2.48015873015873e-5
+        + z * (-2.755731922398589e-7 + z * (2.08767569878681e-9 + z * (-1.1470745597729725e-11
+        + z * (4.779477332387385e-14 + z * -1.5619206968586225e-16)))))));
+    return (q & 2u) ? -cs : cs;
+}
+OP2_FN double op2_philox_normal_f64(op2_philox *s) {
+#ifdef __OPENCL_VERSION__
+#pragma OPENCL FP_CONTRACT OFF
+#endif
+    double u = 1.0 - op2_philox_uniform_f64(s);
+    double v = op2_philox_uniform_f64(s);
+    return sqrt(-2.0 * op2_philox_ln(u)) * op2_philox_cos_2pi(v);
+}
+OP2_FN float op2_philox_normal_f32(op2_philox *s) { return (float)op2_philox_normal_f64(s); }
+static __device__ inline void op2_kernel_stream_draws(long *op2_status, unsigned int *words, const long *op2_op2_id_rng, const long *op2_op2_key_rng, double *values) {
+    (void)op2_status;
+    op2_philox rng = op2_philox_new(((unsigned long)op2_op2_key_rng[OP2_IX(0, 2)]), ((unsigned long)(*op2_op2_id_rng)), ((unsigned int)op2_op2_key_rng[OP2_IX(1, 2)]));
+    words[OP2_IX(0, 3)] = op2_philox_u32(&rng);
+    words[OP2_IX(1, 3)] = op2_philox_below(&rng, 6u);
+    words[OP2_IX(2, 3)] = op2_philox_below(&rng, 1000000007u);
+    values[OP2_IX(0, 6)] = op2_philox_uniform_f64(&rng);
+    values[OP2_IX(1, 6)] = ((double)op2_philox_uniform_f32(&rng));
+    values[OP2_IX(2, 6)] = (op2_philox_bernoulli(&rng, 0.3) ? 1.0 : 0.0);
+    values[OP2_IX(3, 6)] = ((double)(op2_philox_u64(&rng) >> 11));
+    values[OP2_IX(4, 6)] = op2_philox_normal_f64(&rng);
+    values[OP2_IX(5, 6)] = ((double)op2_philox_normal_f32(&rng));
+}
+
+
+extern "C" __global__ void op2_loop(const unsigned int *units,
+        long unit_offset,
+        long base,
+        long block_size,
+        long limit,
+        const unsigned int *colours,
+        const unsigned int *ncolours,
+        unsigned long long *partials,
+        long partial_offset,
+        int *report,
+        unsigned int *arg0,
+        long stride0,
+        const long *__restrict__ arg1,
+        const long *__restrict__ arg2,
+        double *arg3,
+        long stride3)
+{
+    const long g = (long)blockIdx.x;
+    const long tid = (long)threadIdx.x;
+    const long b = units ? (long)units[unit_offset + g] : g;
+    const long start = base + b * block_size;
+    const long e = start + tid;
+    const int active = e < limit;
+    long op2_st[3] = {0, 0, 0};
+    unsigned int s0[3];
+    long s1[1];
+    long s2[2];
+    double s3[6];
+    if (active) {
+        for (int c = 0; c < 3; ++c) s0[c] = 0;
+        for (int c = 0; c < 1; ++c) s1[c] = arg1[e * 1 + c];
+        for (int c = 0; c < 2; ++c) s2[c] = arg2[c];
+        for (int c = 0; c < 6; ++c) s3[c] = 0;
+        op2_kernel_stream_draws(op2_st, s0, s1, s2, s3);
+        for (int c = 0; c < 3; ++c) arg0[e + c * stride0] = s0[c];
+        for (int c = 0; c < 6; ++c) arg3[e + c * stride3] = s3[c];
+    }
+}
