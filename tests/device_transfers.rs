@@ -234,7 +234,13 @@ mod cases {
         let k = Global::new("k", vec![2.0]).unwrap();
         let expect = |scale: f64, add: f64| -> Vec<f64> {
             (0..10)
-                .map(|i| if i % 2 == 0 { f64::from(i) * scale } else { f64::from(i) + add })
+                .map(|i| {
+                    if i % 2 == 0 {
+                        f64::from(i) * scale
+                    } else {
+                        f64::from(i) + add
+                    }
+                })
                 .collect()
         };
         par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
@@ -262,7 +268,10 @@ mod cases {
         par_loop!(rt, scale_pair, s, p(RW), k(READ)).unwrap();
         let pairs = expect(32.0, 10.0);
         let diff = |j: usize| pairs[2 * j] - pairs[2 * j + 1];
-        assert_eq!(out.to_vec(), vec![diff(1) + diff(4), 0.0, diff(0), diff(2) + diff(3), 0.0]);
+        assert_eq!(
+            out.to_vec(),
+            vec![diff(1) + diff(4), 0.0, diff(0), diff(2) + diff(3), 0.0]
+        );
         assert_eq!(p.to_vec(), expect(64.0, 12.0));
         // One upload in rows for the ragged loop (the host's copy was
         // current: no download first), none after; a download per `to_vec`.

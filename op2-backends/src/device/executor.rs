@@ -16,7 +16,7 @@ use op2_core::{
 };
 
 use super::api::{Built, DeviceApi, LaunchArgs, UtilityArg};
-use super::{column_shapes, prepare_loop, CheckReport, PartialsPool, PlanBuffersCache};
+use super::{column_shapes, prepare_loop, CheckReport, LoopCaches, PartialsPool, PlanBuffersCache};
 use crate::codegen::{fold_entry, reduction_source, Checks, LoopShape, FOLD_ENTRIES, FOLD_THREADS};
 use crate::{Increments, IndirectWrites, RuntimeOptions};
 
@@ -194,8 +194,10 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             columns,
             writes,
             self.block_size,
-            &self.plans,
-            &self.partials,
+            LoopCaches {
+                plans: &self.plans,
+                partials: &self.partials,
+            },
         )?;
         let report = CheckReport::new(&self.api, self.checks)?;
         let limit = self.api.info().max_blocks_per_launch;

@@ -36,5 +36,5 @@ pub(crate) use layouts::column_shapes;
 pub use memory::{Memory, RawMemory};
 pub(crate) use partials::PartialsPool;
 pub(crate) use plan_buffers::PlanBuffersCache;
-pub(crate) use prepared::prepare_loop;
+pub(crate) use prepared::{prepare_loop, LoopCaches};
 pub use work::WorkScratch;

@@ -33,6 +33,14 @@ pub struct PreparedLoop<'p, M> {
     _plan: Option<Arc<PlanBuffers>>,
 }
 
+/// The executor's caches a loop draws on.
+pub struct LoopCaches<'p> {
+    /// Plans' buffers on the device.
+    pub plans: &'p PlanBuffersCache,
+    /// Reduction partials.
+    pub partials: &'p PartialsPool,
+}
+
 /// Brings a loop's data to the device (and a subset's elements; each Dat in
 /// the layout `columns` gives), and its plan when `writes` needs one, and
 /// sets up its launches and partials.
@@ -43,9 +51,9 @@ pub fn prepare_loop<'p, A: DeviceApi>(
     columns: &[Option<ColumnShape>],
     writes: IndirectWrites,
     block_size: usize,
-    plans: &PlanBuffersCache,
-    pool: &'p PartialsPool,
+    caches: LoopCaches<'p>,
 ) -> Result<PreparedLoop<'p, A::Mem>> {
+    let LoopCaches { plans, partials: pool } = caches;
     let args = prepare_args(api, lp, columns)?;
     let elems = lp
         .subset
