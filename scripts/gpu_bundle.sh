@@ -7,12 +7,22 @@
 #   # copy DIR to the GPU machine, then, in it:
 #   bash run.sh                      # OP2_REQUIRE_GPU=1: a missing GPU fails
 #
-# run.sh runs the CUDA conformance suite and transfer tests (colouring and
-# atomics), Airfoil on 720 000 cells with both (each must print PASSED),
-# Circles at 20 000 and 1 000 000 agents with its timing summary, and the
-# colouring-vs-atomics benchmark. Binaries are stripped to travel light.
-# scripts/gpu_ab.sh runs Airfoil from two bundles interleaved (before and
-# after a change, on the same GPU).
+# run.sh runs the CUDA conformance suite and transfer tests, then prints one
+# table of Airfoil on 720 000 cells (each run must print PASSED): op2-rs
+# `cuda` with colouring and atomics, each with Dats in columns (struct of
+# arrays, the default) and in rows, interleaved over two rounds with OP2's
+# own CUDA Airfoil (array of structs and --force_soa) when the bundle carries
+# it; then Circles at 20 000, 100 000, 1 000 000 and 4 000 000 agents with
+# their timing summaries, predator-prey on `cuda` against `seq` (every line
+# equal), and the device benchmark. Each part prints the seconds it began at:
+# the whole must fit in 3 minutes of GPU time.
+#
+# OP2's Airfoil: when OP2_BUNDLE (default target/op2-bundle) is a bundle made
+# by ../shared/peers/op2_airfoil.sh prepare, a clean copy travels in DIR/op2
+# (~3 MB) and run.sh builds it there with nvcc (about 40 s on 16 cores).
+#
+# Binaries are stripped to travel light. scripts/gpu_ab.sh runs Airfoil from
+# two bundles interleaved (before and after a change, on the same GPU).
 set -euo pipefail
 out=${1:-.gpu-bundle}
 rm -rf "$out"
@@ -29,7 +39,8 @@ for line in sys.stdin:
 {
     cargo test --release --features cuda --no-run --message-format=json \
         --test conformance --test device_transfers --test cuda_ptx
-    cargo build --release --features cuda --example airfoil --example circles --message-format=json
+    cargo build --release --features cuda --example airfoil --example circles --example predator_prey \
+        --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
 } | executables | while read -r exe; do
     name=$(basename "$exe")
@@ -37,6 +48,14 @@ for line in sys.stdin:
     cp "$exe" "$out/$name"
     strip "$out/$name" 2>/dev/null || true
 done
+
+op2_bundle=${OP2_BUNDLE:-target/op2-bundle}
+if [ -f "$op2_bundle/build_and_run.sh" ]; then
+    cp -r "$op2_bundle" "$out/op2"
+    "$out/op2/build_and_run.sh" clean > /dev/null
+else
+    echo "no OP2 bundle at $op2_bundle: run.sh will time op2-rs alone (see ../shared/peers/README.md)"
+fi
 
 cat > "$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -52,18 +71,82 @@ echo "NVRTC: ${nvrtc:-not found}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 export OP2_REQUIRE_GPU=1 OP2_CACHE_DIR="$PWD/op2-cache" CARGO_TARGET_DIR="$PWD/target"
 status=0
+part() { echo; echo "== [${SECONDS} s] $*"; }
+part "conformance and transfers"
 ./conformance --test-threads=1 cuda || status=1
 ./device_transfers --test-threads=1 cuda || status=1
+
+# OP2's own CUDA Airfoil, built here when the bundle carries it.
+op2_app=$PWD/op2/OP2-Common/apps/c/airfoil/airfoil_plain
+op2=""
+if [ -x op2/build_and_run.sh ]; then
+    part "building OP2's CUDA Airfoil"
+    if BUILD_ONLY=1 JOBS=$(nproc) op2/build_and_run.sh "" cuda > op2-build.log 2>&1; then
+        op2=yes
+        mkdir -p grid
+        ./airfoil --iterations 0 --backend seq --write-grid grid/new_grid.dat > /dev/null || status=1
+    else
+        status=1
+        tail -n 20 op2-build.log
+    fi
+fi
+
+part "Airfoil 720K"
+# One short run per variant first: programs are compiled (and cached) outside the timed runs.
 for inc in colouring atomics; do
-    ./airfoil --backend cuda --increments "$inc" | tee "airfoil-$inc.log" || status=1
-    grep -q '^PASSED' "airfoil-$inc.log" || status=1
+    for layout in soa aos; do
+        OP2_DEVICE_LAYOUT=$layout ./airfoil --backend cuda --increments "$inc" --iterations 2 > /dev/null || status=1
+    done
 done
-# One short run first: the programs are compiled (and cached) outside the timed runs.
+airfoil_ms() { # LOG -> ms per iteration
+    grep -oE '[0-9.]+ ms/iteration' "$1" | grep -oE '^[0-9.]+' | head -1
+}
+table="| round | op2-rs colouring, columns | colouring, rows | atomics, columns | atomics, rows | OP2 AoS | OP2 SoA |
+|---|---|---|---|---|---|---|"
+for round in 1 2; do
+    row="| $round"
+    for inc in colouring atomics; do
+        for layout in soa aos; do
+            log=airfoil-$inc-$layout-$round.log
+            OP2_DEVICE_LAYOUT=$layout ./airfoil --backend cuda --increments "$inc" > "$log" 2>&1 || status=1
+            grep -q '^PASSED' "$log" || { status=1; tail -n 5 "$log"; }
+            row="$row | $(airfoil_ms "$log")"
+        done
+    done
+    for variant in aos soa; do
+        if [ -n "$op2" ]; then
+            dir=$op2_app/dp_classic
+            [ "$variant" = soa ] && dir=$op2_app/dp_classic_soa
+            log=op2-$variant-$round.log
+            (cd grid && NITER=1000 "$dir/airfoil_cuda") > "$log" 2>&1 || status=1
+            # OP2 prints the seconds of the 1000 iterations: ms per iteration.
+            secs=$(grep -oE 'Max total runtime = *[0-9.]+' "$log" | grep -oE '[0-9.]+$')
+            row="$row | ${secs:-?}"
+        else
+            row="$row | -"
+        fi
+    done
+    table="$table
+$row |"
+done
+echo "$table"
+cat airfoil-colouring-soa-1.log
+
+part "Circles"
 ./circles --agents 1000 --steps 1 --backend cuda > /dev/null || status=1
-for n in 20000 1000000; do
-    ./circles --agents "$n" --steps 50 --report 50 --backend cuda --timings || status=1
+for n in 20000 100000 1000000 4000000; do
+    ./circles --agents "$n" --steps 50 --report 50 --backend cuda --timings 2>&1 | tee "circles-$n.log" || status=1
 done
+grep -h "ms per step" circles-*.log
+
+part "predator-prey against seq"
+./predator_prey --backend seq > pp-seq.log 2> /dev/null || status=1
+./predator_prey --backend cuda > pp-cuda.log 2> /dev/null || status=1
+if cmp pp-seq.log pp-cuda.log; then echo "predator-prey: cuda prints what seq prints"; else status=1; fi
+
+part "device benchmark"
 ./device --bench || status=1
+part "done (status $status)"
 exit $status
 RUN
 chmod +x "$out/run.sh"

@@ -208,6 +208,12 @@
 //! Rust requires), and the scatter is where backends apply colouring or
 //! atomics.
 //!
+//! Because kernels see copies, a Dat's memory on a device need not look like
+//! the host's: OP2's `--force_soa` (struct of arrays) is here the default for
+//! a mesh's Dats of several values per element on `opencl` and `cuda`, and
+//! [`Dat::set_device_layout`](crate::Dat::set_device_layout) chooses per Dat
+//! ([`DeviceLayout`](crate::DeviceLayout)). The host always sees rows.
+//!
 //! | mode | Dat (direct or through a map) | Global | the kernel's local starts as | afterwards |
 //! |---|---|---|---|---|
 //! | READ | yes | yes (a constant) | the value | nothing |
@@ -347,6 +353,7 @@
 //! | [`device`](crate::RuntimeOptions::device) | `OP2_OPENCL_DEVICE` (index or name), `OP2_CUDA_DEVICE` (ordinal) | the first GPU (OpenCL: else the first device) |
 //! | [`increments`](crate::RuntimeOptions::increments) | `OP2_INCREMENTS` (`colouring`, `atomics`) | colouring |
 //! | [`checked`](crate::RuntimeOptions::checked) | `OP2_CHECKED` (`1`, `0`) | on in debug builds |
+//! | [`device_layout`](crate::RuntimeOptions::device_layout) | `OP2_DEVICE_LAYOUT` (`auto`, `aos`, `soa`) | `auto`: struct of arrays for mesh Dats of dim > 1 |
 //!
 //! ```
 //! use op2::{Backend, Runtime, RuntimeOptions};
