@@ -181,6 +181,14 @@
 //! outside, like OP2's `op_decl_const`, comes in as a READ
 //! [`Global`](crate::Global).
 //!
+//! Math libraries round `sin`, `exp` or `pow` each their own way, so
+//! backends drift apart in the last bits (an agent model's trajectories then
+//! part). `#[op2::kernel(portable_math)]` gives a kernel op2's own versions
+//! of `sin`, `cos`, `tan`, `exp`, `ln`, `log10`, `powf` and `powi`
+//! ([`portable_math`](crate::portable_math)) on every backend, native ones
+//! included, and no fused multiply-adds: the same bits everywhere, GPUs
+//! included, at the price of a few ulp against the platform's functions.
+//!
 //! Why: the compiler checks kernel and loop together, the native backends
 //! inline the kernel into the loop, and the device code comes from the same
 //! source, so there is one kernel to write, test and debug.

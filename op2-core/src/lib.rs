@@ -52,6 +52,7 @@ mod plan;
 mod plan_cache;
 mod plural;
 mod population;
+pub mod portable_math;
 mod ragged_map;
 mod random_streams;
 mod row;

@@ -59,3 +59,14 @@ pub fn ragged_inc(suffix: &str) -> String {
 /// The constructor of a spatial query in the bins' search, which a kernel
 /// reading a spatial message list calls.
 pub const SPATIAL_NEW: &str = "op2_spatial_new";
+
+/// The C function that a `portable_math` kernel's call of `name` (a Rust
+/// math method: `sin`, `powf`, ...) becomes: `op2_pm_<name>` for `double`,
+/// `op2_pm_<name>_f32` for `float` (see `PORTABLE_MATH_C`).
+pub fn portable_math_function(name: &str, single: bool) -> String {
+    if single {
+        format!("op2_pm_{name}_f32")
+    } else {
+        format!("op2_pm_{name}")
+    }
+}

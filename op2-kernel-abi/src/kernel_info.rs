@@ -218,6 +218,10 @@ pub struct KernelUses {
     /// Slice parameters, whose `j`th element's index the kernel reads as
     /// [`targets_macro`](crate::c_interface::targets_macro).
     pub slices: &'static [&'static str],
+    /// It is marked `#[op2::kernel(portable_math)]`: its math calls are
+    /// op2's own functions (`op2_pm_*`, [`PORTABLE_MATH_C`](crate::PORTABLE_MATH_C)),
+    /// which must precede it, and its code must not contract `a * b + c`.
+    pub portable_math: bool,
 }
 
 impl KernelUses {
@@ -228,6 +232,7 @@ impl KernelUses {
         named_dims: &[],
         named_arities: &[],
         slices: &[],
+        portable_math: false,
     };
 }
 

@@ -14,8 +14,9 @@
 //!   wrapper ([`c_interface`]);
 //! - the C twins of Rust pieces that kernels use, beside pointers to their
 //!   Rust originals: the random streams ([`PHILOX_C`], of
-//!   `op2_core::Philox`) and spatial queries ([`SPATIAL_C`], of op2-agents'
-//!   grid and queries); the fate flags are plain bits ([`FATE_DIES`]).
+//!   `op2_core::Philox`), op2's own elementary functions
+//!   ([`PORTABLE_MATH_C`], of `op2_core::portable_math`) and spatial queries
+//!   ([`SPATIAL_C`], of op2-agents' grid and queries); the fate flags are plain bits ([`FATE_DIES`]).
 //!
 //! It depends on nothing of the runtime, so that the proc macro, which
 //! depends on this crate alone, is not rebuilt when the runtime changes.
@@ -29,6 +30,7 @@ mod kernel_info;
 mod math;
 mod near;
 mod philox_c;
+mod portable_math_c;
 mod random;
 mod scalar;
 mod spatial_c;
@@ -36,9 +38,10 @@ mod spatial_c;
 pub use access::Access;
 pub use fate::{FATE_DIES, FATE_SPAWNS};
 pub use kernel_info::{ArgForm, Kernel, KernelInfo, KernelUses, ParamForm, ParamInfo};
-pub use math::{c_float_name, c_math_functions, math_function_names, MathFunction, MATH_FUNCTIONS};
+pub use math::{c_float_name, c_math_functions, math_function_names, MathFunction, Portability, MATH_FUNCTIONS};
 pub use near::{NearKind, GRID_PARAMS};
 pub use philox_c::PHILOX_C;
+pub use portable_math_c::PORTABLE_MATH_C;
 pub use random::{RandomDraw, RandomStream, RANDOM_DRAWS, RANDOM_STREAM};
 pub use scalar::{KernelScalar, ScalarType};
 pub use spatial_c::SPATIAL_C;

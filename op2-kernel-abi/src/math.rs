@@ -64,7 +64,30 @@ pub const MATH_FUNCTIONS: [MathFunction; 18] = [
     math("tanh", 1, "tanh"),
 ];
 
+/// How a math function keeps the bits of a kernel marked
+/// `#[op2::kernel(portable_math)]` the same on every backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Portability {
+    /// IEEE arithmetic defines its result exactly (`sqrt`, `floor`, `min`,
+    /// ...): every backend's is the same.
+    Exact,
+    /// op2 has its own version, in Rust and in C
+    /// ([`PORTABLE_MATH_C`](crate::PORTABLE_MATH_C)).
+    Twin,
+    /// Neither yet: a `portable_math` kernel may not call it.
+    Unavailable,
+}
+
 impl MathFunction {
+    /// How this function keeps a `portable_math` kernel portable.
+    pub fn portability(&self) -> Portability {
+        match self.name {
+            "sin" | "cos" | "tan" | "exp" | "ln" | "log10" | "powf" | "powi" => Portability::Twin,
+            "atan2" | "hypot" | "tanh" => Portability::Unavailable,
+            _ => Portability::Exact,
+        }
+    }
+
     /// The function of this Rust name.
     pub fn named(name: &str) -> Option<&'static MathFunction> {
         MATH_FUNCTIONS.iter().find(|f| f.name == name)
@@ -110,6 +133,21 @@ mod tests {
         let names: Vec<&str> = c_math_functions().collect();
         assert_eq!(names.len(), MATH_FUNCTIONS.len() - 1, "powi and powf share pow");
         assert_eq!(names[..3], ["sqrt", "fabs", "pow"]);
+    }
+
+    #[test]
+    fn every_function_has_a_portability() {
+        let twins: Vec<&str> = MATH_FUNCTIONS
+            .iter()
+            .filter(|f| f.portability() == Portability::Twin)
+            .map(|f| f.name)
+            .collect();
+        assert_eq!(twins, ["powi", "powf", "exp", "ln", "log10", "sin", "cos", "tan"]);
+        assert_eq!(MathFunction::named("sqrt").unwrap().portability(), Portability::Exact);
+        assert_eq!(
+            MathFunction::named("tanh").unwrap().portability(),
+            Portability::Unavailable
+        );
     }
 
     #[test]

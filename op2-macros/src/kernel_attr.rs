@@ -17,9 +17,17 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let mut errors = Vec::new();
-    if !attr.is_empty() {
-        errors.push(syn::Error::new_spanned(&attr, "#[op2::kernel] takes no arguments"));
-    }
+    let portable_math = match attr.to_string().as_str() {
+        "" => false,
+        "portable_math" => true,
+        _ => {
+            errors.push(syn::Error::new_spanned(
+                &attr,
+                "#[op2::kernel] takes no arguments but `portable_math` (op2's own sin, exp, ln, pow, ... on every backend)",
+            ));
+            false
+        }
+    };
     let sig = &func.sig;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.push(syn::Error::new_spanned(
@@ -74,13 +82,16 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#func #(#errs)*);
     }
 
-    let (c_source, uses) = match translate(&lowered, &params) {
+    let (c_source, uses) = match translate(&lowered, &params, portable_math) {
         Ok(c) => c,
         Err(errs) => {
             let errs = errs.iter().map(syn::Error::to_compile_error);
             return quote!(#func #(#errs)*);
         }
     };
+    if portable_math {
+        crate::portable::use_portable_math(&mut func.block);
+    }
     let vis = &func.vis;
     let ident = &func.sig.ident;
     let name = ident.to_string();
@@ -121,6 +132,7 @@ fn uses_tokens(uses: &Uses) -> TokenStream {
         named_dims,
         named_arities,
         slices,
+        portable_math,
     } = uses;
     quote! {
         ::op2::KernelUses {
@@ -129,6 +141,7 @@ fn uses_tokens(uses: &Uses) -> TokenStream {
             named_dims: &[#(#named_dims),*],
             named_arities: &[#(#named_arities),*],
             slices: &[#(#slices),*],
+            portable_math: #portable_math,
         }
     }
 }

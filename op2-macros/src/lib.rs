@@ -9,6 +9,7 @@ use proc_macro::TokenStream;
 mod kernel_attr;
 mod lowering;
 mod par_loop;
+mod portable;
 mod signature;
 mod subset;
 mod translate;

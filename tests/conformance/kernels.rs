@@ -311,3 +311,15 @@ pub fn split_or_die(mass: &mut f64, child: &mut f64, fate: &mut op2::Fate) {
         *child = *mass;
     }
 }
+
+/// op2's own math functions: the same bits on every backend, sums of
+/// products included (no contraction into fused multiply-adds).
+#[op2::kernel(portable_math)]
+pub fn portable_waves(x: &mut [f64; 2], y: &mut f32, n: &i32) {
+    let a = x[0];
+    x[0] =
+        a.sin() * a.cos() + f64::exp(a * 0.25) * a.ln().abs() + a.powf(1.37) - a.powi(*n) * 1e-3 + a.tan() * a.log10();
+    x[1] = x[1] * a + f64::powf(a + 1.0, -0.5);
+    let b = *y;
+    *y = b.sin() * b + b.exp() * 0.5 + b.powi(*n) + f32::ln(b + 4.0) * b.cos();
+}

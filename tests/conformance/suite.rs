@@ -711,6 +711,35 @@ pub fn random_streams_match_rust(new_rt: &dyn Fn() -> Runtime) {
     }
 }
 
+/// A `portable_math` kernel gives, on every backend, the bits its Rust
+/// function gives (which calls op2's own math functions too).
+pub fn portable_math_matches_rust_bit_for_bit(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let s = Set::new("s", 300).unwrap();
+    let xs: Vec<f64> = (0..600)
+        .map(|i| 0.1 + 19.9 * (f64::from(i) * 0.618_033_988_749_894_8).fract())
+        .collect();
+    let ys: Vec<f32> = (0..300)
+        .map(|i| -3.0 + 6.0 * (i as f32 * 0.414_213_57).fract())
+        .collect();
+    let ns: Vec<i32> = (0..300).map(|i| i % 7 - 3).collect();
+    let x = Dat::from_vec("x", &s, 2, xs.clone()).unwrap();
+    let y = Dat::from_vec("y", &s, 1, ys.clone()).unwrap();
+    let n = Dat::from_vec("n", &s, 1, ns.clone()).unwrap();
+    par_loop!(rt, portable_waves, s, x(RW), y(RW), n(READ)).unwrap();
+    let (mut want_x, mut want_y) = (Vec::new(), Vec::new());
+    for e in 0..300 {
+        let (mut xe, mut ye) = ([xs[2 * e], xs[2 * e + 1]], ys[e]);
+        portable_waves(&mut xe, &mut ye, &ns[e]);
+        want_x.extend(xe.map(f64::to_bits));
+        want_y.push(ye.to_bits());
+    }
+    let got_x: Vec<u64> = x.to_vec().into_iter().map(f64::to_bits).collect();
+    let got_y: Vec<u32> = y.to_vec().into_iter().map(f32::to_bits).collect();
+    assert_eq!(got_x, want_x, "{}", rt.backend());
+    assert_eq!(got_y, want_y, "{}", rt.backend());
+}
+
 /// Game of Life (examples/life): a blinker and a glider on a torus for a few
 /// generations, cell for cell against the hand-written step.
 pub fn life_blinker_and_glider(new_rt: &dyn Fn() -> Runtime) {

@@ -131,7 +131,7 @@ const HOST_REPORT: &str = "static void op2_report(long *report, long e, const lo
 
 /// The translated kernel with `qualifier` in front, preceded by what its
 /// [`KernelUses`](op2_kernel_abi::KernelUses) record says it needs: the
-/// random generator and the bins' search; the `OP2_DIM_<param>` and
+/// random generator, the bins' search and op2's own math functions; the `OP2_DIM_<param>` and
 /// `OP2_ARITY_<param>` macros of dims and arities written as named
 /// constants; and for each slice parameter `OP2_TGT_<param>(targets, j)`,
 /// its `j`th element's index: `targets[j]` through a ragged map, `j` for a
@@ -144,6 +144,9 @@ pub fn kernel_definition(kernel: &KernelInfo, shape: &LoopShape, qualifier: &str
     }
     if uses.spatial_queries {
         s.push_str(super::SPATIAL_C);
+    }
+    if uses.portable_math {
+        s.push_str(op2_kernel_abi::PORTABLE_MATH_C);
     }
     // The first parameter of each name: a hidden pair shares its name, and
     // only the first of the pair can be a slice or have a named length.

@@ -23,11 +23,15 @@ mod host_c;
 mod lanes_c;
 mod opencl_c;
 mod philox_c;
+#[cfg(test)]
+mod portable_math_c;
 mod prelude;
 mod reduction_c;
 mod reorder_c;
 mod shape;
 mod spatial_c;
+#[cfg(test)]
+mod twin_check;
 mod utility_c;
 
 pub use binning_c::{binning_source, BINNING_ENTRIES};

@@ -123,114 +123,27 @@ pub(crate) mod check {
 
 #[cfg(test)]
 mod tests {
+    use super::super::twin_check;
     use super::check::{body, expected};
     use super::PHILOX_C;
 
     #[test]
     fn host_c_draws_the_same_words_as_rust() {
-        let dir = std::env::temp_dir().join(format!("op2-philox-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let src = dir.join("philox.c");
-        let exe = dir.join("philox");
-        let program = format!(
-            "#include <math.h>\n#include <stdio.h>\n#include <string.h>\n#define OP2_FN static inline\n{PHILOX_C}\n\
-             static unsigned long f64_bits(double d) {{ unsigned long u; memcpy(&u, &d, 8); return u; }}\n\
-             static unsigned int f32_bits(float f) {{ unsigned int u; memcpy(&u, &f, 4); return u; }}\n\
-             #define OP2_F64_BITS(d) f64_bits(d)\n#define OP2_F32_BITS(f) f32_bits(f)\n\
-             #define EMIT(x) printf(\"%lu\\n\", (unsigned long)(x))\n\
-             int main(void) {{\n{}\nreturn 0; }}\n",
-            body()
-        );
-        std::fs::write(&src, program).unwrap();
-        let cc = std::env::var("OP2_CC").unwrap_or_else(|_| "cc".to_string());
-        let built = std::process::Command::new(cc)
-            .args(["-O2", "-march=native", "-ffp-contract=off", "-Wall", "-Werror", "-o"])
-            .arg(&exe)
-            .arg(&src)
-            .arg("-lm")
-            .output()
-            .expect("a C compiler");
-        assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-        let run = std::process::Command::new(&exe).output().unwrap();
-        let got: Vec<u64> = String::from_utf8_lossy(&run.stdout)
-            .lines()
-            .map(|l| l.parse().unwrap())
-            .collect();
-        let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(got, expected());
-    }
-
-    /// The checks as one kernel of a device dialect: `prelude` defines
-    /// `OP2_FN` and the bit casts; `entry` opens the kernel writing to `out`.
-    #[cfg(any(feature = "opencl", feature = "cuda"))]
-    fn device_check(prelude: &str, entry: &str) -> String {
-        format!(
-            "{prelude}\n{PHILOX_C}\n{entry} {{\nint n = 0;\n#define EMIT(x) out[n++] = (unsigned long)(x)\n{}\n}}\n",
-            body()
-        )
+        assert_eq!(twin_check::host_c_words("philox", PHILOX_C, &body()), expected());
     }
 
     #[cfg(feature = "opencl")]
     #[test]
     fn opencl_draws_the_same_words_as_rust() {
-        use opencl3::command_queue::CommandQueue;
-        use opencl3::context::Context;
-        use opencl3::device::{get_all_devices, Device, CL_DEVICE_TYPE_ALL};
-        use opencl3::kernel::{ExecuteKernel, Kernel};
-        use opencl3::memory::{Buffer, CL_MEM_WRITE_ONLY};
-        use opencl3::program::Program;
-        use opencl3::types::{cl_ulong, CL_BLOCKING};
-
-        let Some(&id) = get_all_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default().first() else {
-            eprintln!("skipped: no OpenCL device");
-            return;
-        };
-        let source = device_check(
-            "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#define OP2_FN inline\n\
-             #define OP2_F64_BITS(d) as_ulong(d)\n#define OP2_F32_BITS(f) as_uint(f)",
-            "__kernel void check(__global unsigned long *out)",
-        );
         let want = expected();
-        let context = Context::from_device(&Device::new(id)).unwrap();
-        let queue = CommandQueue::create_default_with_properties(&context, 0, 0).unwrap();
-        let program =
-            Program::create_and_build_from_source(&context, &source, "").unwrap_or_else(|log| panic!("{log}"));
-        let kernel = Kernel::create(&program, "check").unwrap();
-        // SAFETY: no host pointer; the kernel writes `want.len()` words.
-        let out = unsafe { Buffer::<cl_ulong>::create(&context, CL_MEM_WRITE_ONLY, want.len(), std::ptr::null_mut()) }
-            .unwrap();
-        // SAFETY: the one argument is the output buffer, large enough.
-        unsafe {
-            ExecuteKernel::new(&kernel)
-                .set_arg(&out)
-                .set_global_work_size(1)
-                .enqueue_nd_range(&queue)
+        if let Some(got) = twin_check::opencl_words(PHILOX_C, &body(), want.len()) {
+            assert_eq!(got, want);
         }
-        .unwrap();
-        let mut got = vec![0 as cl_ulong; want.len()];
-        // SAFETY: blocking read after the kernel, into a buffer of that size.
-        unsafe { queue.enqueue_read_buffer(&out, CL_BLOCKING, 0, &mut got, &[]) }.unwrap();
-        assert_eq!(got, want);
     }
 
     #[cfg(feature = "cuda")]
     #[test]
     fn cuda_source_compiles_with_nvrtc() {
-        if !crate::cuda::nvrtc_available() {
-            assert!(std::env::var_os("OP2_REQUIRE_NVRTC").is_none(), "NVRTC is not loadable");
-            eprintln!("skipped: NVRTC is not loadable");
-            return;
-        }
-        let source = device_check(
-            "#define OP2_FN static __device__ inline\n\
-             #define OP2_F64_BITS(d) ((unsigned long)__double_as_longlong(d))\n#define OP2_F32_BITS(f) __float_as_uint(f)",
-            "extern \"C\" __global__ void check(unsigned long *out)",
-        );
-        for arch in ["sm_80", "sm_90"] {
-            let ptx = crate::cuda::compile_to_ptx("philox_check", &source, arch).unwrap_or_else(|e| panic!("{e}"));
-            assert!(ptx.contains(".entry check"), "{arch}: no entry point in the PTX");
-            // `--fmad=false`: the normals' polynomials stay separate roundings.
-            assert!(!ptx.contains("fma.rn.f64"), "{arch}: contracted into FMAs");
-        }
+        twin_check::cuda_ptx("philox_check", PHILOX_C, &body());
     }
 }

@@ -2,7 +2,7 @@
 //! `op2_kernel_abi`) and the named float constants
 //! (`f64::consts::PI`, `f32::EPSILON`, ...).
 
-use op2_kernel_abi::MathFunction;
+use op2_kernel_abi::{c_interface, MathFunction, Portability, MATH_FUNCTIONS};
 use proc_macro2::Span;
 use syn::Expr;
 
@@ -83,6 +83,28 @@ impl Translator {
             let all: Vec<String> = std::iter::once(x).chain(a).collect();
             return format!("op2_{name}_{}({})", t.helper_suffix(), all.join(", "));
         }
+        if self.uses.portable_math {
+            match function.portability() {
+                Portability::Exact => {}
+                Portability::Twin => {
+                    // op2's own function; `powi`'s exponent stays an `int`.
+                    let all: Vec<String> = std::iter::once(x).chain(a).collect();
+                    let c = c_interface::portable_math_function(name, t == Ty::F32);
+                    return format!("{c}({})", all.join(", "));
+                }
+                Portability::Unavailable => {
+                    self.err(
+                        span,
+                        format!(
+                            "`{name}` has no portable version yet: a `portable_math` kernel may call {}, \
+                             and the functions IEEE arithmetic defines exactly",
+                            portable_names()
+                        ),
+                    );
+                    return String::new();
+                }
+            }
+        }
         if function.int_exponent {
             if let Some(e) = a.last_mut() {
                 *e = format!("(({}){e})", t.c_name());
@@ -91,4 +113,14 @@ impl Translator {
         let all: Vec<String> = std::iter::once(x).chain(a).collect();
         format!("{}({})", function.c_function(t.kernel_scalar()), all.join(", "))
     }
+}
+
+/// The functions op2 has its own versions of, as error messages list them.
+fn portable_names() -> String {
+    MATH_FUNCTIONS
+        .iter()
+        .filter(|f| f.portability() == Portability::Twin)
+        .map(|f| f.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

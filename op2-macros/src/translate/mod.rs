@@ -57,6 +57,8 @@ pub struct Uses {
     pub named_arities: Vec<String>,
     /// Slice parameters.
     pub slices: Vec<String>,
+    /// Its math calls are op2's own functions (`#[op2::kernel(portable_math)]`).
+    pub portable_math: bool,
 }
 
 /// Translates a kernel whose signature was parsed into `params` and whose body
@@ -82,13 +84,16 @@ pub struct Uses {
 /// `&mut` one is an INC argument, only added to: `x[j] += v` becomes
 /// `op2_ragged_inc_<type>(&x[x_targets[j]], v)`. The wrappers define
 /// `OP2_GLOBAL` and `op2_ragged_inc_<type>`.
-pub fn translate(func: &ItemFn, params: &[Param]) -> Result<(String, Uses), Vec<syn::Error>> {
+pub fn translate(func: &ItemFn, params: &[Param], portable_math: bool) -> Result<(String, Uses), Vec<syn::Error>> {
     let mut t = Translator {
         scopes: vec![Vec::new()],
         used: HashSet::new(),
         out: Writer::default(),
         errors: Vec::new(),
-        uses: Uses::default(),
+        uses: Uses {
+            portable_math,
+            ..Uses::default()
+        },
     };
     collect_idents(&func.block, &mut t.used);
     let mut c_params = Vec::new();

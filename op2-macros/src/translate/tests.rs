@@ -6,21 +6,56 @@ use super::*;
 use crate::signature::parse_param;
 
 fn c_of(src: &str) -> String {
+    translation(src, false).unwrap_or_else(|e| panic!("{}", e[0])).0
+}
+
+fn translation(src: &str, portable_math: bool) -> Result<(String, Uses), Vec<syn::Error>> {
     let f: ItemFn = syn::parse_str(src).unwrap();
     let params: Vec<Param> = f.sig.inputs.iter().map(|a| parse_param(a).unwrap()).collect();
-    translate(&f, &params).unwrap_or_else(|e| panic!("{}", e[0])).0
+    translate(&f, &params, portable_math)
+}
+
+#[test]
+fn portable_math_calls_op2_functions_and_keeps_exact_ones() {
+    let k = "fn k(x: &mut f64, y: &mut f32, n: &i32) {
+        *x = x.sin() + f64::exp(*x) + x.powi(*n) + x.sqrt() + x.powf(0.5);
+        *y = (y.ln() + y.cos()).floor();
+    }";
+    let (c, uses) = translation(k, true).unwrap_or_else(|e| panic!("{}", e[0]));
+    assert!(uses.portable_math);
+    for call in [
+        "op2_pm_sin((*x))",
+        "op2_pm_exp((*x))",
+        "op2_pm_powi((*x), (*n))",
+        "sqrt((*x))",
+        "op2_pm_powf((*x), 0.5)",
+        "op2_pm_ln_f32((*y))",
+        "op2_pm_cos_f32((*y))",
+        "floorf(",
+    ] {
+        assert!(c.contains(call), "{call} in {c}");
+    }
+    assert!(!uses_of(k).portable_math);
+    let Err(e) = translation("fn k(x: &mut f64) { *x = x.tanh(); }", true) else {
+        panic!("tanh has no portable version")
+    };
+    let msg = e[0].to_string();
+    assert!(
+        msg.contains("`tanh` has no portable version") && msg.contains("sin, cos, tan"),
+        "{msg}"
+    );
 }
 
 fn uses_of(src: &str) -> Uses {
     let f: ItemFn = syn::parse_str(src).unwrap();
     let params: Vec<Param> = f.sig.inputs.iter().map(|a| parse_param(a).unwrap()).collect();
-    translate(&f, &params).unwrap_or_else(|e| panic!("{}", e[0])).1
+    translate(&f, &params, false).unwrap_or_else(|e| panic!("{}", e[0])).1
 }
 
 fn errors_of(src: &str) -> Vec<String> {
     let f: ItemFn = syn::parse_str(src).unwrap();
     let params: Vec<Param> = f.sig.inputs.iter().map(|a| parse_param(a).unwrap()).collect();
-    translate(&f, &params)
+    translate(&f, &params, false)
         .err()
         .unwrap_or_default()
         .iter()
