@@ -28,7 +28,9 @@ impl Default for Params {
 
 /// One agent's move: the mean repulsion of the messages within the radius,
 /// added to its position. (3.141 is the model's constant, not a rounded pi.)
-#[op2::kernel]
+/// Its sine is op2's own (`portable_math`): every backend, GPUs included,
+/// moves the agents to the same bits.
+#[op2::kernel(portable_math)]
 #[allow(clippy::approx_constant)]
 pub fn circles_move(me: &u32, p: &mut [f32; 3], ids: &[u32], ps: &[[f32; 3]], msgs: &Spatial3d, params: &[f32; 2]) {
     let r = params[0];
