@@ -4,7 +4,7 @@
 //! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE] [--vtk FILE.vtu]
 //!     [--write-solution FILE.h5]
 //!     [--iterations N] [--backend NAME] [--threads N] [--block-size N]
-//!     [--overlap on|off] [--increments colouring|atomics]
+//!     [--overlap on|off] [--increments colouring|atomics|auto]
 //! ```
 //!
 //! (`--help` describes each flag.)
@@ -77,7 +77,7 @@ struct Cli {
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     overlap: Option<bool>,
     /// How device backends apply increments through maps.
-    #[arg(long, value_name = "colouring|atomics", value_parser = parse_increments)]
+    #[arg(long, value_name = "colouring|atomics|auto", value_parser = parse_increments)]
     increments: Option<Increments>,
     /// How a run under mpirun shares the mesh out: `blocks` (an HDF5
     /// --grid only: each rank reads its own block of rows and the ranks

@@ -359,7 +359,7 @@
 //! | [`cc`](crate::RuntimeOptions::cc), [`cflags`](crate::RuntimeOptions::cflags) | `OP2_CC`, `OP2_CFLAGS` | `cc`, `-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno` |
 //! | [`cache_dir`](crate::RuntimeOptions::cache_dir) | `OP2_CACHE_DIR` | the user's cache directory (`~/.cache/op2`) |
 //! | [`device`](crate::RuntimeOptions::device) | `OP2_OPENCL_DEVICE` (index or name), `OP2_CUDA_DEVICE` (ordinal) | the first GPU (OpenCL: else the first device) |
-//! | [`increments`](crate::RuntimeOptions::increments) | `OP2_INCREMENTS` (`colouring`, `atomics`) | colouring |
+//! | [`increments`](crate::RuntimeOptions::increments) | `OP2_INCREMENTS` (`colouring`, `atomics`, `auto`: measured per loop) | colouring |
 //! | [`checked`](crate::RuntimeOptions::checked) | `OP2_CHECKED` (`1`, `0`) | on in debug builds |
 //! | [`device_layout`](crate::RuntimeOptions::device_layout) | `OP2_DEVICE_LAYOUT` (`auto`, `aos`, `soa`) | `auto`: struct of arrays for mesh Dats of dim > 1 |
 //!

@@ -37,6 +37,12 @@ mod cases {
         }
     }
 
+    #[op2::kernel]
+    fn add_to_ends(ends: &mut [[f64; 1]; 2], w: &f64) {
+        ends[0][0] += *w;
+        ends[1][0] += *w;
+    }
+
     fn ups(s: TransferStats) -> u64 {
         s.uploads
     }
@@ -279,6 +285,34 @@ mod cases {
         assert_eq!((last.uploads, last.downloads), (4, 4), "{last:?}");
     }
 
+    /// `Increments::Auto`: a loop with increments through a map runs both
+    /// ways at its first calls, right each time, then keeps one and says
+    /// which in the timing summary.
+    pub fn automatic_increments_measure_both_and_keep_one(rt: Runtime) {
+        let options = RuntimeOptions::default().increments(op2::Increments::Auto);
+        let auto = Runtime::with_options(rt.backend(), options).unwrap();
+        let nodes = Set::new("nodes", 60).unwrap();
+        let edges = Set::new("edges", 59).unwrap();
+        let ends: Vec<i32> = (0..59).flat_map(|e| [e, e + 1]).collect();
+        let e2n = Map::new("e2n", &edges, &nodes, 2, ends).unwrap();
+        let w = Dat::<f64>::filled("w", &edges, 1, 1.0).unwrap();
+        let n = Dat::<f64>::zeros("n", &nodes, 1).unwrap();
+        for call in 1..=8 {
+            par_loop!(auto, add_to_ends, edges, n(INC, e2n), w(READ)).unwrap();
+            let got = n.to_vec();
+            let c = f64::from(call);
+            assert_eq!((got[0], got[1], got[59]), (c, 2.0 * c, c), "call {call}");
+        }
+        let notes = auto.timing_summary().fallbacks;
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("loop `add_to_ends`: increments by") && notes[0].contains("measured"),
+            "{}",
+            notes[0]
+        );
+        assert!(!auto.is_deterministic(), "atomics may win");
+    }
+
     pub fn maps_are_uploaded_once(rt: Runtime) {
         let nodes = Set::new("nodes", 4).unwrap();
         let edges = Set::new("edges", 3).unwrap();
@@ -499,6 +533,7 @@ macro_rules! device_cases {
                 host_reads_after_a_device_write_download_once,
                 a_host_write_makes_the_next_loop_upload_again,
                 maps_are_uploaded_once,
+                automatic_increments_measure_both_and_keep_one,
                 dats_change_device_layout_through_the_host_only_when_needed,
                 a_native_loop_after_a_device_loop_sees_the_device_data,
                 airfoil_steps_download_nothing_until_the_host_reads,

@@ -14,7 +14,7 @@
 //! | `OP2_BACKEND` | `rayon` when compiled in, else `seq` ([`Backend::default_choice`]) | The backend of [`Runtime::from_env`](crate::Runtime::from_env) and [`Backend::from_env`]: `seq`, `rayon`, `jit`, `opencl` or `cuda`, in any case. |
 //! | `OP2_CHECKED` | on in debug builds, off in release builds | Whether translated kernels check indices and integer division ([`RuntimeOptions::checked`]): `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`, in any case. |
 //! | `OP2_SYNC_LOOPS` | off | Whether every device loop waits for the device before it returns ([`RuntimeOptions::sync_loops`]): exact per-loop times in the timing summary, at one host wait per loop. The same values as `OP2_CHECKED`. |
-//! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`) or `atomics` (or `atomic`), in any case. |
+//! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`), `atomics` (or `atomic`), or `auto` (measured per loop), in any case. |
 //! | `OP2_DEVICE_LAYOUT` | `auto` | How device backends lay out Dats that leave it to the runtime ([`RuntimeOptions::device_layout`]): `auto`, `aos` (or `array-of-structs`) or `soa` (or `struct-of-arrays`), in any case. |
 //! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
 //! | `OP2_CFLAGS` | [`DEFAULT_CFLAGS`] | Its flags, separated by whitespace ([`RuntimeOptions::cflags`]). |
@@ -225,7 +225,7 @@ impl<'a> Env<'a> {
     pub fn increments(&self) -> Result<Option<Increments>> {
         self.parse(
             INCREMENTS,
-            "one of: colouring (or coloring), atomics (or atomic)",
+            "one of: colouring (or coloring), atomics (or atomic), auto",
             |v| v.parse().ok(),
         )
     }
@@ -423,6 +423,7 @@ mod tests {
             ("Coloring", Increments::Colouring),
             ("ATOMICS", Increments::Atomics),
             ("atomic", Increments::Atomics),
+            ("Auto", Increments::Auto),
         ] {
             with(&[("OP2_INCREMENTS", v)], |env| {
                 assert_eq!(env.increments().unwrap(), Some(want), "{v}")

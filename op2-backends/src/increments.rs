@@ -24,6 +24,13 @@ pub enum Increments {
     /// sums may differ in the last bits. Loops that WRITE or RW through a map
     /// are coloured anyway.
     Atomics,
+    /// Measured per loop: a loop whose increments could go either way
+    /// runs each way at its first calls (once to compile and warm up, then
+    /// twice timed, the host waiting before and after each), and keeps the
+    /// faster for the rest of the run; the timing summary says what each
+    /// loop chose. Not deterministic from run to run where atomics win.
+    /// Host backends colour.
+    Auto,
 }
 
 impl Increments {
@@ -32,6 +39,7 @@ impl Increments {
         match self {
             Increments::Colouring => "colouring",
             Increments::Atomics => "atomics",
+            Increments::Auto => "auto",
         }
     }
 
@@ -56,9 +64,10 @@ impl FromStr for Increments {
         match s.trim().to_ascii_lowercase().as_str() {
             "colouring" | "coloring" => Ok(Increments::Colouring),
             "atomics" | "atomic" => Ok(Increments::Atomics),
+            "auto" => Ok(Increments::Auto),
             other => Err(Error::InvalidOption {
                 option: "increments",
-                reason: format!("`{other}` is not one of: colouring, atomics"),
+                reason: format!("`{other}` is not one of: colouring, atomics, auto"),
             }),
         }
     }
@@ -91,7 +100,9 @@ pub enum IndirectWrites {
 }
 
 impl IndirectWrites {
-    /// The treatment of a loop of this shape under the user's choice.
+    /// The treatment of a loop of this shape under the user's choice
+    /// ([`Increments::Auto`] colours here: the device executor measures
+    /// which form to take).
     pub fn of(shape: &LoopShape, choice: Increments) -> IndirectWrites {
         let (mut any, mut rw, mut not_atomic) = (false, false, false);
         for a in indirect_writes(shape) {

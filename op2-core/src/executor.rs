@@ -118,9 +118,10 @@ pub trait Executor: Send + Sync {
         None
     }
 
-    /// The choices the backend made otherwise than its options asked (such as
-    /// colouring where the device lacks the atomics asked for), one line each,
-    /// for the timing summary.
+    /// The choices the backend made that its options did not fix (colouring
+    /// where the device lacks the atomics asked for, the form a loop
+    /// measured faster under automatic increments), one line each, for the
+    /// timing summary.
     fn fallbacks(&self) -> Vec<String> {
         Vec::new()
     }

@@ -159,6 +159,13 @@ backend_suite!(
     Backend::OpenCl,
     RuntimeOptions::default().increments(Increments::Atomics)
 );
+// Each loop with increments through maps measured both ways, then one.
+#[cfg(feature = "opencl")]
+backend_suite!(
+    opencl_auto,
+    Backend::OpenCl,
+    RuntimeOptions::default().increments(Increments::Auto)
+);
 #[cfg(feature = "opencl")]
 backend_suite!(
     opencl_atomics_block_7,

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::binning::BinningPrograms;
+use super::tuning::IncrementsTuner;
 use super::work::{ReorderProgram, WorkScratch};
 use op2_core::{
     Access, CodeCacheCounters, CodeCacheStats, ColumnShape, DeviceLayout, DeviceWork, Error, Executor, LoopBody,
@@ -48,6 +49,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     counters: CodeCacheCounters,
     /// One line per loop that runs otherwise than the options asked.
     fallbacks: Mutex<Vec<(&'static str, String)>>,
+    /// The trials of [`Increments::Auto`].
+    tuner: IncrementsTuner,
     /// Host threads for the host's part of builds and compactions.
     host_workers: ScopedThreads,
     /// The message-build programs, by position type and dims.
@@ -94,6 +97,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             folds: Mutex::new(HashMap::new()),
             counters: CodeCacheCounters::default(),
             fallbacks: Mutex::new(Vec::new()),
+            tuner: IncrementsTuner::default(),
             host_workers: ScopedThreads::available(),
             binning: BinningPrograms::default(),
             reorder: ReorderProgram::default(),
@@ -115,7 +119,17 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     /// except that atomics on 64-bit values fall back to colouring where the
     /// device has none (noted once per loop, in the log and the summary).
     fn indirect_writes(&self, loop_name: &'static str, shape: &LoopShape) -> IndirectWrites {
-        let asked = IndirectWrites::of(shape, self.increments);
+        match self.increments {
+            Increments::Atomics => self.atomics_or_fallback(loop_name, shape),
+            other => IndirectWrites::of(shape, other),
+        }
+    }
+
+    /// The atomic form of this loop where it has one and the device can
+    /// run it; else its coloured form (a fallback noted once per loop, in
+    /// the log and the summary, when the device lacks 64-bit atomics).
+    fn atomics_or_fallback(&self, loop_name: &'static str, shape: &LoopShape) -> IndirectWrites {
+        let asked = IndirectWrites::of(shape, Increments::Atomics);
         let Some(missing) = &self.api.info().missing_64_bit_atomics else {
             return asked;
         };
@@ -268,6 +282,49 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         Ok(())
     }
 
+    /// A loop under [`Increments::Auto`]: coloured or atomic as the
+    /// loop's trial says (`tuning.rs`), timed while it runs (the host
+    /// waiting for the device before and after), then as it chose.
+    fn execute_measured(
+        &self,
+        lp: &ParLoop<'_>,
+        shape: LoopShape,
+        layout: &ReductionLayout,
+        columns: &[Option<ColumnShape>],
+    ) -> Result<()> {
+        let name = lp.kernel.name;
+        let variants = [
+            IndirectWrites::of(&shape, Increments::Colouring),
+            self.atomics_or_fallback(name, &shape),
+        ];
+        if variants[0] == variants[1] {
+            let program = self.program(lp, shape, variants[0])?;
+            return self.launch_all(lp, &program, layout, columns, variants[0]);
+        }
+        let call = self.tuner.next(&shape, variants);
+        let program = self.program(lp, shape.clone(), call.writes)?;
+        let start = if call.timed {
+            self.api.finish(name)?;
+            Some(std::time::Instant::now())
+        } else {
+            None
+        };
+        self.launch_all(lp, &program, layout, columns, call.writes)?;
+        let seconds = match start {
+            Some(t) => {
+                self.api.finish(name)?;
+                Some(t.elapsed().as_secs_f64())
+            }
+            None => None,
+        };
+        if let Some(note) = self.tuner.record(name, &shape, variants, call.writes, seconds) {
+            tracing::info!(backend = A::BACKEND, "{note}");
+            let mut notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
+            notes.push((name, note));
+        }
+        Ok(())
+    }
+
     /// Threads of the block that folds partials: [`FOLD_THREADS`], or the
     /// device's largest block if smaller.
     fn fold_threads(&self) -> usize {
@@ -306,7 +363,8 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
     }
 
     fn is_deterministic(&self) -> bool {
-        // Atomic additions land in a different order on every run.
+        // Atomic additions land in a different order on every run (and a
+        // measured choice may pick them).
         self.increments == Increments::Colouring
     }
 
@@ -319,6 +377,9 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
         let mut shape = LoopShape::of(lp, &layout);
         for (a, c) in shape.args.iter_mut().zip(&columns) {
             a.columns = c.is_some();
+        }
+        if self.increments == Increments::Auto {
+            return self.execute_measured(lp, shape, &layout, &columns);
         }
         let writes = self.indirect_writes(lp.kernel.name, &shape);
         let program = self.program(lp, shape, writes)?;

@@ -26,6 +26,7 @@ mod memory;
 mod partials;
 mod plan_buffers;
 mod prepared;
+mod tuning;
 mod work;
 
 pub use api::{Built, DeviceApi, DeviceInfo, LaunchArgs, UtilityArg};
