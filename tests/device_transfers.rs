@@ -286,8 +286,8 @@ mod cases {
     }
 
     /// `Increments::Auto`: a loop with increments through a map runs both
-    /// ways at its first calls, right each time, then keeps one and says
-    /// which in the timing summary.
+    /// ways and in blocks of several sizes at its first calls, right each
+    /// time, then keeps one and says which in the timing summary.
     pub fn automatic_increments_measure_both_and_keep_one(rt: Runtime) {
         let options = RuntimeOptions::default().increments(op2::Increments::Auto);
         let auto = Runtime::with_options(rt.backend(), options).unwrap();
@@ -297,7 +297,8 @@ mod cases {
         let e2n = Map::new("e2n", &edges, &nodes, 2, ends).unwrap();
         let w = Dat::<f64>::filled("w", &edges, 1, 1.0).unwrap();
         let n = Dat::<f64>::zeros("n", &nodes, 1).unwrap();
-        for call in 1..=8 {
+        // Two forms and three block sizes: six warm-up calls, twelve timed.
+        for call in 1..=20 {
             par_loop!(auto, add_to_ends, edges, n(INC, e2n), w(READ)).unwrap();
             let got = n.to_vec();
             let c = f64::from(call);
@@ -306,7 +307,9 @@ mod cases {
         let notes = auto.timing_summary().fallbacks;
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
-            notes[0].contains("loop `add_to_ends`: increments by") && notes[0].contains("measured"),
+            notes[0].starts_with("loop `add_to_ends`: ")
+                && notes[0].contains(" threads a block (")
+                && notes[0].contains("measured"),
             "{}",
             notes[0]
         );

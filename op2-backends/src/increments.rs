@@ -24,12 +24,13 @@ pub enum Increments {
     /// sums may differ in the last bits. Loops that WRITE or RW through a map
     /// are coloured anyway.
     Atomics,
-    /// Measured per loop: a loop whose increments could go either way
-    /// runs each way at its first calls (once to compile and warm up, then
-    /// twice timed, the host waiting before and after each), and keeps the
-    /// faster for the rest of the run; the timing summary says what each
-    /// loop chose. Not deterministic from run to run where atomics win.
-    /// Host backends colour.
+    /// Measured per loop: each loop runs each way it can at its first calls
+    /// (coloured and atomic where it has both; in blocks of 128, 256 and
+    /// 512 threads where the options give no block size), once to compile
+    /// and warm up, then twice timed (the host waiting before and after
+    /// each), and keeps the fastest for the rest of the run; the timing
+    /// summary says what each loop chose. Not deterministic from run to run
+    /// where atomics win. Host backends colour.
     Auto,
 }
 

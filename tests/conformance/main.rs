@@ -159,12 +159,14 @@ backend_suite!(
     Backend::OpenCl,
     RuntimeOptions::default().increments(Increments::Atomics)
 );
-// Each loop with increments through maps measured both ways, then one.
+// Each loop with increments through maps measured both ways, then one (at
+// a given block size: trials of sizes would build a plan for each, which
+// one test counts; tests/device_transfers.rs tries sizes).
 #[cfg(feature = "opencl")]
 backend_suite!(
     opencl_auto,
     Backend::OpenCl,
-    RuntimeOptions::default().increments(Increments::Auto)
+    RuntimeOptions::default().increments(Increments::Auto).block_size(64)
 );
 #[cfg(feature = "opencl")]
 backend_suite!(

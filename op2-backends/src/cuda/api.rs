@@ -189,36 +189,30 @@ impl DeviceApi for Cuda {
         cuda_source(kernel, shape, writes, checks)
     }
 
-    fn build(&self, name: &str, source: &str, block_size: usize) -> Result<(CudaProgram, Built)> {
+    fn build(&self, name: &str, source: &str) -> Result<(CudaProgram, Built)> {
         let (module, built) = self.load(name, source)?;
         // SAFETY: the module is loaded; `op2_loop` is its entry point.
         let function = unsafe { result::module::get_function(module.module, CString::from(c"op2_loop")) }
             .map_err(|e| self.fail(&format!("cuModuleGetFunction(op2_loop) for loop `{name}`"), e))?;
-        let l = CudaProgram {
-            function,
-            _module: module,
-        };
-        // A kernel that needs many registers may not launch with as many
-        // threads per block as the device allows.
+        Ok((
+            CudaProgram {
+                function,
+                _module: module,
+            },
+            built,
+        ))
+    }
+
+    fn program_max_block_size(&self, program: &CudaProgram) -> Result<usize> {
         // SAFETY: a live function handle.
         let max = unsafe {
             result::function::get_function_attribute(
-                l.function,
+                program.function,
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
             )
         }
         .map_err(|e| self.fail("cuFuncGetAttribute", e))?;
-        if block_size > max as usize {
-            return Err(Error::InvalidOption {
-                option: "block_size",
-                reason: format!(
-                    "loop `{name}` can run at most {max} threads per block on `{}` (it needs many registers); \
-                     {block_size} elements per block were asked for",
-                    self.info.name
-                ),
-            });
-        }
-        Ok((l, built))
+        Ok(max.max(0) as usize)
     }
 
     fn new_buffer(&self, name: &str, bytes: usize) -> Result<Box<dyn DeviceBuffer>> {

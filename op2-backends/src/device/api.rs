@@ -120,8 +120,11 @@ pub trait DeviceApi: Send + Sync + Sized + 'static {
 
     /// The generated source of a loop in this API's dialect.
     fn source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWrites, checks: Checks) -> String;
-    /// Compiles `source` (the loop `loop_name`) for launches of `block_size` threads.
-    fn build(&self, loop_name: &str, source: &str, block_size: usize) -> Result<(Self::Program, Built)>;
+    /// Compiles `source` (the loop `loop_name`).
+    fn build(&self, loop_name: &str, source: &str) -> Result<(Self::Program, Built)>;
+    /// The most threads a block of `program` may have: the device's limit,
+    /// or less for a kernel that needs many registers.
+    fn program_max_block_size(&self, program: &Self::Program) -> Result<usize>;
 
     /// A new buffer of `bytes` bytes for the carrier `name`.
     fn new_buffer(&self, name: &str, bytes: usize) -> Result<Box<dyn DeviceBuffer>>;

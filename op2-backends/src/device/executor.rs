@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::binning::BinningPrograms;
-use super::tuning::IncrementsTuner;
+use super::tuning::{TrialCall, Tuner, Variant, TRIAL_BLOCK_SIZES};
 use super::work::{ReorderProgram, WorkScratch};
 use op2_core::{
     Access, CodeCacheCounters, CodeCacheStats, ColumnShape, DeviceLayout, DeviceWork, Error, Executor, LoopBody,
@@ -28,8 +28,14 @@ pub fn next_context_id() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// A compiled loop and the most threads a block of it may have.
+struct Compiled<P> {
+    program: P,
+    max_block_size: usize,
+}
+
 /// Compiled programs by loop shape and treatment of indirect writes.
-type Programs<P> = Mutex<HashMap<(LoopShape, IndirectWrites), Arc<P>>>;
+type Programs<P> = Mutex<HashMap<(LoopShape, IndirectWrites), Arc<Compiled<P>>>>;
 
 /// A device backend: the shared loop machinery over one device API.
 pub struct DeviceExecutor<A: DeviceApi> {
@@ -50,7 +56,10 @@ pub struct DeviceExecutor<A: DeviceApi> {
     /// One line per loop that runs otherwise than the options asked.
     fallbacks: Mutex<Vec<(&'static str, String)>>,
     /// The trials of [`Increments::Auto`].
-    tuner: IncrementsTuner,
+    tuner: Tuner,
+    /// Whether the options gave the block size (else automatic trials try
+    /// several).
+    block_size_given: bool,
     /// Host threads for the host's part of builds and compactions.
     host_workers: ScopedThreads,
     /// The message-build programs, by position type and dims.
@@ -97,7 +106,8 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             folds: Mutex::new(HashMap::new()),
             counters: CodeCacheCounters::default(),
             fallbacks: Mutex::new(Vec::new()),
-            tuner: IncrementsTuner::default(),
+            tuner: Tuner::default(),
+            block_size_given: options.block_size.is_some(),
             host_workers: ScopedThreads::available(),
             binning: BinningPrograms::default(),
             reorder: ReorderProgram::default(),
@@ -150,7 +160,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     }
 
     /// The compiled program of a loop of this shape: built once per executor.
-    fn program(&self, lp: &ParLoop<'_>, shape: LoopShape, writes: IndirectWrites) -> Result<Arc<A::Program>> {
+    fn program(&self, lp: &ParLoop<'_>, shape: LoopShape, writes: IndirectWrites) -> Result<Arc<Compiled<A::Program>>> {
         // Held while compiling: two threads never build the same program.
         let mut programs = self.programs.lock().unwrap_or_else(|p| p.into_inner());
         let key = (shape, writes);
@@ -161,7 +171,8 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         let name = lp.kernel.name;
         let source = A::source(lp.kernel, &key.0, writes, self.checks);
         let start = std::time::Instant::now();
-        let (program, built) = self.api.build(name, &source, self.block_size)?;
+        let (program, built) = self.api.build(name, &source)?;
+        let max_block_size = self.api.program_max_block_size(&program)?;
         tracing::debug!(
             backend = A::BACKEND,
             loop_name = name,
@@ -178,9 +189,31 @@ impl<A: DeviceApi> DeviceExecutor<A> {
                 self.counters.compiled();
             }
         }
-        let program = Arc::new(program);
+        let program = Arc::new(Compiled {
+            program,
+            max_block_size,
+        });
         programs.insert(key, program.clone());
         Ok(program)
+    }
+
+    /// `program` at `block_size` threads a block, or an error naming the
+    /// loop when its kernel cannot have that many.
+    fn check_block_size(&self, name: &str, program: &Compiled<A::Program>, block_size: usize) -> Result<()> {
+        if block_size <= program.max_block_size {
+            return Ok(());
+        }
+        Err(Error::InvalidOption {
+            option: "block_size",
+            reason: format!(
+                "loop `{name}` can have at most {} {} per {} on `{}` (its kernel needs many registers); \
+                 {block_size} elements per block were asked for",
+                program.max_block_size,
+                A::THREADS,
+                A::BLOCK,
+                self.api.device_name()
+            ),
+        })
     }
 
     fn launch_all(
@@ -189,8 +222,9 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         program: &A::Program,
         layout: &ReductionLayout,
         columns: &[Option<ColumnShape>],
-        writes: IndirectWrites,
+        how: Variant,
     ) -> Result<()> {
+        let Variant { writes, block_size } = how;
         let name = lp.kernel.name;
         // The folds' programs first (one lookup per reduction): a failed
         // build leaves nothing launched.
@@ -207,7 +241,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             layout,
             columns,
             writes,
-            self.block_size,
+            block_size,
             LoopCaches {
                 plans: &self.plans,
                 partials: &self.partials,
@@ -222,14 +256,14 @@ impl<A: DeviceApi> DeviceExecutor<A> {
                     "loop `{name}` would need {} blocks of {} elements in one launch, \
                      more than the {limit} one {} launch can have",
                     l.count,
-                    self.block_size,
+                    block_size,
                     A::BACKEND
                 ),
             });
         }
         let mut args = LaunchArgs {
             blocks: 0,
-            block_size: self.block_size,
+            block_size,
             units: p.units,
             unit_offset: 0,
             start: lp.range.start,
@@ -282,9 +316,11 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         Ok(())
     }
 
-    /// A loop under [`Increments::Auto`]: coloured or atomic as the
-    /// loop's trial says (`tuning.rs`), timed while it runs (the host
-    /// waiting for the device before and after), then as it chose.
+    /// A loop under [`Increments::Auto`]: run as the loop's trial says
+    /// (`tuning.rs`: coloured or atomic increments where it has both, and
+    /// blocks of several sizes where the options give none), timed while
+    /// the trial runs (the host waiting for the device before and after),
+    /// then as it chose.
     fn execute_measured(
         &self,
         lp: &ParLoop<'_>,
@@ -293,23 +329,47 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         columns: &[Option<ColumnShape>],
     ) -> Result<()> {
         let name = lp.kernel.name;
-        let variants = [
-            IndirectWrites::of(&shape, Increments::Colouring),
-            self.atomics_or_fallback(name, &shape),
-        ];
-        if variants[0] == variants[1] {
-            let program = self.program(lp, shape, variants[0])?;
-            return self.launch_all(lp, &program, layout, columns, variants[0]);
+        let mut forms = vec![IndirectWrites::of(&shape, Increments::Colouring)];
+        let atomic = self.atomics_or_fallback(name, &shape);
+        if atomic != forms[0] {
+            forms.push(atomic);
         }
-        let call = self.tuner.next(&shape, variants);
-        let program = self.program(lp, shape.clone(), call.writes)?;
+        let mut variants = Vec::new();
+        for writes in forms {
+            let program = self.program(lp, shape.clone(), writes)?;
+            let sizes: Vec<usize> = match self.block_size_given {
+                true => vec![self.block_size],
+                false => TRIAL_BLOCK_SIZES
+                    .into_iter()
+                    .filter(|&b| b <= program.max_block_size && b <= self.api.info().max_block_size)
+                    .collect(),
+            };
+            variants.extend(sizes.into_iter().map(|block_size| Variant { writes, block_size }));
+        }
+        if variants.is_empty() {
+            // A kernel too big for any trial size: the executor's own.
+            variants.push(Variant {
+                writes: IndirectWrites::of(&shape, Increments::Colouring),
+                block_size: self.block_size,
+            });
+        }
+        let call = match variants.len() {
+            1 => TrialCall {
+                variant: variants[0],
+                timed: false,
+            },
+            _ => self.tuner.next(&shape, &variants),
+        };
+        let Variant { writes, block_size } = call.variant;
+        let program = self.program(lp, shape.clone(), writes)?;
+        self.check_block_size(name, &program, block_size)?;
         let start = if call.timed {
             self.api.finish(name)?;
             Some(std::time::Instant::now())
         } else {
             None
         };
-        self.launch_all(lp, &program, layout, columns, call.writes)?;
+        self.launch_all(lp, &program.program, layout, columns, call.variant)?;
         let seconds = match start {
             Some(t) => {
                 self.api.finish(name)?;
@@ -317,10 +377,12 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             }
             None => None,
         };
-        if let Some(note) = self.tuner.record(name, &shape, variants, call.writes, seconds) {
-            tracing::info!(backend = A::BACKEND, "{note}");
-            let mut notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
-            notes.push((name, note));
+        if variants.len() > 1 {
+            if let Some(note) = self.tuner.record(name, &shape, &variants, call.variant, seconds) {
+                tracing::info!(backend = A::BACKEND, "{note}");
+                let mut notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
+                notes.push((name, note));
+            }
         }
         Ok(())
     }
@@ -383,7 +445,12 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
         }
         let writes = self.indirect_writes(lp.kernel.name, &shape);
         let program = self.program(lp, shape, writes)?;
-        self.launch_all(lp, &program, &layout, &columns, writes)
+        self.check_block_size(lp.kernel.name, &program, self.block_size)?;
+        let how = Variant {
+            writes,
+            block_size: self.block_size,
+        };
+        self.launch_all(lp, &program.program, &layout, &columns, how)
     }
 
     fn code_cache_stats(&self) -> CodeCacheStats {
@@ -442,7 +509,10 @@ mod tests {
         fn source(_: &op2_core::KernelInfo, _: &LoopShape, _: IndirectWrites, _: Checks) -> String {
             unreachable!("not built in these tests")
         }
-        fn build(&self, _: &str, _: &str, _: usize) -> Result<((), Built)> {
+        fn build(&self, _: &str, _: &str) -> Result<((), Built)> {
+            unreachable!("not built in these tests")
+        }
+        fn program_max_block_size(&self, _: &()) -> Result<usize> {
             unreachable!("not built in these tests")
         }
         fn new_buffer(&self, _: &str, _: usize) -> Result<Box<dyn op2_core::DeviceBuffer>> {

@@ -1,9 +1,10 @@
-//! [`Increments::Auto`](crate::Increments::Auto): each loop whose indirect
-//! increments can be coloured or atomic tries both at its first calls,
-//! timed, and keeps the faster. Which is faster depends on the loop and the
-//! device (on an H100, atomics won Airfoil's `res_calc` overall while
-//! colouring keeps results the same bits run to run), so it is measured
-//! rather than guessed, once per loop shape and executor.
+//! [`Increments::Auto`](crate::Increments::Auto): each loop tries its
+//! variants at its first calls, timed, and keeps the fastest: coloured or
+//! atomic increments where it has both, and, where the options leave the
+//! block size open, blocks of 128, 256 and 512 threads. Which is faster
+//! depends on the loop and the device (on an H100, atomics won Airfoil
+//! overall while colouring keeps results the same bits run to run), so it is
+//! measured rather than guessed, once per loop shape and executor.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -11,95 +12,112 @@ use std::sync::Mutex;
 use crate::codegen::LoopShape;
 use crate::IndirectWrites;
 
-/// The calls a loop spends trying: each variant once untimed (compiling
-/// and warming it), then [`TIMED_ROUNDS`] timed rounds of both.
-const WARM_UP_CALLS: usize = 2;
-/// Timed calls of each variant; the faster minimum wins.
+/// Timed calls of each variant; the fastest minimum wins.
 pub const TIMED_ROUNDS: usize = 2;
+
+/// The block sizes a trial tries where the options give none.
+pub const TRIAL_BLOCK_SIZES: [usize; 3] = [128, 256, 512];
+
+/// One way to run a loop: how its indirect writes are made safe, and its
+/// threads per block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Coloured or atomic increments.
+    pub writes: IndirectWrites,
+    /// Threads per block.
+    pub block_size: usize,
+}
 
 /// Where one loop shape's trial stands.
 enum Trial {
-    /// `calls` so far; the best time of each variant (colouring, atomics).
-    Running { calls: usize, best: [f64; 2] },
+    /// Calls so far, and each variant's best time.
+    Running { calls: usize, best: Vec<f64> },
     /// The winner.
-    Chosen(IndirectWrites),
+    Chosen(Variant),
 }
 
 /// What a call of a loop under trial runs.
 pub struct TrialCall {
     /// The variant to run.
-    pub writes: IndirectWrites,
+    pub variant: Variant,
     /// Whether to time it (the host then waits before and after it).
     pub timed: bool,
 }
 
 /// The trials of one executor, by loop shape.
 #[derive(Default)]
-pub struct IncrementsTuner {
+pub struct Tuner {
     trials: Mutex<HashMap<LoopShape, Trial>>,
 }
 
-impl IncrementsTuner {
-    /// The variant the next call of `shape` runs, given its two forms.
-    pub fn next(&self, shape: &LoopShape, variants: [IndirectWrites; 2]) -> TrialCall {
+impl Tuner {
+    /// The variant the next call of `shape` runs, of `variants` (the same
+    /// list at every call of the shape): each once untimed (compiling and
+    /// warming it), then [`TIMED_ROUNDS`] timed rounds of all, then the
+    /// fastest.
+    pub fn next(&self, shape: &LoopShape, variants: &[Variant]) -> TrialCall {
         let mut trials = self.trials.lock().unwrap_or_else(|p| p.into_inner());
-        let trial = trials.entry(shape.clone()).or_insert(Trial::Running {
+        let trial = trials.entry(shape.clone()).or_insert_with(|| Trial::Running {
             calls: 0,
-            best: [f64::INFINITY; 2],
+            best: vec![f64::INFINITY; variants.len()],
         });
         match trial {
-            Trial::Chosen(w) => TrialCall {
-                writes: *w,
+            Trial::Chosen(v) => TrialCall {
+                variant: *v,
                 timed: false,
             },
             Trial::Running { calls, .. } => TrialCall {
-                writes: variants[*calls % 2],
-                timed: *calls >= WARM_UP_CALLS,
+                variant: variants[*calls % variants.len()],
+                timed: *calls >= variants.len(),
             },
         }
     }
 
-    /// Records a call of `shape` that ran `writes` (timed: in `seconds`);
-    /// after the last timed call, the faster variant is chosen and a line
+    /// Records a call of `shape` that ran `variant` (timed: in `seconds`);
+    /// after the last timed call, the fastest variant is chosen and a line
     /// saying so is returned (for the timing summary and the log).
     pub fn record(
         &self,
         loop_name: &str,
         shape: &LoopShape,
-        variants: [IndirectWrites; 2],
-        writes: IndirectWrites,
+        variants: &[Variant],
+        variant: Variant,
         seconds: Option<f64>,
     ) -> Option<String> {
         let mut trials = self.trials.lock().unwrap_or_else(|p| p.into_inner());
         let Some(Trial::Running { calls, best }) = trials.get_mut(shape) else {
             return None;
         };
-        let k = usize::from(writes == variants[1]);
-        if let Some(s) = seconds {
+        if let (Some(s), Some(k)) = (seconds, variants.iter().position(|v| *v == variant)) {
             best[k] = best[k].min(s);
         }
         *calls += 1;
-        if *calls < WARM_UP_CALLS + 2 * TIMED_ROUNDS {
+        if *calls < variants.len() * (1 + TIMED_ROUNDS) {
             return None;
         }
-        let faster = usize::from(best[1] < best[0]);
+        let mut order: Vec<usize> = (0..variants.len()).collect();
+        order.sort_by(|&a, &b| best[a].total_cmp(&best[b]));
+        let (first, second) = (order[0], order[1]);
         let note = format!(
-            "loop `{loop_name}`: increments by {} ({:.3} ms a call against {:.3} ms by {}), measured",
-            name(variants[faster]),
-            best[faster] * 1e3,
-            best[1 - faster] * 1e3,
-            name(variants[1 - faster]),
+            "loop `{loop_name}`: {} ({:.3} ms a call; next {}, {:.3} ms), measured",
+            describe(variants[first]),
+            best[first] * 1e3,
+            describe(variants[second]),
+            best[second] * 1e3,
         );
-        trials.insert(shape.clone(), Trial::Chosen(variants[faster]));
+        trials.insert(shape.clone(), Trial::Chosen(variants[first]));
         Some(note)
     }
 }
 
-fn name(w: IndirectWrites) -> &'static str {
-    match w {
+/// `atomics, 256 threads a block`.
+fn describe(v: Variant) -> String {
+    let writes = match v.writes {
         IndirectWrites::Atomic => "atomics",
-        _ => "colouring",
-    }
+        IndirectWrites::Coloured { .. } => "colouring",
+        IndirectWrites::None => "direct",
+    };
+    format!("{writes}, {} threads a block", v.block_size)
 }
 
 #[cfg(test)]
@@ -116,39 +134,52 @@ mod tests {
         }
     }
 
-    const VARIANTS: [IndirectWrites; 2] = [IndirectWrites::Coloured { whole_body: false }, IndirectWrites::Atomic];
+    const COLOURED: IndirectWrites = IndirectWrites::Coloured { whole_body: false };
 
     #[test]
-    fn both_variants_are_warmed_timed_twice_and_the_faster_kept() {
-        let t = IncrementsTuner::default();
+    fn every_variant_is_warmed_timed_twice_and_the_fastest_kept() {
+        let variants = [
+            Variant {
+                writes: COLOURED,
+                block_size: 128,
+            },
+            Variant {
+                writes: IndirectWrites::Atomic,
+                block_size: 128,
+            },
+            Variant {
+                writes: IndirectWrites::Atomic,
+                block_size: 256,
+            },
+        ];
+        // Atomics in blocks of 256 take 1 ms, the others 2 and 3.
+        let time = |v: Variant| match (v.writes, v.block_size) {
+            (IndirectWrites::Atomic, 256) => 1e-3,
+            (IndirectWrites::Atomic, _) => 2e-3,
+            _ => 3e-3,
+        };
+        let t = Tuner::default();
         let s = shape();
         let mut runs = Vec::new();
         let mut note = None;
-        // Atomics take 1 ms, colouring 2 ms.
-        for _ in 0..6 {
-            let call = t.next(&s, VARIANTS);
-            runs.push((call.writes, call.timed));
-            let secs = call.timed.then_some(if call.writes == IndirectWrites::Atomic {
-                1e-3
-            } else {
-                2e-3
-            });
-            note = t.record("k", &s, VARIANTS, call.writes, secs).or(note);
+        for _ in 0..9 {
+            let call = t.next(&s, &variants);
+            runs.push((call.variant, call.timed));
+            let secs = call.timed.then(|| time(call.variant));
+            note = t.record("k", &s, &variants, call.variant, secs).or(note);
         }
-        let (c, a) = (VARIANTS[0], VARIANTS[1]);
-        assert_eq!(
-            runs,
-            [(c, false), (a, false), (c, true), (a, true), (c, true), (a, true)]
-        );
-        let note = note.expect("a choice after six calls");
+        let want: Vec<(Variant, bool)> = (0..9).map(|i| (variants[i % 3], i >= 3)).collect();
+        assert_eq!(runs, want);
+        let note = note.expect("a choice after nine calls");
         assert!(
-            note.contains("`k`: increments by atomics (1.000 ms") && note.contains("2.000 ms by colouring"),
+            note.contains("`k`: atomics, 256 threads a block (1.000 ms")
+                && note.contains("next atomics, 128 threads a block, 2.000 ms"),
             "{note}"
         );
         for _ in 0..3 {
-            let call = t.next(&s, VARIANTS);
-            assert_eq!((call.writes, call.timed), (a, false));
-            assert!(t.record("k", &s, VARIANTS, call.writes, None).is_none());
+            let call = t.next(&s, &variants);
+            assert_eq!((call.variant, call.timed), (variants[2], false));
+            assert!(t.record("k", &s, &variants, call.variant, None).is_none());
         }
     }
 }

@@ -119,7 +119,7 @@ impl DeviceApi for OpenCl {
         opencl_source(kernel, shape, writes, checks)
     }
 
-    fn build(&self, loop_name: &str, source: &str, _block_size: usize) -> Result<(ClProgram, Built)> {
+    fn build(&self, loop_name: &str, source: &str) -> Result<(ClProgram, Built)> {
         let program = self.compile(loop_name, source)?;
         let kernel =
             Kernel::create(&program, "op2_loop").map_err(|e| cl_error(&self.info.name, "clCreateKernel", e))?;
@@ -128,6 +128,17 @@ impl DeviceApi for OpenCl {
             kernel: Mutex::new(kernel),
         };
         Ok((program, Built::Compiled))
+    }
+
+    fn program_max_block_size(&self, program: &ClProgram) -> Result<usize> {
+        let kernel = program.kernel.lock().unwrap_or_else(|p| p.into_inner());
+        kernel.get_work_group_size(self.context.default_device()).map_err(|e| {
+            cl_error(
+                &self.info.name,
+                "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)",
+                e,
+            )
+        })
     }
 
     fn new_buffer(&self, name: &str, bytes: usize) -> Result<Box<dyn DeviceBuffer>> {
