@@ -10,7 +10,7 @@
 //! libraries (glibc, OpenCL's, CUDA's) round those differently, so this
 //! module has its own, [`portable_ln`] and [`portable_cos_2pi`], written with
 //! `+`, `-`, `*`, `/` (correctly rounded in IEEE arithmetic) and exact bit
-//! operations only, in an order the C versions (`op2_philox_ln`,
+//! operations only, in an order the C versions (`op2_pm_ln_normal`,
 //! `op2_philox_cos_2pi` in the backends' generated code) repeat operation
 //! for operation; those are compiled without contraction into FMAs.
 
@@ -63,7 +63,7 @@ const COS_SERIES: [f64; 8] = [
 
 /// The natural logarithm of a positive normal `x` (the normal draws take it
 /// of `(0, 1]`), within about 2 ulp, with the same bits as the generated C's
-/// `op2_philox_ln` on every backend: `+ - * /` and exact bit operations only,
+/// `op2_pm_ln_normal` on every backend: `+ - * /` and exact bit operations only,
 /// no math library. Zero, subnormals, infinities and NaN are not handled.
 ///
 /// `x = m 2^e` with `m` in `[sqrt(1/2), sqrt(2)]` (exponent and mantissa split

@@ -4,17 +4,18 @@
 //! arithmetic and exact scalings only, so no backend's floating-point
 //! contraction or math library can change a draw.
 //!
-//! The normal draws (Box–Muller) use no math library either: `op2_philox_ln`
-//! and `op2_philox_cos_2pi` repeat `op2_core::portable_ln` and
+//! The normal draws (Box–Muller) use no math library either: the logarithm
+//! of op2's own math functions, `op2_pm_ln_normal`
+//! ([`PORTABLE_MATH_C`](crate::PORTABLE_MATH_C), which must precede this
+//! source), and `op2_philox_cos_2pi` repeat `op2_core::portable_ln` and
 //! `op2_core::portable_cos_2pi` operation for operation (`+ - * /`, `sqrt`,
-//! all correctly rounded, and exact bit casts: OpenCL's `as_ulong`, CUDA's
-//! `__double_as_longlong`, a union in C). A fused multiply-add would round
-//! differently, so contraction must be off: the host C is built with
+//! all correctly rounded, and exact bit casts). A fused multiply-add would
+//! round differently, so contraction must be off: the host C is built with
 //! `-ffp-contract=off`, CUDA with `--fmad=false`, and the OpenCL versions say
 //! `#pragma OPENCL FP_CONTRACT OFF` (OpenCL's default is on).
 //!
-//! The source defines `OP2_FN` first, as for the prelude. Generated loops
-//! include it when their kernel makes a stream (`KernelUses::random_streams`);
+//! The source needs `OP2_FN` defined first, as for the prelude. Generated
+//! loops include it when their kernel makes a stream (`KernelUses::random_streams`);
 //! op2-backends' tests (`codegen/philox_c.rs`) check it word for word against
 //! Rust on the host C, OpenCL and CUDA.
 
@@ -63,36 +64,6 @@ OP2_FN unsigned int op2_philox_below(op2_philox *s, unsigned int n) {
     }
 }
 OP2_FN int op2_philox_bernoulli(op2_philox *s, double p) { return op2_philox_uniform_f64(s) < p; }
-#if defined(__OPENCL_VERSION__)
-#define OP2_PHILOX_BITS(d) as_ulong(d)
-#define OP2_PHILOX_DOUBLE(u) as_double(u)
-#elif defined(__CUDACC__)
-#define OP2_PHILOX_BITS(d) ((unsigned long)__double_as_longlong(d))
-#define OP2_PHILOX_DOUBLE(u) __longlong_as_double((long long)(u))
-#else
-typedef union { double d; unsigned long u; } op2_philox_pun;
-OP2_FN unsigned long op2_philox_bits(double d) { op2_philox_pun p; p.d = d; return p.u; }
-OP2_FN double op2_philox_double(unsigned long u) { op2_philox_pun p; p.u = u; return p.d; }
-#define OP2_PHILOX_BITS(d) op2_philox_bits(d)
-#define OP2_PHILOX_DOUBLE(u) op2_philox_double(u)
-#endif
-OP2_FN double op2_philox_ln(double x) {
-#ifdef __OPENCL_VERSION__
-#pragma OPENCL FP_CONTRACT OFF
-#endif
-    unsigned long b = OP2_PHILOX_BITS(x);
-    long e = (long)((b >> 52) & 0x7fful) - 1023;
-    double m = OP2_PHILOX_DOUBLE((b & 0x000ffffffffffffful) | 0x3ff0000000000000ul);
-    if (m > 1.4142135623730951) { m = m * 0.5; e = e + 1; }
-    double s = (m - 1.0) / (m + 1.0);
-    double f = s + s;
-    double z = s * s;
-    double q = 0.3333333333333333 + z * (0.2 + z * (0.14285714285714285 + z * (0.1111111111111111 + z * (0.09090909090909091
-        + z * (0.07692307692307693 + z * (0.06666666666666667 + z * (0.058823529411764705 + z * (0.05263157894736842
-        + z * 0.047619047619047616))))))));
-    double ed = (double)e;
-    return ed * 0.6931471803691238 + (f + (f * (z * q) + ed * 1.9082149292705877e-10));
-}
 OP2_FN double op2_philox_cos_2pi(double v) {
 #ifdef __OPENCL_VERSION__
 #pragma OPENCL FP_CONTRACT OFF
@@ -117,7 +88,7 @@ OP2_FN double op2_philox_normal_f64(op2_philox *s) {
 #endif
     double u = 1.0 - op2_philox_uniform_f64(s);
     double v = op2_philox_uniform_f64(s);
-    return sqrt(-2.0 * op2_philox_ln(u)) * op2_philox_cos_2pi(v);
+    return sqrt(-2.0 * op2_pm_ln_normal(u)) * op2_philox_cos_2pi(v);
 }
 OP2_FN float op2_philox_normal_f32(op2_philox *s) { return (float)op2_philox_normal_f64(s); }
 "#;

@@ -139,14 +139,15 @@ const HOST_REPORT: &str = "static void op2_report(long *report, long e, const lo
 pub fn kernel_definition(kernel: &KernelInfo, shape: &LoopShape, qualifier: &str) -> String {
     let mut s = String::from("\n");
     let uses = &kernel.uses;
+    // The random streams' normals take their logarithm from op2's math.
+    if uses.portable_math || uses.random_streams {
+        s.push_str(op2_kernel_abi::PORTABLE_MATH_C);
+    }
     if uses.random_streams {
         s.push_str(super::PHILOX_C);
     }
     if uses.spatial_queries {
         s.push_str(super::SPATIAL_C);
-    }
-    if uses.portable_math {
-        s.push_str(op2_kernel_abi::PORTABLE_MATH_C);
     }
     // The first parameter of each name: a hidden pair shares its name, and
     // only the first of the pair can be a slice or have a named length.
