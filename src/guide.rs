@@ -218,7 +218,8 @@
 //!
 //! Because kernels see copies, a Dat's memory on a device need not look like
 //! the host's: OP2's `--force_soa` (struct of arrays) is here the default for
-//! a mesh's Dats of several values per element on `opencl` and `cuda`, and
+//! a mesh's Dats of several values per element on GPUs (`cuda`, and `opencl`
+//! on a GPU; rows stay faster on a CPU), and
 //! [`Dat::set_device_layout`](crate::Dat::set_device_layout) chooses per Dat
 //! ([`DeviceLayout`](crate::DeviceLayout)). The host always sees rows.
 //!
@@ -361,7 +362,7 @@
 //! | [`device`](crate::RuntimeOptions::device) | `OP2_OPENCL_DEVICE` (index or name), `OP2_CUDA_DEVICE` (ordinal) | the first GPU (OpenCL: else the first device) |
 //! | [`increments`](crate::RuntimeOptions::increments) | `OP2_INCREMENTS` (`colouring`, `atomics`, `auto`: measured per loop) | colouring |
 //! | [`checked`](crate::RuntimeOptions::checked) | `OP2_CHECKED` (`1`, `0`) | on in debug builds |
-//! | [`device_layout`](crate::RuntimeOptions::device_layout) | `OP2_DEVICE_LAYOUT` (`auto`, `aos`, `soa`) | `auto`: struct of arrays for mesh Dats of dim > 1 |
+//! | [`device_layout`](crate::RuntimeOptions::device_layout) | `OP2_DEVICE_LAYOUT` (`auto`, `aos`, `soa`) | `auto`: on GPUs, struct of arrays for mesh Dats of dim > 1 |
 //!
 //! ```
 //! use op2::{Backend, Runtime, RuntimeOptions};

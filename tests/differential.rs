@@ -513,8 +513,12 @@ fn backends() -> Vec<(&'static str, Runtime)> {
     ));
     #[cfg(feature = "opencl")]
     {
-        // Mesh Dats in columns (the default), and with atomics in rows.
-        out.push(("opencl", Runtime::with_options(Backend::OpenCl, small()).unwrap()));
+        // Dats in columns (as on GPUs), and with atomics in rows.
+        let columns = small().device_layout(op2::DeviceLayout::StructOfArrays);
+        out.push((
+            "opencl, columns",
+            Runtime::with_options(Backend::OpenCl, columns).unwrap(),
+        ));
         let atomics = small()
             .increments(op2::Increments::Atomics)
             .device_layout(op2::DeviceLayout::ArrayOfStructs);

@@ -78,10 +78,10 @@ pub struct RuntimeOptions {
     /// How device backends lay out the values of a Dat whose own choice is
     /// [`DeviceLayout::Auto`](op2_core::DeviceLayout::Auto) (see
     /// [`Dat::set_device_layout`](op2_core::Dat::set_device_layout)); `None`
-    /// uses `OP2_DEVICE_LAYOUT`, else `Auto`: struct of arrays for Dats of
-    /// more than one value per element on sets of fixed size, array of
-    /// structs for the rest (agents, whose device work moves elements
-    /// whole).
+    /// uses `OP2_DEVICE_LAYOUT`, else `Auto`: on GPUs struct of arrays for
+    /// Dats of more than one value per element on sets of fixed size, array
+    /// of structs for the rest (agents, whose device work moves elements
+    /// whole) and on CPU devices (PoCL), where rows are faster.
     pub device_layout: Option<op2_core::DeviceLayout>,
 }
 

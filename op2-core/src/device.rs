@@ -89,10 +89,11 @@ impl TransferCounter {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DeviceLayout {
     /// The runtime's choice (`RuntimeOptions::device_layout` in
-    /// `op2-backends`): by default struct of arrays for a Dat of more than
-    /// one value per element on a set of fixed size, whose buffer nothing
-    /// has needed element by element (a ragged or whole-Dat argument, an
-    /// agent operation); array of structs otherwise.
+    /// `op2-backends`): by default, on a GPU, struct of arrays for a Dat of
+    /// more than one value per element on a set of fixed size, whose buffer
+    /// nothing has needed element by element (a ragged or whole-Dat
+    /// argument, an agent operation); array of structs otherwise, and on
+    /// CPU devices (PoCL), where rows are faster.
     #[default]
     Auto,
     /// Element by element, as on the host: component `c` of element `e` at

@@ -136,13 +136,14 @@ backend_suite!(
     Backend::OpenCl,
     RuntimeOptions::default().block_size(7).checked(false)
 );
-// Every Dat in rows, and every Dat that can in columns (agents' too, until
-// their device work needs rows): the default puts mesh Dats in columns.
+// Every Dat that can in columns (agents' too, until their device work needs
+// rows), as GPUs lay out mesh Dats by default (on CPUs, as PoCL, the default
+// is rows).
 #[cfg(feature = "opencl")]
 backend_suite!(
-    opencl_aos,
+    opencl_soa,
     Backend::OpenCl,
-    RuntimeOptions::default().device_layout(DeviceLayout::ArrayOfStructs)
+    RuntimeOptions::default().device_layout(DeviceLayout::StructOfArrays)
 );
 #[cfg(feature = "opencl")]
 backend_suite!(

@@ -100,6 +100,7 @@ impl Cuda {
                 max_block_size: max_threads.max(0) as usize,
                 max_blocks_per_launch: i32::MAX as usize, // gridDim.x on every GPU since sm_30
                 missing_64_bit_atomics: None,
+                prefers_columns: true,
             },
             ctx,
             arch: format!("sm_{major}{minor}"),

@@ -435,7 +435,7 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
             return Ok(());
         }
         let layout = ReductionLayout::new(lp.args);
-        let columns = column_shapes(lp, self.device_layout);
+        let columns = column_shapes(lp, self.device_layout, self.api.info().prefers_columns);
         let mut shape = LoopShape::of(lp, &layout);
         for (a, c) in shape.args.iter_mut().zip(&columns) {
             a.columns = c.is_some();
@@ -491,6 +491,7 @@ mod tests {
             max_block_size: 64,
             max_blocks_per_launch: 1,
             missing_64_bit_atomics: Some("no 64-bit atomics".to_string()),
+            prefers_columns: true,
         })
     }
 

@@ -9,8 +9,10 @@ use op2_core::{ArgData, ArgRoute, ColumnShape, DeviceLayout, ParLoop};
 /// loop, or `None` for rows (Globals, Dats of one value per element, which
 /// are the same either way, and Dats the loop reaches through a ragged map
 /// or reads whole, whose kernels hold row pointers). `default` is the
-/// runtime's choice for Dats that leave it to the runtime.
-pub fn column_shapes(lp: &ParLoop<'_>, default: DeviceLayout) -> Vec<Option<ColumnShape>> {
+/// runtime's choice for Dats that leave it to the runtime, and
+/// `device_prefers` whether its own default, `Auto`, means columns on this
+/// device (a GPU) or rows (a CPU).
+pub fn column_shapes(lp: &ParLoop<'_>, default: DeviceLayout, device_prefers: bool) -> Vec<Option<ColumnShape>> {
     lp.args
         .iter()
         .map(|arg| {
@@ -31,7 +33,9 @@ pub fn column_shapes(lp: &ParLoop<'_>, default: DeviceLayout) -> Vec<Option<Colu
                 (DeviceLayout::Auto, DeviceLayout::StructOfArrays) => !slot.rows_needed,
                 // Agents' Dats change length, and their device work (sorts,
                 // births, migration) moves elements whole.
-                (DeviceLayout::Auto, DeviceLayout::Auto) => !slot.rows_needed && !d.set().is_dynamic(),
+                (DeviceLayout::Auto, DeviceLayout::Auto) => {
+                    device_prefers && !slot.rows_needed && !d.set().is_dynamic()
+                }
             };
             columns.then(|| ColumnShape {
                 dim: d.dim(),

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use op2_core::{DeviceBuffer, Error, KernelInfo, Result};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
-use opencl3::device::Device;
+use opencl3::device::{Device, CL_DEVICE_TYPE_CPU};
 use opencl3::kernel::{ExecuteKernel, Kernel};
 use opencl3::program::Program;
 use opencl3::types::{cl_long, cl_mem};
@@ -67,6 +67,7 @@ impl OpenCl {
             .max_work_group_size()
             .map_err(|e| cl_error(&name, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)", e))?;
         let int64_atomics = device.extensions().is_ok_and(|x| x.contains(INT64_ATOMICS));
+        let cpu = device.dev_type().is_ok_and(|t| t & CL_DEVICE_TYPE_CPU != 0);
         let missing_64_bit_atomics =
             (!int64_atomics).then(|| format!("no 64-bit atomics (the {INT64_ATOMICS} extension)"));
         let context = Context::from_device(device).map_err(|e| cl_error(&name, "clCreateContext", e))?;
@@ -80,6 +81,7 @@ impl OpenCl {
                 // The global work size is a size_t: blocks times their size.
                 max_blocks_per_launch: usize::MAX,
                 missing_64_bit_atomics,
+                prefers_columns: !cpu,
             },
             context,
             queue: Arc::new(queue),
