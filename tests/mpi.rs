@@ -175,6 +175,22 @@ fn distributed_runs_match_one_process() {
             mpi.size()
         );
     }
+    // One machine: every rank's node rank is its rank, and a device runtime
+    // takes device (node rank modulo the devices) and says so.
+    assert_eq!(
+        op2::node_rank(),
+        Some(op2::NodeRank {
+            rank: mpi.rank(),
+            ranks: mpi.size()
+        })
+    );
+    #[cfg(feature = "opencl")]
+    {
+        let rt = Runtime::new(Backend::OpenCl).unwrap();
+        let notes = rt.timing_summary().fallbacks;
+        let placed = format!("for node rank {} (node rank modulo", mpi.rank());
+        assert!(notes.iter().any(|n| n.contains(&placed)), "{notes:?}");
+    }
     let seq = Runtime::new(Backend::Seq).unwrap();
 
     agents::moving_agents_match_one_rank(&mpi);

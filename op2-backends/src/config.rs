@@ -23,6 +23,7 @@
 //! | `OP2_OPENCL_DEVICE` | the first GPU, else the first device | The `opencl` device: an index into the list of every platform's devices, or a substring of a device's name, in any case ([`RuntimeOptions::device`]). |
 //! | `OP2_CUDA_DEVICE` | `0` | The `cuda` GPU: an ordinal, `0`, `1`, ... ([`RuntimeOptions::device`]). |
 //! | `PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`, `SLURM_NTASKS` | unset | How many processes the launcher started (MPICH's Hydra, Open MPI, Slurm): `op2-mpi`'s `Mpi::init` refuses an MPI world of another size, the sign of an `mpirun` of another MPI library. |
+//! | `MPI_LOCALRANKID`, `OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID` | unset | The process's rank on its node, as the launcher announces it: without a device variable, `cuda` and `opencl` take device (node rank modulo the node's devices), MPI's node rank first where `op2-mpi` has started ([`Env::node_rank`]). |
 //!
 //! # Rules
 //!
@@ -104,6 +105,9 @@ const CUDA_DEVICE: &str = "OP2_CUDA_DEVICE";
 /// The variables through which launchers announce how many processes they
 /// started (MPICH's Hydra, Open MPI, Slurm).
 const LAUNCHER_SIZES: [&str; 3] = ["PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"];
+
+/// The variables through which they announce a process's rank on its node.
+const LAUNCHER_NODE_RANKS: [&str; 3] = ["MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"];
 
 /// A device layout's name as `OP2_DEVICE_LAYOUT` (and the examples'
 /// `--layout`) take it, in any case; `None` for other text.
@@ -276,6 +280,24 @@ impl<'a> Env<'a> {
         }
     }
 
+    /// This process's rank on its node as a launcher announces it (the
+    /// first of `MPI_LOCALRANKID`, `OMPI_COMM_WORLD_LOCAL_RANK`,
+    /// `SLURM_LOCALID` that is a number).
+    pub fn launcher_node_rank(&self) -> Option<usize> {
+        LAUNCHER_NODE_RANKS
+            .into_iter()
+            .find_map(|name| self.text(name).ok()??.parse().ok())
+    }
+
+    /// The node rank that picks a device backend's default device: MPI's
+    /// (`op2_core::node_rank`, set when `op2-mpi` starts), else the
+    /// launcher's ([`Env::launcher_node_rank`]), else none (one process).
+    pub fn node_rank(&self) -> Option<usize> {
+        op2_core::node_rank()
+            .map(|n| n.rank)
+            .or_else(|| self.launcher_node_rank())
+    }
+
     /// The process counts launchers announce, with the variable each came
     /// from, in the order `PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`, `SLURM_NTASKS`.
     /// Values that are not numbers are left out (see the module's rules).
@@ -322,6 +344,9 @@ impl<'a> Env<'a> {
         }
         if r.device_layout.is_none() {
             r.device_layout = Some(self.device_layout()?.unwrap_or_default());
+        }
+        if r.node_rank.is_none() {
+            r.node_rank = self.node_rank();
         }
         if r.cc.is_none() {
             r.cc = Some(self.cc()?.unwrap_or_else(|| DEFAULT_CC.to_string()));
@@ -616,5 +641,26 @@ mod tests {
             |env| assert_eq!(env.launcher_sizes(), vec![("PMI_SIZE", 4), ("SLURM_NTASKS", 2)]),
         );
         with(&[], |env| assert!(env.launcher_sizes().is_empty()));
+    }
+
+    #[test]
+    fn a_launchers_node_rank_picks_the_default_device() {
+        // The first of the launchers' variables that is a number.
+        with(
+            &[
+                ("MPI_LOCALRANKID", "x"),
+                ("OMPI_COMM_WORLD_LOCAL_RANK", " 3 "),
+                ("SLURM_LOCALID", "1"),
+            ],
+            |env| assert_eq!(env.launcher_node_rank(), Some(3)),
+        );
+        with(&[("SLURM_LOCALID", "1")], |env| {
+            assert_eq!(env.launcher_node_rank(), Some(1));
+            // No MPI in this test process: the launcher's rank resolves.
+            let r = env.resolve(&RuntimeOptions::default(), Backend::Cuda).unwrap();
+            assert_eq!(r.node_rank, Some(1));
+            assert_eq!(op2_core::default_device_index(r.node_rank, 2), 1);
+        });
+        with(&[], |env| assert_eq!(env.launcher_node_rank(), None));
     }
 }

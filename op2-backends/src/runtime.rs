@@ -83,6 +83,13 @@ pub struct RuntimeOptions {
     /// of structs for the rest (agents, whose device work moves elements
     /// whole) and on CPU devices (PoCL), where rows are faster.
     pub device_layout: Option<op2_core::DeviceLayout>,
+    /// This process's rank among the processes of its node, which picks a
+    /// device backend's default device where [`device`](Self::device) is
+    /// unset (node rank modulo the node's GPUs, as OP2 does); `None` uses
+    /// MPI's (set when `op2-mpi` starts), else the launcher's variables
+    /// (`MPI_LOCALRANKID`, `OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID`),
+    /// else none: the first GPU.
+    pub node_rank: Option<usize>,
 }
 
 impl RuntimeOptions {

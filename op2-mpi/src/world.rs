@@ -67,6 +67,13 @@ impl Mpi {
                 }
             }
         }));
+        // Where this rank sits on its node: device backends give each rank
+        // of a node its own device by default.
+        let node = world.split_shared(rank as i32);
+        op2_core::set_node_rank(op2_core::NodeRank {
+            rank: node.rank() as usize,
+            ranks: node.size() as usize,
+        });
         Ok(Mpi {
             _universe: universe,
             comm: Arc::new(Comm(world)),

@@ -67,18 +67,23 @@ pub struct Cuda {
 }
 
 impl Cuda {
-    /// A context on GPU `options.device` (an ordinal, else 0; a [`Runtime`](crate::Runtime)
-    /// fills it from `OP2_CUDA_DEVICE`). Fails, without panicking, when the driver or NVRTC cannot be
+    /// A context on GPU `options.device` (an ordinal; a [`Runtime`](crate::Runtime)
+    /// fills it from `OP2_CUDA_DEVICE`), else the node rank's modulo the
+    /// GPUs (the first GPU for one process). Fails, without panicking, when the driver or NVRTC cannot be
     /// loaded or there is no such GPU.
     pub fn open(options: &RuntimeOptions) -> Result<Cuda> {
         check_libraries()?;
-        let wanted = options.device.clone().unwrap_or_else(|| "0".into());
+        let count =
+            CudaContext::device_count().map_err(|e| unavailable(format!("the driver found no usable GPU: {e}")))?;
+        // Without a choice, each rank of a node its own GPU.
+        let wanted = options
+            .device
+            .clone()
+            .unwrap_or_else(|| op2_core::default_device_index(options.node_rank, count.max(0) as usize).to_string());
         let ordinal: usize = wanted.trim().parse().map_err(|_| Error::InvalidOption {
             option: "device",
             reason: format!("`{wanted}` is not a GPU ordinal (0, 1, ...) for the cuda backend"),
         })?;
-        let count =
-            CudaContext::device_count().map_err(|e| unavailable(format!("the driver found no usable GPU: {e}")))?;
         if ordinal >= count.max(0) as usize {
             return Err(unavailable(format!(
                 "GPU {ordinal} was asked for, but the driver sees {}",

@@ -60,6 +60,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     /// Whether the options gave the block size (else automatic trials try
     /// several).
     block_size_given: bool,
+    /// The device a rank took by its node rank, for the summary.
+    placement: Option<String>,
     /// Host threads for the host's part of builds and compactions.
     host_workers: ScopedThreads,
     /// The message-build programs, by position type and dims.
@@ -90,9 +92,18 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         tracing::info!(
             backend = A::BACKEND,
             device = api.device_name(),
+            node_rank = options.node_rank,
             block_size,
             "device chosen"
         );
+        // Under MPI, which device a rank took by its node rank.
+        let placement = match (options.node_rank, &options.device) {
+            (Some(r), None) => Some(format!(
+                "device `{}` for node rank {r} (node rank modulo the node's devices)",
+                api.device_name()
+            )),
+            _ => None,
+        };
         Ok(DeviceExecutor {
             block_size,
             increments: options.resolved_increments()?,
@@ -108,6 +119,7 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             fallbacks: Mutex::new(Vec::new()),
             tuner: Tuner::default(),
             block_size_given: options.block_size.is_some(),
+            placement,
             host_workers: ScopedThreads::available(),
             binning: BinningPrograms::default(),
             reorder: ReorderProgram::default(),
@@ -469,7 +481,11 @@ impl<A: DeviceApi> Executor for DeviceExecutor<A> {
 
     fn fallbacks(&self) -> Vec<String> {
         let notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
-        notes.iter().map(|(_, note)| note.clone()).collect()
+        self.placement
+            .iter()
+            .cloned()
+            .chain(notes.iter().map(|(_, note)| note.clone()))
+            .collect()
     }
 }
 

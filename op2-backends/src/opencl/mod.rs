@@ -25,13 +25,14 @@ pub const DEFAULT_BLOCK_SIZE: usize = 256;
 pub type OpenClExecutor = DeviceExecutor<OpenCl>;
 
 impl DeviceExecutor<OpenCl> {
-    /// An executor on the device `options.device` names (else the first GPU,
-    /// else the first device; a [`Runtime`](crate::Runtime) fills it from
-    /// `OP2_OPENCL_DEVICE`).
+    /// An executor on the device `options.device` names (a
+    /// [`Runtime`](crate::Runtime) fills it from `OP2_OPENCL_DEVICE`), else
+    /// the first GPU, else the first device, or, for rank `options.node_rank`
+    /// of a node, its rank modulo the GPUs (else the devices).
     pub fn new(options: &RuntimeOptions) -> Result<OpenClExecutor> {
         let wanted = options.device.clone();
         let _init = select::INIT_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-        let (device, name) = select_device(wanted.as_deref())?;
+        let (device, name) = select_device(wanted.as_deref(), options.node_rank)?;
         DeviceExecutor::with_api(OpenCl::open(&device, name)?, options, DEFAULT_BLOCK_SIZE)
     }
 }

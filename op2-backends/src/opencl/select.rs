@@ -1,6 +1,7 @@
 //! Choosing an OpenCL device: `OP2_OPENCL_DEVICE` (or the runtime option) as
 //! an index into the list of all devices or a substring of a device's name;
-//! by default the first GPU, else the first device.
+//! by default the first GPU, else the first device, or under MPI the node
+//! rank's modulo the GPUs (else the devices).
 
 use op2_core::{Error, Result};
 use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
@@ -79,12 +80,23 @@ fn index_out_of_range(index: usize, names: &[&str]) -> Error {
     ))
 }
 
-/// The device `wanted` names, or the default; an error lists what exists.
-pub fn select_device(wanted: Option<&str>) -> Result<(Device, String)> {
+/// The default among devices that are GPUs or not (`gpu`): the GPUs, node
+/// rank modulo their number, else all devices so.
+fn default_pick(gpu: &[bool], node_rank: Option<usize>) -> usize {
+    let gpus: Vec<usize> = (0..gpu.len()).filter(|&i| gpu[i]).collect();
+    match gpus.is_empty() {
+        false => gpus[op2_core::default_device_index(node_rank, gpus.len())],
+        true => op2_core::default_device_index(node_rank, gpu.len()),
+    }
+}
+
+/// The device `wanted` names, or the default (the GPUs, else all devices,
+/// shared among a node's ranks by `node_rank`); an error lists what exists.
+pub fn select_device(wanted: Option<&str>, node_rank: Option<usize>) -> Result<(Device, String)> {
     let devices = all_devices()?;
     let names: Vec<&str> = devices.iter().map(|d| d.1.as_str()).collect();
     let pick = match wanted.map(str::trim).filter(|w| !w.is_empty()) {
-        None => devices.iter().position(|d| d.2).unwrap_or(0),
+        None => default_pick(&devices.iter().map(|d| d.2).collect::<Vec<_>>(), node_rank),
         Some(w) => match w.parse::<usize>() {
             Ok(i) if i < devices.len() => i,
             Ok(i) => return Err(index_out_of_range(i, &names)),
@@ -118,6 +130,20 @@ mod tests {
         assert!(msg.contains("libOpenCL.so") && msg.contains("pocl-opencl-icd"), "{msg}");
         let e = platform_error(ClError(CL_PLATFORM_NOT_FOUND_KHR));
         assert!(e.to_string().contains("no OpenCL platform"), "{e}");
+    }
+
+    #[test]
+    fn ranks_of_a_node_take_its_gpus_in_turn_else_its_devices() {
+        // A CPU at 0, GPUs at 1 and 2.
+        let gpu = [false, true, true];
+        let picks: Vec<usize> = (0..3).map(|r| default_pick(&gpu, Some(r))).collect();
+        assert_eq!(picks, [1, 2, 1]);
+        assert_eq!(default_pick(&gpu, None), 1, "one process: the first GPU");
+        // PoCL alone: every rank on it.
+        assert_eq!(
+            (default_pick(&[false], Some(0)), default_pick(&[false], Some(1))),
+            (0, 0)
+        );
     }
 
     #[test]
