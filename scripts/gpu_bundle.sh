@@ -18,8 +18,10 @@
 # (every line equal), and the device benchmark. Each part prints the seconds it began at:
 # the whole must fit in 3 minutes of GPU time.
 #
-# OP2's Airfoil: when OP2_BUNDLE (default target/op2-bundle) is a bundle made
-# by ../shared/peers/op2_airfoil.sh prepare, a clean copy travels in DIR/op2
+# OP2's Airfoil: when OP2_BUNDLE (default target/op2-bundle) holds a bundle
+# of OP2-Common's own classic Airfoil (see docs/ARCHITECTURE.md, "Checks on a
+# GPU": a build_and_run.sh beside OP2-Common/ with the app translated for CUDA
+# twice, dp_classic and dp_classic_soa), a clean copy travels in DIR/op2
 # (~3 MB) and run.sh builds it there with nvcc (about 40 s on 16 cores).
 #
 # Binaries are stripped to travel light. scripts/gpu_ab.sh runs Airfoil from
@@ -55,7 +57,7 @@ if [ -f "$op2_bundle/build_and_run.sh" ]; then
     cp -r "$op2_bundle" "$out/op2"
     "$out/op2/build_and_run.sh" clean > /dev/null
 else
-    echo "no OP2 bundle at $op2_bundle: run.sh will time op2-rs alone (see ../shared/peers/README.md)"
+    echo "no OP2 bundle at $op2_bundle: run.sh will time op2-rs alone (see docs/ARCHITECTURE.md, Checks on a GPU)"
 fi
 
 cat > "$out/run.sh" <<'RUN'
