@@ -341,6 +341,11 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         columns: &[Option<ColumnShape>],
     ) -> Result<()> {
         let name = lp.kernel.name;
+        // Once chosen, a loop runs as any other: no variants, no timing.
+        if let Some(how) = self.tuner.chosen(&shape) {
+            let program = self.program(lp, shape, how.writes)?;
+            return self.launch_all(lp, &program.program, layout, columns, how);
+        }
         let mut forms = vec![IndirectWrites::of(&shape, Increments::Colouring)];
         let atomic = self.atomics_or_fallback(name, &shape);
         if atomic != forms[0] {
@@ -364,6 +369,10 @@ impl<A: DeviceApi> DeviceExecutor<A> {
                 writes: IndirectWrites::of(&shape, Increments::Colouring),
                 block_size: self.block_size,
             });
+        }
+        if let [only] = variants[..] {
+            // Nothing to try: fixed for the later calls.
+            self.tuner.settle(&shape, only);
         }
         let call = match variants.len() {
             1 => TrialCall {
@@ -625,6 +634,32 @@ mod tests {
             notes[0].contains("loop `wide`") && notes[0].contains("colouring") && notes[0].contains("no-atomics"),
             "{}",
             notes[0]
+        );
+    }
+
+    #[test]
+    fn a_block_size_beyond_a_kernels_own_limit_is_refused_naming_the_loop() {
+        let exec = DeviceExecutor::with_api(no_atomics(), &RuntimeOptions::default(), 32).unwrap();
+        let heavy = Compiled {
+            program: (),
+            max_block_size: 48,
+        };
+        assert!(exec.check_block_size("light", &heavy, 48).is_ok());
+        let e = exec.check_block_size("res_calc", &heavy, 64).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::InvalidOption {
+                    option: "block_size",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("loop `res_calc`") && msg.contains("at most 48 threads per block") && msg.contains("64"),
+            "{msg}"
         );
     }
 

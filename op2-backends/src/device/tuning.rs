@@ -51,6 +51,22 @@ pub struct Tuner {
 }
 
 impl Tuner {
+    /// The variant chosen for `shape`, once its trial has ended (or
+    /// [`Tuner::settle`] fixed it): what every later call runs.
+    pub fn chosen(&self, shape: &LoopShape) -> Option<Variant> {
+        let trials = self.trials.lock().unwrap_or_else(|p| p.into_inner());
+        match trials.get(shape) {
+            Some(Trial::Chosen(v)) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Fixes `shape`'s variant without a trial (it has only one).
+    pub fn settle(&self, shape: &LoopShape, variant: Variant) {
+        let mut trials = self.trials.lock().unwrap_or_else(|p| p.into_inner());
+        trials.insert(shape.clone(), Trial::Chosen(variant));
+    }
+
     /// The variant the next call of `shape` runs, of `variants` (the same
     /// list at every call of the shape): each once untimed (compiling and
     /// warming it), then [`TIMED_ROUNDS`] timed rounds of all, then the
@@ -181,5 +197,21 @@ mod tests {
             assert_eq!((call.variant, call.timed), (variants[2], false));
             assert!(t.record("k", &s, &variants, call.variant, None).is_none());
         }
+        assert_eq!(t.chosen(&s), Some(variants[2]));
+    }
+
+    #[test]
+    fn a_shape_is_chosen_only_after_its_trial_or_when_settled() {
+        let t = Tuner::default();
+        let s = shape();
+        let v = Variant {
+            writes: COLOURED,
+            block_size: 64,
+        };
+        assert_eq!(t.chosen(&s), None);
+        let _ = t.next(&s, &[v, v]);
+        assert_eq!(t.chosen(&s), None, "a running trial has no choice yet");
+        t.settle(&s, v);
+        assert_eq!(t.chosen(&s), Some(v));
     }
 }
