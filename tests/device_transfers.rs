@@ -88,6 +88,8 @@ mod cases {
             .collect();
         let pos = Dat::from_vec("pos", &agents, 2, start).unwrap();
         let found = Dat::<i32>::zeros("found", &agents, 1).unwrap();
+        // Each agent's id, to follow the agents through the sorts.
+        let tag = Dat::from_vec("tag", &agents, 1, (0..n as i64).collect()).unwrap();
         let grid = SpatialGrid::new_2d("g", [0.0; 2], [10.0; 2], 1.0, Boundary::Clamp).unwrap();
         let list = MessageList::spatial("loc", grid, &pos).unwrap();
         let m_pos = list.carry(&pos).unwrap();
@@ -105,12 +107,28 @@ mod cases {
                 list(NEAR)
             )
             .unwrap();
-            if step == 1 {
+            if step > 0 {
                 list.sort_senders_on(&rt).unwrap();
             }
         }
         let moved = pos.transfer_stats();
         assert_eq!((moved.uploads, moved.downloads), (1, 0), "positions: {moved:?}");
+        // The sorts stayed on the device, ids included: the first took up
+        // the ids and `tag` (in no loop before), its two waits; the second
+        // waited for nothing.
+        let sort = rt
+            .timings()
+            .into_iter()
+            .find(|r| r.name == "sort loc")
+            .expect("a sort row");
+        assert_eq!(sort.calls, 2);
+        assert_eq!(sort.device.host_waits, 2, "{sort:?}");
+        assert!(sort.device.launches >= 2 * 3, "{sort:?}");
+        let tagged = tag.transfer_stats();
+        assert_eq!((tagged.uploads, tagged.downloads), (1, 0), "tag: {tagged:?}");
+        let ids: Vec<i64> = agents.global_ids().iter().map(|&i| i as i64).collect();
+        assert_eq!(ids, tag.to_vec(), "the ids moved with their agents");
+        assert!(ids.windows(2).any(|w| w[0] > w[1]), "the sorts mixed the agents");
         // The builds ran on the device: their launches and waits are in
         // their timing row (what a build still waits for is what to remove).
         let build = rt
@@ -120,7 +138,9 @@ mod cases {
             .expect("a build row");
         assert_eq!(build.calls, 3);
         assert!(build.device.launches >= 3 * 5, "{build:?}");
-        assert!(build.device.host_waits >= 3, "{build:?}");
+        // One count read each, and the grid's parameters going up once: the
+        // sorted ids reach the builds from device to device.
+        assert_eq!(build.device.host_waits, 3 + 1, "{build:?}");
         assert_eq!(
             m_pos.transfer_stats(),
             TransferStats::default(),

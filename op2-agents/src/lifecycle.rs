@@ -162,7 +162,7 @@ impl Lifecycle {
                 format!("{}.ids", set.name()),
                 set,
                 1,
-                set.global_ids().iter().map(|&id| id as i64).collect(),
+                set.try_global_ids()?.iter().map(|&id| id as i64).collect(),
             )?,
             offspring: Mutex::new(Vec::new()),
             scratch: Mutex::new(HostScratch::default()),
@@ -377,7 +377,7 @@ impl Lifecycle {
         // The parents come to the host only when their ids decide the
         // children's: across processes, or with ids out of index order.
         let across = population.numbers_across_processes();
-        let sorted = population.with_ids(|_, ascending| !ascending);
+        let sorted = !population.ids_ascend();
         let HostScratch {
             survivors: survivors_host,
             parents: parents_host,
@@ -492,7 +492,8 @@ impl Lifecycle {
             // host, so that no child spawns again, then report.
             self.discard_local();
             if let Ok(mut ids) = inner.ids.try_data_mut() {
-                population.copy_ids(&mut ids);
+                // The first error is the one to report.
+                let _ = population.copy_ids(&mut ids);
             }
             *inner.last.lock().unwrap_or_else(|p| p.into_inner()) = census;
             return Err(e);

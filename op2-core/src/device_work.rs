@@ -140,6 +140,13 @@ pub trait DeviceWork: Sync {
     /// As [`DeviceWork::bin`].
     fn gather(&self, job: &GatherJob<'_>) -> Result<()>;
 
+    /// Enqueues a copy of the first `words` 32-bit words of `src` into
+    /// `dst` (not `src`), from its word `dst_first` on.
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`].
+    fn copy_words(&self, src: &dyn DeviceBuffer, dst: &dyn DeviceBuffer, dst_first: usize, words: usize) -> Result<()>;
+
     /// Enqueues a [`LookupJob`].
     ///
     /// # Errors

@@ -132,7 +132,7 @@ impl RandomStreams {
                     // Births and deaths renumbered the set (the Dat followed,
                     // but children copied their parents' ids): rewrite it.
                     if let Some(p) = set.population() {
-                        p.copy_ids(&mut d.try_data_mut()?);
+                        p.copy_ids(&mut d.try_data_mut()?)?;
                     }
                     *generation = set.generation();
                 }
@@ -140,7 +140,7 @@ impl RandomStreams {
             }
             None => {
                 // Ids are u64; the Dat holds their bits (`as u64` gives them back).
-                let ids: Vec<i64> = set.global_ids().iter().map(|&g| g as i64).collect();
+                let ids: Vec<i64> = set.try_global_ids()?.iter().map(|&g| g as i64).collect();
                 let d = Dat::from_vec(format!("{}.stream_ids", self.name), set, 1, ids)?;
                 set.kept_by_op2(true);
                 cache.push((set.generation(), d.clone()));

@@ -276,36 +276,71 @@ impl Set {
 
     /// The global id of local element `i` (`None` past the local elements):
     /// the id it was given, else its index in the set before distribution.
+    ///
+    /// # Panics
+    /// If a dynamic set's ids must come back from a device (a sort there
+    /// moved them) and cannot; [`Set::try_global_id`] returns that error.
     pub fn global_id(&self, i: usize) -> Option<u64> {
+        self.try_global_id(i).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// As [`Set::global_id`].
+    ///
+    /// # Errors
+    /// [`Error::Transfer`] if a dynamic set's ids must come back from a
+    /// device and cannot.
+    pub fn try_global_id(&self, i: usize) -> Result<Option<u64>> {
         if let Some(p) = &self.0.population {
             return p.global_id(i);
         }
         if i >= self.total_size() {
-            return None;
+            return Ok(None);
         }
-        Some(self.0.global_ids.as_ref().map_or(i as u64, |g| g.ids[i]))
+        Ok(Some(self.0.global_ids.as_ref().map_or(i as u64, |g| g.ids[i])))
     }
 
     /// The global ids of every local element, in local order.
+    ///
+    /// # Panics
+    /// As [`Set::global_id`]; [`Set::try_global_ids`] returns the error.
     pub fn global_ids(&self) -> Cow<'_, [u64]> {
+        self.try_global_ids().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// As [`Set::global_ids`].
+    ///
+    /// # Errors
+    /// As [`Set::try_global_id`].
+    pub fn try_global_ids(&self) -> Result<Cow<'_, [u64]>> {
         if let Some(p) = &self.0.population {
-            return Cow::Owned(p.global_ids());
+            return p.global_ids().map(Cow::Owned);
         }
-        match &self.0.global_ids {
+        Ok(match &self.0.global_ids {
             Some(g) => Cow::Borrowed(&g.ids),
             None => Cow::Owned((0..self.total_size() as u64).collect()),
-        }
+        })
     }
 
     /// The local element with global id `id`, if this process has it.
+    ///
+    /// # Panics
+    /// As [`Set::global_id`]; [`Set::try_index_of`] returns the error.
     pub fn index_of(&self, id: u64) -> Option<usize> {
+        self.try_index_of(id).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// As [`Set::index_of`].
+    ///
+    /// # Errors
+    /// As [`Set::try_global_id`].
+    pub fn try_index_of(&self, id: u64) -> Result<Option<usize>> {
         if let Some(p) = &self.0.population {
             return p.index_of(id);
         }
-        match &self.0.global_ids {
+        Ok(match &self.0.global_ids {
             Some(g) => g.index_of(id),
             None => usize::try_from(id).ok().filter(|&i| i < self.total_size()),
-        }
+        })
     }
 
     /// The communication of a distributed set (none on one process).

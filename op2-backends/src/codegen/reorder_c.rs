@@ -26,7 +26,7 @@ pub const REORDER_ENTRIES: [&str; 7] = [
 /// op2_select_count(long n, const int *flags, long mask, long when_set, uint *block_counts)
 /// op2_select_scatter(long n, const int *flags, long mask, long when_set, const int *block_starts, uint *out)
 /// // element order[i] of src (below split), or order[i] - split of tail (null: none);
-/// // past either source's elements (src_n, tail_n): skipped
+/// // past either source's elements (src_n, tail_n): skipped; a null order: element i (a copy)
 /// op2_gather_words(long n, long words, const uint *order, long src_n, const uint *src,
 ///                  long split, long tail_n, const uint *tail, uint *dst, long dst_first)
 /// op2_fill_ids(long n, long first, long first_id, long *dst)      // dst[first + i] = first_id + i
@@ -75,7 +75,7 @@ OP2_ENTRY op2_gather_words(long n, long words, OP2_GLOBAL const uint *order, lon
     long g = OP2_GID;
     if (g >= n * words) return;
     long i = g / words, w = g - i * words;
-    long from = order[i];
+    long from = order ? (long)order[i] : i;
     if (tail && from >= split) {{
         from -= split;
         if (from < tail_n) dst[dst_first * words + g] = tail[from * words + w];

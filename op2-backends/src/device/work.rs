@@ -269,6 +269,32 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
         self.launch_over(&p, GATHER, job.n * job.words, &args)
     }
 
+    fn copy_words(&self, src: &dyn DeviceBuffer, dst: &dyn DeviceBuffer, dst_first: usize, words: usize) -> Result<()> {
+        use UtilityArg::{Long, Mem};
+        const JOB: &str = "copy";
+        let src = self.mem(JOB, "source", src, 4 * words)?;
+        let dst = self.mem(JOB, "destination", dst, 4 * (dst_first + words))?;
+        if words == 0 {
+            return Ok(());
+        }
+        let p = self.reorder_program()?;
+        // The gather with no order: word `i` of `src` to `dst_first + i`.
+        let null = self.api().null_mem();
+        let args = [
+            Long(words as i64),
+            Long(1),
+            Mem(null),
+            Long(words as i64),
+            Mem(src),
+            Long(i64::MAX >> 1),
+            Long(0),
+            Mem(null),
+            Mem(dst),
+            Long(dst_first as i64),
+        ];
+        self.launch_over(&p, GATHER, words, &args)
+    }
+
     fn lookup(&self, job: &LookupJob<'_>) -> Result<()> {
         const JOB: &str = "bin lookup";
         let n = job.senders;

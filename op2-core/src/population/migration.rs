@@ -370,7 +370,7 @@ impl Population {
         }
         // Locked in the order every change locks them.
         let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
-        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let ids = self.host_ids()?;
         let record = layout.record_bytes();
         let start = pack.bytes.len();
         pack.bytes.resize(start + indices.len() * record, 0);
@@ -491,7 +491,7 @@ impl Population {
         let arriving: usize = arrivals.iter().map(|p| p.len()).sum();
         let new_len = keep.len() + arriving;
         check_size(set, new_len)?;
-        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let ids = self.host_ids()?;
         let kept = keep.iter().map(|&e| ids.ids[e as usize]);
         if let Some(id) = repeated_id(kept, arrivals.iter().flat_map(|p| p.ids()).collect()) {
             return Err(bad(format!("agent id {id} would be in the set twice")));

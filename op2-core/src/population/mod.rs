@@ -3,6 +3,7 @@
 //! renumbered), its agents' ids, and the Dats on it, which every change
 //! reorders together: on the host here, in device memory in `on_device.rs`.
 
+mod device_ids;
 mod migration;
 mod on_device;
 
@@ -150,6 +151,9 @@ struct Ids {
     ascending: bool,
     /// The indices in id order (only while not ascending; built lazily).
     by_id: Option<Vec<u32>>,
+    /// The ids in device memory, where a sort on the device moved them
+    /// (`device_ids.rs`): newer than `ids` until brought back.
+    device: Option<device_ids::DeviceIds>,
 }
 
 impl Ids {
@@ -192,6 +196,7 @@ impl Population {
             next,
             ascending: true,
             by_id: None,
+            device: None,
         };
         ids.changed();
         Population {
@@ -240,47 +245,70 @@ impl Population {
     }
 
     /// Agent `i`'s id.
-    pub fn global_id(&self, i: usize) -> Option<u64> {
-        self.ids.lock().unwrap_or_else(|p| p.into_inner()).ids.get(i).copied()
+    ///
+    /// # Errors
+    /// [`Error::Transfer`] if the ids must come back from a device (a
+    /// sort there moved them) and cannot.
+    pub fn global_id(&self, i: usize) -> Result<Option<u64>> {
+        Ok(self.host_ids()?.ids.get(i).copied())
     }
 
     /// Every agent's id, in element order.
-    pub fn global_ids(&self) -> Vec<u64> {
-        self.ids.lock().unwrap_or_else(|p| p.into_inner()).ids.clone()
+    ///
+    /// # Errors
+    /// As [`Population::global_id`].
+    pub fn global_ids(&self) -> Result<Vec<u64>> {
+        Ok(self.host_ids()?.ids.clone())
     }
 
     /// Writes the ids into `out` (one per element), without allocating.
-    pub fn copy_ids(&self, out: &mut [i64]) {
-        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+    ///
+    /// # Errors
+    /// As [`Population::global_id`].
+    pub fn copy_ids(&self, out: &mut [i64]) -> Result<()> {
+        let ids = self.host_ids()?;
         for (o, &id) in out.iter_mut().zip(&ids.ids) {
             *o = id as i64;
         }
+        Ok(())
     }
 
     /// The element of the agent with id `id`.
-    pub fn index_of(&self, id: u64) -> Option<usize> {
-        let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+    ///
+    /// # Errors
+    /// As [`Population::global_id`].
+    pub fn index_of(&self, id: u64) -> Result<Option<usize>> {
+        let mut guard = self.host_ids()?;
         let Ids {
             ids, ascending, by_id, ..
         } = &mut *guard;
         if *ascending {
-            return ids.binary_search(&id).ok();
+            return Ok(ids.binary_search(&id).ok());
         }
         let by_id = by_id.get_or_insert_with(|| {
             let mut order: Vec<u32> = (0..ids.len() as u32).collect();
             order.sort_unstable_by_key(|&i| ids[i as usize]);
             order
         });
-        by_id
+        Ok(by_id
             .binary_search_by_key(&id, |&i| ids[i as usize])
             .ok()
-            .map(|k| by_id[k] as usize)
+            .map(|k| by_id[k] as usize))
     }
 
     /// Calls `f` with the ids (one per element) and whether they ascend.
-    pub fn with_ids<R>(&self, f: impl FnOnce(&[u64], bool) -> R) -> R {
-        let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
-        f(&ids.ids, ids.ascending)
+    ///
+    /// # Errors
+    /// As [`Population::global_id`].
+    pub fn with_ids<R>(&self, f: impl FnOnce(&[u64], bool) -> R) -> Result<R> {
+        let ids = self.host_ids()?;
+        Ok(f(&ids.ids, ids.ascending))
+    }
+
+    /// Whether the ids ascend with the index, without bringing them to the
+    /// host (after a sort on a device: `false`).
+    pub fn ids_ascend(&self) -> bool {
+        self.ids.lock().unwrap_or_else(|p| p.into_inner()).ascending
     }
 
     /// Records `life` as the set's lifecycle, made by `make`, unless the
@@ -330,7 +358,7 @@ impl Population {
     /// alone it returns the next id unchanged.
     pub fn number_children(&self, set: &str, parents: Option<&[u32]>, children: &mut Vec<u64>) -> Result<u64> {
         let (parent_ids, next) = {
-            let ids = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+            let ids = self.host_ids()?;
             let parent_ids: Option<Vec<u64>> = parents.map(|p| p.iter().map(|&e| ids.ids[e as usize]).collect());
             (parent_ids, ids.next)
         };
@@ -389,6 +417,7 @@ impl Population {
         check_unchanged(self, set, order.generation)?;
         let members = self.members();
         let _held = self.hold(&members)?;
+        self.take_ids_home()?;
         for m in &members {
             m.reserve_elements(new_len)?;
         }
@@ -451,7 +480,7 @@ impl Population {
             }
             if Some(m.member_id()) == order.ids_into && m.element_bytes() == 8 {
                 // SAFETY: as above; an `i64` member of dim 1 (checked size).
-                self.copy_ids(unsafe { std::slice::from_raw_parts_mut(data as *mut i64, new_len) });
+                self.copy_ids(unsafe { std::slice::from_raw_parts_mut(data as *mut i64, new_len) })?;
             }
         }
         Ok(())
@@ -462,6 +491,9 @@ impl Population {
     /// the generation.
     fn renumber(&self, survivors: Option<&[u32]>, kept: usize, new: NewIds<'_>) {
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        // Every change took the ids home before it moved anything.
+        debug_assert!(guard.device.as_ref().is_none_or(|d| !d.host_stale()));
+        guard.device = None;
         let Ids { ids, next, .. } = &mut *guard;
         if let Some(survivors) = survivors {
             // Ascending, so each id moves down or stays.
@@ -556,6 +588,7 @@ impl Population {
         let _set = self.take_set(set, true)?;
         let members = self.members();
         let _held = self.hold(&members)?;
+        self.take_ids_home()?;
         for m in &members {
             m.reserve_elements(len)?;
         }
@@ -563,6 +596,7 @@ impl Population {
             m.set_elements(len);
         }
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        guard.device = None;
         let Ids { ids, next, .. } = &mut *guard;
         let old = ids.len();
         ids.truncate(len);
@@ -592,6 +626,7 @@ impl Population {
         let _set = self.take_set(set, true)?;
         let members = self.members();
         let _held = self.hold_unsynced(&members)?;
+        self.take_ids_home()?;
         for m in &members {
             m.reserve_elements(len)?;
         }
@@ -633,6 +668,7 @@ impl Population {
         let members = self.members();
         let _held = self.hold(&members)?;
         check_permutation(set, order, self.len())?;
+        self.take_ids_home()?;
         if order.iter().enumerate().all(|(k, &o)| k == o as usize) {
             return Ok(());
         }
@@ -659,6 +695,7 @@ impl Population {
             m.set_elements(order.len());
         }
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        guard.device = None;
         let permuted: Vec<u64> = order.iter().map(|&o| guard.ids[o as usize]).collect();
         guard.ids = permuted;
         guard.changed();

@@ -1,7 +1,8 @@
 //! A dynamic set's changes made in device memory, for a runtime whose
 //! backend lends a device ([`DeviceWork`]): every Dat of the set gathered
 //! into its new order there, so that the Dats never visit the host. The
-//! ids stay on the host, renumbered from the index lists.
+//! ids stay on the host, renumbered from the index lists, except in a sort
+//! by an order made on the device, which moves them there too.
 
 use std::collections::HashMap;
 use std::sync::{Arc, MutexGuard};
@@ -97,6 +98,7 @@ impl Population {
         super::check_unchanged(self, set, order.generation)?;
         let members = self.members();
         let _held = self.hold_unsynced(&members)?;
+        self.take_ids_home()?;
         let moves = Moves {
             from: order.survivors_host.map(|_| order.survivors),
             kept: order.kept,
@@ -123,6 +125,7 @@ impl Population {
         let members = self.members();
         let _held = self.hold_unsynced(&members)?;
         check_permutation(set, order, self.len())?;
+        self.take_ids_home()?;
         if order.iter().enumerate().all(|(k, &o)| k == o as usize) {
             return Ok(());
         }
@@ -143,9 +146,49 @@ impl Population {
         };
         self.move_on_device(&members, work, order.len(), &moves, spares, identity)?;
         let mut guard = self.ids.lock().unwrap_or_else(|p| p.into_inner());
+        guard.device = None;
         let permuted: Vec<u64> = order.iter().map(|&o| guard.ids[o as usize]).collect();
         guard.ids = permuted;
         guard.changed();
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// [`Population::permute`] with the order already on `work`'s device
+    /// (`u32`, the first [`Population::len`] entries): made there by op2's
+    /// own device work (a message list's build), which guarantees it is a
+    /// permutation, so it is not brought to the host to be checked. The
+    /// ids move on the device too: nothing
+    /// crosses to the host.
+    ///
+    /// # Errors
+    /// As [`Population::permute`], and [`crate::Error::InvalidPermutation`]
+    /// if `order` holds fewer entries than the set has agents; the
+    /// device's. On error nothing has moved.
+    pub fn permute_by_device_order(&self, set: &str, order: &dyn DeviceBuffer, work: &dyn DeviceWork) -> Result<()> {
+        let _set = self.take_set(set, true)?;
+        let members = self.members();
+        let _held = self.hold_unsynced(&members)?;
+        let len = self.len();
+        if order.bytes() < 4 * len {
+            return Err(crate::Error::InvalidPermutation {
+                set: set.to_string(),
+                reason: format!("the order on the device holds {} bytes for {len} agents", order.bytes()),
+            });
+        }
+        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let DeviceScratch { identity, spares, .. } = &mut *scratch;
+        // The ids first, into a spare buffer: if anything fails before the
+        // swaps below, nothing has moved.
+        self.gather_device_ids(work, order)?;
+        let moves = Moves {
+            from: Some(order),
+            kept: len,
+            children: None,
+            appended: None,
+        };
+        self.move_on_device(&members, work, len, &moves, spares, identity)?;
+        self.swap_device_ids();
         self.generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         Ok(())
     }

@@ -164,8 +164,8 @@ impl MessageList {
             }
         };
         match inner.senders.population() {
-            Some(p) => p.with_ids(|ids, _| write_ids(ids)),
-            None => write_ids(&inner.senders.global_ids()),
+            Some(p) => p.with_ids(|ids, _| write_ids(ids))?,
+            None => write_ids(&inner.senders.try_global_ids()?),
         }
         Ok(())
     }

@@ -6,14 +6,18 @@ use super::*;
 
 impl MessageList {
     /// The senders' ids, in index order, into `out`.
-    pub(super) fn sender_ids(&self, out: &mut Vec<u64>) {
+    ///
+    /// # Errors
+    /// As [`op2_core::Set::try_global_ids`].
+    pub(super) fn sender_ids(&self, out: &mut Vec<u64>) -> Result<()> {
         let inner = &*self.0;
         out.clear();
         match (inner.senders.population(), &inner.fixed_ids) {
-            (Some(p), _) => p.with_ids(|ids, _| out.extend_from_slice(ids)),
+            (Some(p), _) => p.with_ids(|ids, _| out.extend_from_slice(ids))?,
             (None, Some(ids)) => out.extend_from_slice(ids),
             (None, None) => out.extend(0..inner.senders.total_size() as u64),
         }
+        Ok(())
     }
 
     pub(super) fn build_untimed(
@@ -67,7 +71,7 @@ impl MessageList {
             drop(carried);
             let records = if g > 0 {
                 if !ids_gathered {
-                    self.sender_ids(&mut s.ids);
+                    self.sender_ids(&mut s.ids)?;
                 }
                 self.check_ghost_ids(&s.ids[..n], &ghosts)?;
                 Some(on_device::GhostRecords {
@@ -118,7 +122,7 @@ impl MessageList {
         };
         if g > 0 {
             if !ids_gathered {
-                self.sender_ids(&mut s.ids);
+                self.sender_ids(&mut s.ids)?;
             }
             s.ids.truncate(n);
             s.ids.extend(ghosts.ids());
@@ -139,7 +143,7 @@ impl MessageList {
                     if !ascending {
                         order_by_id(order, runs, ids, workers)
                     }
-                }),
+                })?,
                 (None, Some(ids)) => order_by_id(order, runs, ids, workers),
                 (None, None) => {}
             }

@@ -164,7 +164,7 @@ impl MessageList {
                 &mut m.pieces,
                 &mut m.starts,
             )
-        });
+        })?;
         if let Err(id) = merged {
             return Err(self.invalid(format!(
                 "two of its messages come from sender id {id} (a ghost's id is a sender's, or two ghosts')"
@@ -210,7 +210,7 @@ impl MessageList {
         let n = inner.senders.total_size();
         let g = ghosts.len();
         let total = messages + g;
-        self.sender_ids(&mut s.ids);
+        self.sender_ids(&mut s.ids)?;
         self.check_ghost_ids(&s.ids[..n], ghosts)?;
         let (offsets, positions) = self.ghost_offsets(carried, ghosts)?;
         let columns = upload_ghost_columns(

@@ -195,7 +195,7 @@ impl MessageList {
         let fixed_ids = match senders.population() {
             Some(_) => None,
             None => {
-                let ids = senders.global_ids();
+                let ids = senders.try_global_ids()?;
                 (!ids.windows(2).all(|w| w[0] < w[1])).then(|| ids.into_owned())
             }
         };
@@ -467,17 +467,17 @@ impl MessageList {
                 (binned, s.sent.len())
             }
         };
-        let (mut gathered, mut gathering) = (false, 0.0);
+        let (mut gathered, mut gathering) = (None, 0.0);
         let (routes, ids) = (&s.routes, &mut s.ids);
         let start = std::time::Instant::now();
         exchange.exchange(self, routed.map(|()| routes), &mut || {
             let t = std::time::Instant::now();
-            self.sender_ids(ids);
-            (gathered, gathering) = (true, t.elapsed().as_secs_f64());
+            (gathered, gathering) = (Some(self.sender_ids(ids)), t.elapsed().as_secs_f64());
         })?;
         let exchanging = start.elapsed().as_secs_f64() - gathering;
-        if !gathered {
-            self.sender_ids(&mut s.ids);
+        match gathered {
+            Some(done) => done?,
+            None => self.sender_ids(&mut s.ids)?,
         }
         Ok((binned, exchanging))
     }

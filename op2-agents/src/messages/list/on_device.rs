@@ -40,6 +40,20 @@ pub(super) struct DeviceScratch {
     /// was sent), and the ghosts' alone.
     flags: Option<Box<dyn DeviceBuffer>>,
     ghost_flags: Option<Box<dyn DeviceBuffer>>,
+    /// A sort's permutation made on the device (`sort_order`), and its
+    /// steps: the senders listed, which entries of the order are senders,
+    /// their places, and the senders not listed.
+    sort: SortScratch,
+}
+
+/// The buffers of [`DeviceScratch::sort_order`].
+#[derive(Default)]
+struct SortScratch {
+    permutation: Option<Box<dyn DeviceBuffer>>,
+    listed: Option<Box<dyn DeviceBuffer>>,
+    senders: Option<Box<dyn DeviceBuffer>>,
+    picked: Option<Box<dyn DeviceBuffer>>,
+    rest: Option<Box<dyn DeviceBuffer>>,
 }
 
 /// A build's ghost messages: their records, and where each carried Dat's
@@ -65,6 +79,93 @@ impl DeviceScratch {
         order.download(bytemuck::cast_slice_mut(listed))?;
         self.built = None;
         Ok(())
+    }
+}
+
+impl DeviceScratch {
+    /// The permutation a sort of the `n` senders applies, made on the
+    /// device from the last device build's order (`count` messages, the
+    /// last build's ghosts among them): the senders that sent, in message
+    /// order, then those that did not, ascending; ghosts left out. Without
+    /// ghosts, when every sender sent, it is the order itself. `None` if
+    /// the last build did not run on a device; `Err` (from `bad`) if the
+    /// order is not one of the senders' (each listed at most once).
+    ///
+    /// # Errors
+    /// As above; the device's.
+    pub(super) fn sort_order(
+        &mut self,
+        work: &dyn DeviceWork,
+        n: usize,
+        ghosts: usize,
+        bad: &dyn Fn(String) -> op2_core::Error,
+    ) -> Result<Option<&dyn DeviceBuffer>> {
+        let (Some(count), Some(order)) = (self.built, self.order.as_deref()) else {
+            return Ok(None);
+        };
+        if order.context_id() != work.context_id() {
+            return Ok(None);
+        }
+        self.built = None;
+        if ghosts == 0 && count == n {
+            return Ok(Some(order));
+        }
+        let SortScratch {
+            permutation,
+            listed,
+            senders,
+            picked,
+            rest,
+        } = &mut self.sort;
+        // listed[e] = 1 for each sender in the order (ghosts are past `n`).
+        let listed = scratch_buffer(work, listed, "sort: senders listed", 4 * n)?;
+        work.fill_zero(listed, listed.bytes() / 4)?;
+        work.mark(listed, n, order, count, 1)?;
+        // senders[k] = 1 where entry k of the order is a sender.
+        let senders = scratch_buffer(work, senders, "sort: senders in the order", 4 * count)?;
+        work.fill_zero(senders, count)?;
+        work.gather(&GatherJob {
+            n: count,
+            words: 1,
+            order,
+            src: listed,
+            dst: senders,
+            dst_first: 0,
+            tail: None,
+        })?;
+        let picked = scratch_buffer(work, picked, "sort: senders' places", 4 * count)?;
+        let sent = work.select(&SelectJob {
+            n: count,
+            flags: Some(senders),
+            mask: 1,
+            when_set: true,
+            out: picked,
+        })?;
+        let permutation = scratch_buffer(work, permutation, "sort: permutation", 4 * n)?;
+        work.gather(&GatherJob {
+            n: sent,
+            words: 1,
+            order: picked,
+            src: order,
+            dst: permutation,
+            dst_first: 0,
+            tail: None,
+        })?;
+        let rest = scratch_buffer(work, rest, "sort: senders not listed", 4 * n)?;
+        let unsent = work.select(&SelectJob {
+            n,
+            flags: Some(listed),
+            mask: 1,
+            when_set: false,
+            out: rest,
+        })?;
+        if sent + unsent != n {
+            return Err(bad(format!(
+                "its build listed {sent} of its {n} senders and left out {unsent}: a sender was listed twice"
+            )));
+        }
+        work.copy_words(rest, permutation, sent, unsent)?;
+        Ok(Some(permutation))
     }
 }
 
@@ -128,6 +229,7 @@ impl MessageList {
             identity,
             flags: joined_flags,
             ghost_flags,
+            sort: _,
         } = &mut s.device;
         let ids = match &ghosts {
             None => self.ids_on_device(work, ids, ids_for, ids_host)?,
@@ -226,7 +328,7 @@ impl MessageList {
                         // their order): sorted by id on the host.
                         s.sent.resize(count, 0);
                         order.download(bytemuck::cast_slice_mut(&mut s.sent))?;
-                        self.with_ids(|ids| order_by_id(&mut s.sent, None, ids, workers));
+                        self.with_ids(|ids| order_by_id(&mut s.sent, None, ids, workers))?;
                         order.upload(bytemuck::cast_slice(&s.sent))?;
                     }
                     count
@@ -272,7 +374,7 @@ impl MessageList {
     ) -> Result<Option<&'c dyn DeviceBuffer>> {
         let inner = &*self.0;
         let ascending = match (inner.senders.population(), &inner.fixed_ids) {
-            (Some(p), _) => p.with_ids(|_, ascending| ascending),
+            (Some(p), _) => p.ids_ascend(),
             (None, fixed) => fixed.is_none(),
         };
         if ascending {
@@ -284,21 +386,31 @@ impl MessageList {
         let buffer = scratch_buffer(work, cell, "sender ids", 8 * n)?;
         if stale {
             *uploaded_for = None;
-            host.clear();
-            self.with_ids(|ids| host.extend(ids.iter().map(|&id| id as i64)));
-            buffer.upload(bytemuck::cast_slice(host))?;
+            // After a sort on this device the ids are there already.
+            let copied = match inner.senders.population() {
+                Some(p) => p.ids_to_device(work, buffer)?,
+                None => false,
+            };
+            if !copied {
+                host.clear();
+                self.with_ids(|ids| host.extend(ids.iter().map(|&id| id as i64)))?;
+                buffer.upload(bytemuck::cast_slice(host))?;
+            }
             *uploaded_for = Some(key);
         }
         Ok(Some(buffer))
     }
 
     /// Calls `f` with the senders' ids (one per sender).
-    pub(super) fn with_ids<R>(&self, f: impl FnOnce(&[u64]) -> R) -> R {
+    ///
+    /// # Errors
+    /// As [`op2_core::Set::try_global_ids`].
+    pub(super) fn with_ids<R>(&self, f: impl FnOnce(&[u64]) -> R) -> Result<R> {
         let inner = &*self.0;
         match (inner.senders.population(), &inner.fixed_ids) {
             (Some(p), _) => p.with_ids(|ids, _| f(ids)),
-            (None, Some(ids)) => f(ids),
-            (None, None) => f(&(0..inner.senders.total_size() as u64).collect::<Vec<_>>()),
+            (None, Some(ids)) => Ok(f(ids)),
+            (None, None) => Ok(f(&(0..inner.senders.total_size() as u64).collect::<Vec<_>>())),
         }
     }
 }

@@ -24,11 +24,29 @@ impl MessageList {
     }
 
     /// As [`MessageList::sort_senders`], on `workers` (as
-    /// [`MessageList::build_on`]).
+    /// [`MessageList::build_on`]), timed in the workers' timings (as `sort
+    /// NAME`). After a build on a device the sort stays there: the order
+    /// is made there and the agents and their ids move there. The host
+    /// waits for nothing (once the ids and the Dats are on the device)
+    /// unless some senders sent no message or the list holds ghosts: then
+    /// it reads two counts.
     ///
     /// # Errors
     /// As [`MessageList::sort_senders`].
     pub fn sort_senders_on(&self, workers: &dyn Workers) -> Result<()> {
+        let start = std::time::Instant::now();
+        let device_before = op2_core::device_counts::this_thread();
+        self.sort_untimed(workers)?;
+        if let Some(t) = workers.work_timings() {
+            let device = op2_core::device_counts::this_thread().since(device_before);
+            let name = format!("sort {}", self.0.name);
+            let seconds = start.elapsed().as_secs_f64();
+            t.record_loop(&name, seconds, 0, op2_core::HaloTraffic::default(), device);
+        }
+        Ok(())
+    }
+
+    fn sort_untimed(&self, workers: &dyn Workers) -> Result<()> {
         let inner = &*self.0;
         let bad = |reason: &str| Error::InvalidMessages {
             list: inner.name.clone(),
@@ -51,14 +69,23 @@ impl MessageList {
             }
             Some(_) => {}
         }
-        // A build on a device left its order there.
+        let n = inner.senders.total_size();
+        // A build on a device left its order there: the permutation is made
+        // there, and the agents and their ids move there.
+        if let (Some(work), Some(p)) = (workers.device_work(), inner.senders.population()) {
+            let ghosts = s.ghosts_built;
+            if let Some(order) = s.device.sort_order(work, n, ghosts, &|r| bad(&r))? {
+                p.permute_by_device_order(inner.senders.name(), order, work)?;
+                s.built_at = None;
+                return Ok(());
+            }
+        }
         let listed = match &inner.search {
             Search::BruteForce => &mut s.sent,
             Search::Spatial(_) => &mut s.sort.order,
         };
         s.device.order_to_host(listed)?;
         let listed = &*listed;
-        let n = inner.senders.total_size();
         s.permutation.clear();
         // Ghosts (indices past the senders) stay where they are.
         s.permutation.extend(listed.iter().filter(|&&e| (e as usize) < n));
