@@ -311,8 +311,20 @@ mod cases {
     /// ways and in blocks of several sizes at its first calls, right each
     /// time, then keeps one and says which in the timing summary.
     pub fn automatic_increments_measure_both_and_keep_one(rt: Runtime) {
-        let options = RuntimeOptions::default().increments(op2::Increments::Auto);
-        let auto = Runtime::with_options(rt.backend(), options).unwrap();
+        // A cache of this call's own: no earlier run's record.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let cache = std::env::temp_dir().join(format!("op2-tuning-test-{}-{call}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&cache);
+        let options = || {
+            // Unchecked: the host waits only where trials time calls.
+            RuntimeOptions::default()
+                .increments(op2::Increments::Auto)
+                .cache_dir(&cache)
+                .checked(false)
+                .sync_loops(false)
+        };
+        let auto = Runtime::with_options(rt.backend(), options()).unwrap();
         let nodes = Set::new("nodes", 60).unwrap();
         let edges = Set::new("edges", 59).unwrap();
         let ends: Vec<i32> = (0..59).flat_map(|e| [e, e + 1]).collect();
@@ -336,6 +348,37 @@ mod cases {
             notes[0]
         );
         assert!(!auto.is_deterministic(), "atomics may win");
+        let measured = auto
+            .timings()
+            .into_iter()
+            .find(|r| r.name == "add_to_ends")
+            .expect("a row");
+        assert!(measured.device.host_waits >= 2 * 12, "timed calls wait: {measured:?}");
+
+        // A later run on the same device finds the choice: no trial.
+        let later = Runtime::with_options(rt.backend(), options()).unwrap();
+        n.data_mut().fill(0.0);
+        for _ in 0..20 {
+            par_loop!(later, add_to_ends, edges, n(INC, e2n), w(READ)).unwrap();
+        }
+        assert_eq!(n.to_vec()[1], 2.0 * 20.0);
+        let notes = later.timing_summary().fallbacks;
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("loop `add_to_ends`: ") && notes[0].contains("as an earlier run measured"),
+            "{}",
+            notes[0]
+        );
+        let row = later
+            .timings()
+            .into_iter()
+            .find(|r| r.name == "add_to_ends")
+            .expect("a row");
+        // Only the first call's uploads to this runtime's device (the map,
+        // `w`, `n`, and a plan if colouring won): a trial's twelve timed
+        // calls would wait twice each.
+        assert!(row.device.host_waits < 2 * 12, "no timed call: {row:?}");
+        let _ = std::fs::remove_dir_all(&cache);
     }
 
     pub fn maps_are_uploaded_once(rt: Runtime) {

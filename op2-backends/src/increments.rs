@@ -29,8 +29,11 @@ pub enum Increments {
     /// 512 threads where the options give no block size), once to compile
     /// and warm up, then twice timed (the host waiting before and after
     /// each), and keeps the fastest for the rest of the run; the timing
-    /// summary says what each loop chose. Not deterministic from run to run
-    /// where atomics win. Host backends colour.
+    /// summary says what each loop chose. The choice is recorded in the
+    /// code cache (`RuntimeOptions::cache_dir`, under `tuning`), and a
+    /// later run on the same device, kernel, shapes and set size takes it
+    /// at the first call. Not deterministic from run to run where atomics
+    /// win. Host backends colour.
     Auto,
 }
 

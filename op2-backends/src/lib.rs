@@ -11,7 +11,7 @@
 #![deny(missing_docs)]
 
 mod backend;
-#[cfg(any(feature = "jit", feature = "cuda"))]
+#[cfg(any(feature = "jit", feature = "cuda", feature = "opencl"))]
 mod code_cache;
 pub mod codegen;
 pub mod config;

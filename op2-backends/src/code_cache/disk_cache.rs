@@ -2,7 +2,7 @@
 //! for a key, and writes them atomically (temporary file and rename) with a checksum
 //! trailer, so a truncated or damaged file is rebuilt rather than loaded. The `jit`
 //! backend keeps its shared objects here and the `cuda` backend its compiled kernels.
-// The jit and cuda backends each use a part of it.
+// The jit, cuda and opencl backends each use a part of it.
 #![cfg_attr(not(all(feature = "jit", feature = "cuda")), allow(dead_code))]
 use std::fs;
 use std::io::Write;

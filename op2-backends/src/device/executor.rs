@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::binning::BinningPrograms;
-use super::tuning::{TrialCall, Tuner, Variant, TRIAL_BLOCK_SIZES};
+use super::tuning::{describe, TrialCall, Tuner, Variant, TRIAL_BLOCK_SIZES};
+use super::tuning_records::TuningRecords;
 use super::work::{ReorderProgram, WorkScratch};
 use op2_core::{
     Access, CodeCacheCounters, CodeCacheStats, ColumnShape, DeviceLayout, DeviceWork, Error, Executor, LoopBody,
@@ -57,6 +58,8 @@ pub struct DeviceExecutor<A: DeviceApi> {
     fallbacks: Mutex<Vec<(&'static str, String)>>,
     /// The trials of [`Increments::Auto`].
     tuner: Tuner,
+    /// Their choices on disk, from run to run (`None`: no cache directory).
+    records: Option<TuningRecords>,
     /// Whether the options gave the block size (else automatic trials try
     /// several).
     block_size_given: bool,
@@ -118,6 +121,10 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             counters: CodeCacheCounters::default(),
             fallbacks: Mutex::new(Vec::new()),
             tuner: Tuner::default(),
+            records: match options.resolved_increments()? {
+                Increments::Auto => TuningRecords::open(options.cache_dir.as_deref()),
+                _ => None,
+            },
             block_size_given: options.block_size.is_some(),
             placement,
             host_workers: ScopedThreads::available(),
@@ -374,6 +381,34 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             // Nothing to try: fixed for the later calls.
             self.tuner.settle(&shape, only);
         }
+        let record = match (&self.records, variants.len()) {
+            (Some(r), 2..) => {
+                let size = lp.set.size();
+                let device = self.api.device_name();
+                Some((
+                    r,
+                    r.path(A::BACKEND, device, lp.kernel.c_source, &shape, size, &variants),
+                ))
+            }
+            _ => None,
+        };
+        if let Some((records, at)) = &record {
+            if let Some(v) = records.load(at, &variants) {
+                // Measured in an earlier run on this device: no trial.
+                self.tuner.settle(&shape, v);
+                let note = format!(
+                    "loop `{name}`: {}, as an earlier run measured ({})",
+                    describe(v),
+                    at.display()
+                );
+                self.fallbacks
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((name, note));
+                let program = self.program(lp, shape, v.writes)?;
+                return self.launch_all(lp, &program.program, layout, columns, v);
+            }
+        }
         let call = match variants.len() {
             1 => TrialCall {
                 variant: variants[0],
@@ -401,6 +436,9 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         if variants.len() > 1 {
             if let Some(note) = self.tuner.record(name, &shape, &variants, call.variant, seconds) {
                 tracing::info!(backend = A::BACKEND, "{note}");
+                if let (Some((records, at)), Some(chosen)) = (&record, self.tuner.chosen(&shape)) {
+                    records.store(at, chosen);
+                }
                 let mut notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
                 notes.push((name, note));
             }

@@ -27,6 +27,7 @@ mod partials;
 mod plan_buffers;
 mod prepared;
 mod tuning;
+mod tuning_records;
 mod work;
 
 pub use api::{Built, DeviceApi, DeviceInfo, LaunchArgs, UtilityArg};

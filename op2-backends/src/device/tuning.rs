@@ -127,7 +127,7 @@ impl Tuner {
 }
 
 /// `atomics, 256 threads a block`.
-fn describe(v: Variant) -> String {
+pub(super) fn describe(v: Variant) -> String {
     let writes = match v.writes {
         IndirectWrites::Atomic => "atomics",
         IndirectWrites::Coloured { .. } => "colouring",
