@@ -13,6 +13,9 @@ mod agents;
 mod allocations;
 #[path = "mpi/blocks.rs"]
 mod blocks;
+#[cfg(feature = "opencl")]
+#[path = "mpi/device_halos.rs"]
+mod device_halos;
 #[cfg(feature = "hdf5")]
 #[path = "mpi/hdf5.rs"]
 mod hdf5;
@@ -200,6 +203,8 @@ fn distributed_runs_match_one_process() {
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);
     blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
     blocks::no_rank_allocates_a_whole_set(&mpi);
+    #[cfg(feature = "opencl")]
+    device_halos::airfoil_on_a_device_moves_only_halos(&mpi);
     #[cfg(feature = "hdf5")]
     {
         hdf5::blocks_read_in_parallel_tile_the_file(&mpi);
@@ -494,7 +499,7 @@ fn distributed_runs_match_one_process() {
         ),
         (6, 4, &[(1, 1), (2, 1), (3, 1), (4, 3)][..]),
     ] {
-        for backend in [Backend::Seq, Backend::Rayon, Backend::Jit] {
+        for backend in [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl] {
             let Ok(rt_life) = Runtime::new(backend) else { continue };
             let mut one = op2_life::Life::new(w, h, alive).unwrap();
             let (mut spread, dl) = op2_life::Life::new(w, h, alive).unwrap().distribute(&mpi).unwrap();
@@ -564,7 +569,7 @@ fn distributed_runs_match_one_process() {
     // A stochastic run, and p = q = 1: a breadth-first wave.
     for (pq, backend) in [(0.4, 0.25), (1.0, 1.0)]
         .into_iter()
-        .flat_map(|pq| [Backend::Seq, Backend::Rayon, Backend::Jit].map(|b| (pq, b)))
+        .flat_map(|pq| [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl].map(|b| (pq, b)))
     {
         let Ok(rt) = Runtime::new(backend) else { continue };
         let mut one = op2_sir::Sir::new(n, Some(ids.clone()), &edges, 0, pq, 11).unwrap();

@@ -5,20 +5,51 @@
 //! ranks own them); reduce Globals across ranks; mark the halos of written
 //! Dats stale.
 //!
-//! Exchanges go through host memory. With a device backend, a Dat to exchange
-//! is first brought to the host (downloaded if the device holds newer data)
-//! and its device copy marked stale once the halo has arrived, so the next
-//! device loop uploads it: correct, though it moves whole Dats.
+//! With a device backend, a Dat whose current values are on the device is
+//! exchanged there (`op2_core::device_halo`): its exports are packed into
+//! records by one launch, only the records cross to the host and to the
+//! other ranks, and the received ones are unpacked into the halo by one
+//! launch; the device copy stays the valid one. Otherwise (host backends,
+//! or a Dat the host wrote last) exchanges go through host memory, and a
+//! device copy is marked stale once the halo has arrived.
 //!
 //! A Dat's halo state and the [`Distribution`] trait are in `op2-core`
 //! (`halo.rs`); their MPI implementation in `op2-mpi` (`halo_exchange.rs`).
 
 use std::sync::Arc;
 
+use op2_core::device_halo::{self, DeviceHalo};
 use op2_core::{
-    Access, ArgData, ArgSpec, Distribution, Executor, KernelInfo, LoopBody, ParLoop, PendingExchange, PlanCache,
-    Result, Set,
+    Access, ArgData, ArgSpec, DatHandle, Distribution, Executor, KernelInfo, LoopBody, ParLoop, PendingExchange,
+    PlanCache, Result, Set,
 };
+
+/// A Dat's halo exchange in flight: through the host, or packed on the
+/// device.
+enum Exchange {
+    Host(Box<dyn PendingExchange>),
+    Device(DeviceHalo),
+}
+
+impl Exchange {
+    /// Waits for it and stores the halo where the Dat's valid copy is;
+    /// the halo is fresh afterwards.
+    fn finish(self, d: &dyn DatHandle, exec: &dyn Executor) -> Result<()> {
+        match (self, exec.device_work()) {
+            (Exchange::Device(h), Some(work)) => h.finish(d, work)?,
+            (Exchange::Device(_), None) => unreachable!("started on the executor's device"),
+            (Exchange::Host(p), _) => {
+                p.wait()?;
+                if exec.is_device() {
+                    // The halo arrived on the host: the device copy is now stale.
+                    op2_core::sync_to_host(ArgData::Dat(d), true)?;
+                }
+            }
+        }
+        d.halo().mark_fresh();
+        Ok(())
+    }
+}
 
 /// Whether a distributed loop overlaps halo exchanges with the core elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +76,8 @@ pub(crate) unsafe fn run(
     // Exchanges: Dats whose halo values this loop reads (through a map, or
     // directly on exec-halo elements), if stale. INC starts from zero and
     // WRITE never reads, so neither needs its halo.
-    let mut pending: Vec<(&dyn op2_core::DatHandle, Box<dyn PendingExchange>)> = Vec::new();
+    let mut pending: Vec<(&dyn op2_core::DatHandle, Exchange)> = Vec::new();
+    let work = exec.device_work();
     for (k, a) in args.iter().enumerate() {
         let ArgData::Dat(d) = a.data else { continue };
         if args[..k].iter().any(|b| b.data.id() == a.data.id()) {
@@ -60,10 +92,19 @@ pub(crate) unsafe fn run(
                 let r = d.set().regions();
                 traffic.bytes += ((r.exec_halo + r.nonexec_halo) * d.dim() * d.scalar().size()) as u64;
                 let t = std::time::Instant::now();
-                if exec.is_device() {
-                    op2_core::sync_to_host(ArgData::Dat(d), false)?;
-                }
-                let p = owner.start_exchange(d)?;
+                let on_device = match work {
+                    Some(w) => device_halo::start(d, owner.as_ref(), w)?,
+                    None => None,
+                };
+                let p = match on_device {
+                    Some(h) => Exchange::Device(h),
+                    None => {
+                        if exec.is_device() {
+                            op2_core::sync_to_host(ArgData::Dat(d), false)?;
+                        }
+                        Exchange::Host(owner.start_exchange(d)?)
+                    }
+                };
                 traffic.seconds += t.elapsed().as_secs_f64();
                 tracing::debug!(
                     loop_name = kernel.name,
@@ -76,12 +117,8 @@ pub(crate) unsafe fn run(
                     pending.push((d, p));
                 } else {
                     let t = std::time::Instant::now();
-                    p.wait()?;
+                    p.finish(d, exec)?;
                     traffic.seconds += t.elapsed().as_secs_f64();
-                    d.halo().mark_fresh();
-                    if exec.is_device() {
-                        op2_core::sync_to_host(ArgData::Dat(d), true)?;
-                    }
                 }
             }
         }
@@ -120,12 +157,7 @@ pub(crate) unsafe fn run(
     run(0..regions.core)?;
     let t = std::time::Instant::now();
     for (d, p) in pending {
-        p.wait()?;
-        d.halo().mark_fresh();
-        if exec.is_device() {
-            // The halo arrived on the host: the device copy is now stale.
-            op2_core::sync_to_host(ArgData::Dat(d), true)?;
-        }
+        p.finish(d, exec)?;
     }
     traffic.seconds += t.elapsed().as_secs_f64();
     run(regions.core..regions.owned_size())?;

@@ -77,6 +77,9 @@ fn add(a: TransferStats, b: TransferStats) -> TransferStats {
         downloads: a.downloads + b.downloads,
         bytes_up: a.bytes_up + b.bytes_up,
         bytes_down: a.bytes_down + b.bytes_down,
+        halo_exchanges: a.halo_exchanges + b.halo_exchanges,
+        halo_bytes_down: a.halo_bytes_down + b.halo_bytes_down,
+        halo_bytes_up: a.halo_bytes_up + b.halo_bytes_up,
     }
 }
 

@@ -39,6 +39,9 @@ pub struct TransferCounter {
     downloads: AtomicU64,
     bytes_up: AtomicU64,
     bytes_down: AtomicU64,
+    halo_exchanges: AtomicU64,
+    halo_bytes_down: AtomicU64,
+    halo_bytes_up: AtomicU64,
 }
 
 /// A snapshot of a [`TransferCounter`].
@@ -52,6 +55,15 @@ pub struct TransferStats {
     pub bytes_up: u64,
     /// Bytes copied to the host.
     pub bytes_down: u64,
+    /// Halo exchanges packed and unpacked on the device (distributed runs):
+    /// only their records crossed, counted apart from the copies above.
+    pub halo_exchanges: u64,
+    /// Bytes of those exchanges' records copied to the host (packed on the
+    /// device, sent to other ranks).
+    pub halo_bytes_down: u64,
+    /// Bytes of records received from other ranks copied to the device
+    /// (and unpacked into the halo there).
+    pub halo_bytes_up: u64,
 }
 
 impl TransferCounter {
@@ -67,6 +79,14 @@ impl TransferCounter {
         self.bytes_down.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
+    /// Counts one halo exchange made on the device: `down` bytes of
+    /// packed records to the host, `up` bytes of received ones to the device.
+    pub fn count_halo(&self, down: usize, up: usize) {
+        self.halo_exchanges.fetch_add(1, Ordering::Relaxed);
+        self.halo_bytes_down.fetch_add(down as u64, Ordering::Relaxed);
+        self.halo_bytes_up.fetch_add(up as u64, Ordering::Relaxed);
+    }
+
     /// The counts so far.
     pub fn stats(&self) -> TransferStats {
         TransferStats {
@@ -74,6 +94,9 @@ impl TransferCounter {
             downloads: self.downloads.load(Ordering::Relaxed),
             bytes_up: self.bytes_up.load(Ordering::Relaxed),
             bytes_down: self.bytes_down.load(Ordering::Relaxed),
+            halo_exchanges: self.halo_exchanges.load(Ordering::Relaxed),
+            halo_bytes_down: self.halo_bytes_down.load(Ordering::Relaxed),
+            halo_bytes_up: self.halo_bytes_up.load(Ordering::Relaxed),
         }
     }
 }

@@ -105,6 +105,30 @@ pub struct GatherJob<'a> {
     pub tail: Option<GatherTail<'a>>,
 }
 
+/// A halo's move between a Dat's device buffer (in rows or in columns)
+/// and a buffer of whole records (element by element, as the host and MPI
+/// hold them): [`DeviceWork::pack_halo`] gathers record `i` from element
+/// `list[i]`; [`DeviceWork::unpack_halo`] gives element `first + i` record
+/// `list[i]`.
+pub struct HaloJob<'a> {
+    /// Records moved.
+    pub n: usize,
+    /// `u32` indices (see above).
+    pub list: &'a dyn DeviceBuffer,
+    /// The Dat's device buffer.
+    pub dat: &'a dyn DeviceBuffer,
+    /// Values per element.
+    pub comps: usize,
+    /// 32-bit words per value.
+    pub comp_words: usize,
+    /// The Dat's column stride in elements (`0`: rows).
+    pub stride: usize,
+    /// The records.
+    pub records: &'a dyn DeviceBuffer,
+    /// The first element an unpack writes (`0` for a pack).
+    pub first: usize,
+}
+
 /// What a device backend does in its own memory for the work around loops.
 /// Launches run in order (one queue or stream); the calls that return a
 /// count wait for it, the others only enqueue.
@@ -146,6 +170,20 @@ pub trait DeviceWork: Sync {
     /// # Errors
     /// As [`DeviceWork::bin`].
     fn copy_words(&self, src: &dyn DeviceBuffer, dst: &dyn DeviceBuffer, dst_first: usize, words: usize) -> Result<()>;
+
+    /// Enqueues a halo's pack: record `i` of `job.records` becomes element
+    /// `job.list[i]` of the Dat ([`HaloJob`]).
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`].
+    fn pack_halo(&self, job: &HaloJob<'_>) -> Result<()>;
+
+    /// Enqueues a halo's unpack: element `job.first + i` of the Dat becomes
+    /// record `job.list[i]` of `job.records` ([`HaloJob`]).
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`].
+    fn unpack_halo(&self, job: &HaloJob<'_>) -> Result<()>;
 
     /// Enqueues a [`LookupJob`].
     ///

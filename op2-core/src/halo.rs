@@ -26,12 +26,95 @@ pub trait Distribution: Send + Sync {
 
     /// This process's rank and the number of ranks.
     fn rank_and_size(&self) -> (usize, usize);
+
+    /// The exchange lists in one piece, for exchanges that pack and unpack
+    /// the records elsewhere (in device memory: `device_halo.rs`); `None`
+    /// where this distribution exchanges only through
+    /// [`Distribution::start_exchange`].
+    fn halo_lists(&self) -> Option<std::sync::Arc<HaloLists>> {
+        None
+    }
+
+    /// Starts exchanging packed records of `record` bytes: `send` holds
+    /// the records of [`HaloLists::exports`] in order; the pending exchange
+    /// fills `receive` (room for every imported record, in the order
+    /// [`HaloLists::imports`] reads them) and gives both buffers back.
+    ///
+    /// # Errors
+    /// [`crate::Error::Mpi`] as for [`Distribution::start_exchange`]; a
+    /// distribution without [`Distribution::halo_lists`] refuses.
+    fn start_record_exchange(&self, send: Vec<u8>, receive: Vec<u8>, record: usize) -> Result<Box<dyn PendingRecords>> {
+        let _ = (send, receive, record);
+        Err(crate::Error::Mpi {
+            reason: "this distribution exchanges halos only through start_exchange".to_string(),
+        })
+    }
 }
 
 /// A halo exchange in flight.
 pub trait PendingExchange {
     /// Waits for it and stores the received halo values.
     fn wait(self: Box<Self>) -> Result<()>;
+}
+
+/// An exchange of packed records in flight
+/// ([`Distribution::start_record_exchange`]).
+pub trait PendingRecords {
+    /// Waits for it; returns the send buffer and the received records.
+    ///
+    /// # Errors
+    /// [`crate::Error::Mpi`].
+    fn wait(self: Box<Self>) -> Result<(Vec<u8>, Vec<u8>)>;
+}
+
+/// One distributed set's exchange lists in one piece: what every exchange
+/// sends (owned elements, neighbour after neighbour) and where what it
+/// receives goes (halo elements `first..first + imports.len()`), plus the
+/// buffers exchanges on a device keep between calls (`device_halo.rs`).
+pub struct HaloLists {
+    /// Owned elements sent, neighbour after neighbour, each neighbour's in
+    /// the order it stores them.
+    pub exports: Vec<u32>,
+    /// The first halo element received into.
+    pub first: usize,
+    /// Halo element `first + i` takes received record `imports[i]`.
+    pub imports: Vec<u32>,
+    /// Device copies of the lists and buffers, kept from exchange to exchange.
+    pub(crate) device: std::sync::Mutex<crate::device_halo::HaloBuffers>,
+}
+
+impl HaloLists {
+    /// The lists of an exchange that sends `exports` and receives, in
+    /// order, into the halo element ranges `receives` (each neighbour's).
+    /// `None` unless the ranges cover one contiguous run of elements once
+    /// each (then exchanges keep to [`Distribution::start_exchange`]).
+    pub fn new(exports: Vec<u32>, receives: &[std::ops::Range<usize>]) -> Option<HaloLists> {
+        let first = receives
+            .iter()
+            .filter(|r| !r.is_empty())
+            .map(|r| r.start)
+            .min()
+            .unwrap_or(0);
+        let count: usize = receives.iter().map(|r| r.len()).sum();
+        let mut imports = vec![u32::MAX; count];
+        let mut record = 0u32;
+        for r in receives {
+            for e in r.clone() {
+                let slot = imports.get_mut(e.checked_sub(first)?)?;
+                if *slot != u32::MAX {
+                    return None;
+                }
+                *slot = record;
+                record += 1;
+            }
+        }
+        Some(HaloLists {
+            exports,
+            first,
+            imports,
+            device: std::sync::Mutex::default(),
+        })
+    }
 }
 
 /// A Dat's halo: whether its halo copies are stale, and how often they were

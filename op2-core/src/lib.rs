@@ -36,6 +36,7 @@ mod borrow;
 mod dat;
 mod device;
 pub mod device_counts;
+pub mod device_halo;
 mod device_pack;
 mod device_state;
 mod device_work;
@@ -81,11 +82,11 @@ pub use device::{
 pub use device_state::{
     before_loop, host_overwrite, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse,
 };
-pub use device_work::{scratch_buffer, BinJob, DeviceWork, GatherJob, GatherTail, LookupJob, SelectJob};
+pub use device_work::{scratch_buffer, BinJob, DeviceWork, GatherJob, GatherTail, HaloJob, LookupJob, SelectJob};
 pub use error::{ArgRef, Error, FatesLeft, Result};
 pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
-pub use halo::{Distribution, HaloState, PendingExchange};
+pub use halo::{Distribution, HaloLists, HaloState, PendingExchange, PendingRecords};
 pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use map::Map;
 pub use node_rank::{default_device_index, node_rank, set_node_rank, NodeRank};

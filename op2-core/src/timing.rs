@@ -317,6 +317,11 @@ impl fmt::Display for TimingSummary {
                 "{:<16} {:>8} {:>10} {:>10} {:>10}",
                 "transfers", "uploads", "MB up", "downloads", "MB down"
             )?;
+            // Halos packed on a device: their records apart from whole copies.
+            let halos = self.transfers.iter().any(|(_, t)| t.halo_exchanges > 0);
+            if halos {
+                write!(f, " {:>10} {:>13} {:>11}", "halo exch.", "halo MB down", "halo MB up")?;
+            }
             for (name, t) in &self.transfers {
                 write!(
                     f,
@@ -327,6 +332,15 @@ impl fmt::Display for TimingSummary {
                     t.downloads,
                     t.bytes_down as f64 / 1e6
                 )?;
+                if halos {
+                    write!(
+                        f,
+                        " {:>10} {:>13.3} {:>11.3}",
+                        t.halo_exchanges,
+                        t.halo_bytes_down as f64 / 1e6,
+                        t.halo_bytes_up as f64 / 1e6
+                    )?;
+                }
             }
         }
         for note in &self.fallbacks {

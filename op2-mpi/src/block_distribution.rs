@@ -248,11 +248,7 @@ impl Mpi {
                 }
             }
             local.neighbours.push(neighbours.clone());
-            let comm = SetComm {
-                comm: self.comm.clone(),
-                neighbours,
-                tag: s as i32,
-            };
+            let comm = SetComm::new(self.comm.clone(), neighbours, s as i32);
             let ids = layout.globals.iter().map(|&g| u64::from(g)).collect();
             local.sets.push(Set::distributed_with_global_ids(
                 &set.name,

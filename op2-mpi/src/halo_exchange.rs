@@ -3,7 +3,9 @@
 //! `halo_layout.rs` and reduces Globals across ranks. Non-blocking sends and
 //! receives use the raw MPI calls so that an exchange can stay in flight while
 //! the core elements compute; one message per neighbour carries all of a
-//! Dat's halo segments.
+//! Dat's halo segments. The same lists in one piece ([`HaloLists`]) let a
+//! device backend pack and unpack the records in device memory
+//! (`op2_core::device_halo`), and only the records go through here.
 
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
@@ -13,7 +15,9 @@ use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use op2_core::{Access, DatHandle, Distribution, Error, PendingExchange, Result, ScalarType};
+use op2_core::{
+    Access, DatHandle, Distribution, Error, HaloLists, PendingExchange, PendingRecords, Result, ScalarType,
+};
 
 use crate::Neighbour;
 
@@ -39,6 +43,73 @@ pub struct SetComm {
     pub(crate) comm: Arc<Comm>,
     pub(crate) neighbours: Vec<Neighbour>,
     pub(crate) tag: c_int,
+    /// The lists in one piece (`None` if the halo is not one run of
+    /// elements, which the layout never makes).
+    lists: Option<Arc<HaloLists>>,
+}
+
+impl SetComm {
+    /// The communication of the set with message tag `tag` and these
+    /// neighbours.
+    pub(crate) fn new(comm: Arc<Comm>, neighbours: Vec<Neighbour>, tag: c_int) -> SetComm {
+        let exports = neighbours.iter().flat_map(|nb| nb.export.iter().copied()).collect();
+        // Received neighbour after neighbour, each its exec part first.
+        let receives: Vec<std::ops::Range<usize>> = neighbours
+            .iter()
+            .flat_map(|nb| [nb.import.0.clone(), nb.import.1.clone()])
+            .collect();
+        let lists = HaloLists::new(exports, &receives).map(Arc::new);
+        SetComm {
+            comm,
+            neighbours,
+            tag,
+            lists,
+        }
+    }
+}
+
+/// A record exchange in flight: the two buffers stay here (their heap
+/// storage fixed) until MPI is done with them.
+struct PendingMpiRecords {
+    requests: Vec<ffi::MPI_Request>,
+    send: Vec<u8>,
+    receive: Vec<u8>,
+    done: bool,
+}
+
+impl PendingMpiRecords {
+    fn wait_all(&mut self) -> Result<()> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        // SAFETY: the requests are live and their buffers are owned by self.
+        let rc = unsafe {
+            ffi::MPI_Waitall(
+                self.requests.len() as c_int,
+                self.requests.as_mut_ptr(),
+                ffi::RSMPI_STATUSES_IGNORE,
+            )
+        };
+        if rc != 0 {
+            return Err(mpi_error("MPI_Waitall", rc));
+        }
+        Ok(())
+    }
+}
+
+impl PendingRecords for PendingMpiRecords {
+    fn wait(mut self: Box<Self>) -> Result<(Vec<u8>, Vec<u8>)> {
+        self.wait_all()?;
+        Ok((std::mem::take(&mut self.send), std::mem::take(&mut self.receive)))
+    }
+}
+
+impl Drop for PendingMpiRecords {
+    fn drop(&mut self) {
+        // Never free buffers MPI may still use: wait for unfinished requests.
+        let _ = self.wait_all();
+    }
 }
 
 struct PendingMpi {
@@ -171,6 +242,85 @@ impl Distribution for SetComm {
     fn all_reduce(&self, values: &mut [u8], scalar: ScalarType, op: Access) -> Result<()> {
         all_reduce(&self.comm, values, scalar, op);
         Ok(())
+    }
+
+    fn halo_lists(&self) -> Option<Arc<HaloLists>> {
+        self.lists.clone()
+    }
+
+    fn start_record_exchange(&self, send: Vec<u8>, receive: Vec<u8>, record: usize) -> Result<Box<dyn PendingRecords>> {
+        let Some(lists) = &self.lists else {
+            return Err(Error::Mpi {
+                reason: "this set's halo is not one run of elements: exchange through start_exchange".to_string(),
+            });
+        };
+        let (out, into) = (lists.exports.len() * record, lists.imports.len() * record);
+        if send.len() != out || receive.len() != into {
+            return Err(Error::Mpi {
+                reason: format!(
+                    "a record exchange of {record}-byte records needs {out} bytes to send and room for {into}, \
+                     and was given {} and {}",
+                    send.len(),
+                    receive.len()
+                ),
+            });
+        }
+        let raw = self.comm.0.as_raw();
+        let mut pending = PendingMpiRecords {
+            requests: Vec::new(),
+            send,
+            receive,
+            done: false,
+        };
+        let (mut at_send, mut at_receive) = (0, 0);
+        for nb in &self.neighbours {
+            let incoming = (nb.import.0.len() + nb.import.1.len()) * record;
+            if incoming > 0 {
+                // SAFETY: reads a constant the MPI library defines.
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: the slice lies in `pending.receive`, which stays
+                // put (and alive) until the request completes.
+                let rc = unsafe {
+                    ffi::MPI_Irecv(
+                        pending.receive.as_mut_ptr().add(at_receive) as *mut c_void,
+                        incoming as c_int,
+                        ffi::RSMPI_UINT8_T,
+                        nb.rank as c_int,
+                        self.tag,
+                        raw,
+                        &mut req,
+                    )
+                };
+                if rc != 0 {
+                    return Err(mpi_error("MPI_Irecv", rc));
+                }
+                pending.requests.push(req);
+                at_receive += incoming;
+            }
+            let outgoing = nb.export.len() * record;
+            if outgoing > 0 {
+                // SAFETY: reads a constant the MPI library defines.
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: as above, in `pending.send`.
+                let rc = unsafe {
+                    ffi::MPI_Isend(
+                        pending.send.as_ptr().add(at_send) as *const c_void,
+                        outgoing as c_int,
+                        ffi::RSMPI_UINT8_T,
+                        nb.rank as c_int,
+                        self.tag,
+                        raw,
+                        &mut req,
+                    )
+                };
+                if rc != 0 {
+                    return Err(mpi_error("MPI_Isend", rc));
+                }
+                pending.requests.push(req);
+                at_send += outgoing;
+            }
+        }
+        Ok(Box::new(pending))
     }
 
     fn rank_and_size(&self) -> (usize, usize) {

@@ -111,11 +111,7 @@ impl Mpi {
         let me = self.rank() as u32;
         let mut local_sets = Vec::with_capacity(sets.len());
         for (k, s) in sets.iter().enumerate() {
-            let comm = SetComm {
-                comm: self.comm.clone(),
-                neighbours: neighbours(&layouts, k, me),
-                tag: k as i32,
-            };
+            let comm = SetComm::new(self.comm.clone(), neighbours(&layouts, k, me), k as i32);
             // Elements keep their global ids (the given ones, else their
             // index in the global set) through distribution.
             let layout = &layouts[me as usize].sets[k];

@@ -2,14 +2,15 @@
 //! dialect: a stable selection of the elements whose flag passes (a count
 //! per block, a prefix sum over the blocks, a scan inside each block), the
 //! gather of elements in a new order (from one source, or two: a set's
-//! elements and records appended after them), the ids of new agents, and
-//! flags marked at given elements. Message builds, births and deaths,
-//! permutations and agents moving between ranks use it.
+//! elements and records appended after them), the ids of new agents,
+//! flags marked at given elements, and halos packed into records and
+//! unpacked from them. Message builds, births and deaths, permutations,
+//! agents moving between ranks and halo exchanges on devices use it.
 
 use super::utility_c::{utility_prelude, DeviceLanguage, SCAN_THREADS};
 
 /// The entry points, in the order [`reorder_source`] defines them.
-pub const REORDER_ENTRIES: [&str; 7] = [
+pub const REORDER_ENTRIES: [&str; 9] = [
     "op2_fill_zero",
     "op2_scan",
     "op2_select_count",
@@ -17,6 +18,8 @@ pub const REORDER_ENTRIES: [&str; 7] = [
     "op2_gather_words",
     "op2_fill_ids",
     "op2_mark",
+    "op2_halo_pack",
+    "op2_halo_unpack",
 ];
 
 /// The reordering program (one for any data: it moves 32-bit words):
@@ -31,6 +34,12 @@ pub const REORDER_ENTRIES: [&str; 7] = [
 ///                  long split, long tail_n, const uint *tail, uint *dst, long dst_first)
 /// op2_fill_ids(long n, long first, long first_id, long *dst)      // dst[first + i] = first_id + i
 /// op2_mark(long m, const uint *idx, long n, long value, int *flags) // flags[idx[i]] = value (idx < n)
+/// // a halo's records (comps values of cwords words each, element by element) from and to a Dat
+/// // in rows (stride 0) or columns (component c of element e at c * stride + e):
+/// op2_halo_pack(long n, long comps, long cwords, long stride, const uint *list, const uint *dat,
+///               uint *records)                           // record i = element list[i]
+/// op2_halo_unpack(long n, long comps, long cwords, long stride, long first, const uint *list,
+///                 const uint *records, uint *dat)        // element first + i = record list[i]
 /// ```
 ///
 /// with `op2_fill_zero` and `op2_scan` from the utility prelude.
@@ -93,6 +102,24 @@ OP2_ENTRY op2_mark(long m, OP2_GLOBAL const uint *idx, long n, long value, OP2_G
     if (i >= m) return;
     long e = idx[i];
     if (e < n) flags[e] = (int)value;
+}}
+OP2_FN long op2_halo_word(long e, long r, long comps, long cwords, long stride) {{
+    long c = r / cwords, w = r - c * cwords;
+    return stride > 0 ? (c * stride + e) * cwords + w : e * comps * cwords + r;
+}}
+OP2_ENTRY op2_halo_pack(long n, long comps, long cwords, long stride, OP2_GLOBAL const uint *list,
+                        OP2_GLOBAL const uint *dat, OP2_GLOBAL uint *records) {{
+    long g = OP2_GID, rw = comps * cwords;
+    if (g >= n * rw) return;
+    long i = g / rw, r = g - i * rw;
+    records[g] = dat[op2_halo_word((long)list[i], r, comps, cwords, stride)];
+}}
+OP2_ENTRY op2_halo_unpack(long n, long comps, long cwords, long stride, long first, OP2_GLOBAL const uint *list,
+                          OP2_GLOBAL const uint *records, OP2_GLOBAL uint *dat) {{
+    long g = OP2_GID, rw = comps * cwords;
+    if (g >= n * rw) return;
+    long i = g / rw, r = g - i * rw;
+    dat[op2_halo_word(first + i, r, comps, cwords, stride)] = records[(long)list[i] * rw + r];
 }}
 ",
         prelude = utility_prelude(language),

@@ -7,7 +7,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use op2_core::{scratch_buffer, BinJob, DeviceBuffer, DeviceWork, Error, GatherJob, LookupJob, Result, SelectJob};
+use op2_core::{
+    scratch_buffer, BinJob, DeviceBuffer, DeviceWork, Error, GatherJob, HaloJob, LookupJob, Result, SelectJob,
+};
 
 use super::api::{DeviceApi, UtilityArg};
 use super::binning::BinBuffers;
@@ -22,6 +24,8 @@ const SELECT_SCATTER: usize = 3;
 const GATHER: usize = 4;
 const FILL_IDS: usize = 5;
 const MARK: usize = 6;
+const HALO_PACK: usize = 7;
+const HALO_UNPACK: usize = 8;
 
 /// Threads per block of the one-thread-per-element entry points.
 const THREADS: usize = 256;
@@ -115,6 +119,47 @@ impl<A: DeviceApi> DeviceExecutor<A> {
     /// As [`DeviceExecutor::mem`], the null buffer for `None`.
     fn mem_or_null(&self, job: &str, what: &str, b: Option<&dyn DeviceBuffer>, bytes: usize) -> Result<A::Mem> {
         b.map_or_else(|| Ok(self.api().null_mem()), |b| self.mem(job, what, b, bytes))
+    }
+
+    /// Enqueues a halo's pack or unpack (`entry`), its buffers checked.
+    fn move_halo(&self, job: &HaloJob<'_>, entry: usize) -> Result<()> {
+        use UtilityArg::{Long, Mem};
+        const JOB: &str = "halo exchange";
+        let record = 4 * job.comps * job.comp_words;
+        let list = self.mem(JOB, "list", job.list, 4 * job.n)?;
+        let records = self.mem(JOB, "records", job.records, record * job.n)?;
+        // Rows need the elements reached; columns their whole stride.
+        let reached = match entry {
+            HALO_UNPACK => job.first + job.n,
+            _ => 0,
+        };
+        let dat_bytes = match job.stride {
+            0 => record * reached,
+            s => record * s,
+        };
+        let dat = self.mem(JOB, "Dat", job.dat, dat_bytes)?;
+        if job.n == 0 || record == 0 {
+            return Ok(());
+        }
+        let p = self.reorder_program()?;
+        let shape = [
+            Long(job.n as i64),
+            Long(job.comps as i64),
+            Long(job.comp_words as i64),
+            Long(job.stride as i64),
+        ];
+        let [n, comps, words, stride] = shape;
+        match entry {
+            HALO_PACK => {
+                let args = [n, comps, words, stride, Mem(list), Mem(dat), Mem(records)];
+                self.launch_over(&p, HALO_PACK, job.n * record / 4, &args)
+            }
+            _ => {
+                let first = Long(job.first as i64);
+                let args = [n, comps, words, stride, first, Mem(list), Mem(records), Mem(dat)];
+                self.launch_over(&p, HALO_UNPACK, job.n * record / 4, &args)
+            }
+        }
     }
 
     /// Reads the one `int` a scan left in `total`: the download waits for
@@ -293,6 +338,14 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
             Long(dst_first as i64),
         ];
         self.launch_over(&p, GATHER, words, &args)
+    }
+
+    fn pack_halo(&self, job: &HaloJob<'_>) -> Result<()> {
+        self.move_halo(job, HALO_PACK)
+    }
+
+    fn unpack_halo(&self, job: &HaloJob<'_>) -> Result<()> {
+        self.move_halo(job, HALO_UNPACK)
     }
 
     fn lookup(&self, job: &LookupJob<'_>) -> Result<()> {

@@ -1,0 +1,92 @@
+//! Halo exchanges on a device (`opencl`, PoCL in CI) under mpirun: Airfoil's
+//! distributed rms matches one process's, and after the first iteration no
+//! mesh Dat moves whole between host and device: each exchange moves
+//! exactly its halo's records, counted here from the distribution's lists.
+//! Colouring and atomics, with Dats in rows (PoCL's default) and in columns
+//! (a GPU's), which the pack and unpack read and write in place.
+
+use op2::mpi::Mpi;
+use op2::prelude::*;
+use op2::{DeviceLayout, Increments, RuntimeOptions, TransferStats};
+use op2_airfoil::{generate, AirfoilDsl, Constants};
+
+/// Records a set's exchange sends and receives on this rank.
+fn halo_records(set: &Set) -> (u64, u64) {
+    let lists = set
+        .distribution()
+        .and_then(|d| d.halo_lists())
+        .expect("a distributed set gives its lists");
+    (lists.exports.len() as u64, lists.imports.len() as u64)
+}
+
+pub fn airfoil_on_a_device_moves_only_halos(mpi: &Mpi) {
+    let Ok(probe) = Runtime::new(Backend::OpenCl) else {
+        eprintln!("skipped: no OpenCL device");
+        return;
+    };
+    drop(probe);
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    for (i, j) in [(12, 8), (50, 75)] {
+        for (increments, layout) in [
+            (Increments::Colouring, DeviceLayout::Auto),
+            (Increments::Atomics, DeviceLayout::Auto),
+            (Increments::Colouring, DeviceLayout::StructOfArrays),
+        ] {
+            let mesh = generate(i, j);
+            let c = Constants::default();
+            let one = AirfoilDsl::new(&mesh, &c).unwrap();
+            let (local, _) = AirfoilDsl::new(&mesh, &c).unwrap().distribute(mpi).unwrap();
+            let options = RuntimeOptions::default().increments(increments).device_layout(layout);
+            let rt = Runtime::with_options(Backend::OpenCl, options).unwrap();
+            let what = format!(
+                "{i}x{j}, {increments:?}, {layout:?}, rank {} of {}",
+                mpi.rank(),
+                mpi.size()
+            );
+            let check = |iteration: usize| {
+                let (want, got) = (one.iteration(&seq).unwrap(), local.iteration(&rt).unwrap());
+                assert!(
+                    ((got - want) / want).abs() <= 1e-12,
+                    "{what}, iteration {iteration}: rms {got:e} vs one process {want:e}"
+                );
+            };
+            // The first iteration takes every Dat up.
+            check(0);
+            let dats = [&local.q, &local.qold, &local.x, &local.adt, &local.res];
+            let before: Vec<TransferStats> = dats.iter().map(|d| d.transfer_stats()).collect();
+            let exchanged: Vec<u64> = dats.iter().map(|d| d.halo_exchanges()).collect();
+            for iteration in 1..4 {
+                check(iteration);
+            }
+            let (cells_out, cells_in) = halo_records(&local.cells);
+            for ((d, b), e) in dats.iter().zip(&before).zip(&exchanged) {
+                let a = d.transfer_stats();
+                assert_eq!(
+                    (a.uploads, a.downloads),
+                    (b.uploads, b.downloads),
+                    "{what}: `{}` moved whole after the first iteration",
+                    d.name()
+                );
+                // Every exchange of a cell Dat went through the device,
+                // moving its halo's records and nothing else.
+                let n = d.halo_exchanges() - e;
+                let record = (d.dim() * 8) as u64;
+                assert_eq!(a.halo_exchanges - b.halo_exchanges, n, "{what}: `{}`", d.name());
+                if d.set().same(&local.cells) {
+                    assert_eq!(
+                        (a.halo_bytes_down - b.halo_bytes_down, a.halo_bytes_up - b.halo_bytes_up),
+                        (n * cells_out * record, n * cells_in * record),
+                        "{what}: `{}`'s halo bytes",
+                        d.name()
+                    );
+                }
+            }
+            // q and adt are read through maps after being written: their
+            // halos were exchanged (on any rank that has neighbours).
+            if mpi.size() > 1 {
+                let q_exchanges = local.q.halo_exchanges() - exchanged[0];
+                assert!(q_exchanges >= 3, "{what}: q exchanged {q_exchanges} times");
+            }
+        }
+    }
+}
