@@ -14,6 +14,7 @@
 //! | `OP2_BACKEND` | `rayon` when compiled in, else `seq` ([`Backend::default_choice`]) | The backend of [`Runtime::from_env`](crate::Runtime::from_env) and [`Backend::from_env`]: `seq`, `rayon`, `jit`, `opencl` or `cuda`, in any case. |
 //! | `OP2_CHECKED` | on in debug builds, off in release builds | Whether translated kernels check indices and integer division ([`RuntimeOptions::checked`]): `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`, in any case. |
 //! | `OP2_SYNC_LOOPS` | off | Whether every device loop waits for the device before it returns ([`RuntimeOptions::sync_loops`]): exact per-loop times in the timing summary, at one host wait per loop. The same values as `OP2_CHECKED`. |
+//! | `OP2_DEVICE_HALOS` | on | Whether device backends exchange the halos of Dats whose values are on the device in device memory, only the records crossing the bus ([`RuntimeOptions::device_halos`]); off sends such Dats through the host whole. The same values as `OP2_CHECKED`. |
 //! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`), `atomics` (or `atomic`), or `auto` (measured per loop), in any case. |
 //! | `OP2_DEVICE_LAYOUT` | `auto` | How device backends lay out Dats that leave it to the runtime ([`RuntimeOptions::device_layout`]): `auto`, `aos` (or `array-of-structs`) or `soa` (or `struct-of-arrays`), in any case. |
 //! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
@@ -94,6 +95,7 @@ pub const DEFAULT_CFLAGS: &str = "-O3 -march=native -fopenmp -ffp-contract=off -
 const BACKEND: &str = "OP2_BACKEND";
 const CHECKED: &str = "OP2_CHECKED";
 const SYNC_LOOPS: &str = "OP2_SYNC_LOOPS";
+const DEVICE_HALOS: &str = "OP2_DEVICE_HALOS";
 const INCREMENTS: &str = "OP2_INCREMENTS";
 const DEVICE_LAYOUT: &str = "OP2_DEVICE_LAYOUT";
 const CC: &str = "OP2_CC";
@@ -214,6 +216,11 @@ impl<'a> Env<'a> {
         self.switch(SYNC_LOOPS)
     }
 
+    /// `OP2_DEVICE_HALOS`.
+    pub fn device_halos(&self) -> Result<Option<bool>> {
+        self.switch(DEVICE_HALOS)
+    }
+
     /// A variable that is on or off.
     fn switch(&self, name: &'static str) -> Result<Option<bool>> {
         self.parse(name, "one of: 1, 0, true, false, yes, no, on, off", |v| {
@@ -309,7 +316,7 @@ impl<'a> Env<'a> {
     }
 
     /// The options this environment sets: `cc`, `cflags`, `cache_dir`,
-    /// `increments`, `checked`, `sync_loops` and `device_layout` from their variables, `None` where a
+    /// `increments`, `checked`, `sync_loops`, `device_halos` and `device_layout` from their variables, `None` where a
     /// variable is unset. The device variables depend on the backend and are
     /// read by [`Env::resolve`].
     pub fn options(&self) -> Result<RuntimeOptions> {
@@ -320,6 +327,7 @@ impl<'a> Env<'a> {
             increments: self.increments()?,
             checked: self.checked()?,
             sync_loops: self.sync_loops()?,
+            device_halos: self.device_halos()?,
             device_layout: self.device_layout()?,
             ..RuntimeOptions::default()
         })
@@ -344,6 +352,9 @@ impl<'a> Env<'a> {
         }
         if r.device_layout.is_none() {
             r.device_layout = Some(self.device_layout()?.unwrap_or_default());
+        }
+        if r.device_halos.is_none() {
+            r.device_halos = Some(self.device_halos()?.unwrap_or(true));
         }
         if r.node_rank.is_none() {
             r.node_rank = self.node_rank();
@@ -438,10 +449,14 @@ mod tests {
             ("No", false),
             ("off", false),
         ] {
-            with(&[("OP2_CHECKED", v), ("OP2_SYNC_LOOPS", v)], |env| {
-                assert_eq!(env.checked().unwrap(), Some(want), "{v}");
-                assert_eq!(env.sync_loops().unwrap(), Some(want), "{v}");
-            });
+            with(
+                &[("OP2_CHECKED", v), ("OP2_SYNC_LOOPS", v), ("OP2_DEVICE_HALOS", v)],
+                |env| {
+                    assert_eq!(env.checked().unwrap(), Some(want), "{v}");
+                    assert_eq!(env.sync_loops().unwrap(), Some(want), "{v}");
+                    assert_eq!(env.device_halos().unwrap(), Some(want), "{v}");
+                },
+            );
         }
         for (v, want) in [
             ("colouring", Increments::Colouring),
@@ -475,7 +490,7 @@ mod tests {
     #[test]
     fn a_bad_value_names_the_variable_the_value_and_the_accepted_ones() {
         type Read = fn(Env<'_>) -> (&'static str, String);
-        let cases: [(&str, &str, Read, &str); 6] = [
+        let cases: [(&str, &str, Read, &str); 7] = [
             (
                 "OP2_DEVICE_LAYOUT",
                 "columns",
@@ -492,6 +507,12 @@ mod tests {
                 "OP2_SYNC_LOOPS",
                 "often",
                 |e| error_of(e.sync_loops()),
+                "1, 0, true, false, yes, no, on, off",
+            ),
+            (
+                "OP2_DEVICE_HALOS",
+                "host",
+                |e| error_of(e.device_halos()),
                 "1, 0, true, false, yes, no, on, off",
             ),
             ("OP2_INCREMENTS", "Locks", |e| error_of(e.increments()), "colouring"),
@@ -605,6 +626,7 @@ mod tests {
             let r = env.resolve(&RuntimeOptions::default(), Backend::Seq).unwrap();
             assert_eq!(r.checked, Some(cfg!(debug_assertions)));
             assert_eq!(r.sync_loops, Some(false));
+            assert_eq!(r.device_halos, Some(true));
             assert_eq!(r.increments, Some(Increments::Colouring));
             assert_eq!(r.cc.as_deref(), Some(DEFAULT_CC));
             assert_eq!(r.threads, None);

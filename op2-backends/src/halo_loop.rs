@@ -55,6 +55,11 @@ impl Exchange {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Overlap(pub bool);
 
+/// Whether a device backend exchanges halos of device-resident Dats in
+/// device memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceHalos(pub bool);
+
 /// # Safety
 /// As [`Executor::execute`]: the loop was validated and the caller holds its
 /// data's borrows until this returns.
@@ -68,6 +73,7 @@ pub(crate) unsafe fn run(
     plans: &PlanCache,
     body: &LoopBody<'_>,
     overlap: Overlap,
+    device_halos: DeviceHalos,
 ) -> Result<op2_core::HaloTraffic> {
     let mut traffic = op2_core::HaloTraffic::default();
     let regions = set.regions();
@@ -77,7 +83,7 @@ pub(crate) unsafe fn run(
     // directly on exec-halo elements), if stale. INC starts from zero and
     // WRITE never reads, so neither needs its halo.
     let mut pending: Vec<(&dyn op2_core::DatHandle, Exchange)> = Vec::new();
-    let work = exec.device_work();
+    let work = exec.device_work().filter(|_| device_halos.0);
     for (k, a) in args.iter().enumerate() {
         let ArgData::Dat(d) = a.data else { continue };
         if args[..k].iter().any(|b| b.data.id() == a.data.id()) {

@@ -54,6 +54,12 @@ pub struct RuntimeOptions {
     /// are in flight (the default; `Some(false)` waits first, to measure what
     /// overlapping saves).
     pub overlap: Option<bool>,
+    /// Whether device backends exchange the halos of Dats whose values are
+    /// on the device in device memory (packed and unpacked there, only the
+    /// records crossing the bus); `None` uses `OP2_DEVICE_HALOS`, else on.
+    /// Off, such Dats go through the host whole, as before: to measure
+    /// what packing on the device saves.
+    pub device_halos: Option<bool>,
     /// How device backends keep indirect increments race-free; `None` uses
     /// `OP2_INCREMENTS`, else [`Increments::Colouring`](crate::Increments::Colouring).
     pub increments: Option<crate::Increments>,
@@ -199,6 +205,13 @@ impl RuntimeOptions {
         self
     }
 
+    /// Options whose device backends exchange halos in device memory (or
+    /// not): see [`RuntimeOptions::device_halos`].
+    pub fn device_halos(mut self, on: bool) -> Self {
+        self.device_halos = Some(on);
+        self
+    }
+
     /// Options whose device loops wait for the device (or not): see
     /// [`RuntimeOptions::sync_loops`].
     pub fn sync_loops(mut self, sync: bool) -> Self {
@@ -273,6 +286,8 @@ pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
     overlap: bool,
+    /// Halos of device-resident Dats exchanged in device memory.
+    device_halos: bool,
     /// Device loops return once launched (the timing summary says so).
     launches_only: bool,
     recorded: Option<std::sync::Mutex<Vec<(&'static KernelInfo, crate::codegen::LoopShape)>>>,
@@ -323,6 +338,7 @@ impl Runtime {
             backend,
             executor,
             overlap: options.overlap.unwrap_or(true),
+            device_halos: options.device_halos.unwrap_or(true),
             launches_only,
             recorded: options.record_loops.then(|| std::sync::Mutex::new(Vec::new())),
             timings: Timings::default(),
@@ -450,6 +466,7 @@ impl Runtime {
                     &self.plans,
                     body,
                     crate::halo_loop::Overlap(self.overlap),
+                    crate::halo_loop::DeviceHalos(self.device_halos),
                 )
             }?,
         };
