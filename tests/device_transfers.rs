@@ -381,6 +381,26 @@ mod cases {
         let _ = std::fs::remove_dir_all(&cache);
     }
 
+    /// Halo records pass through page-locked host memory the device's API
+    /// allocates: it round-trips through device memory unchanged.
+    pub fn pinned_memory_round_trips_through_the_device(rt: Runtime) {
+        use op2::Workers;
+        let work = rt.device_work().expect("a device backend lends its device");
+        let mut out = work
+            .pinned_memory(1000)
+            .unwrap()
+            .expect("pinned memory on a device backend");
+        assert!(out.pinned());
+        assert!(out.bytes().len() >= 1000);
+        let pattern: Vec<u8> = (0..1000).map(|i| (i * 7 % 251) as u8).collect();
+        out.bytes_mut()[..1000].copy_from_slice(&pattern);
+        let on_device = work.new_buffer("pinned test", 1000).unwrap();
+        on_device.upload(&out.bytes()[..1000]).unwrap();
+        let mut back = work.pinned_memory(1000).unwrap().expect("pinned memory");
+        on_device.download(&mut back.bytes_mut()[..1000]).unwrap();
+        assert_eq!(&back.bytes()[..1000], &pattern[..]);
+    }
+
     pub fn maps_are_uploaded_once(rt: Runtime) {
         let nodes = Set::new("nodes", 4).unwrap();
         let edges = Set::new("edges", 3).unwrap();
@@ -610,6 +630,7 @@ macro_rules! device_cases {
                 a_global_filled_between_reductions_is_filled_on_the_device,
                 folds_of_many_blocks_match_seq,
                 message_builds_and_sorts_keep_the_agents_on_the_device,
+                pinned_memory_round_trips_through_the_device,
                 births_and_deaths_keep_the_agents_on_the_device
             );
         }

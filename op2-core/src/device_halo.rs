@@ -6,14 +6,16 @@
 //! stays the valid one: no whole-Dat download or upload. The distribution
 //! gives the lists in one piece ([`HaloLists`]); they go to the device once
 //! per device context, and the buffers are reused from exchange to
-//! exchange. The Dat's transfer counter counts the records apart from
+//! exchange: on the host, page-locked memory where the backend has it
+//! ([`DeviceWork::pinned_memory`]), so that the records cross at the bus's
+//! full speed. The Dat's transfer counter counts the records apart from
 //! whole-Dat copies ([`crate::TransferStats::halo_exchanges`]).
 
 use std::sync::Arc;
 
 use crate::{
     scratch_buffer, BufferLayout, DatHandle, DeviceBuffer, DeviceState, DeviceWork, Distribution, Error, HaloJob,
-    HaloLists, PendingRecords, Result,
+    HaloLists, HostMemory, PendingRecords, RecordBuffer, Result,
 };
 
 /// The device copies of one set's lists and the buffers its exchanges reuse.
@@ -25,8 +27,8 @@ pub struct HaloBuffers {
     imports: Option<Box<dyn DeviceBuffer>>,
     /// Device buffers of records, free for the next exchange.
     records: Vec<Box<dyn DeviceBuffer>>,
-    /// Host buffers of records, free for the next exchange.
-    host: Vec<Vec<u8>>,
+    /// Host memory for records, free for the next exchange.
+    host: Vec<Box<dyn HostMemory>>,
 }
 
 impl HaloBuffers {
@@ -37,6 +39,7 @@ impl HaloBuffers {
         }
         self.context = None;
         self.records.clear();
+        self.host.clear();
         scratch_buffer(work, &mut self.exports, "halo exports", 4 * lists.exports.len())?
             .upload(bytemuck::cast_slice(&lists.exports))?;
         scratch_buffer(work, &mut self.imports, "halo imports", 4 * lists.imports.len())?
@@ -53,11 +56,18 @@ impl HaloBuffers {
         }
     }
 
-    /// A host buffer of exactly `bytes` bytes, from the free ones if any.
-    fn take_host(&mut self, bytes: usize) -> Vec<u8> {
-        let mut v = self.host.pop().unwrap_or_default();
-        v.resize(bytes, 0);
-        v
+    /// `bytes` bytes of host memory: the smallest free piece that holds
+    /// them, else new (pinned where `work` can).
+    fn take_host(&mut self, work: &dyn DeviceWork, bytes: usize) -> Result<RecordBuffer> {
+        let fits = self.host.iter().enumerate().filter(|(_, m)| m.bytes().len() >= bytes);
+        let memory = match fits.min_by_key(|(_, m)| m.bytes().len()).map(|(k, _)| k) {
+            Some(k) => self.host.swap_remove(k),
+            None => match work.pinned_memory(bytes)? {
+                Some(m) => m,
+                None => Box::new(vec![0u8; bytes]),
+            },
+        };
+        Ok(RecordBuffer::new(memory, bytes))
     }
 
     fn list(cell: &Option<Box<dyn DeviceBuffer>>) -> &dyn DeviceBuffer {
@@ -124,10 +134,10 @@ pub fn start(dat: &dyn DatHandle, dist: &dyn Distribution, work: &dyn DeviceWork
         records: packed.as_ref(),
         first: 0,
     })?;
-    let mut send = bufs.take_host(bytes);
-    packed.download(&mut send)?;
+    let mut send = bufs.take_host(work, bytes)?;
+    packed.download(send.as_mut_slice())?;
     bufs.records.push(packed);
-    let receive = bufs.take_host(lists.imports.len() * record);
+    let receive = bufs.take_host(work, lists.imports.len() * record)?;
     drop(bufs);
     drop(slot);
     let pending = dist.start_record_exchange(send, receive, record)?;
@@ -162,7 +172,7 @@ impl DeviceHalo {
         let mut bufs = self.lists.device.lock().unwrap_or_else(|p| p.into_inner());
         bufs.lists(work, &self.lists)?;
         let received = bufs.take_records(work, receive.len())?;
-        received.upload(&receive)?;
+        received.upload(receive.as_slice())?;
         work.unpack_halo(&HaloJob {
             n: self.lists.imports.len(),
             list: HaloBuffers::list(&bufs.imports),
@@ -180,8 +190,8 @@ impl DeviceHalo {
         if slot.state == DeviceState::Both {
             slot.state = DeviceState::Device;
         }
-        bufs.host.push(send);
-        bufs.host.push(receive);
+        bufs.host.push(send.into_memory());
+        bufs.host.push(receive.into_memory());
         Ok(())
     }
 }

@@ -171,6 +171,17 @@ pub trait DeviceWork: Sync {
     /// As [`DeviceWork::bin`].
     fn copy_words(&self, src: &dyn DeviceBuffer, dst: &dyn DeviceBuffer, dst_first: usize, words: usize) -> Result<()>;
 
+    /// `bytes` bytes of page-locked host memory for copies to and from this
+    /// device at the bus's full speed (`None` where the backend has none:
+    /// callers use ordinary memory).
+    ///
+    /// # Errors
+    /// As [`DeviceWork::new_buffer`].
+    fn pinned_memory(&self, bytes: usize) -> Result<Option<Box<dyn crate::HostMemory>>> {
+        let _ = bytes;
+        Ok(None)
+    }
+
     /// Enqueues a halo's pack: record `i` of `job.records` becomes element
     /// `job.list[i]` of the Dat ([`HaloJob`]).
     ///

@@ -43,7 +43,12 @@ pub trait Distribution: Send + Sync {
     /// # Errors
     /// [`crate::Error::Mpi`] as for [`Distribution::start_exchange`]; a
     /// distribution without [`Distribution::halo_lists`] refuses.
-    fn start_record_exchange(&self, send: Vec<u8>, receive: Vec<u8>, record: usize) -> Result<Box<dyn PendingRecords>> {
+    fn start_record_exchange(
+        &self,
+        send: RecordBuffer,
+        receive: RecordBuffer,
+        record: usize,
+    ) -> Result<Box<dyn PendingRecords>> {
         let _ = (send, receive, record);
         Err(crate::Error::Mpi {
             reason: "this distribution exchanges halos only through start_exchange".to_string(),
@@ -64,7 +69,75 @@ pub trait PendingRecords {
     ///
     /// # Errors
     /// [`crate::Error::Mpi`].
-    fn wait(self: Box<Self>) -> Result<(Vec<u8>, Vec<u8>)>;
+    fn wait(self: Box<Self>) -> Result<(RecordBuffer, RecordBuffer)>;
+}
+
+/// Host memory that records pass through between a device and MPI:
+/// page-locked (pinned) where the device backend can allocate it, so that
+/// copies run at the bus's full speed without a staging copy, else
+/// ordinary memory.
+pub trait HostMemory: Send {
+    /// All of it.
+    fn bytes(&self) -> &[u8];
+    /// All of it, to write.
+    fn bytes_mut(&mut self) -> &mut [u8];
+    /// Whether it is page-locked.
+    fn pinned(&self) -> bool;
+}
+
+impl HostMemory for Vec<u8> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
+
+    fn pinned(&self) -> bool {
+        false
+    }
+}
+
+/// One exchange's records on the host: the first `len` bytes of a pooled
+/// [`HostMemory`].
+pub struct RecordBuffer {
+    memory: Box<dyn HostMemory>,
+    len: usize,
+}
+
+impl RecordBuffer {
+    /// The first `len` bytes of `memory` (all of it if shorter).
+    pub fn new(memory: Box<dyn HostMemory>, len: usize) -> RecordBuffer {
+        let len = len.min(memory.bytes().len());
+        RecordBuffer { memory, len }
+    }
+
+    /// The records.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.memory.bytes()[..self.len]
+    }
+
+    /// The records, to write.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.memory.bytes_mut()[..self.len]
+    }
+
+    /// Bytes of records.
+    #[allow(clippy::len_without_is_empty)] // a size, as Vec's
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the memory is page-locked.
+    pub fn pinned(&self) -> bool {
+        self.memory.pinned()
+    }
+
+    /// The memory, for the next exchange.
+    pub fn into_memory(self) -> Box<dyn HostMemory> {
+        self.memory
+    }
 }
 
 /// One distributed set's exchange lists in one piece: what every exchange

@@ -16,7 +16,8 @@ use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use op2_core::{
-    Access, DatHandle, Distribution, Error, HaloLists, PendingExchange, PendingRecords, Result, ScalarType,
+    Access, DatHandle, Distribution, Error, HaloLists, PendingExchange, PendingRecords, RecordBuffer, Result,
+    ScalarType,
 };
 
 use crate::Neighbour;
@@ -72,8 +73,7 @@ impl SetComm {
 /// storage fixed) until MPI is done with them.
 struct PendingMpiRecords {
     requests: Vec<ffi::MPI_Request>,
-    send: Vec<u8>,
-    receive: Vec<u8>,
+    buffers: Option<(RecordBuffer, RecordBuffer)>,
     done: bool,
 }
 
@@ -99,9 +99,12 @@ impl PendingMpiRecords {
 }
 
 impl PendingRecords for PendingMpiRecords {
-    fn wait(mut self: Box<Self>) -> Result<(Vec<u8>, Vec<u8>)> {
+    fn wait(mut self: Box<Self>) -> Result<(RecordBuffer, RecordBuffer)> {
         self.wait_all()?;
-        Ok((std::mem::take(&mut self.send), std::mem::take(&mut self.receive)))
+        match self.buffers.take() {
+            Some(b) => Ok(b),
+            None => unreachable!("given back once, by this wait"),
+        }
     }
 }
 
@@ -248,7 +251,12 @@ impl Distribution for SetComm {
         self.lists.clone()
     }
 
-    fn start_record_exchange(&self, send: Vec<u8>, receive: Vec<u8>, record: usize) -> Result<Box<dyn PendingRecords>> {
+    fn start_record_exchange(
+        &self,
+        send: RecordBuffer,
+        mut receive: RecordBuffer,
+        record: usize,
+    ) -> Result<Box<dyn PendingRecords>> {
         let Some(lists) = &self.lists else {
             return Err(Error::Mpi {
                 reason: "this set's halo is not one run of elements: exchange through start_exchange".to_string(),
@@ -266,10 +274,12 @@ impl Distribution for SetComm {
             });
         }
         let raw = self.comm.0.as_raw();
+        // The memory behind both buffers stays put while they move into
+        // `pending` (they own heap or pinned allocations).
+        let (send_at, receive_at) = (send.as_slice().as_ptr(), receive.as_mut_slice().as_mut_ptr());
         let mut pending = PendingMpiRecords {
             requests: Vec::new(),
-            send,
-            receive,
+            buffers: Some((send, receive)),
             done: false,
         };
         let (mut at_send, mut at_receive) = (0, 0);
@@ -278,11 +288,12 @@ impl Distribution for SetComm {
             if incoming > 0 {
                 // SAFETY: reads a constant the MPI library defines.
                 let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: the slice lies in `pending.receive`, which stays
-                // put (and alive) until the request completes.
+                // SAFETY: the slice lies in the receive buffer, which
+                // `pending` keeps alive (and in place) until the request
+                // completes.
                 let rc = unsafe {
                     ffi::MPI_Irecv(
-                        pending.receive.as_mut_ptr().add(at_receive) as *mut c_void,
+                        receive_at.add(at_receive) as *mut c_void,
                         incoming as c_int,
                         ffi::RSMPI_UINT8_T,
                         nb.rank as c_int,
@@ -301,10 +312,10 @@ impl Distribution for SetComm {
             if outgoing > 0 {
                 // SAFETY: reads a constant the MPI library defines.
                 let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: as above, in `pending.send`.
+                // SAFETY: as above, in the send buffer.
                 let rc = unsafe {
                     ffi::MPI_Isend(
-                        pending.send.as_ptr().add(at_send) as *const c_void,
+                        send_at.add(at_send) as *const c_void,
                         outgoing as c_int,
                         ffi::RSMPI_UINT8_T,
                         nb.rank as c_int,

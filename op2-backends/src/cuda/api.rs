@@ -225,6 +225,12 @@ impl DeviceApi for Cuda {
         Ok(Box::new(CudaBuffer::new(&self.ctx, &self.info, name, bytes)?))
     }
 
+    fn pinned_memory(&self, bytes: usize) -> Result<Option<Box<dyn op2_core::HostMemory>>> {
+        Ok(Some(Box::new(super::buffer::CudaPinned::new(
+            &self.ctx, &self.info, bytes,
+        )?)))
+    }
+
     fn mem_of(&self, buffer: &dyn DeviceBuffer) -> CUdeviceptr {
         buffer
             .as_any()

@@ -1,7 +1,9 @@
 //! Device memory for the CUDA backend: `CudaBuffer` owns one allocation on one GPU
 //! context and implements `RawMemory` (synchronous uploads and downloads), so the shared
 //! device code can wrap it in a `Memory`. Running out of memory becomes a
-//! `DeviceOutOfMemory` error that names the carrier.
+//! `DeviceOutOfMemory` error that names the carrier. `CudaPinned` is
+//! page-locked host memory (`cuMemHostAlloc`) for copies at the bus's full
+//! speed.
 use std::sync::Arc;
 
 use cudarc::driver::result::{self, DriverError};
@@ -100,6 +102,59 @@ impl Drop for CudaBuffer {
         }
     }
 }
+
+/// Page-locked host memory of one context (`cuMemHostAlloc`): the driver
+/// copies to and from it without a staging copy.
+pub struct CudaPinned {
+    ptr: *mut u8,
+    bytes: usize,
+    ctx: Arc<CudaContext>,
+}
+
+impl CudaPinned {
+    /// `bytes` bytes (at least 1).
+    pub fn new(ctx: &Arc<CudaContext>, info: &DeviceInfo, bytes: usize) -> Result<CudaPinned> {
+        let bytes = bytes.max(1);
+        let fail = |e: DriverError| driver_error(&info.name, &format!("cuMemHostAlloc of {bytes} bytes"), e);
+        ctx.bind_to_thread().map_err(fail)?;
+        // SAFETY: the context is current; no flags (portable to this context).
+        let ptr = unsafe { result::malloc_host(bytes, 0) }.map_err(fail)?;
+        Ok(CudaPinned {
+            ptr: ptr.cast(),
+            bytes,
+            ctx: ctx.clone(),
+        })
+    }
+}
+
+impl op2_core::HostMemory for CudaPinned {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` holds `bytes` bytes while `self` lives.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.bytes) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, borrowed mutably through `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes) }
+    }
+
+    fn pinned(&self) -> bool {
+        true
+    }
+}
+
+impl Drop for CudaPinned {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: allocated by `malloc_host` in this context, freed once;
+            // copies from it were synchronous, so none is in flight.
+            let _ = unsafe { result::free_host(self.ptr.cast()) };
+        }
+    }
+}
+
+// SAFETY: the allocation is owned by this value alone.
+unsafe impl Send for CudaPinned {}
 
 // SAFETY: a device address is plain data; the driver API may be called from
 // any thread once the context is made current (which every method does).

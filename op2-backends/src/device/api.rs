@@ -134,6 +134,13 @@ pub trait DeviceApi: Send + Sync + Sized + 'static {
 
     /// A new buffer of `bytes` bytes for the carrier `name`.
     fn new_buffer(&self, name: &str, bytes: usize) -> Result<Box<dyn DeviceBuffer>>;
+
+    /// `bytes` bytes of page-locked host memory, for copies at the bus's
+    /// full speed (`None`: the API has none).
+    fn pinned_memory(&self, bytes: usize) -> Result<Option<Box<dyn op2_core::HostMemory>>> {
+        let _ = bytes;
+        Ok(None)
+    }
     /// The kernel argument for one of this context's buffers.
     fn mem_of(&self, buffer: &dyn DeviceBuffer) -> Self::Mem;
     /// The kernel argument for "no buffer" (a null pointer).

@@ -189,6 +189,10 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
         self.api().new_buffer(name, bytes)
     }
 
+    fn pinned_memory(&self, bytes: usize) -> Result<Option<Box<dyn op2_core::HostMemory>>> {
+        self.api().pinned_memory(bytes)
+    }
+
     fn bin(&self, job: &BinJob<'_>) -> Result<usize> {
         const JOB: &str = "message build";
         let (n, nbins) = (job.senders, job.bins);

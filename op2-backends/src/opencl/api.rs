@@ -147,6 +147,11 @@ impl DeviceApi for OpenCl {
         Ok(Box::new(self.new_cl_buffer(name, bytes)?))
     }
 
+    fn pinned_memory(&self, bytes: usize) -> Result<Option<Box<dyn op2_core::HostMemory>>> {
+        let pinned = super::buffer::ClPinned::new(&self.context, &self.queue, &self.info, bytes)?;
+        Ok(Some(Box::new(pinned)))
+    }
+
     fn mem_of(&self, buffer: &dyn DeviceBuffer) -> cl_mem {
         buffer
             .as_any()

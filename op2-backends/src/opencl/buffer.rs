@@ -2,6 +2,8 @@
 //! implements `RawMemory` with blocking reads and writes on the context's queue, so the
 //! shared device code can wrap it in a `Memory`. A failed allocation becomes a
 //! `DeviceOutOfMemory` error; `null_mem` is the null kernel argument.
+//! `ClPinned` is host memory the implementation allocates for fast copies
+//! (`CL_MEM_ALLOC_HOST_PTR`, mapped for as long as it lives).
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
@@ -9,7 +11,7 @@ use op2_core::{Error, Result};
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::error_codes::{CL_INVALID_BUFFER_SIZE, CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES};
-use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::memory::{Buffer, ClMem, CL_MAP_READ, CL_MAP_WRITE, CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_mem, CL_BLOCKING};
 
 use super::cl_error;
@@ -98,6 +100,87 @@ impl RawMemory for ClBuffer {
         unsafe { self.queue.enqueue_read_buffer(&b, CL_BLOCKING, 0, dst, &[]) }
             .map_err(|e| cl_error(&self.device, "clEnqueueReadBuffer", e))?;
         Ok(())
+    }
+}
+
+/// Host memory an OpenCL implementation allocated for fast copies to its
+/// device (`CL_MEM_ALLOC_HOST_PTR`: page-locked on GPUs' drivers), mapped
+/// from its creation to its drop.
+pub struct ClPinned {
+    buffer: Buffer<u8>,
+    ptr: *mut u8,
+    bytes: usize,
+    queue: Arc<CommandQueue>,
+}
+
+// SAFETY: the mapping is owned by this value alone (no other handle reads
+// or writes through `ptr`), and OpenCL handles may be used from any thread.
+unsafe impl Send for ClPinned {}
+
+impl ClPinned {
+    /// `bytes` bytes (at least 1), mapped for reading and writing.
+    pub fn new(context: &Context, queue: &Arc<CommandQueue>, info: &DeviceInfo, bytes: usize) -> Result<ClPinned> {
+        let bytes = bytes.max(1);
+        let fail = |call: &str, e| cl_error(&info.name, &format!("{call} of {bytes} pinned bytes"), e);
+        // SAFETY: no host pointer is given; the size is checked by OpenCL.
+        let buffer = unsafe {
+            Buffer::<u8>::create(
+                context,
+                CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                bytes,
+                std::ptr::null_mut(),
+            )
+        }
+        .map_err(|e| fail("clCreateBuffer", e))?;
+        let mut mapped: cl_mem = std::ptr::null_mut();
+        // SAFETY: a blocking map of the whole new buffer; the pointer stays
+        // valid until the unmap in `drop`.
+        unsafe {
+            queue.enqueue_map_buffer(
+                &buffer,
+                CL_BLOCKING,
+                CL_MAP_READ | CL_MAP_WRITE,
+                0,
+                bytes,
+                &mut mapped,
+                &[],
+            )
+        }
+        .map_err(|e| fail("clEnqueueMapBuffer", e))?;
+        Ok(ClPinned {
+            buffer,
+            ptr: mapped as *mut u8,
+            bytes,
+            queue: queue.clone(),
+        })
+    }
+}
+
+impl op2_core::HostMemory for ClPinned {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` maps `bytes` bytes while `self` lives.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.bytes) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, borrowed mutably through `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes) }
+    }
+
+    fn pinned(&self) -> bool {
+        true
+    }
+}
+
+impl Drop for ClPinned {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` is this buffer's mapping, unmapped once; the queue
+        // finishes the unmap before the buffer's release takes effect.
+        let _ = unsafe {
+            self.queue
+                .enqueue_unmap_mem_object(self.buffer.get(), self.ptr.cast(), &[])
+        };
+        let _ = self.queue.finish();
     }
 }
 
