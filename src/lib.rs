@@ -69,6 +69,7 @@ pub use op2_agents::{
     Spatial2d, Spatial3d, SpatialGrid, Within,
 };
 pub use op2_backends::{config, Backend, Increments, Runtime, RuntimeOptions};
+pub use op2_core::device_halo::MpiDeviceBuffers;
 pub use op2_core::node_rank;
 pub use op2_core::portable_math;
 pub use op2_core::{

@@ -205,6 +205,8 @@ fn distributed_runs_match_one_process() {
     blocks::no_rank_allocates_a_whole_set(&mpi);
     #[cfg(feature = "opencl")]
     device_halos::airfoil_on_a_device_moves_only_halos(&mpi);
+    #[cfg(feature = "opencl")]
+    device_halos::device_buffers_that_cannot_be_had_are_refused(&mpi);
     #[cfg(feature = "hdf5")]
     {
         hdf5::blocks_read_in_parallel_tile_the_file(&mpi);

@@ -15,6 +15,7 @@
 //! | `OP2_CHECKED` | on in debug builds, off in release builds | Whether translated kernels check indices and integer division ([`RuntimeOptions::checked`]): `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off`, in any case. |
 //! | `OP2_SYNC_LOOPS` | off | Whether every device loop waits for the device before it returns ([`RuntimeOptions::sync_loops`]): exact per-loop times in the timing summary, at one host wait per loop. The same values as `OP2_CHECKED`. |
 //! | `OP2_DEVICE_HALOS` | on | Whether device backends exchange the halos of Dats whose values are on the device in device memory, only the records crossing the bus ([`RuntimeOptions::device_halos`]); off sends such Dats through the host whole. The same values as `OP2_CHECKED`. |
+//! | `OP2_MPI_DEVICE_BUFFERS` | `auto` | Whether those halos' records go to MPI in device memory ([`RuntimeOptions::mpi_device_buffers`]): `auto` (where MPI says it takes device memory, `MPIX_Query_cuda_support`, and the backend's buffers have addresses: CUDA), `on` (else an error at the first exchange naming why not) or `off` (through page-locked host memory), in any case. |
 //! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`), `atomics` (or `atomic`), or `auto` (measured per loop), in any case. |
 //! | `OP2_DEVICE_LAYOUT` | `auto` | How device backends lay out Dats that leave it to the runtime ([`RuntimeOptions::device_layout`]): `auto`, `aos` (or `array-of-structs`) or `soa` (or `struct-of-arrays`), in any case. |
 //! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
@@ -78,6 +79,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 
+use op2_core::device_halo::MpiDeviceBuffers;
 use op2_core::{DeviceLayout, Error, Result};
 
 use crate::{Backend, Increments, RuntimeOptions};
@@ -96,6 +98,7 @@ const BACKEND: &str = "OP2_BACKEND";
 const CHECKED: &str = "OP2_CHECKED";
 const SYNC_LOOPS: &str = "OP2_SYNC_LOOPS";
 const DEVICE_HALOS: &str = "OP2_DEVICE_HALOS";
+const MPI_DEVICE_BUFFERS: &str = "OP2_MPI_DEVICE_BUFFERS";
 const INCREMENTS: &str = "OP2_INCREMENTS";
 const DEVICE_LAYOUT: &str = "OP2_DEVICE_LAYOUT";
 const CC: &str = "OP2_CC";
@@ -221,6 +224,18 @@ impl<'a> Env<'a> {
         self.switch(DEVICE_HALOS)
     }
 
+    /// `OP2_MPI_DEVICE_BUFFERS`.
+    pub fn mpi_device_buffers(&self) -> Result<Option<MpiDeviceBuffers>> {
+        self.parse(MPI_DEVICE_BUFFERS, "auto, on, off", |v| {
+            match v.to_ascii_lowercase().as_str() {
+                "auto" => Some(MpiDeviceBuffers::Auto),
+                "on" => Some(MpiDeviceBuffers::On),
+                "off" => Some(MpiDeviceBuffers::Off),
+                _ => None,
+            }
+        })
+    }
+
     /// A variable that is on or off.
     fn switch(&self, name: &'static str) -> Result<Option<bool>> {
         self.parse(name, "one of: 1, 0, true, false, yes, no, on, off", |v| {
@@ -328,6 +343,7 @@ impl<'a> Env<'a> {
             checked: self.checked()?,
             sync_loops: self.sync_loops()?,
             device_halos: self.device_halos()?,
+            mpi_device_buffers: self.mpi_device_buffers()?,
             device_layout: self.device_layout()?,
             ..RuntimeOptions::default()
         })
@@ -355,6 +371,9 @@ impl<'a> Env<'a> {
         }
         if r.device_halos.is_none() {
             r.device_halos = Some(self.device_halos()?.unwrap_or(true));
+        }
+        if r.mpi_device_buffers.is_none() {
+            r.mpi_device_buffers = Some(self.mpi_device_buffers()?.unwrap_or_default());
         }
         if r.node_rank.is_none() {
             r.node_rank = self.node_rank();
@@ -459,6 +478,15 @@ mod tests {
             );
         }
         for (v, want) in [
+            ("auto", MpiDeviceBuffers::Auto),
+            ("ON", MpiDeviceBuffers::On),
+            ("Off", MpiDeviceBuffers::Off),
+        ] {
+            with(&[("OP2_MPI_DEVICE_BUFFERS", v)], |env| {
+                assert_eq!(env.mpi_device_buffers().unwrap(), Some(want), "{v}")
+            });
+        }
+        for (v, want) in [
             ("colouring", Increments::Colouring),
             ("Coloring", Increments::Colouring),
             ("ATOMICS", Increments::Atomics),
@@ -490,7 +518,7 @@ mod tests {
     #[test]
     fn a_bad_value_names_the_variable_the_value_and_the_accepted_ones() {
         type Read = fn(Env<'_>) -> (&'static str, String);
-        let cases: [(&str, &str, Read, &str); 7] = [
+        let cases: [(&str, &str, Read, &str); 8] = [
             (
                 "OP2_DEVICE_LAYOUT",
                 "columns",
@@ -514,6 +542,12 @@ mod tests {
                 "host",
                 |e| error_of(e.device_halos()),
                 "1, 0, true, false, yes, no, on, off",
+            ),
+            (
+                "OP2_MPI_DEVICE_BUFFERS",
+                "gpu",
+                |e| error_of(e.mpi_device_buffers()),
+                "auto, on, off",
             ),
             ("OP2_INCREMENTS", "Locks", |e| error_of(e.increments()), "colouring"),
             (
@@ -627,6 +661,7 @@ mod tests {
             assert_eq!(r.checked, Some(cfg!(debug_assertions)));
             assert_eq!(r.sync_loops, Some(false));
             assert_eq!(r.device_halos, Some(true));
+            assert_eq!(r.mpi_device_buffers, Some(MpiDeviceBuffers::Auto));
             assert_eq!(r.increments, Some(Increments::Colouring));
             assert_eq!(r.cc.as_deref(), Some(DEFAULT_CC));
             assert_eq!(r.threads, None);

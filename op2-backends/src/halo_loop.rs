@@ -56,9 +56,12 @@ impl Exchange {
 pub(crate) struct Overlap(pub bool);
 
 /// Whether a device backend exchanges halos of device-resident Dats in
-/// device memory.
+/// device memory, and whether their records go to MPI there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct DeviceHalos(pub bool);
+pub(crate) struct DeviceHalos {
+    pub on: bool,
+    pub mpi_buffers: device_halo::MpiDeviceBuffers,
+}
 
 /// # Safety
 /// As [`Executor::execute`]: the loop was validated and the caller holds its
@@ -83,7 +86,7 @@ pub(crate) unsafe fn run(
     // directly on exec-halo elements), if stale. INC starts from zero and
     // WRITE never reads, so neither needs its halo.
     let mut pending: Vec<(&dyn op2_core::DatHandle, Exchange)> = Vec::new();
-    let work = exec.device_work().filter(|_| device_halos.0);
+    let work = exec.device_work().filter(|_| device_halos.on);
     for (k, a) in args.iter().enumerate() {
         let ArgData::Dat(d) = a.data else { continue };
         if args[..k].iter().any(|b| b.data.id() == a.data.id()) {
@@ -99,7 +102,7 @@ pub(crate) unsafe fn run(
                 traffic.bytes += ((r.exec_halo + r.nonexec_halo) * d.dim() * d.scalar().size()) as u64;
                 let t = std::time::Instant::now();
                 let on_device = match work {
-                    Some(w) => device_halo::start(d, owner.as_ref(), w)?,
+                    Some(w) => device_halo::start(d, owner.as_ref(), w, device_halos.mpi_buffers)?,
                     None => None,
                 };
                 let p = match on_device {

@@ -60,6 +60,13 @@ pub struct RuntimeOptions {
     /// Off, such Dats go through the host whole, as before: to measure
     /// what packing on the device saves.
     pub device_halos: Option<bool>,
+    /// Whether those halos' records go to MPI in device memory (a
+    /// CUDA-aware MPI reads it: no host copy at all) or through page-locked
+    /// host memory; `None` uses `OP2_MPI_DEVICE_BUFFERS`, else
+    /// [`MpiDeviceBuffers::Auto`](op2_core::device_halo::MpiDeviceBuffers::Auto):
+    /// device memory where MPI says it takes it and the backend's buffers
+    /// have addresses (CUDA).
+    pub mpi_device_buffers: Option<op2_core::device_halo::MpiDeviceBuffers>,
     /// How device backends keep indirect increments race-free; `None` uses
     /// `OP2_INCREMENTS`, else [`Increments::Colouring`](crate::Increments::Colouring).
     pub increments: Option<crate::Increments>,
@@ -205,6 +212,13 @@ impl RuntimeOptions {
         self
     }
 
+    /// Options whose halo records go to MPI as `how` says: see
+    /// [`RuntimeOptions::mpi_device_buffers`].
+    pub fn mpi_device_buffers(mut self, how: op2_core::device_halo::MpiDeviceBuffers) -> Self {
+        self.mpi_device_buffers = Some(how);
+        self
+    }
+
     /// Options whose device backends exchange halos in device memory (or
     /// not): see [`RuntimeOptions::device_halos`].
     pub fn device_halos(mut self, on: bool) -> Self {
@@ -286,8 +300,9 @@ pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
     overlap: bool,
-    /// Halos of device-resident Dats exchanged in device memory.
-    device_halos: bool,
+    /// Halos of device-resident Dats exchanged in device memory, and how
+    /// their records reach MPI.
+    device_halos: crate::halo_loop::DeviceHalos,
     /// Device loops return once launched (the timing summary says so).
     launches_only: bool,
     recorded: Option<std::sync::Mutex<Vec<(&'static KernelInfo, crate::codegen::LoopShape)>>>,
@@ -338,7 +353,10 @@ impl Runtime {
             backend,
             executor,
             overlap: options.overlap.unwrap_or(true),
-            device_halos: options.device_halos.unwrap_or(true),
+            device_halos: crate::halo_loop::DeviceHalos {
+                on: options.device_halos.unwrap_or(true),
+                mpi_buffers: options.mpi_device_buffers.unwrap_or_default(),
+            },
             launches_only,
             recorded: options.record_loops.then(|| std::sync::Mutex::new(Vec::new())),
             timings: Timings::default(),
@@ -466,7 +484,7 @@ impl Runtime {
                     &self.plans,
                     body,
                     crate::halo_loop::Overlap(self.overlap),
-                    crate::halo_loop::DeviceHalos(self.device_halos),
+                    self.device_halos,
                 )
             }?,
         };

@@ -30,6 +30,12 @@ pub trait DeviceBuffer: Send + Sync {
         let _ = (pattern, bytes);
         Ok(false)
     }
+    /// The buffer's address in a unified address space that a GPU-aware
+    /// MPI can read and write (CUDA's device pointers); `None` where the
+    /// API has none (OpenCL buffers are handles).
+    fn device_address(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Counts of one Dat's (or Global's, or Map's) transfers.

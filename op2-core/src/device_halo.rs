@@ -8,7 +8,8 @@
 //! per device context, and the buffers are reused from exchange to
 //! exchange: on the host, page-locked memory where the backend has it
 //! ([`DeviceWork::pinned_memory`]), so that the records cross at the bus's
-//! full speed. The Dat's transfer counter counts the records apart from
+//! full speed; or none at all where MPI reads and writes device memory
+//! (a CUDA-aware MPI, [`MpiDeviceBuffers`]). The Dat's transfer counter counts the records apart from
 //! whole-Dat copies ([`crate::TransferStats::halo_exchanges`]).
 
 use std::sync::Arc;
@@ -87,22 +88,80 @@ fn shape_of(layout: BufferLayout, dat: &dyn DatHandle) -> (usize, usize, usize) 
     }
 }
 
+/// Whether halo records go to MPI in device memory (a GPU-aware MPI reads
+/// and writes it) or through page-locked host memory
+/// (`OP2_MPI_DEVICE_BUFFERS`, `RuntimeOptions::mpi_device_buffers`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MpiDeviceBuffers {
+    /// Device memory where MPI says it takes it and the backend's buffers
+    /// have addresses (CUDA), else host memory.
+    #[default]
+    Auto,
+    /// Device memory, or an error naming why not.
+    On,
+    /// Host memory.
+    Off,
+}
+
 /// A halo exchange of a Dat packed on a device, in flight.
 pub struct DeviceHalo {
     lists: Arc<HaloLists>,
-    pending: Box<dyn PendingRecords>,
     /// The Dat's shape on the device when it was packed.
     shape: (usize, usize, usize),
+    how: InFlight,
+}
+
+/// Where a packed halo's records travel.
+enum InFlight {
+    /// Through host memory: MPI fills `receive`, which then goes up.
+    Host(Box<dyn PendingRecords>),
+    /// In device memory: MPI reads `packed` and fills `received`, held here
+    /// until it is done.
+    Device {
+        pending: Box<dyn crate::PendingExchange>,
+        packed: Box<dyn DeviceBuffer>,
+        received: Box<dyn DeviceBuffer>,
+    },
+}
+
+/// Whether `dist`'s MPI takes `buffer`'s device memory, as `mode` asks.
+///
+/// # Errors
+/// [`Error::InvalidOption`] for [`MpiDeviceBuffers::On`] where it cannot.
+fn direct(mode: MpiDeviceBuffers, dist: &dyn Distribution, buffer: &dyn DeviceBuffer, device: &str) -> Result<bool> {
+    let takes = dist.device_records().is_some_and(|d| d.takes_device_memory());
+    let addressed = buffer.device_address().is_some();
+    let refuse = |why: &str| Error::InvalidOption {
+        option: "OP2_MPI_DEVICE_BUFFERS",
+        reason: format!("`on` asks MPI to take device memory, but {why}; use `auto` or `off`"),
+    };
+    match mode {
+        MpiDeviceBuffers::Off => Ok(false),
+        MpiDeviceBuffers::Auto => Ok(takes && addressed),
+        MpiDeviceBuffers::On if !addressed => Err(refuse(&format!(
+            "the buffers of `{device}` have no address MPI can use (only CUDA's have)"
+        ))),
+        MpiDeviceBuffers::On if !takes => Err(refuse(
+            "this MPI cannot read or write device memory (MPIX_Query_cuda_support says no)",
+        )),
+        MpiDeviceBuffers::On => Ok(true),
+    }
 }
 
 /// Starts exchanging `dat`'s halo on `work`'s device, if it can go that
 /// way: `dist` gives its lists in one piece and the device holds the
 /// Dat's current values; else `None`, and the caller exchanges through the
-/// host. The host waits for the pack (its download) before MPI sends.
+/// host. The records go to MPI in device memory or through the host as
+/// `mode` says; either way the host waits for the pack before MPI sends.
 ///
 /// # Errors
-/// Launch and transfer errors; the distribution's.
-pub fn start(dat: &dyn DatHandle, dist: &dyn Distribution, work: &dyn DeviceWork) -> Result<Option<DeviceHalo>> {
+/// Launch and transfer errors; the distribution's; as [`MpiDeviceBuffers`].
+pub fn start(
+    dat: &dyn DatHandle,
+    dist: &dyn Distribution,
+    work: &dyn DeviceWork,
+    mode: MpiDeviceBuffers,
+) -> Result<Option<DeviceHalo>> {
     let Some(lists) = dist.halo_lists() else {
         return Ok(None);
     };
@@ -119,6 +178,7 @@ pub fn start(dat: &dyn DatHandle, dist: &dyn Distribution, work: &dyn DeviceWork
     let Some(buffer) = buffer else {
         return Ok(None);
     };
+    let direct = direct(mode, dist, buffer, work.device_name())?;
     let shape = shape_of(slot.layout, dat);
     let mut bufs = lists.device.lock().unwrap_or_else(|p| p.into_inner());
     bufs.lists(work, &lists)?;
@@ -134,25 +194,59 @@ pub fn start(dat: &dyn DatHandle, dist: &dyn Distribution, work: &dyn DeviceWork
         records: packed.as_ref(),
         first: 0,
     })?;
-    let mut send = bufs.take_host(work, bytes)?;
-    packed.download(send.as_mut_slice())?;
-    bufs.records.push(packed);
-    let receive = bufs.take_host(work, lists.imports.len() * record)?;
+    let into = lists.imports.len() * record;
+    let how = match (direct, dist.device_records()) {
+        (true, Some(mpi)) => {
+            let received = bufs.take_records(work, into)?;
+            // MPI reads device memory outside the queue: the pack first.
+            work.finish()?;
+            let addresses = (packed.device_address(), received.device_address());
+            let (Some(send), Some(receive)) = addresses else {
+                unreachable!("`direct` checked the backend's addresses")
+            };
+            // SAFETY: both are this device's allocations holding the
+            // records and room for them; the pack has finished; `InFlight`
+            // keeps them, untouched, until the exchange is waited for.
+            let pending = unsafe { mpi.start_device_record_exchange(send, receive, record) }?;
+            InFlight::Device {
+                pending,
+                packed,
+                received,
+            }
+        }
+        _ => {
+            let mut send = bufs.take_host(work, bytes)?;
+            packed.download(send.as_mut_slice())?;
+            bufs.records.push(packed);
+            let receive = bufs.take_host(work, into)?;
+            InFlight::Host(dist.start_record_exchange(send, receive, record)?)
+        }
+    };
     drop(bufs);
     drop(slot);
-    let pending = dist.start_record_exchange(send, receive, record)?;
-    Ok(Some(DeviceHalo { lists, pending, shape }))
+    Ok(Some(DeviceHalo { lists, shape, how }))
 }
 
 impl DeviceHalo {
-    /// Waits for the records, takes them up and unpacks them into `dat`'s
-    /// halo on `work`'s device; the device copy stays the valid one.
+    /// Waits for the records, takes them up (unless MPI wrote them in
+    /// device memory) and unpacks them into `dat`'s halo on `work`'s
+    /// device; the device copy stays the valid one.
     ///
     /// # Errors
     /// The distribution's; launch and transfer errors; [`Error::Device`]
     /// if the Dat's device copy changed while its halo was in flight.
     pub fn finish(self, dat: &dyn DatHandle, work: &dyn DeviceWork) -> Result<()> {
-        let (send, receive) = self.pending.wait()?;
+        let (host, device) = match self.how {
+            InFlight::Host(pending) => (Some(pending.wait()?), None),
+            InFlight::Device {
+                pending,
+                packed,
+                received,
+            } => {
+                pending.wait()?;
+                (None, Some((packed, received)))
+            }
+        };
         let mut slot = dat.device().lock();
         let changed = || Error::Device {
             backend: "device",
@@ -171,8 +265,21 @@ impl DeviceHalo {
         };
         let mut bufs = self.lists.device.lock().unwrap_or_else(|p| p.into_inner());
         bufs.lists(work, &self.lists)?;
-        let received = bufs.take_records(work, receive.len())?;
-        received.upload(receive.as_slice())?;
+        let (received, crossed) = match (host, device) {
+            (Some((send, receive)), _) => {
+                let received = bufs.take_records(work, receive.len())?;
+                received.upload(receive.as_slice())?;
+                let crossed = (send.len(), receive.len());
+                bufs.host.push(send.into_memory());
+                bufs.host.push(receive.into_memory());
+                (received, crossed)
+            }
+            (None, Some((packed, received))) => {
+                bufs.records.push(packed);
+                (received, (0, 0))
+            }
+            (None, None) => unreachable!("one way or the other"),
+        };
         work.unpack_halo(&HaloJob {
             n: self.lists.imports.len(),
             list: HaloBuffers::list(&bufs.imports),
@@ -185,13 +292,90 @@ impl DeviceHalo {
         })?;
         // In-order queues: a later upload into it waits for the unpack.
         bufs.records.push(received);
-        slot.counter.count_halo(send.len(), receive.len());
+        slot.counter.count_halo(crossed.0, crossed.1);
         // The host's halo values are older now.
         if slot.state == DeviceState::Both {
             slot.state = DeviceState::Device;
         }
-        bufs.host.push(send.into_memory());
-        bufs.host.push(receive.into_memory());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Access, PendingExchange, ScalarType};
+
+    /// A distribution whose MPI takes device memory or not.
+    struct Mpi(bool);
+
+    impl Distribution for Mpi {
+        fn start_exchange(&self, _: &dyn DatHandle) -> Result<Box<dyn PendingExchange>> {
+            unreachable!("not exchanged here")
+        }
+        fn all_reduce(&self, _: &mut [u8], _: ScalarType, _: Access) -> Result<()> {
+            Ok(())
+        }
+        fn rank_and_size(&self) -> (usize, usize) {
+            (0, 1)
+        }
+        fn device_records(&self) -> Option<&dyn crate::DeviceRecordExchange> {
+            Some(self)
+        }
+    }
+
+    impl crate::DeviceRecordExchange for Mpi {
+        fn takes_device_memory(&self) -> bool {
+            self.0
+        }
+        unsafe fn start_device_record_exchange(&self, _: u64, _: u64, _: usize) -> Result<Box<dyn PendingExchange>> {
+            unreachable!("not exchanged here")
+        }
+    }
+
+    /// A buffer with or without a device address.
+    struct Buffer(Option<u64>);
+
+    impl DeviceBuffer for Buffer {
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+        fn context_id(&self) -> u64 {
+            0
+        }
+        fn upload(&self, _: &[u8]) -> Result<()> {
+            Ok(())
+        }
+        fn download(&self, _: &mut [u8]) -> Result<()> {
+            Ok(())
+        }
+        fn bytes(&self) -> usize {
+            0
+        }
+        fn device_address(&self) -> Option<u64> {
+            self.0
+        }
+    }
+
+    #[test]
+    fn records_go_to_mpi_in_device_memory_only_where_both_sides_can() {
+        use MpiDeviceBuffers::{Auto, Off, On};
+        let (cuda, opencl) = (Buffer(Some(0x1000)), Buffer(None));
+        let (aware, plain) = (Mpi(true), Mpi(false));
+        assert!(direct(Auto, &aware, &cuda, "gpu").unwrap());
+        assert!(!direct(Auto, &plain, &cuda, "gpu").unwrap());
+        assert!(!direct(Auto, &aware, &opencl, "gpu").unwrap());
+        assert!(!direct(Off, &aware, &cuda, "gpu").unwrap());
+        assert!(direct(On, &aware, &cuda, "gpu").unwrap());
+        for (mpi, buffer, why) in [
+            (&plain, &cuda, "cannot read or write device memory"),
+            (&aware, &opencl, "no address"),
+        ] {
+            let e = direct(On, mpi, buffer, "gpu").unwrap_err();
+            assert!(
+                matches!(&e, Error::InvalidOption { option: "OP2_MPI_DEVICE_BUFFERS", reason } if reason.contains(why)),
+                "{e}"
+            );
+        }
     }
 }

@@ -171,6 +171,13 @@ pub trait DeviceWork: Sync {
     /// As [`DeviceWork::bin`].
     fn copy_words(&self, src: &dyn DeviceBuffer, dst: &dyn DeviceBuffer, dst_first: usize, words: usize) -> Result<()>;
 
+    /// Waits for the work queued so far (before memory it wrote is handed
+    /// to something outside the queue, such as MPI).
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`]: a failed launch is reported here.
+    fn finish(&self) -> Result<()>;
+
     /// `bytes` bytes of page-locked host memory for copies to and from this
     /// device at the bus's full speed (`None` where the backend has none:
     /// callers use ordinary memory).

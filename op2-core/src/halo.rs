@@ -27,6 +27,12 @@ pub trait Distribution: Send + Sync {
     /// This process's rank and the number of ranks.
     fn rank_and_size(&self) -> (usize, usize);
 
+    /// Exchanges of records in device memory, where MPI can take it; `None`
+    /// where this distribution has no such MPI.
+    fn device_records(&self) -> Option<&dyn DeviceRecordExchange> {
+        None
+    }
+
     /// The exchange lists in one piece, for exchanges that pack and unpack
     /// the records elsewhere (in device memory: `device_halo.rs`); `None`
     /// where this distribution exchanges only through
@@ -54,6 +60,33 @@ pub trait Distribution: Send + Sync {
             reason: "this distribution exchanges halos only through start_exchange".to_string(),
         })
     }
+}
+
+/// The extra of a distribution whose MPI takes device memory (a CUDA-aware
+/// MPI): exchanges of records that never visit the host.
+pub trait DeviceRecordExchange {
+    /// Whether MPI can read and write device memory (asked of MPI at run
+    /// time: MPICH's `MPIX_Query_cuda_support`).
+    fn takes_device_memory(&self) -> bool;
+
+    /// Starts exchanging records of `record` bytes in device memory: the
+    /// exports' records at device address `send`, the received ones to
+    /// `receive` (as [`Distribution::start_record_exchange`] orders them).
+    ///
+    /// # Safety
+    /// Both addresses are device allocations of this process's MPI device
+    /// that hold the records (and room for them), whose writes have
+    /// finished, and that stay allocated and untouched until the pending
+    /// exchange is waited for or dropped.
+    ///
+    /// # Errors
+    /// [`crate::Error::Mpi`].
+    unsafe fn start_device_record_exchange(
+        &self,
+        send: u64,
+        receive: u64,
+        record: usize,
+    ) -> Result<Box<dyn PendingExchange>>;
 }
 
 /// A halo exchange in flight.

@@ -86,7 +86,9 @@ pub use device_work::{scratch_buffer, BinJob, DeviceWork, GatherJob, GatherTail,
 pub use error::{ArgRef, Error, FatesLeft, Result};
 pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
-pub use halo::{Distribution, HaloLists, HaloState, HostMemory, PendingExchange, PendingRecords, RecordBuffer};
+pub use halo::{
+    DeviceRecordExchange, Distribution, HaloLists, HaloState, HostMemory, PendingExchange, PendingRecords, RecordBuffer,
+};
 pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use map::Map;
 pub use node_rank::{default_device_index, node_rank, set_node_rank, NodeRank};

@@ -16,8 +16,8 @@ use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use op2_core::{
-    Access, DatHandle, Distribution, Error, HaloLists, PendingExchange, PendingRecords, RecordBuffer, Result,
-    ScalarType,
+    Access, DatHandle, DeviceRecordExchange, Distribution, Error, HaloLists, PendingExchange, PendingRecords,
+    RecordBuffer, Result, ScalarType,
 };
 
 use crate::Neighbour;
@@ -66,6 +66,145 @@ impl SetComm {
             tag,
             lists,
         }
+    }
+}
+
+/// Whether this MPI reads and writes CUDA device memory, asked once
+/// (MPICH's `MPIX_Query_cuda_support`, after `MPI_Init`).
+fn mpi_takes_cuda_memory() -> bool {
+    static TAKES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // SAFETY: a query without arguments; MPI is initialised (a SetComm
+    // exists only under `Mpi::init`).
+    *TAKES.get_or_init(|| unsafe { ffi::MPIX_Query_cuda_support() } != 0)
+}
+
+/// Requests in flight over memory their caller keeps (device records).
+struct PendingRequests {
+    requests: Vec<ffi::MPI_Request>,
+    done: bool,
+}
+
+impl PendingRequests {
+    fn wait_all(&mut self) -> Result<()> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        // SAFETY: the requests are live; their memory is the caller's to keep.
+        let rc = unsafe {
+            ffi::MPI_Waitall(
+                self.requests.len() as c_int,
+                self.requests.as_mut_ptr(),
+                ffi::RSMPI_STATUSES_IGNORE,
+            )
+        };
+        if rc != 0 {
+            return Err(mpi_error("MPI_Waitall", rc));
+        }
+        Ok(())
+    }
+}
+
+impl PendingExchange for PendingRequests {
+    fn wait(mut self: Box<Self>) -> Result<()> {
+        self.wait_all()
+    }
+}
+
+impl Drop for PendingRequests {
+    fn drop(&mut self) {
+        // Never let MPI use memory its owner may free: wait first.
+        let _ = self.wait_all();
+    }
+}
+
+impl SetComm {
+    /// Posts, per neighbour, the receive of its records into `receive` and
+    /// the send of the exports' records from `send` (`record` bytes each),
+    /// pushing the requests to `requests`.
+    ///
+    /// # Safety
+    /// `send` holds the exports' records and `receive` room for the
+    /// imports', in memory MPI can use, both kept until the requests end.
+    unsafe fn post_records(
+        &self,
+        send: *const u8,
+        receive: *mut u8,
+        record: usize,
+        requests: &mut Vec<ffi::MPI_Request>,
+    ) -> Result<()> {
+        let raw = self.comm.0.as_raw();
+        let (mut at_send, mut at_receive) = (0, 0);
+        for nb in &self.neighbours {
+            let incoming = (nb.import.0.len() + nb.import.1.len()) * record;
+            if incoming > 0 {
+                // SAFETY: reads a constant the MPI library defines.
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: the slice lies in `receive` (this function's
+                // contract).
+                let rc = unsafe {
+                    ffi::MPI_Irecv(
+                        receive.wrapping_add(at_receive) as *mut c_void,
+                        incoming as c_int,
+                        ffi::RSMPI_UINT8_T,
+                        nb.rank as c_int,
+                        self.tag,
+                        raw,
+                        &mut req,
+                    )
+                };
+                if rc != 0 {
+                    return Err(mpi_error("MPI_Irecv", rc));
+                }
+                requests.push(req);
+                at_receive += incoming;
+            }
+            let outgoing = nb.export.len() * record;
+            if outgoing > 0 {
+                // SAFETY: reads a constant the MPI library defines.
+                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+                // SAFETY: as above, in `send`.
+                let rc = unsafe {
+                    ffi::MPI_Isend(
+                        send.wrapping_add(at_send) as *const c_void,
+                        outgoing as c_int,
+                        ffi::RSMPI_UINT8_T,
+                        nb.rank as c_int,
+                        self.tag,
+                        raw,
+                        &mut req,
+                    )
+                };
+                if rc != 0 {
+                    return Err(mpi_error("MPI_Isend", rc));
+                }
+                requests.push(req);
+                at_send += outgoing;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl DeviceRecordExchange for SetComm {
+    fn takes_device_memory(&self) -> bool {
+        mpi_takes_cuda_memory()
+    }
+
+    unsafe fn start_device_record_exchange(
+        &self,
+        send: u64,
+        receive: u64,
+        record: usize,
+    ) -> Result<Box<dyn PendingExchange>> {
+        let mut pending = PendingRequests {
+            requests: Vec::new(),
+            done: false,
+        };
+        // SAFETY: the caller's contract: device records MPI can use, kept
+        // until the pending exchange ends (which waits when dropped).
+        unsafe { self.post_records(send as *const u8, receive as *mut u8, record, &mut pending.requests) }?;
+        Ok(Box::new(pending))
     }
 }
 
@@ -251,6 +390,10 @@ impl Distribution for SetComm {
         self.lists.clone()
     }
 
+    fn device_records(&self) -> Option<&dyn DeviceRecordExchange> {
+        Some(self)
+    }
+
     fn start_record_exchange(
         &self,
         send: RecordBuffer,
@@ -273,7 +416,6 @@ impl Distribution for SetComm {
                 ),
             });
         }
-        let raw = self.comm.0.as_raw();
         // The memory behind both buffers stays put while they move into
         // `pending` (they own heap or pinned allocations).
         let (send_at, receive_at) = (send.as_slice().as_ptr(), receive.as_mut_slice().as_mut_ptr());
@@ -282,55 +424,9 @@ impl Distribution for SetComm {
             buffers: Some((send, receive)),
             done: false,
         };
-        let (mut at_send, mut at_receive) = (0, 0);
-        for nb in &self.neighbours {
-            let incoming = (nb.import.0.len() + nb.import.1.len()) * record;
-            if incoming > 0 {
-                // SAFETY: reads a constant the MPI library defines.
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: the slice lies in the receive buffer, which
-                // `pending` keeps alive (and in place) until the request
-                // completes.
-                let rc = unsafe {
-                    ffi::MPI_Irecv(
-                        receive_at.add(at_receive) as *mut c_void,
-                        incoming as c_int,
-                        ffi::RSMPI_UINT8_T,
-                        nb.rank as c_int,
-                        self.tag,
-                        raw,
-                        &mut req,
-                    )
-                };
-                if rc != 0 {
-                    return Err(mpi_error("MPI_Irecv", rc));
-                }
-                pending.requests.push(req);
-                at_receive += incoming;
-            }
-            let outgoing = nb.export.len() * record;
-            if outgoing > 0 {
-                // SAFETY: reads a constant the MPI library defines.
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: as above, in the send buffer.
-                let rc = unsafe {
-                    ffi::MPI_Isend(
-                        send_at.add(at_send) as *const c_void,
-                        outgoing as c_int,
-                        ffi::RSMPI_UINT8_T,
-                        nb.rank as c_int,
-                        self.tag,
-                        raw,
-                        &mut req,
-                    )
-                };
-                if rc != 0 {
-                    return Err(mpi_error("MPI_Isend", rc));
-                }
-                pending.requests.push(req);
-                at_send += outgoing;
-            }
-        }
+        // SAFETY: the sizes were checked above; `pending` keeps both
+        // buffers until its requests end (it waits when dropped).
+        unsafe { self.post_records(send_at, receive_at, record, &mut pending.requests) }?;
         Ok(Box::new(pending))
     }
 

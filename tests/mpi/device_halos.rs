@@ -8,7 +8,7 @@
 
 use op2::mpi::Mpi;
 use op2::prelude::*;
-use op2::{DeviceLayout, Increments, RuntimeOptions, TransferStats};
+use op2::{DeviceLayout, Increments, MpiDeviceBuffers, RuntimeOptions, TransferStats};
 use op2_airfoil::{generate, AirfoilDsl, Constants};
 
 /// Records a set's exchange sends and receives on this rank.
@@ -102,4 +102,24 @@ pub fn airfoil_on_a_device_moves_only_halos(mpi: &Mpi) {
             }
         }
     }
+}
+
+/// `OP2_MPI_DEVICE_BUFFERS=on` where MPI cannot take the device's memory
+/// (OpenCL's buffers have no address) is an error naming the variable and
+/// why, on every rank alike, before any message is sent.
+pub fn device_buffers_that_cannot_be_had_are_refused(mpi: &Mpi) {
+    let options = RuntimeOptions::default().mpi_device_buffers(MpiDeviceBuffers::On);
+    let Ok(rt) = Runtime::with_options(Backend::OpenCl, options) else {
+        return;
+    };
+    let mesh = generate(12, 8);
+    let (local, _) = AirfoilDsl::new(&mesh, &Constants::default())
+        .unwrap()
+        .distribute(mpi)
+        .unwrap();
+    let e = local.iteration(&rt).unwrap_err();
+    assert!(
+        matches!(&e, op2::Error::InvalidOption { option: "OP2_MPI_DEVICE_BUFFERS", reason } if reason.contains("no address")),
+        "{e}"
+    );
 }

@@ -60,6 +60,10 @@ impl CudaBuffer {
 impl RawMemory for CudaBuffer {
     const BACKEND: &'static str = "cuda";
 
+    fn address(&self) -> Option<u64> {
+        Some(self.ptr)
+    }
+
     fn write(&self, src: &[u8]) -> Result<()> {
         self.ctx.bind_to_thread().map_err(|e| self.fail("cuCtxSetCurrent", e))?;
         // SAFETY: `ptr` holds at least `src.len()` bytes; the copy is

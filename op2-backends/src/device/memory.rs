@@ -22,6 +22,10 @@ pub trait RawMemory: Send + Sync + 'static {
         let _ = (pattern, bytes);
         Ok(false)
     }
+    /// The allocation's address for a GPU-aware MPI (`None`: none).
+    fn address(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A device allocation with checked copies.
@@ -83,6 +87,10 @@ impl<R: RawMemory> DeviceBuffer for Memory<R> {
         }
         check_copy(R::BACKEND, "fill", bytes, self.bytes)?;
         self.raw.fill(pattern, bytes)
+    }
+
+    fn device_address(&self) -> Option<u64> {
+        self.raw.address()
     }
 }
 

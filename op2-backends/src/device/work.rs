@@ -193,6 +193,10 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
         self.api().pinned_memory(bytes)
     }
 
+    fn finish(&self) -> Result<()> {
+        self.api().finish("device work")
+    }
+
     fn bin(&self, job: &BinJob<'_>) -> Result<usize> {
         const JOB: &str = "message build";
         let (n, nbins) = (job.senders, job.bins);
