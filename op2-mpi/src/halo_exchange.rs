@@ -78,7 +78,9 @@ fn mpi_takes_cuda_memory() -> bool {
     *TAKES.get_or_init(|| unsafe { ffi::MPIX_Query_cuda_support() } != 0)
 }
 
-/// Requests in flight over memory their caller keeps (device records).
+/// Requests in flight over memory their owner keeps; waited for when
+/// dropped.
+#[derive(Default)]
 struct PendingRequests {
     requests: Vec<ffi::MPI_Request>,
     done: bool,
@@ -197,10 +199,7 @@ impl DeviceRecordExchange for SetComm {
         receive: u64,
         record: usize,
     ) -> Result<Box<dyn PendingExchange>> {
-        let mut pending = PendingRequests {
-            requests: Vec::new(),
-            done: false,
-        };
+        let mut pending = PendingRequests::default();
         // SAFETY: the caller's contract: device records MPI can use, kept
         // until the pending exchange ends (which waits when dropped).
         unsafe { self.post_records(send as *const u8, receive as *mut u8, record, &mut pending.requests) }?;
@@ -211,35 +210,13 @@ impl DeviceRecordExchange for SetComm {
 /// A record exchange in flight: the two buffers stay here (their heap
 /// storage fixed) until MPI is done with them.
 struct PendingMpiRecords {
-    requests: Vec<ffi::MPI_Request>,
+    requests: PendingRequests,
     buffers: Option<(RecordBuffer, RecordBuffer)>,
-    done: bool,
-}
-
-impl PendingMpiRecords {
-    fn wait_all(&mut self) -> Result<()> {
-        if self.done {
-            return Ok(());
-        }
-        self.done = true;
-        // SAFETY: the requests are live and their buffers are owned by self.
-        let rc = unsafe {
-            ffi::MPI_Waitall(
-                self.requests.len() as c_int,
-                self.requests.as_mut_ptr(),
-                ffi::RSMPI_STATUSES_IGNORE,
-            )
-        };
-        if rc != 0 {
-            return Err(mpi_error("MPI_Waitall", rc));
-        }
-        Ok(())
-    }
 }
 
 impl PendingRecords for PendingMpiRecords {
     fn wait(mut self: Box<Self>) -> Result<(RecordBuffer, RecordBuffer)> {
-        self.wait_all()?;
+        self.requests.wait_all()?;
         match self.buffers.take() {
             Some(b) => Ok(b),
             None => unreachable!("given back once, by this wait"),
@@ -247,46 +224,19 @@ impl PendingRecords for PendingMpiRecords {
     }
 }
 
-impl Drop for PendingMpiRecords {
-    fn drop(&mut self) {
-        // Never free buffers MPI may still use: wait for unfinished requests.
-        let _ = self.wait_all();
-    }
-}
-
+/// A Dat's exchange in flight. The requests come first: a drop waits for
+/// them before the buffers after them go.
 struct PendingMpi {
-    requests: Vec<ffi::MPI_Request>,
+    requests: PendingRequests,
     _sends: Vec<Vec<u8>>,
     receives: Vec<(Vec<u8>, Neighbour)>,
     base: usize,
     elem: usize,
-    done: bool,
-}
-
-impl PendingMpi {
-    fn wait_all(&mut self) -> Result<()> {
-        if self.done {
-            return Ok(());
-        }
-        self.done = true;
-        // SAFETY: the requests are live and their buffers are owned by self.
-        let rc = unsafe {
-            ffi::MPI_Waitall(
-                self.requests.len() as c_int,
-                self.requests.as_mut_ptr(),
-                ffi::RSMPI_STATUSES_IGNORE,
-            )
-        };
-        if rc != 0 {
-            return Err(mpi_error("MPI_Waitall", rc));
-        }
-        Ok(())
-    }
 }
 
 impl PendingExchange for PendingMpi {
     fn wait(mut self: Box<Self>) -> Result<()> {
-        self.wait_all()?;
+        self.requests.wait_all()?;
         for (buf, nb) in &self.receives {
             let (exec, nonexec) = &nb.import;
             let split = exec.len() * self.elem;
@@ -306,25 +256,17 @@ impl PendingExchange for PendingMpi {
     }
 }
 
-impl Drop for PendingMpi {
-    fn drop(&mut self) {
-        // Never free buffers MPI may still write: wait for unfinished requests.
-        let _ = self.wait_all();
-    }
-}
-
 impl Distribution for SetComm {
     fn start_exchange(&self, dat: &dyn DatHandle) -> Result<Box<dyn PendingExchange>> {
         let elem = dat.dim() * dat.scalar().size();
         let base = dat.host_bytes() as usize;
         let raw = self.comm.0.as_raw();
         let mut pending = PendingMpi {
-            requests: Vec::new(),
+            requests: PendingRequests::default(),
             _sends: Vec::new(),
             receives: Vec::new(),
             base,
             elem,
-            done: false,
         };
         for nb in &self.neighbours {
             let incoming = (nb.import.0.len() + nb.import.1.len()) * elem;
@@ -347,7 +289,7 @@ impl Distribution for SetComm {
                 if rc != 0 {
                     return Err(mpi_error("MPI_Irecv", rc));
                 }
-                pending.requests.push(req);
+                pending.requests.requests.push(req);
                 pending.receives.push((buf, nb.clone()));
             }
             if !nb.export.is_empty() {
@@ -374,7 +316,7 @@ impl Distribution for SetComm {
                 if rc != 0 {
                     return Err(mpi_error("MPI_Isend", rc));
                 }
-                pending.requests.push(req);
+                pending.requests.requests.push(req);
                 pending._sends.push(buf);
             }
         }
@@ -420,13 +362,12 @@ impl Distribution for SetComm {
         // `pending` (they own heap or pinned allocations).
         let (send_at, receive_at) = (send.as_slice().as_ptr(), receive.as_mut_slice().as_mut_ptr());
         let mut pending = PendingMpiRecords {
-            requests: Vec::new(),
+            requests: PendingRequests::default(),
             buffers: Some((send, receive)),
-            done: false,
         };
         // SAFETY: the sizes were checked above; `pending` keeps both
         // buffers until its requests end (it waits when dropped).
-        unsafe { self.post_records(send_at, receive_at, record, &mut pending.requests) }?;
+        unsafe { self.post_records(send_at, receive_at, record, &mut pending.requests.requests) }?;
         Ok(Box::new(pending))
     }
 

@@ -226,9 +226,8 @@ impl DeviceApi for Cuda {
     }
 
     fn pinned_memory(&self, bytes: usize) -> Result<Option<Box<dyn op2_core::HostMemory>>> {
-        Ok(Some(Box::new(super::buffer::CudaPinned::new(
-            &self.ctx, &self.info, bytes,
-        )?)))
+        let pinned = super::buffer::CudaPinned::new(&self.ctx, &self.info, bytes)?;
+        Ok(Some(Box::new(crate::device::Pinned(pinned))))
     }
 
     fn mem_of(&self, buffer: &dyn DeviceBuffer) -> CUdeviceptr {

@@ -12,7 +12,7 @@ use cudarc::driver::CudaContext;
 use op2_core::{Error, Result};
 
 use super::driver_error;
-use crate::device::{DeviceInfo, Memory, RawMemory};
+use crate::device::{DeviceInfo, Memory, PinnedAllocation, RawMemory};
 
 /// Memory on one GPU, owned by one context.
 pub struct CudaBuffer {
@@ -131,19 +131,13 @@ impl CudaPinned {
     }
 }
 
-impl op2_core::HostMemory for CudaPinned {
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: `ptr` holds `bytes` bytes while `self` lives.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.bytes) }
+impl PinnedAllocation for CudaPinned {
+    fn ptr(&self) -> *mut u8 {
+        self.ptr
     }
 
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as above, borrowed mutably through `self`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes) }
-    }
-
-    fn pinned(&self) -> bool {
-        true
+    fn size(&self) -> usize {
+        self.bytes
     }
 }
 

@@ -28,6 +28,35 @@ pub trait RawMemory: Send + Sync + 'static {
     }
 }
 
+/// Page-locked host memory a device API allocated: where it is and how
+/// large; the backend's type frees it when dropped.
+pub trait PinnedAllocation: Send + 'static {
+    /// Its first byte, valid for [`PinnedAllocation::size`] bytes while the
+    /// allocation lives, and written through no other handle.
+    fn ptr(&self) -> *mut u8;
+    /// Its size in bytes.
+    fn size(&self) -> usize;
+}
+
+/// A [`PinnedAllocation`] as the halo exchanges' host memory.
+pub struct Pinned<A>(pub A);
+
+impl<A: PinnedAllocation> op2_core::HostMemory for Pinned<A> {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` holds `size` bytes while the allocation lives.
+        unsafe { std::slice::from_raw_parts(self.0.ptr(), self.0.size()) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, borrowed mutably through `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.0.ptr(), self.0.size()) }
+    }
+
+    fn pinned(&self) -> bool {
+        true
+    }
+}
+
 /// A device allocation with checked copies.
 pub struct Memory<R> {
     raw: R,

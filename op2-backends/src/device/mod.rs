@@ -35,7 +35,7 @@ pub use binning::BinBuffers;
 pub(crate) use check_report::CheckReport;
 pub use executor::{next_context_id, DeviceExecutor};
 pub(crate) use layouts::column_shapes;
-pub use memory::{Memory, RawMemory};
+pub use memory::{Memory, Pinned, PinnedAllocation, RawMemory};
 pub(crate) use partials::PartialsPool;
 pub(crate) use plan_buffers::PlanBuffersCache;
 pub(crate) use prepared::{prepare_loop, LoopCaches};

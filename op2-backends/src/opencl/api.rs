@@ -149,7 +149,7 @@ impl DeviceApi for OpenCl {
 
     fn pinned_memory(&self, bytes: usize) -> Result<Option<Box<dyn op2_core::HostMemory>>> {
         let pinned = super::buffer::ClPinned::new(&self.context, &self.queue, &self.info, bytes)?;
-        Ok(Some(Box::new(pinned)))
+        Ok(Some(Box::new(crate::device::Pinned(pinned))))
     }
 
     fn mem_of(&self, buffer: &dyn DeviceBuffer) -> cl_mem {

@@ -15,7 +15,7 @@ use opencl3::memory::{Buffer, ClMem, CL_MAP_READ, CL_MAP_WRITE, CL_MEM_ALLOC_HOS
 use opencl3::types::{cl_mem, CL_BLOCKING};
 
 use super::cl_error;
-use crate::device::{DeviceInfo, Memory, RawMemory};
+use crate::device::{DeviceInfo, Memory, PinnedAllocation, RawMemory};
 
 /// An OpenCL buffer owned by one context.
 pub struct ClBuffer {
@@ -156,19 +156,13 @@ impl ClPinned {
     }
 }
 
-impl op2_core::HostMemory for ClPinned {
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: `ptr` maps `bytes` bytes while `self` lives.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.bytes) }
+impl PinnedAllocation for ClPinned {
+    fn ptr(&self) -> *mut u8 {
+        self.ptr
     }
 
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as above, borrowed mutably through `self`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes) }
-    }
-
-    fn pinned(&self) -> bool {
-        true
+    fn size(&self) -> usize {
+        self.bytes
     }
 }
 
