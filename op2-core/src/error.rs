@@ -425,6 +425,16 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// An agent model's description is inconsistent: a name it does not
+    /// declare, a variable used as another type, a message list no
+    /// function outputs, or functions that cannot be ordered.
+    #[error("model `{model}`: {reason}")]
+    InvalidModel {
+        /// The model.
+        model: String,
+        /// What is wrong, and where.
+        reason: String,
+    },
     /// A message list cannot be made or built as asked.
     #[error("message list `{list}`: {reason}")]
     InvalidMessages {

@@ -1,0 +1,80 @@
+//! A message list as a modeller declares it: who sends (an agent type), what
+//! each message carries (variables of the sender), and how readers find
+//! theirs (FLAME GPU's brute force, spatial 2D/3D and discrete 2D
+//! messages). In op2 a list is built from its senders' Dats
+//! (`op2_agents::MessageList`); the function that outputs it is the one
+//! after which the build runs.
+
+/// How readers find their messages.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MessageKind {
+    /// Every reader reads every message.
+    BruteForce,
+    /// Messages binned by position on a grid of `dims` (2 or 3) dimensions
+    /// whose cells are `radius` wide; readers read their cell and the
+    /// neighbouring ones.
+    Spatial {
+        /// 2 or 3.
+        dims: usize,
+        /// The interaction radius (the cell width).
+        radius: f64,
+        /// Whether the grid wraps around (a torus) or clamps positions
+        /// to its edges.
+        wrap: bool,
+    },
+    /// Messages on the cells of a 2D lattice; readers read the cells
+    /// within `range` of their own.
+    Discrete2d {
+        /// How many cells away a reader reads.
+        range: usize,
+    },
+}
+
+/// A message list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub(crate) name: String,
+    pub(crate) sender: String,
+    pub(crate) carried: Vec<String>,
+    pub(crate) kind: MessageKind,
+}
+
+impl Message {
+    /// A list called `name` whose messages agents of type `sender` send,
+    /// found as `kind` says, carrying nothing yet.
+    pub fn new(name: impl Into<String>, sender: impl Into<String>, kind: MessageKind) -> Message {
+        Message {
+            name: name.into(),
+            sender: sender.into(),
+            carried: Vec::new(),
+            kind,
+        }
+    }
+
+    /// Each message also carries the sender's `variable`. A spatial list's
+    /// first carried variable is the senders' position.
+    pub fn carries(mut self, variable: impl Into<String>) -> Message {
+        self.carried.push(variable.into());
+        self
+    }
+
+    /// The list's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The agent type that sends.
+    pub fn sender(&self) -> &str {
+        &self.sender
+    }
+
+    /// The sender's variables each message carries.
+    pub fn carried(&self) -> &[String] {
+        &self.carried
+    }
+
+    /// How readers find their messages.
+    pub fn kind(&self) -> MessageKind {
+        self.kind
+    }
+}

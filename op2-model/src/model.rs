@@ -1,0 +1,290 @@
+//! A model: its agent types, message lists, environment and agent
+//! functions, each checked as it joins (every name it refers to declared
+//! before it, every variable used as its declared type), and the order its
+//! functions run in ([`Model::layers`]).
+
+use op2_core::{Access, Error, Result};
+
+use crate::layers::{self, Layers};
+use crate::{AgentFunction, AgentType, EnvProperty, Message, MessageKind};
+
+/// An agent model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub(crate) name: String,
+    pub(crate) agents: Vec<AgentType>,
+    pub(crate) messages: Vec<Message>,
+    pub(crate) environment: Vec<EnvProperty>,
+    pub(crate) functions: Vec<AgentFunction>,
+    pub(crate) given_layers: Option<Vec<Vec<String>>>,
+}
+
+impl Model {
+    /// An empty model called `name`.
+    pub fn new(name: impl Into<String>) -> Model {
+        Model {
+            name: name.into(),
+            agents: Vec::new(),
+            messages: Vec::new(),
+            environment: Vec::new(),
+            functions: Vec::new(),
+            given_layers: None,
+        }
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn invalid(&self, reason: String) -> Error {
+        Error::InvalidModel {
+            model: self.name.clone(),
+            reason,
+        }
+    }
+
+    /// Adds an agent type.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the model has a type of that name, or the
+    /// type declares a variable or state twice, a variable of no values,
+    /// or a default of another width.
+    pub fn add_agent(&mut self, agent: AgentType) -> Result<&mut Model> {
+        if self.agent(&agent.name).is_some() {
+            return Err(self.invalid(format!("it has agent type `{}` already", agent.name)));
+        }
+        if let Some(p) = agent.problem() {
+            return Err(self.invalid(p));
+        }
+        self.agents.push(agent);
+        Ok(self)
+    }
+
+    /// Adds a message list.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the model has a list of that name, its
+    /// sender is not an agent type of the model, it carries a variable the
+    /// sender does not have (or one twice), or a spatial list's dims are
+    /// not 2 or 3, its radius not positive, or it carries no position of
+    /// that many values first.
+    pub fn add_message(&mut self, message: Message) -> Result<&mut Model> {
+        let name = &message.name;
+        if self.message(name).is_some() {
+            return Err(self.invalid(format!("it has message list `{name}` already")));
+        }
+        let Some(sender) = self.agent(&message.sender) else {
+            return Err(self.invalid(format!(
+                "message list `{name}` is sent by agent type `{}`, which it does not have",
+                message.sender
+            )));
+        };
+        for (k, v) in message.carried.iter().enumerate() {
+            if sender.variable_named(v).is_none() {
+                return Err(self.invalid(format!(
+                    "message list `{name}` carries `{v}`, which agent type `{}` does not have",
+                    sender.name
+                )));
+            }
+            if message.carried[..k].contains(v) {
+                return Err(self.invalid(format!("message list `{name}` carries `{v}` twice")));
+            }
+        }
+        if let MessageKind::Spatial { dims, radius, .. } = message.kind {
+            if !(2..=3).contains(&dims) || radius.is_nan() || radius <= 0.0 {
+                return Err(self.invalid(format!(
+                    "spatial message list `{name}` has {dims} dimensions and radius {radius}: \
+                     2 or 3, and a positive radius"
+                )));
+            }
+            let position = message.carried.first().and_then(|v| sender.variable_named(v));
+            if position.is_none_or(|p| p.dim != dims) {
+                return Err(self.invalid(format!(
+                    "spatial message list `{name}` must carry the senders' position ({dims} values) first"
+                )));
+            }
+        }
+        self.messages.push(message);
+        Ok(self)
+    }
+
+    /// Adds an environment property.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the model has a property of that name, or
+    /// it holds no values.
+    pub fn add_environment(&mut self, property: EnvProperty) -> Result<&mut Model> {
+        if self.environment.iter().any(|p| p.name == property.name) {
+            return Err(self.invalid(format!("it has environment property `{}` already", property.name)));
+        }
+        if property.len() == 0 {
+            return Err(self.invalid(format!("environment property `{}` holds no values", property.name)));
+        }
+        self.environment.push(property);
+        Ok(self)
+    }
+
+    /// Adds an agent function; functions run in layers derived from what
+    /// they use ([`Model::layers`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] naming the function and what it refers to
+    /// that the model does not declare (an agent type, a variable, a state,
+    /// a message list, an environment property), a variable used as
+    /// another type or width than declared, a list read but sent by
+    /// another agent type than it outputs, a list both read and output, a
+    /// constant property updated or a macro property read as a whole, or a
+    /// second function of the same name.
+    pub fn add_function(&mut self, function: AgentFunction) -> Result<&mut Model> {
+        if let Some(reason) = self.function_problem(&function) {
+            return Err(self.invalid(format!("function `{}`: {reason}", function.name)));
+        }
+        self.functions.push(function);
+        Ok(self)
+    }
+
+    fn function_problem(&self, f: &AgentFunction) -> Option<String> {
+        if self.functions.iter().any(|g| g.name == f.name) {
+            return Some("the model has a function of that name already".to_string());
+        }
+        let Some(agent) = self.agent(&f.agent) else {
+            return Some(format!(
+                "runs on agent type `{}`, which the model does not have",
+                f.agent
+            ));
+        };
+        for u in &f.uses {
+            let Some(v) = agent.variable_named(&u.name) else {
+                return Some(format!("uses `{}.{}`, which is not declared", agent.name, u.name));
+            };
+            if let Some((scalar, dim)) = u.shape {
+                if (scalar, dim) != (v.scalar, v.dim) {
+                    return Some(format!(
+                        "uses `{}.{}` as {dim} {}, and it is declared as {} {}",
+                        agent.name,
+                        u.name,
+                        scalar.rust_name(),
+                        v.dim,
+                        v.scalar.rust_name()
+                    ));
+                }
+            }
+        }
+        for s in [&f.state, &f.next_state].into_iter().flatten() {
+            if !agent.states.contains(s) {
+                return Some(format!(
+                    "names state `{s}`, which agent type `{}` does not have",
+                    agent.name
+                ));
+            }
+        }
+        if let Some(t) = &f.births {
+            if self.agent(t).is_none() {
+                return Some(format!(
+                    "gives birth to agent type `{t}`, which the model does not have"
+                ));
+            }
+        }
+        for (p, access) in &f.environment {
+            let Some(prop) = self.environment.iter().find(|q| &q.name == p) else {
+                return Some(format!("uses environment property `{p}`, which is not declared"));
+            };
+            let updates = matches!(access, Access::Inc | Access::Min | Access::Max);
+            if updates != prop.reduced || matches!(access, Access::Write | Access::Rw) {
+                return Some(format!(
+                    "uses environment property `{p}` as {access:?}: agent functions read constants and update \
+                     macro properties with INC, MIN or MAX"
+                ));
+            }
+        }
+        if let Some(l) = &f.input {
+            if self.message(l).is_none() {
+                return Some(format!("reads message list `{l}`, which is not declared"));
+            }
+        }
+        if let Some((l, _)) = &f.output {
+            let Some(m) = self.message(l) else {
+                return Some(format!("outputs message list `{l}`, which is not declared"));
+            };
+            if m.sender != f.agent {
+                return Some(format!(
+                    "outputs message list `{l}`, which agents of type `{}` send, not `{}`",
+                    m.sender, f.agent
+                ));
+            }
+            if f.input.as_ref() == Some(l) {
+                return Some(format!("reads and outputs message list `{l}` in one step"));
+            }
+        }
+        None
+    }
+
+    /// Runs the functions in these layers (FLAME GPU's layers) instead of
+    /// derived ones; checked by [`Model::layers`].
+    pub fn set_layers<S: Into<String>>(&mut self, layers: impl IntoIterator<Item = Vec<S>>) -> &mut Model {
+        let layers = layers
+            .into_iter()
+            .map(|l| l.into_iter().map(Into::into).collect())
+            .collect();
+        self.given_layers = Some(layers);
+        self
+    }
+
+    /// The order the functions run in each step: the layers given with
+    /// [`Model::set_layers`], checked, else layers derived from what each
+    /// function reads and writes (`layers.rs`). Printable.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if a function reads a message list no
+    /// function outputs or two functions output one list, if the functions
+    /// cannot be ordered (naming the cycle), or if given layers miss a
+    /// function, name one twice or one it does not have, or put a function
+    /// in a layer no later than one it depends on.
+    pub fn layers(&self) -> Result<Layers> {
+        for m in &self.messages {
+            let outputs: Vec<&AgentFunction> = self
+                .functions
+                .iter()
+                .filter(|f| f.output.as_ref().is_some_and(|(l, _)| l == &m.name))
+                .collect();
+            if let [a, b, ..] = outputs[..] {
+                return Err(self.invalid(format!(
+                    "functions `{}` and `{}` both output message list `{}`",
+                    a.name, b.name, m.name
+                )));
+            }
+            let readers = self.functions.iter().filter(|f| f.input.as_ref() == Some(&m.name));
+            if let (Some(r), []) = (readers.clone().next(), &outputs[..]) {
+                return Err(self.invalid(format!(
+                    "function `{}` reads message list `{}`, which no function outputs",
+                    r.name, m.name
+                )));
+            }
+        }
+        match &self.given_layers {
+            Some(given) => layers::check(self, given),
+            None => layers::derive(self),
+        }
+    }
+
+    /// The agent type called `name`.
+    pub fn agent(&self, name: &str) -> Option<&AgentType> {
+        self.agents.iter().find(|a| a.name == name)
+    }
+
+    /// The message list called `name`.
+    pub fn message(&self, name: &str) -> Option<&Message> {
+        self.messages.iter().find(|m| m.name == name)
+    }
+
+    /// The environment property called `name`.
+    pub fn environment_property(&self, name: &str) -> Option<&EnvProperty> {
+        self.environment.iter().find(|p| p.name == name)
+    }
+
+    /// The functions, in declaration order.
+    pub fn functions(&self) -> &[AgentFunction] {
+        &self.functions
+    }
+}
