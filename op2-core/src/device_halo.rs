@@ -175,11 +175,17 @@ pub fn start(
         .buffer
         .as_deref()
         .filter(|b| current && b.context_id() == work.context_id());
-    let Some(buffer) = buffer else {
+    let shape = shape_of(slot.layout, dat);
+    // Elements the buffer holds (a column's length in columns): an
+    // exchange reaching past them goes through the host.
+    let held = |b: &dyn DeviceBuffer| match shape.2 {
+        0 => b.bytes() / record.max(1),
+        stride => stride,
+    };
+    let Some(buffer) = buffer.filter(|b| held(*b) >= lists.reach) else {
         return Ok(None);
     };
     let direct = direct(mode, dist, buffer, work.device_name())?;
-    let shape = shape_of(slot.layout, dat);
     let mut bufs = lists.device.lock().unwrap_or_else(|p| p.into_inner());
     bufs.lists(work, &lists)?;
     let bytes = lists.exports.len() * record;

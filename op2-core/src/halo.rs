@@ -185,6 +185,9 @@ pub struct HaloLists {
     pub first: usize,
     /// Halo element `first + i` takes received record `imports[i]`.
     pub imports: Vec<u32>,
+    /// Elements a Dat must hold for an exchange along these lists: past
+    /// the last export and the last halo element.
+    pub reach: usize,
     /// Device copies of the lists and buffers, kept from exchange to exchange.
     pub(crate) device: std::sync::Mutex<crate::device_halo::HaloBuffers>,
 }
@@ -214,7 +217,9 @@ impl HaloLists {
                 record += 1;
             }
         }
+        let last_export = exports.iter().max().map_or(0, |&e| e as usize + 1);
         Some(HaloLists {
+            reach: last_export.max(first + count),
             exports,
             first,
             imports,
