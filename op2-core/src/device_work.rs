@@ -223,6 +223,12 @@ pub trait DeviceWork: Sync {
     /// As [`DeviceWork::bin`].
     fn fill_ids(&self, dst: &dyn DeviceBuffer, first: usize, n: usize, first_id: u64) -> Result<()>;
 
+    /// Enqueues `dst[i] = i` (`u32`) for `i` in `0..n`.
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`].
+    fn fill_iota(&self, dst: &dyn DeviceBuffer, n: usize) -> Result<()>;
+
     /// Enqueues zeros into the first `words` 32-bit words of `dst`.
     ///
     /// # Errors

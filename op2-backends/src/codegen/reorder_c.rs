@@ -10,7 +10,7 @@
 use super::utility_c::{utility_prelude, DeviceLanguage, SCAN_THREADS};
 
 /// The entry points, in the order [`reorder_source`] defines them.
-pub const REORDER_ENTRIES: [&str; 9] = [
+pub const REORDER_ENTRIES: [&str; 10] = [
     "op2_fill_zero",
     "op2_scan",
     "op2_select_count",
@@ -20,6 +20,7 @@ pub const REORDER_ENTRIES: [&str; 9] = [
     "op2_mark",
     "op2_halo_pack",
     "op2_halo_unpack",
+    "op2_iota",
 ];
 
 /// The reordering program (one for any data: it moves 32-bit words):
@@ -40,6 +41,7 @@ pub const REORDER_ENTRIES: [&str; 9] = [
 ///               uint *records)                           // record i = element list[i]
 /// op2_halo_unpack(long n, long comps, long cwords, long stride, long first, const uint *list,
 ///                 const uint *records, uint *dat)        // element first + i = record list[i]
+/// op2_iota(long n, uint *dst)                            // dst[i] = i
 /// ```
 ///
 /// with `op2_fill_zero` and `op2_scan` from the utility prelude.
@@ -120,6 +122,10 @@ OP2_ENTRY op2_halo_unpack(long n, long comps, long cwords, long stride, long fir
     if (g >= n * rw) return;
     long i = g / rw, r = g - i * rw;
     dat[op2_halo_word(first + i, r, comps, cwords, stride)] = records[(long)list[i] * rw + r];
+}}
+OP2_ENTRY op2_iota(long n, OP2_GLOBAL uint *dst) {{
+    long i = OP2_GID;
+    if (i < n) dst[i] = (uint)i;
 }}
 ",
         prelude = utility_prelude(language),

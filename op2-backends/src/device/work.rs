@@ -26,6 +26,7 @@ const FILL_IDS: usize = 5;
 const MARK: usize = 6;
 const HALO_PACK: usize = 7;
 const HALO_UNPACK: usize = 8;
+const IOTA: usize = 9;
 
 /// Threads per block of the one-thread-per-element entry points.
 const THREADS: usize = 256;
@@ -394,6 +395,16 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
         let p = self.reorder_program()?;
         let args = [Long(n as i64), Long(first as i64), Long(first_id as i64), Mem(dst)];
         self.launch_over(&p, FILL_IDS, n, &args)
+    }
+
+    fn fill_iota(&self, dst: &dyn DeviceBuffer, n: usize) -> Result<()> {
+        use UtilityArg::{Long, Mem};
+        let dst = self.mem("identity", "indices", dst, 4 * n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let p = self.reorder_program()?;
+        self.launch_over(&p, IOTA, n, &[Long(n as i64), Mem(dst)])
     }
 
     fn fill_zero(&self, dst: &dyn DeviceBuffer, words: usize) -> Result<()> {

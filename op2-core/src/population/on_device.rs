@@ -418,20 +418,14 @@ impl Population {
     }
 }
 
-/// The indices `0..n` on the device, in `cell` (a selection of every
-/// element).
+/// The indices `0..n` on the device, in `cell` (queued: the host waits
+/// for nothing).
 pub fn identity_order<'c>(
     work: &dyn DeviceWork,
     cell: &'c mut Option<Box<dyn DeviceBuffer>>,
     n: usize,
 ) -> Result<&'c dyn DeviceBuffer> {
     let out = scratch_buffer(work, cell, "identity", 4 * n)?;
-    work.select(&crate::SelectJob {
-        n,
-        flags: None,
-        mask: 0,
-        when_set: true,
-        out,
-    })?;
+    work.fill_iota(out, n)?;
     Ok(out)
 }
