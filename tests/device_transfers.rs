@@ -4,7 +4,11 @@
 //! colouring and with atomics.
 #![cfg(any(feature = "opencl", feature = "cuda"))]
 
+#[path = "device_transfers/loopback.rs"]
+mod loopback;
+
 mod cases {
+    pub use super::loopback::halos_are_packed_and_unpacked_on_the_device_without_mpi;
     use op2::prelude::*;
     use op2::{DeviceLayout, RuntimeOptions, TransferStats};
     use op2_airfoil::{generate, AirfoilDsl, Constants};
@@ -631,6 +635,7 @@ macro_rules! device_cases {
                 folds_of_many_blocks_match_seq,
                 message_builds_and_sorts_keep_the_agents_on_the_device,
                 pinned_memory_round_trips_through_the_device,
+                halos_are_packed_and_unpacked_on_the_device_without_mpi,
                 births_and_deaths_keep_the_agents_on_the_device
             );
         }
