@@ -121,6 +121,56 @@ impl Drop for PendingRequests {
 }
 
 impl SetComm {
+    /// Posts a receive of `bytes` bytes from `rank` into `at`.
+    ///
+    /// # Safety
+    /// `at` holds `bytes` bytes MPI may write, kept until the request ends.
+    unsafe fn receive_from(&self, rank: u32, at: *mut u8, bytes: usize) -> Result<ffi::MPI_Request> {
+        // SAFETY: reads a constant the MPI library defines.
+        let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+        // SAFETY: this function's contract.
+        let rc = unsafe {
+            ffi::MPI_Irecv(
+                at as *mut c_void,
+                bytes as c_int,
+                ffi::RSMPI_UINT8_T,
+                rank as c_int,
+                self.tag,
+                self.comm.0.as_raw(),
+                &mut req,
+            )
+        };
+        match rc {
+            0 => Ok(req),
+            _ => Err(mpi_error("MPI_Irecv", rc)),
+        }
+    }
+
+    /// Posts a send of `bytes` bytes at `at` to `rank`.
+    ///
+    /// # Safety
+    /// `at` holds `bytes` bytes MPI may read, kept until the request ends.
+    unsafe fn send_to(&self, rank: u32, at: *const u8, bytes: usize) -> Result<ffi::MPI_Request> {
+        // SAFETY: reads a constant the MPI library defines.
+        let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+        // SAFETY: this function's contract.
+        let rc = unsafe {
+            ffi::MPI_Isend(
+                at as *const c_void,
+                bytes as c_int,
+                ffi::RSMPI_UINT8_T,
+                rank as c_int,
+                self.tag,
+                self.comm.0.as_raw(),
+                &mut req,
+            )
+        };
+        match rc {
+            0 => Ok(req),
+            _ => Err(mpi_error("MPI_Isend", rc)),
+        }
+    }
+
     /// Posts, per neighbour, the receive of its records into `receive` and
     /// the send of the exports' records from `send` (`record` bytes each),
     /// pushing the requests to `requests`.
@@ -135,52 +185,18 @@ impl SetComm {
         record: usize,
         requests: &mut Vec<ffi::MPI_Request>,
     ) -> Result<()> {
-        let raw = self.comm.0.as_raw();
         let (mut at_send, mut at_receive) = (0, 0);
         for nb in &self.neighbours {
             let incoming = (nb.import.0.len() + nb.import.1.len()) * record;
             if incoming > 0 {
-                // SAFETY: reads a constant the MPI library defines.
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: the slice lies in `receive` (this function's
-                // contract).
-                let rc = unsafe {
-                    ffi::MPI_Irecv(
-                        receive.wrapping_add(at_receive) as *mut c_void,
-                        incoming as c_int,
-                        ffi::RSMPI_UINT8_T,
-                        nb.rank as c_int,
-                        self.tag,
-                        raw,
-                        &mut req,
-                    )
-                };
-                if rc != 0 {
-                    return Err(mpi_error("MPI_Irecv", rc));
-                }
-                requests.push(req);
+                // SAFETY: the slice lies in `receive` (this function's contract).
+                requests.push(unsafe { self.receive_from(nb.rank, receive.wrapping_add(at_receive), incoming) }?);
                 at_receive += incoming;
             }
             let outgoing = nb.export.len() * record;
             if outgoing > 0 {
-                // SAFETY: reads a constant the MPI library defines.
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
                 // SAFETY: as above, in `send`.
-                let rc = unsafe {
-                    ffi::MPI_Isend(
-                        send.wrapping_add(at_send) as *const c_void,
-                        outgoing as c_int,
-                        ffi::RSMPI_UINT8_T,
-                        nb.rank as c_int,
-                        self.tag,
-                        raw,
-                        &mut req,
-                    )
-                };
-                if rc != 0 {
-                    return Err(mpi_error("MPI_Isend", rc));
-                }
-                requests.push(req);
+                requests.push(unsafe { self.send_to(nb.rank, send.wrapping_add(at_send), outgoing) }?);
                 at_send += outgoing;
             }
         }
@@ -260,7 +276,6 @@ impl Distribution for SetComm {
     fn start_exchange(&self, dat: &dyn DatHandle) -> Result<Box<dyn PendingExchange>> {
         let elem = dat.dim() * dat.scalar().size();
         let base = dat.host_bytes() as usize;
-        let raw = self.comm.0.as_raw();
         let mut pending = PendingMpi {
             requests: PendingRequests::default(),
             _sends: Vec::new(),
@@ -272,23 +287,9 @@ impl Distribution for SetComm {
             let incoming = (nb.import.0.len() + nb.import.1.len()) * elem;
             if incoming > 0 {
                 let mut buf = vec![0u8; incoming];
-                // SAFETY: reads a constant the MPI library defines.
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: `buf` lives in `pending` until the request completes.
-                let rc = unsafe {
-                    ffi::MPI_Irecv(
-                        buf.as_mut_ptr() as *mut c_void,
-                        incoming as c_int,
-                        ffi::RSMPI_UINT8_T,
-                        nb.rank as c_int,
-                        self.tag,
-                        raw,
-                        &mut req,
-                    )
-                };
-                if rc != 0 {
-                    return Err(mpi_error("MPI_Irecv", rc));
-                }
+                // SAFETY: `buf` moves into `pending` (its heap storage stays
+                // put) until the request completes.
+                let req = unsafe { self.receive_from(nb.rank, buf.as_mut_ptr(), incoming) }?;
                 pending.requests.requests.push(req);
                 pending.receives.push((buf, nb.clone()));
             }
@@ -299,23 +300,8 @@ impl Distribution for SetComm {
                     let src = unsafe { std::slice::from_raw_parts((base as *const u8).add(l as usize * elem), elem) };
                     buf.extend_from_slice(src);
                 }
-                // SAFETY: reads a constant the MPI library defines.
-                let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-                // SAFETY: `buf` moves into `pending` (its heap storage stays put).
-                let rc = unsafe {
-                    ffi::MPI_Isend(
-                        buf.as_ptr() as *const c_void,
-                        buf.len() as c_int,
-                        ffi::RSMPI_UINT8_T,
-                        nb.rank as c_int,
-                        self.tag,
-                        raw,
-                        &mut req,
-                    )
-                };
-                if rc != 0 {
-                    return Err(mpi_error("MPI_Isend", rc));
-                }
+                // SAFETY: as above.
+                let req = unsafe { self.send_to(nb.rank, buf.as_ptr(), buf.len()) }?;
                 pending.requests.requests.push(req);
                 pending._sends.push(buf);
             }
