@@ -19,7 +19,7 @@
 //!
 //! let mut model = Model::new("circles");
 //! model.add_agent(AgentType::new("circle").variable::<f32>("pos", 3, &[0.0; 3]))?;
-//! let spatial = MessageKind::Spatial { dims: 3, radius: 2.0, wrap: false };
+//! let spatial = MessageKind::Spatial { dims: 3, min: [0.0; 3], max: [40.0; 3], radius: 2.0, wrap: false };
 //! model.add_message(Message::new("location", "circle", spatial).carries("pos"))?;
 //! model.add_function(AgentFunction::new("output_location", "circle").reads("pos").output("location"))?;
 //! model.add_function(AgentFunction::new("move", "circle").updates("pos").input("location"))?;

@@ -11,20 +11,28 @@ pub enum MessageKind {
     /// Every reader reads every message.
     BruteForce,
     /// Messages binned by position on a grid of `dims` (2 or 3) dimensions
-    /// whose cells are `radius` wide; readers read their cell and the
-    /// neighbouring ones.
+    /// spanning `min` to `max`, whose cells are `radius` wide; readers read
+    /// their cell and the neighbouring ones.
     Spatial {
         /// 2 or 3.
         dims: usize,
+        /// The grid's lower corner (the first `dims` values count).
+        min: [f64; 3],
+        /// Its upper corner.
+        max: [f64; 3],
         /// The interaction radius (the cell width).
         radius: f64,
         /// Whether the grid wraps around (a torus) or clamps positions
         /// to its edges.
         wrap: bool,
     },
-    /// Messages on the cells of a 2D lattice; readers read the cells
-    /// within `range` of their own.
+    /// Messages on the cells of a `width` × `height` lattice; readers read
+    /// the cells within `range` of their own.
     Discrete2d {
+        /// Cells across.
+        width: usize,
+        /// Cells down.
+        height: usize,
         /// How many cells away a reader reads.
         range: usize,
     },

@@ -91,11 +91,28 @@ impl Model {
                 return Err(self.invalid(format!("message list `{name}` carries `{v}` twice")));
             }
         }
-        if let MessageKind::Spatial { dims, radius, .. } = message.kind {
+        if let MessageKind::Discrete2d { width, height, .. } = message.kind {
+            if width == 0 || height == 0 {
+                return Err(self.invalid(format!(
+                    "discrete message list `{name}` is on a {width} x {height} lattice: it needs cells"
+                )));
+            }
+        }
+        if let MessageKind::Spatial {
+            dims, radius, min, max, ..
+        } = message.kind
+        {
             if !(2..=3).contains(&dims) || radius.is_nan() || radius <= 0.0 {
                 return Err(self.invalid(format!(
                     "spatial message list `{name}` has {dims} dimensions and radius {radius}: \
                      2 or 3, and a positive radius"
+                )));
+            }
+            if (0..dims).any(|d| !(min[d].is_finite() && max[d].is_finite() && min[d] < max[d])) {
+                return Err(self.invalid(format!(
+                    "spatial message list `{name}` spans {:?} to {:?}: each corner finite, the lower below the upper",
+                    &min[..dims],
+                    &max[..dims]
                 )));
             }
             let position = message.carried.first().and_then(|v| sender.variable_named(v));

@@ -14,6 +14,8 @@ fn reason(e: Error) -> String {
 fn spatial(dims: usize) -> MessageKind {
     MessageKind::Spatial {
         dims,
+        min: [0.0; 3],
+        max: [10.0; 3],
         radius: 1.0,
         wrap: true,
     }
@@ -228,6 +230,27 @@ fn names_the_model_does_not_declare_are_refused() {
             .unwrap_err(),
     );
     assert!(e.contains("position (3 values) first"), "{e}");
+    m.add_agent(AgentType::new("b").variable::<f32>("p", 2, &[0.0; 2]))
+        .unwrap();
+    let backwards = MessageKind::Spatial {
+        dims: 2,
+        min: [0.0, 5.0, 0.0],
+        max: [1.0, 4.0, 0.0],
+        radius: 0.5,
+        wrap: false,
+    };
+    let e = reason(
+        m.add_message(Message::new("l", "b", backwards).carries("p"))
+            .unwrap_err(),
+    );
+    assert!(e.contains("spans [0.0, 5.0] to [1.0, 4.0]"), "{e}");
+    let empty = MessageKind::Discrete2d {
+        width: 0,
+        height: 3,
+        range: 1,
+    };
+    let e = reason(m.add_message(Message::new("l", "b", empty)).unwrap_err());
+    assert!(e.contains("0 x 3 lattice"), "{e}");
 }
 
 #[test]
