@@ -162,11 +162,6 @@ impl RecordBuffer {
         self.len
     }
 
-    /// Whether the memory is page-locked.
-    pub fn pinned(&self) -> bool {
-        self.memory.pinned()
-    }
-
     /// The memory, for the next exchange.
     pub fn into_memory(self) -> Box<dyn HostMemory> {
         self.memory

@@ -381,19 +381,22 @@ impl<A: DeviceApi> DeviceExecutor<A> {
             // Nothing to try: fixed for the later calls.
             self.tuner.settle(&shape, only);
         }
-        let record = match (&self.records, variants.len()) {
-            (Some(r), 2..) => {
-                let size = lp.set.size();
-                let device = self.api.device_name();
-                Some((
-                    r,
-                    r.path(A::BACKEND, device, lp.kernel.c_source, &shape, size, &variants),
-                ))
-            }
-            _ => None,
+        // The disk is read at a trial's first call and written at its last.
+        let records = self.records.as_ref().filter(|_| variants.len() > 1);
+        let record_path = |r: &TuningRecords, shape: &LoopShape| {
+            let size = lp.set.size();
+            r.path(
+                A::BACKEND,
+                self.api.device_name(),
+                lp.kernel.c_source,
+                shape,
+                size,
+                &variants,
+            )
         };
-        if let Some((records, at)) = &record {
-            if let Some(v) = records.load(at, &variants) {
+        if let Some(records) = records.filter(|_| !self.tuner.started(&shape)) {
+            let at = record_path(records, &shape);
+            if let Some(v) = records.load(&at, &variants) {
                 // Measured in an earlier run on this device: no trial.
                 self.tuner.settle(&shape, v);
                 let note = format!(
@@ -436,8 +439,8 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         if variants.len() > 1 {
             if let Some(note) = self.tuner.record(name, &shape, &variants, call.variant, seconds) {
                 tracing::info!(backend = A::BACKEND, "{note}");
-                if let (Some((records, at)), Some(chosen)) = (&record, self.tuner.chosen(&shape)) {
-                    records.store(at, chosen);
+                if let (Some(records), Some(chosen)) = (records, self.tuner.chosen(&shape)) {
+                    records.store(&record_path(records, &shape), chosen);
                 }
                 let mut notes = self.fallbacks.lock().unwrap_or_else(|p| p.into_inner());
                 notes.push((name, note));

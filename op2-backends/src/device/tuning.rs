@@ -61,6 +61,14 @@ impl Tuner {
         }
     }
 
+    /// Whether `shape` has a trial running or a variant chosen.
+    pub fn started(&self, shape: &LoopShape) -> bool {
+        self.trials
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(shape)
+    }
+
     /// Fixes `shape`'s variant without a trial (it has only one).
     pub fn settle(&self, shape: &LoopShape, variant: Variant) {
         let mut trials = self.trials.lock().unwrap_or_else(|p| p.into_inner());
@@ -209,7 +217,9 @@ mod tests {
             block_size: 64,
         };
         assert_eq!(t.chosen(&s), None);
+        assert!(!t.started(&s));
         let _ = t.next(&s, &[v, v]);
+        assert!(t.started(&s), "its first call starts the trial");
         assert_eq!(t.chosen(&s), None, "a running trial has no choice yet");
         t.settle(&s, v);
         assert_eq!(t.chosen(&s), Some(v));
