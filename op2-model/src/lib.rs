@@ -27,25 +27,39 @@
 //! # Ok::<(), op2_core::Error>(())
 //! ```
 //!
-//! This is the description and its order; running a model (a `Simulation`
-//! that binds each function to its kernel and drives the lists, sorts,
-//! births and deaths, and distribution) builds on it.
+//! A [`Simulation`] runs a model on a runtime: it makes the carriers (a
+//! dynamic Set per agent type with a Dat per variable, a message list per
+//! declared list, a Global per environment property) from the initial
+//! [`Agents`], runs each function's body (bound with [`Simulation::bind`];
+//! it runs `par_loop!` on what its [`Call`] gives it, by name and checked
+//! against the declaration), builds each list after the function that
+//! outputs it, sorts spatial lists' senders by bin, and under `mpirun`
+//! (feature `mpi`, [`Simulation::distribute`]) migrates the agents and
+//! brings the ghost messages.
 
 #![deny(missing_docs)]
 
 mod agent_type;
+mod call;
+mod carriers;
 mod environment;
 mod function;
+mod initial;
 mod layers;
 mod message;
 mod model;
+mod simulation;
+mod typed;
 
 pub use agent_type::{AgentType, Variable};
+pub use call::{Call, Over};
 pub use environment::EnvProperty;
 pub use function::{AgentFunction, VariableUse};
+pub use initial::Agents;
 pub use layers::Layers;
 pub use message::{Message, MessageKind};
 pub use model::Model;
+pub use simulation::{Simulation, DEFAULT_SORT_EVERY};
 
 #[cfg(test)]
 mod tests;

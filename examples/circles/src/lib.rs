@@ -13,8 +13,10 @@
 
 mod by_hand;
 mod csv;
+mod described;
 mod model;
 
 pub use by_hand::{step_by_hand, CellList};
 pub use csv::{format_g9, read_positions};
+pub use described::{circles, circles_model};
 pub use model::{box_side, initial_positions, Circles, Params};

@@ -1,0 +1,235 @@
+//! What a simulation runs on, made from a model and its initial
+//! populations: per agent type a dynamic Set with one Dat per variable,
+//! its births and deaths (a `Lifecycle`, for types that functions kill or
+//! give birth to) and its random streams; per message list an
+//! `op2_agents::MessageList` with the Dats it carries; per environment
+//! property a Global.
+
+use op2_agents::{Boundary, Lifecycle, MessageList, SpatialGrid};
+use op2_core::{Error, RandomStreams, Result, ScalarType, Set};
+
+use crate::typed::{AnyDat, AnyGlobal};
+use crate::{AgentType, Agents, Message, MessageKind, Model};
+
+/// One agent type's carriers.
+pub(crate) struct AgentCarriers {
+    pub set: Set,
+    /// `(variable, Dat)`, in declaration order.
+    pub variables: Vec<(String, AnyDat)>,
+    pub life: Option<Lifecycle>,
+    pub streams: RandomStreams,
+}
+
+impl AgentCarriers {
+    /// The Dat of `variable`, if the type has it.
+    pub fn variable(&self, variable: &str) -> Option<&AnyDat> {
+        self.variables.iter().find(|(n, _)| n == variable).map(|(_, d)| d)
+    }
+}
+
+/// One message list's carriers.
+pub(crate) struct ListCarriers {
+    pub list: MessageList,
+    /// `(sender variable, carried Dat)`.
+    pub carried: Vec<(String, AnyDat)>,
+    /// Steps between sorts of the senders by bin (0: never).
+    pub sort_every: u64,
+}
+
+impl ListCarriers {
+    /// The carried Dat of `variable`, if the list carries it.
+    pub fn carried(&self, variable: &str) -> Option<&AnyDat> {
+        self.carried.iter().find(|(n, _)| n == variable).map(|(_, d)| d)
+    }
+}
+
+/// Everything a simulation runs on.
+pub(crate) struct Carriers {
+    /// In the model's order of agent types.
+    pub agents: Vec<(String, AgentCarriers)>,
+    pub lists: Vec<(String, ListCarriers)>,
+    pub environment: Vec<(String, AnyGlobal)>,
+}
+
+impl Carriers {
+    /// Makes the carriers of `model`, its agent types starting as
+    /// `initial` says (a type not there starts empty), each type's random
+    /// streams seeded from `seed` and its place in the model.
+    pub fn new(model: &Model, initial: &mut Vec<(String, Agents)>, seed: u64) -> Result<Carriers> {
+        let mut agents = Vec::new();
+        for (k, a) in model.agents.iter().enumerate() {
+            let start = match initial.iter().position(|(n, _)| n == &a.name) {
+                Some(i) => initial.swap_remove(i).1,
+                None => Agents::new(0),
+            };
+            let mortal = model
+                .functions
+                .iter()
+                .any(|f| (f.agent == a.name && f.deaths) || f.births.as_deref() == Some(&a.name));
+            let streams_seed = seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            agents.push((
+                a.name.clone(),
+                AgentCarriers::new(model, a, start, mortal, streams_seed)?,
+            ));
+        }
+        let mut lists = Vec::new();
+        for m in &model.messages {
+            let (_, senders) = agents
+                .iter()
+                .find(|(n, _)| n == &m.sender)
+                .expect("the model checked the sender");
+            lists.push((m.name.clone(), ListCarriers::new(model, m, senders)?));
+        }
+        let environment = model
+            .environment
+            .iter()
+            .map(|p| Ok((p.name.clone(), AnyGlobal::from_bytes(&p.name, p.scalar, &p.values)?)))
+            .collect::<Result<_>>()?;
+        Ok(Carriers {
+            agents,
+            lists,
+            environment,
+        })
+    }
+
+    /// The carriers of agent type `name`.
+    pub fn agent(&self, name: &str) -> Option<&AgentCarriers> {
+        self.agents.iter().find(|(n, _)| n == name).map(|(_, a)| a)
+    }
+
+    /// The carriers of message list `name`.
+    pub fn list(&self, name: &str) -> Option<&ListCarriers> {
+        self.lists.iter().find(|(n, _)| n == name).map(|(_, l)| l)
+    }
+
+    /// The Global of environment property `name`.
+    pub fn property(&self, name: &str) -> Option<&AnyGlobal> {
+        self.environment.iter().find(|(n, _)| n == name).map(|(_, g)| g)
+    }
+}
+
+impl AgentCarriers {
+    fn new(model: &Model, a: &AgentType, start: Agents, mortal: bool, seed: u64) -> Result<AgentCarriers> {
+        let n = start.len();
+        let capacity = a.capacity.max(n);
+        let set = Set::dynamic_with_ids(a.name.clone(), start.ids.clone(), capacity)?;
+        for (v, _, _) in &start.values {
+            if a.variable_named(v).is_none() {
+                return Err(model.invalid(format!(
+                    "the initial agents of type `{}` give values of `{v}`, which the type does not declare",
+                    a.name
+                )));
+            }
+        }
+        let mut variables = Vec::new();
+        for v in &a.variables {
+            let given = start.values.iter().find(|(name, _, _)| name == &v.name);
+            let bytes = match given {
+                Some((_, scalar, bytes)) => {
+                    if *scalar != v.scalar || bytes.len() != n * v.dim * v.scalar.size() {
+                        return Err(model.invalid(format!(
+                            "the initial agents of type `{}` give {} `{}` values of `{}`, and {n} agents of {} `{}` \
+                             need {}",
+                            a.name,
+                            bytes.len() / scalar.size(),
+                            scalar.rust_name(),
+                            v.name,
+                            v.dim,
+                            v.scalar.rust_name(),
+                            n * v.dim
+                        )));
+                    }
+                    bytes.clone()
+                }
+                None => v.default.repeat(n),
+            };
+            let dat = AnyDat::from_bytes(format!("{}.{}", a.name, v.name), &set, v.scalar, v.dim, &bytes)?;
+            variables.push((v.name.clone(), dat));
+        }
+        let life = if mortal { Some(Lifecycle::new(&set)?) } else { None };
+        let streams = RandomStreams::new(format!("{}.random", a.name), seed);
+        Ok(AgentCarriers {
+            set,
+            variables,
+            life,
+            streams,
+        })
+    }
+}
+
+impl ListCarriers {
+    fn new(model: &Model, m: &Message, senders: &AgentCarriers) -> Result<ListCarriers> {
+        let var = |name: &str| {
+            senders.variable(name).ok_or_else(|| {
+                model.invalid(format!(
+                    "message list `{}` carries `{}.{name}`, which is not declared",
+                    m.name, m.sender
+                ))
+            })
+        };
+        let position = || {
+            let name = m.carried.first().ok_or_else(|| {
+                model.invalid(format!(
+                    "message list `{}` is binned by position: its first carried variable must be the senders' \
+                     position",
+                    m.name
+                ))
+            })?;
+            var(name)
+        };
+        let list = match m.kind {
+            MessageKind::BruteForce => MessageList::brute_force(m.name.clone(), &senders.set)?,
+            MessageKind::Spatial {
+                dims,
+                min,
+                max,
+                radius,
+                wrap,
+            } => {
+                let boundary = if wrap { Boundary::Wrap } else { Boundary::Clamp };
+                let grid = match dims {
+                    2 => SpatialGrid::new_2d(&m.name, [min[0], min[1]], [max[0], max[1]], radius, boundary)?,
+                    3 => SpatialGrid::new_3d(&m.name, min, max, radius, boundary)?,
+                    d => {
+                        return Err(Error::InvalidMessages {
+                            list: m.name.clone(),
+                            reason: format!("a spatial list has 2 or 3 dimensions, not {d}"),
+                        })
+                    }
+                };
+                spatial_list(model, m, grid, position()?)?
+            }
+            MessageKind::Discrete2d { width, height, .. } => {
+                let grid = SpatialGrid::discrete_2d(&m.name, [width, height], Boundary::Clamp)?;
+                spatial_list(model, m, grid, position()?)?
+            }
+        };
+        let carried = m
+            .carried
+            .iter()
+            .map(|v| Ok((v.clone(), var(v)?.carried_by(&list)?)))
+            .collect::<Result<_>>()?;
+        Ok(ListCarriers {
+            list,
+            carried,
+            sort_every: 0,
+        })
+    }
+}
+
+/// A list binned by the positions in `position` (f32, f64 or i32 values).
+fn spatial_list(model: &Model, m: &Message, grid: SpatialGrid, position: &AnyDat) -> Result<MessageList> {
+    let name = m.name.clone();
+    let wrong = || {
+        model.invalid(format!(
+            "message list `{}` is binned by `{}.{}`, which must hold f32, f64 or i32 coordinates",
+            m.name, m.sender, m.carried[0]
+        ))
+    };
+    match position.scalar() {
+        ScalarType::F32 => MessageList::spatial(name, grid, position.get::<f32>().ok_or_else(wrong)?),
+        ScalarType::F64 => MessageList::spatial(name, grid, position.get::<f64>().ok_or_else(wrong)?),
+        ScalarType::I32 => MessageList::spatial(name, grid, position.get::<i32>().ok_or_else(wrong)?),
+        _ => Err(wrong()),
+    }
+}

@@ -1,0 +1,52 @@
+//! A population to start from: the agents' ids and the values of any of
+//! their variables (the others take the declared defaults). Checked against
+//! the model when given to a simulation (`Simulation::populate`).
+
+use op2_core::{Scalar, ScalarType};
+
+/// The agents a simulation starts with, of one type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Agents {
+    pub(crate) ids: Vec<u64>,
+    /// `(variable, type, values as bytes)`, in the order given.
+    pub(crate) values: Vec<(String, ScalarType, Vec<u8>)>,
+}
+
+impl Agents {
+    /// `count` agents with ids `0..count`.
+    pub fn new(count: usize) -> Agents {
+        Agents::with_ids((0..count as u64).collect())
+    }
+
+    /// Agents with these ids (unique; in a distributed run, this rank's
+    /// share of the run's agents).
+    pub fn with_ids(ids: Vec<u64>) -> Agents {
+        Agents {
+            ids,
+            values: Vec::new(),
+        }
+    }
+
+    /// Gives `variable` these values: the variable's `dim` values for each
+    /// agent, in the order of the ids.
+    pub fn set<T: Scalar>(mut self, variable: impl Into<String>, values: Vec<T>) -> Agents {
+        self.values
+            .push((variable.into(), T::TYPE, bytemuck::cast_slice(&values).to_vec()));
+        self
+    }
+
+    /// How many agents.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Their ids.
+    pub fn ids(&self) -> &[u64] {
+        &self.ids
+    }
+}

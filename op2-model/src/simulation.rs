@@ -1,0 +1,472 @@
+//! The runner: a model's carriers on a runtime, and its functions run
+//! layer by layer each step. A function's body (bound with
+//! [`Simulation::bind`]) runs its loops; a function that outputs a message
+//! list has the list built right after it (its messages are the senders'
+//! values then), a function that only outputs needs no body. Births and
+//! deaths apply after the loop that decides them. Spatial lists whose
+//! senders neither die nor give birth have their senders sorted by bin
+//! every few steps (neighbours in space become neighbours in memory; no
+//! result changes). Under `mpirun` ([`Simulation::distribute`], feature
+//! `mpi`) an `AgentDomain` over the spatial lists moves the agents to the
+//! ranks owning their bins before each step and brings the ghost messages
+//! to each build, without user code.
+
+use op2_agents::MessageList;
+use op2_backends::Runtime;
+use op2_core::{Dat, Global, Result, Scalar, Set};
+
+use crate::call::{Call, Over};
+use crate::carriers::Carriers;
+use crate::{AgentFunction, Agents, Layers, MessageKind, Model};
+
+/// What a function's body is: it runs the function's loops.
+type Body<'rt> = Box<dyn Fn(&Call<'_>) -> Result<()> + 'rt>;
+
+/// Steps between sorts of a spatial list's senders by default.
+pub const DEFAULT_SORT_EVERY: u64 = 10;
+
+/// A model running on a runtime.
+pub struct Simulation<'rt> {
+    model: Model,
+    rt: &'rt Runtime,
+    layers: Layers,
+    bodies: Vec<(String, Body<'rt>)>,
+    initial: Vec<(String, Agents)>,
+    seed: u64,
+    sort_every: Vec<(String, u64)>,
+    carriers: Option<Carriers>,
+    steps: u64,
+    #[cfg(feature = "mpi")]
+    domain: Option<Distributed>,
+}
+
+/// A distributed simulation's domain.
+#[cfg(feature = "mpi")]
+struct Distributed {
+    domain: op2_mpi::AgentDomain,
+    /// The lists whose ghosts it brings.
+    lists: Vec<String>,
+    /// Whether readers run while the ghosts travel.
+    overlap: bool,
+}
+
+impl<'rt> Simulation<'rt> {
+    /// A simulation of `model` on `rt`, its functions in `model.layers()`.
+    /// Give it its initial agents ([`Simulation::populate`]) and bodies
+    /// ([`Simulation::bind`]); its data are made when it starts
+    /// ([`Simulation::start`], or the first step).
+    ///
+    /// # Errors
+    /// As [`Model::layers`].
+    pub fn new(model: &Model, rt: &'rt Runtime) -> Result<Simulation<'rt>> {
+        Ok(Simulation {
+            layers: model.layers()?,
+            model: model.clone(),
+            rt,
+            bodies: Vec::new(),
+            initial: Vec::new(),
+            seed: 0,
+            sort_every: Vec::new(),
+            carriers: None,
+            steps: 0,
+            #[cfg(feature = "mpi")]
+            domain: None,
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The order the functions run in.
+    pub fn layers(&self) -> &Layers {
+        &self.layers
+    }
+
+    /// The runtime.
+    pub fn rt(&self) -> &'rt Runtime {
+        self.rt
+    }
+
+    fn check_not_started(&self, what: &str) -> Result<()> {
+        match self.carriers {
+            Some(_) => Err(self.model.invalid(format!(
+                "{what} before the simulation starts (Simulation::start, or the first step)"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts agent type `agent` with `agents` (the others start empty).
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such type, it
+    /// was given agents already, or the simulation started; when it
+    /// starts, if a variable's values are of another type or number than
+    /// its declaration, or an id repeats.
+    pub fn populate(&mut self, agent: &str, agents: Agents) -> Result<&mut Simulation<'rt>> {
+        self.check_not_started("give initial agents")?;
+        if self.model.agent(agent).is_none() {
+            return Err(self.model.invalid(format!(
+                "initial agents of type `{agent}`, which the model does not have"
+            )));
+        }
+        if self.initial.iter().any(|(n, _)| n == agent) {
+            return Err(self
+                .model
+                .invalid(format!("initial agents of type `{agent}` given twice")));
+        }
+        self.initial.push((agent.to_string(), agents));
+        Ok(self)
+    }
+
+    /// Seeds the agents' random streams: type `k` of the model draws from
+    /// a seed made of `seed` and `k` (0 by default).
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] once the simulation started.
+    pub fn seed(&mut self, seed: u64) -> Result<&mut Simulation<'rt>> {
+        self.check_not_started("seed the random streams")?;
+        self.seed = seed;
+        Ok(self)
+    }
+
+    /// Sorts the senders of spatial list `list` by bin every `steps` steps
+    /// (0: never), after the step's last layer. By default every
+    /// [`DEFAULT_SORT_EVERY`] steps when the senders neither die nor give
+    /// birth, else never. Sorting changes no result, only the speed.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such spatial
+    /// list.
+    pub fn sort_every(&mut self, list: &str, steps: u64) -> Result<&mut Simulation<'rt>> {
+        match self.model.message(list).map(|m| m.kind) {
+            Some(MessageKind::Spatial { .. } | MessageKind::Discrete2d { .. }) => {}
+            _ => {
+                return Err(self
+                    .model
+                    .invalid(format!("sorts by bin list `{list}`, which is not a spatial list")))
+            }
+        }
+        self.sort_every.retain(|(l, _)| l != list);
+        self.sort_every.push((list.to_string(), steps));
+        if let Some(c) = &mut self.carriers {
+            c.lists
+                .iter_mut()
+                .filter(|(n, _)| n == list)
+                .for_each(|(_, l)| l.sort_every = steps);
+        }
+        Ok(self)
+    }
+
+    /// Makes agent function `function` run `body` (which runs its loops
+    /// with `par_loop!` on what the [`Call`] gives it).
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such function
+    /// or it has a body already.
+    pub fn bind(
+        &mut self,
+        function: &str,
+        body: impl Fn(&Call<'_>) -> Result<()> + 'rt,
+    ) -> Result<&mut Simulation<'rt>> {
+        if !self.model.functions.iter().any(|f| f.name == function) {
+            return Err(self
+                .model
+                .invalid(format!("binds function `{function}`, which the model does not have")));
+        }
+        if self.bodies.iter().any(|(n, _)| n == function) {
+            return Err(self.model.invalid(format!("binds function `{function}` twice")));
+        }
+        self.bodies.push((function.to_string(), Box::new(body)));
+        Ok(self)
+    }
+
+    /// Makes the carriers, if not made yet.
+    ///
+    /// # Errors
+    /// As [`Simulation::populate`] and the carriers' constructors.
+    pub fn start(&mut self) -> Result<()> {
+        if self.carriers.is_some() {
+            return Ok(());
+        }
+        for f in &self.model.functions {
+            if f.output.is_none() && !self.bodies.iter().any(|(n, _)| n == &f.name) {
+                return Err(self.model.invalid(format!(
+                    "function `{}` has no body: bind one (Simulation::bind)",
+                    f.name
+                )));
+            }
+        }
+        let mut carriers = Carriers::new(&self.model, &mut self.initial, self.seed)?;
+        let mortal: Vec<String> = (carriers.agents.iter())
+            .filter(|(_, a)| a.life.is_some())
+            .map(|(n, _)| n.clone())
+            .collect();
+        for (name, l) in &mut carriers.lists {
+            let spatial = !matches!(self.model.message(name).map(|m| m.kind), Some(MessageKind::BruteForce));
+            let mortal = mortal.iter().any(|n| n == l.list.senders().name());
+            let default = if spatial && !mortal { DEFAULT_SORT_EVERY } else { 0 };
+            l.sort_every = self
+                .sort_every
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(default, |(_, k)| *k);
+        }
+        self.carriers = Some(carriers);
+        Ok(())
+    }
+
+    fn carriers(&self) -> Result<&Carriers> {
+        self.carriers.as_ref().ok_or_else(|| {
+            self.model
+                .invalid("has not started: its data exist once it does (Simulation::start, or a step)".to_string())
+        })
+    }
+
+    /// Runs one step: each layer's functions in turn (in a layer, in
+    /// declaration order).
+    ///
+    /// # Errors
+    /// As [`Simulation::start`]; what the bodies return; the builds',
+    /// sorts' and (distributed) migrations' errors.
+    pub fn step(&mut self) -> Result<()> {
+        self.start()?;
+        let carriers = self.carriers.as_ref().expect("started");
+        #[cfg(feature = "mpi")]
+        if let Some(d) = &mut self.domain {
+            d.domain.migrate_on(self.rt)?;
+        }
+        let order: Vec<&AgentFunction> = (self.layers.as_slice().iter().flatten())
+            .map(|name| {
+                self.model
+                    .functions
+                    .iter()
+                    .find(|f| &f.name == name)
+                    .expect("layers name functions")
+            })
+            .collect();
+        // A list whose build waits for its reader, the next function, to
+        // overlap the ghosts' travel (distributed, overlapped steps).
+        #[cfg(feature = "mpi")]
+        let mut deferred: Option<&MessageList> = None;
+        for (k, function) in order.iter().enumerate() {
+            let agent = carriers
+                .agent(&function.agent)
+                .expect("the model checked the agent type");
+            let model = &self.model;
+            let call = |over| Call {
+                over,
+                model,
+                function,
+                rt: self.rt,
+                agent,
+                carriers,
+            };
+            let body = self.bodies.iter().find(|(n, _)| n == &function.name).map(|(_, b)| b);
+            #[cfg(feature = "mpi")]
+            if let (Some(list), Some(d), Some(body)) = (deferred.take(), &mut self.domain, body) {
+                let rt = self.rt;
+                d.domain.build_overlapped_on(list, &agent.set, rt, &mut |part| {
+                    body(&Call {
+                        over: Over::Part(part),
+                        model,
+                        function,
+                        rt,
+                        agent,
+                        carriers,
+                    })
+                })?;
+            } else if let Some(body) = body {
+                body(&call(Over::All(&agent.set)))?;
+            }
+            #[cfg(not(feature = "mpi"))]
+            if let Some(body) = body {
+                body(&call(Over::All(&agent.set)))?;
+            }
+            let Some((name, _)) = &function.output else { continue };
+            let list = &carriers.list(name).expect("the model checked the output").list;
+            #[cfg(feature = "mpi")]
+            let overlaps_next = order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
+            #[cfg(feature = "mpi")]
+            if let Some(d) = &mut self.domain {
+                if d.lists.contains(name) {
+                    if d.overlap && overlaps_next {
+                        deferred = Some(list);
+                    } else {
+                        d.domain.build_on(list, self.rt)?;
+                    }
+                    continue;
+                }
+            }
+            let _ = k;
+            list.build_on(self.rt)?;
+        }
+        for (_, l) in &carriers.lists {
+            if l.sort_every > 0 && self.steps % l.sort_every == 0 && l.list.is_built() {
+                l.list.sort_senders_on(self.rt)?;
+            }
+        }
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Whether `reader` may run in two parts around the travel of list
+    /// `list`'s ghosts: it reads the list and has a body, and nothing it
+    /// does after its first part changes what the second reads (no births
+    /// or deaths, no reductions into environment properties).
+    #[cfg(feature = "mpi")]
+    fn overlaps(&self, reader: &AgentFunction, list: &str) -> bool {
+        reader.input.as_deref() == Some(list)
+            && self.bodies.iter().any(|(n, _)| n == &reader.name)
+            && !reader.deaths
+            && reader.births.is_none()
+            && reader.environment.iter().all(|(_, a)| *a == op2_core::Access::Read)
+    }
+
+    /// Shares the agents among the ranks of `mpi` (every rank populated
+    /// with its share of the run's agents, under ids unique across ranks):
+    /// one `AgentDomain` over the model's spatial lists, cut along the
+    /// first one's grid. From then on each step first moves the agents to
+    /// the ranks that own their bins, and each build brings the ghost
+    /// messages from the neighbouring ranks; results are bitwise those of
+    /// one rank. Collective; starts the simulation.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no spatial list or
+    /// is distributed already; as [`op2_mpi::AgentDomain::of_lists`] (grids
+    /// of other boxes, discrete lists).
+    #[cfg(feature = "mpi")]
+    pub fn distribute(&mut self, mpi: &op2_mpi::Mpi, options: op2_mpi::DomainOptions) -> Result<&mut Simulation<'rt>> {
+        if self.domain.is_some() {
+            return Err(self.model.invalid("is distributed twice".to_string()));
+        }
+        let spatial: Vec<String> = (self.model.messages.iter())
+            .filter(|m| matches!(m.kind, MessageKind::Spatial { .. }))
+            .map(|m| m.name.clone())
+            .collect();
+        if spatial.is_empty() {
+            return Err(self
+                .model
+                .invalid("is distributed by space, and it has no spatial message list to cut it by".to_string()));
+        }
+        self.start()?;
+        let carriers = self.carriers()?;
+        let lists: Vec<&MessageList> = spatial
+            .iter()
+            .map(|n| &carriers.list(n).expect("declared").list)
+            .collect();
+        let domain = op2_mpi::AgentDomain::of_lists(mpi, &lists, options)?;
+        self.domain = Some(Distributed {
+            domain,
+            lists: spatial,
+            overlap: false,
+        });
+        Ok(self)
+    }
+
+    /// In a distributed run, whether a function that reads a spatial list
+    /// right after the list's output runs on the agents that read no other
+    /// rank's message while the ghosts travel, then on the others
+    /// (`AgentDomain::build_overlapped_on`); the same results either way.
+    /// Not for functions with births, deaths or reductions into the
+    /// environment: they run whole. Off at first; nothing changes on an
+    /// undistributed simulation.
+    #[cfg(feature = "mpi")]
+    pub fn set_overlap(&mut self, overlap: bool) {
+        if let Some(d) = &mut self.domain {
+            d.overlap = overlap;
+        }
+    }
+
+    /// The ranks sharing the agents ([`Simulation::distribute`]).
+    #[cfg(feature = "mpi")]
+    pub fn domain(&self) -> Option<&op2_mpi::AgentDomain> {
+        self.domain.as_ref().map(|d| &d.domain)
+    }
+
+    /// Runs `steps` steps.
+    ///
+    /// # Errors
+    /// As [`Simulation::step`].
+    pub fn run(&mut self, steps: u64) -> Result<()> {
+        (0..steps).try_for_each(|_| self.step())
+    }
+
+    /// Steps run.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The agents of type `agent` (on this rank).
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such type or
+    /// the simulation has not started.
+    pub fn population(&self, agent: &str) -> Result<&Set> {
+        let model = self.model.name.clone();
+        let a = self
+            .carriers()?
+            .agent(agent)
+            .ok_or_else(|| op2_core::Error::InvalidModel {
+                model,
+                reason: format!("asks for agent type `{agent}`, which the model does not have"),
+            })?;
+        Ok(&a.set)
+    }
+
+    /// The Dat of `agent`'s `variable`, as `T` values (in memory order;
+    /// the population's ids say whose each value is).
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if there is no such variable or it
+    /// holds another type, or the simulation has not started.
+    pub fn variable<T: Scalar>(&self, agent: &str, variable: &str) -> Result<&Dat<T>> {
+        let model = self.model.name.clone();
+        let dat = self
+            .carriers()?
+            .agent(agent)
+            .and_then(|a| a.variable(variable))
+            .ok_or_else(|| op2_core::Error::InvalidModel {
+                model: model.clone(),
+                reason: format!("asks for variable `{agent}.{variable}`, which the model does not declare"),
+            })?;
+        dat.typed(&model, &format!("`{agent}.{variable}`"), "the host")
+    }
+
+    /// The Global of environment property `property`: the host reads it,
+    /// and sets it between steps.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if there is no such property or it
+    /// holds another type, or the simulation has not started.
+    pub fn environment<T: Scalar>(&self, property: &str) -> Result<&Global<T>> {
+        let model = self.model.name.clone();
+        let global = self
+            .carriers()?
+            .property(property)
+            .ok_or_else(|| op2_core::Error::InvalidModel {
+                model: model.clone(),
+                reason: format!("asks for environment property `{property}`, which the model does not declare"),
+            })?;
+        global.typed(&model, property, "the host")
+    }
+
+    /// The message list `list`.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if there is no such list or the
+    /// simulation has not started.
+    pub fn list(&self, list: &str) -> Result<&MessageList> {
+        let model = self.model.name.clone();
+        let l = self
+            .carriers()?
+            .list(list)
+            .ok_or_else(|| op2_core::Error::InvalidModel {
+                model,
+                reason: format!("asks for message list `{list}`, which the model does not declare"),
+            })?;
+        Ok(&l.list)
+    }
+}

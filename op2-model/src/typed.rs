@@ -1,0 +1,120 @@
+//! Dats and Globals whose element type the model names at run time (a
+//! variable's `ScalarType`), kept type-erased and handed back typed to the
+//! code that names the type (a function's body, the host), which gets an
+//! error naming the variable when it asks for another type or width.
+
+use std::any::Any;
+
+use op2_agents::MessageList;
+use op2_core::{Dat, Error, Global, Result, Scalar, ScalarType, Set};
+
+/// Runs `$body` with `$t` the Rust type of `$scalar`.
+macro_rules! with_scalar {
+    ($scalar:expr, $t:ident => $body:expr) => {
+        match $scalar {
+            ScalarType::F64 => {
+                type $t = f64;
+                $body
+            }
+            ScalarType::F32 => {
+                type $t = f32;
+                $body
+            }
+            ScalarType::I32 => {
+                type $t = i32;
+                $body
+            }
+            ScalarType::I64 => {
+                type $t = i64;
+                $body
+            }
+            ScalarType::U32 => {
+                type $t = u32;
+                $body
+            }
+        }
+    };
+}
+
+/// A `Dat<T>` of a type named at run time.
+pub(crate) struct AnyDat {
+    scalar: ScalarType,
+    dim: usize,
+    dat: Box<dyn Any>,
+}
+
+impl AnyDat {
+    /// A Dat called `name` on `set` holding `bytes` (`dim` values of
+    /// `scalar` per element, as bytes).
+    pub fn from_bytes(name: String, set: &Set, scalar: ScalarType, dim: usize, bytes: &[u8]) -> Result<AnyDat> {
+        let dat: Box<dyn Any> = with_scalar!(scalar, T => {
+            let values: Vec<T> = bytes.chunks_exact(scalar.size()).map(bytemuck::pod_read_unaligned).collect();
+            Box::new(Dat::<T>::from_vec(name, set, dim, values)?)
+        });
+        Ok(AnyDat { scalar, dim, dat })
+    }
+
+    /// A copy of this Dat that `list` carries with its messages.
+    pub fn carried_by(&self, list: &MessageList) -> Result<AnyDat> {
+        let dat: Box<dyn Any> = with_scalar!(self.scalar, T => Box::new(list.carry(self.typed_unchecked::<T>())?));
+        Ok(AnyDat { dat, ..*self })
+    }
+
+    /// Its element type.
+    pub fn scalar(&self) -> ScalarType {
+        self.scalar
+    }
+
+    /// The Dat as `Dat<T>`, or `None` for another `T`.
+    pub fn get<T: Scalar>(&self) -> Option<&Dat<T>> {
+        self.dat.downcast_ref()
+    }
+
+    fn typed_unchecked<T: Scalar>(&self) -> &Dat<T> {
+        self.get().expect("AnyDat's box holds a Dat of its scalar type")
+    }
+
+    /// The Dat as `Dat<T>`; an error naming `what` (for example "variable
+    /// `circle.pos`") and `whose` use (a function, the host) otherwise.
+    pub fn typed<T: Scalar>(&self, model: &str, what: &str, whose: &str) -> Result<&Dat<T>> {
+        self.get().ok_or_else(|| Error::InvalidModel {
+            model: model.to_string(),
+            reason: format!(
+                "{whose} asks for {what} as `{}` values, and it holds {} `{}` per agent",
+                T::TYPE.rust_name(),
+                self.dim,
+                self.scalar.rust_name()
+            ),
+        })
+    }
+}
+
+/// A `Global<T>` of a type named at run time (an environment property).
+pub(crate) struct AnyGlobal {
+    scalar: ScalarType,
+    global: Box<dyn Any>,
+}
+
+impl AnyGlobal {
+    /// A Global called `name` holding `bytes` (values of `scalar`).
+    pub fn from_bytes(name: &str, scalar: ScalarType, bytes: &[u8]) -> Result<AnyGlobal> {
+        let global: Box<dyn Any> = with_scalar!(scalar, T => {
+            let values: Vec<T> = bytes.chunks_exact(scalar.size()).map(bytemuck::pod_read_unaligned).collect();
+            Box::new(Global::<T>::new(name, values)?)
+        });
+        Ok(AnyGlobal { scalar, global })
+    }
+
+    /// The Global as `Global<T>`; an error naming the property and `whose`
+    /// use otherwise.
+    pub fn typed<T: Scalar>(&self, model: &str, name: &str, whose: &str) -> Result<&Global<T>> {
+        self.global.downcast_ref().ok_or_else(|| Error::InvalidModel {
+            model: model.to_string(),
+            reason: format!(
+                "{whose} asks for environment property `{name}` as `{}` values, and it holds `{}`",
+                T::TYPE.rust_name(),
+                self.scalar.rust_name()
+            ),
+        })
+    }
+}

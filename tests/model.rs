@@ -1,0 +1,218 @@
+//! The model layer's runner (`op2::model::Simulation`): models ported onto
+//! it compute, on every backend, the bits their hand-wired versions compute
+//! on seq; its layers are those the description implies; and a body that
+//! asks for what its function did not declare, or as another type, an
+//! unbound function and initial agents that do not fit the declaration are
+//! errors that name them.
+
+use op2::model::{AgentFunction, AgentType, Agents, Model, Simulation};
+use op2::prelude::*;
+#[allow(unused_imports)] // RuntimeOptions: only with the rayon or jit feature
+use op2::{Error, RuntimeOptions};
+use op2_circles::{box_side, circles, circles_model, initial_positions, Circles, Params};
+
+/// The backends built in (cuda where a GPU is; with OP2_REQUIRE_GPU a
+/// missing one fails).
+fn backends() -> Vec<Runtime> {
+    let mut v = vec![Runtime::new(Backend::Seq).unwrap()];
+    #[cfg(feature = "rayon")]
+    v.push(Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)).unwrap());
+    #[cfg(feature = "jit")]
+    v.push(
+        Runtime::with_options(
+            Backend::Jit,
+            RuntimeOptions::default()
+                .threads(2)
+                .cache_dir(concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache")),
+        )
+        .unwrap(),
+    );
+    #[cfg(feature = "opencl")]
+    v.push(Runtime::new(Backend::OpenCl).unwrap());
+    #[cfg(feature = "cuda")]
+    match Runtime::new(Backend::Cuda) {
+        Ok(rt) => v.push(rt),
+        Err(e) => assert!(
+            std::env::var_os("OP2_REQUIRE_GPU").is_none(),
+            "OP2_REQUIRE_GPU is set: {e}"
+        ),
+    }
+    v
+}
+
+/// Values of `dat` (dim `dim`) in id order, ids from `set`.
+fn by_id<T: op2::Scalar>(set: &Set, dat: &Dat<T>, dim: usize) -> Vec<(u64, Vec<T>)> {
+    let values = dat.to_vec();
+    let mut v: Vec<(u64, Vec<T>)> = set
+        .global_ids()
+        .iter()
+        .zip(values.chunks_exact(dim))
+        .map(|(&id, c)| (id, c.to_vec()))
+        .collect();
+    v.sort_by_key(|(id, _)| *id);
+    v
+}
+
+#[test]
+fn circles_model_has_the_layers_its_description_implies() {
+    let model = circles_model(10.0, Params::default()).unwrap();
+    assert_eq!(
+        model.layers().unwrap().to_string(),
+        "layer 1: output_location\nlayer 2: move"
+    );
+}
+
+#[test]
+fn circles_on_the_model_layer_computes_the_hand_wired_bits_on_every_backend() {
+    let n = 2000;
+    let side = box_side(n, 1.0);
+    let start = initial_positions(n, side, 5);
+    let ids: Vec<u64> = (0..n as u64).collect();
+    let steps = 12;
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    for sort_every in [0, 3] {
+        let p = Params {
+            sort_every,
+            ..Params::default()
+        };
+        let mut hand = Circles::new(&start, side, p).unwrap();
+        for _ in 0..steps {
+            hand.step(&seq).unwrap();
+        }
+        let want = by_id(hand.agents(), hand.positions_dat(), 3);
+        for rt in backends() {
+            let mut sim = circles(&rt, &ids, &start, side, p).unwrap();
+            sim.run(steps).unwrap();
+            assert_eq!(sim.steps(), steps);
+            let set = sim.population("circle").unwrap();
+            let got = by_id(set, sim.variable::<f32>("circle", "pos").unwrap(), 3);
+            assert!(
+                got == want,
+                "{} (sorting every {sort_every}) differs from the hand-wired model",
+                rt.backend()
+            );
+            let ids_in_memory = sim.variable::<u32>("circle", "id").unwrap().to_vec();
+            let sorted = ids_in_memory.windows(2).any(|w| w[0] > w[1]);
+            assert_eq!(
+                sorted,
+                sort_every > 0,
+                "{}: the agents were sorted as asked",
+                rt.backend()
+            );
+        }
+    }
+}
+
+/// A model of one agent type `a` with variable `x` (f64) and `n` (i32), and
+/// one function `f` using `x`.
+fn small_model() -> Model {
+    let mut model = Model::new("small");
+    model
+        .add_agent(
+            AgentType::new("a")
+                .variable::<f64>("x", 1, &[1.5])
+                .variable::<i32>("n", 2, &[7, 8]),
+        )
+        .unwrap();
+    model.add_function(AgentFunction::new("f", "a").updates("x")).unwrap();
+    model
+}
+
+#[op2::kernel]
+fn double(x: &mut f64) {
+    *x *= 2.0;
+}
+
+#[test]
+fn variables_start_at_their_defaults_and_bodies_run_each_step() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = Simulation::new(&small_model(), &rt).unwrap();
+    sim.populate("a", Agents::new(3).set("x", vec![1.0f64, 2.0, 3.0]))
+        .unwrap();
+    sim.bind("f", |c| {
+        let x = c.var::<f64>("x")?;
+        par_loop!(c.rt(), double, c.agents(), x(RW))
+    })
+    .unwrap();
+    sim.run(2).unwrap();
+    assert_eq!(sim.variable::<f64>("a", "x").unwrap().to_vec(), [4.0, 8.0, 12.0]);
+    assert_eq!(sim.variable::<i32>("a", "n").unwrap().to_vec(), [7, 8, 7, 8, 7, 8]);
+}
+
+fn reason(e: Error) -> String {
+    match e {
+        Error::InvalidModel { model, reason } => {
+            assert_eq!(model, "small");
+            reason
+        }
+        other => panic!("expected InvalidModel, got {other}"),
+    }
+}
+
+/// A function's body.
+type Body = fn(&op2::model::Call<'_>) -> op2::Result<()>;
+
+#[test]
+fn a_body_asking_for_what_its_function_did_not_declare_is_named() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let cases: [(&str, Body); 4] = [
+        ("asks for `a.n`, which it does not declare", |c| {
+            c.var::<i32>("n").map(drop)
+        }),
+        ("asks for `a.x` as `f32` values, and it holds 1 `f64` per agent", |c| {
+            c.var::<f32>("x").map(drop)
+        }),
+        ("asks for its input, and it reads no message list", |c| {
+            c.input().map(drop)
+        }),
+        ("asks for environment property `g`, which it does not declare", |c| {
+            c.env::<f64>("g").map(drop)
+        }),
+    ];
+    for (want, body) in cases {
+        let mut sim = Simulation::new(&small_model(), &rt).unwrap();
+        sim.populate("a", Agents::new(2)).unwrap();
+        sim.bind("f", body).unwrap();
+        let got = reason(sim.step().unwrap_err());
+        assert!(got.contains("function `f`") && got.contains(want), "{got}");
+    }
+}
+
+#[test]
+fn unbound_functions_and_ill_fitting_agents_are_named() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = Simulation::new(&small_model(), &rt).unwrap();
+    let got = reason(sim.start().unwrap_err());
+    assert!(got.contains("function `f` has no body"), "{got}");
+
+    let cases = [
+        (
+            Agents::new(2).set("x", vec![1.0f64]),
+            "give 1 `f64` values of `x`, and 2 agents of 1 `f64` need 2",
+        ),
+        (
+            Agents::new(2).set("n", vec![1.0f64; 4]),
+            "give 4 `f64` values of `n`, and 2 agents of 2 `i32` need 4",
+        ),
+        (
+            Agents::new(1).set("y", vec![1.0f64]),
+            "give values of `y`, which the type does not declare",
+        ),
+    ];
+    for (agents, want) in cases {
+        let mut sim = Simulation::new(&small_model(), &rt).unwrap();
+        sim.bind("f", |_| Ok(())).unwrap();
+        sim.populate("a", agents).unwrap();
+        let got = reason(sim.start().unwrap_err());
+        assert!(got.contains(want), "{got}");
+    }
+    let mut sim = Simulation::new(&small_model(), &rt).unwrap();
+    assert!(reason(sim.populate("b", Agents::new(1)).map(drop).unwrap_err()).contains("type `b`"));
+    assert!(reason(sim.bind("g", |_| Ok(())).map(drop).unwrap_err()).contains("function `g`"));
+    assert!(reason(sim.variable::<f64>("a", "x").map(drop).unwrap_err()).contains("has not started"));
+    sim.bind("f", |_| Ok(())).unwrap();
+    sim.start().unwrap();
+    assert!(reason(sim.populate("a", Agents::new(1)).map(drop).unwrap_err()).contains("before the simulation starts"));
+    let got = reason(sim.variable::<i32>("a", "x").map(drop).unwrap_err());
+    assert!(got.contains("the host asks for `a.x` as `i32` values"), "{got}");
+}
