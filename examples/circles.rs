@@ -23,8 +23,12 @@
 //! of ranks. `--timings` prints the runtime's timing summary (loops, list
 //! builds, and under MPI the exchanges and the domain's balance) to stderr.
 //!
+//! The model is described on op2's model layer (`op2_circles::circles_model`)
+//! and run by `op2::model::Simulation`; `op2_circles::Circles` is the same
+//! model wired by hand, kept for the tests and benchmarks that compare them.
+//!
 //! Built with `--features mpi` and started with `mpirun -n P`, the agents
-//! are shared among the ranks by space (`op2::mpi::AgentDomain`): each
+//! are shared among the ranks by space (`Simulation::distribute`): each
 //! rank owns a box of the message grid, agents move to the rank of their
 //! box before each step, and each rank receives the messages its agents
 //! read from its neighbours' boxes. The positions come out bitwise as on
@@ -38,9 +42,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use op2::model::Simulation;
 use op2::output::VtkSeries;
-use op2::{Backend, Runtime};
-use op2_circles::{box_side, format_g9, initial_positions, read_positions, Circles, Params};
+use op2::{Backend, Dat, Runtime, Set};
+use op2_circles::{box_side, circles, format_g9, initial_positions, read_positions, Params};
 
 /// The command line.
 #[derive(Parser, Debug)]
@@ -91,12 +96,22 @@ struct Cli {
     overlap: bool,
 }
 
+/// The agents here, their ids and positions (the model's `circle.id` and
+/// `circle.pos`).
+fn agents<'a>(sim: &'a Simulation<'_>) -> op2::Result<(&'a Set, &'a Dat<u32>, &'a Dat<f32>)> {
+    Ok((
+        sim.population("circle")?,
+        sim.variable("circle", "id")?,
+        sim.variable("circle", "pos")?,
+    ))
+}
+
 /// An order-independent checksum of the agents here: a sum over agents of
 /// a mix of the id and the position bits (40 bits each, so that sums over
 /// 2^24 agents do not wrap).
-fn checksum(model: &Circles) -> u64 {
-    let ids = model.agents().global_ids();
-    let pos = model.positions_dat().to_vec();
+fn checksum(set: &Set, pos: &Dat<f32>) -> u64 {
+    let ids = set.global_ids();
+    let pos = pos.to_vec();
     ids.iter()
         .zip(pos.chunks_exact(3))
         .map(|(&id, p)| {
@@ -149,60 +164,57 @@ fn run(cli: &Cli) -> Result<(), String> {
         sort_every: cli.sort_every,
         ..Params::default()
     };
+    // This rank's share: every `ranks`-th agent (from the first step on,
+    // those in its box of the message grid).
+    let ids: Vec<u64> = (rank..positions.len()).step_by(ranks).map(|i| i as u64).collect();
+    let mine: Vec<[f32; 3]> = ids.iter().map(|&i| positions[i as usize]).collect();
+    let mut sim = circles(&rt, &ids, &mine, side, params).map_err(|e| e.to_string())?;
     #[cfg(feature = "mpi")]
-    let mut model = if ranks > 1 {
-        Circles::shared(&mpi, &positions, side, params, Default::default())
-    } else {
-        Circles::new(&positions, side, params)
+    if ranks > 1 {
+        sim.distribute(&mpi, Default::default()).map_err(|e| e.to_string())?;
+        sim.set_overlap(cli.overlap);
     }
-    .map_err(|e| e.to_string())?;
-    #[cfg(feature = "mpi")]
-    model.set_overlap(cli.overlap);
-    #[cfg(not(feature = "mpi"))]
-    let mut model = Circles::new(&positions, side, params).map_err(|e| e.to_string())?;
     // The checksum of every rank's agents, printed by rank 0.
-    let report = |model: &Circles| {
-        let Some(every) = cli.report else { return };
-        if model.steps() % every != 0 {
-            return;
+    let report = |sim: &Simulation| -> Result<(), String> {
+        let Some(every) = cli.report else { return Ok(()) };
+        if sim.steps() % every != 0 {
+            return Ok(());
         }
+        let (set, _, pos) = agents(sim).map_err(|e| e.to_string())?;
         #[allow(unused_mut)]
-        let mut sums = [model.agents().size() as u64, checksum(model)];
+        let mut sums = [set.size() as u64, checksum(set, pos)];
         #[cfg(feature = "mpi")]
         mpi.sum_u64(&mut sums);
         if rank == 0 {
-            println!("step {}: {} agents, checksum {:016x}", model.steps(), sums[0], sums[1]);
+            println!("step {}: {} agents, checksum {:016x}", sim.steps(), sums[0], sums[1]);
         }
+        Ok(())
     };
-    report(&model);
+    report(&sim)?;
     let mut series = match &cli.vtk {
         Some(dir) => Some(VtkSeries::new(dir, "circles").map_err(|e| e.to_string())?),
         None => None,
     };
     let every = cli.every.unwrap_or(1);
-    let write_vtk = |series: &mut Option<VtkSeries>, model: &Circles| -> Result<(), String> {
+    let write_vtk = |series: &mut Option<VtkSeries>, sim: &Simulation| -> Result<(), String> {
         if let Some(s) = series {
-            if model.steps() % every == 0 {
-                s.write(
-                    model.steps(),
-                    model.steps() as f64,
-                    model.positions_dat(),
-                    &[model.ids()],
-                )
-                .map_err(|e| e.to_string())?;
+            if sim.steps() % every == 0 {
+                let (_, ids, pos) = agents(sim).map_err(|e| e.to_string())?;
+                s.write(sim.steps(), sim.steps() as f64, pos, &[ids])
+                    .map_err(|e| e.to_string())?;
             }
         }
         Ok(())
     };
-    write_vtk(&mut series, &model)?;
+    write_vtk(&mut series, &sim)?;
     let mut stepping = 0.0;
     for _ in 0..cli.steps {
         let t = Instant::now();
-        model.step(&rt).map_err(|e| e.to_string())?;
+        sim.step().map_err(|e| e.to_string())?;
         // The position comes back to the host only for output.
         stepping += t.elapsed().as_secs_f64();
-        write_vtk(&mut series, &model)?;
-        report(&model);
+        write_vtk(&mut series, &sim)?;
+        report(&sim)?;
     }
     let timing = format!(
         "{} agents, {} steps on {}{}: {:.3} ms per step",
@@ -230,12 +242,19 @@ fn run(cli: &Cli) -> Result<(), String> {
         eprintln!("{}", rt.timing_summary());
     }
     #[cfg(feature = "mpi")]
-    if let Some(d) = model.domain() {
+    if let Some(d) = sim.domain() {
         mpi.eprintln(d.stats().per_step(cli.steps));
     }
     if let Some(path) = &cli.write {
+        // One rank: every agent is here.
+        let (set, _, pos) = agents(&sim).map_err(|e| e.to_string())?;
+        let pos = pos.to_vec();
+        let mut by_id = vec![[0.0f32; 3]; positions.len()];
+        for (&id, p) in set.global_ids().iter().zip(pos.chunks_exact(3)) {
+            by_id[id as usize] = [p[0], p[1], p[2]];
+        }
         let mut text = String::with_capacity(positions.len() * 40);
-        for (id, p) in model.positions().iter().enumerate() {
+        for (id, p) in by_id.iter().enumerate() {
             text += &format!("{id},{},{},{}\n", format_g9(p[0]), format_g9(p[1]), format_g9(p[2]));
         }
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -1,0 +1,97 @@
+//! The model layer's cost per step: Circles described on `op2::model` and
+//! run by its `Simulation`, against the hand-wired `op2_circles::Circles`
+//! (the same Set, Dats, list and loop wired by hand), in one run, on
+//! `rayon` with 2 threads. Both step the same agents from the same start
+//! and compute the same bits, so each timed step does the same work; the
+//! two alternate step by step. Prints ms per step and the ratio
+//! model/hand-wired (the bar: at most 1.05).
+//!
+//! `cargo bench --bench model` (`MODEL_BENCH_AGENTS=N`, default 1 000 000
+//! agents at density 1; `MODEL_BENCH_STEPS=S`, default 40, after one
+//! untimed step each). Under `mpirun -n P` (built with `--features mpi`)
+//! both are shared among the ranks (`Circles::shared`,
+//! `Simulation::distribute`) and rank 0 prints the same lines.
+
+use std::time::{Duration, Instant};
+
+use op2::{Backend, Runtime, RuntimeOptions};
+use op2_circles::{box_side, circles, initial_positions, Circles, Params};
+
+const THREADS: usize = 2;
+const SEED: u64 = 11;
+
+fn env_number(var: &str, default: u64) -> u64 {
+    let value = std::env::var(var).unwrap_or_default();
+    match value.trim() {
+        "" => default,
+        v => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{var}={v:?}: expected a whole number")),
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else is read.
+    let n = env_number("MODEL_BENCH_AGENTS", 1_000_000) as usize;
+    let steps = env_number("MODEL_BENCH_STEPS", 40);
+    #[cfg(feature = "mpi")]
+    let mpi = op2::mpi::Mpi::init().expect("MPI");
+    #[cfg(feature = "mpi")]
+    let (rank, ranks) = (mpi.rank(), mpi.size());
+    #[cfg(not(feature = "mpi"))]
+    let (rank, ranks) = (0usize, 1usize);
+    let rt = match Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(THREADS)) {
+        Ok(rt) => rt,
+        Err(e) => {
+            println!("model: skipped: {e}");
+            return;
+        }
+    };
+    let side = box_side(n, 1.0);
+    let start = initial_positions(n, side, SEED);
+    let p = Params::default();
+    let ids: Vec<u64> = (rank..n).step_by(ranks).map(|i| i as u64).collect();
+    let mine: Vec<[f32; 3]> = ids.iter().map(|&i| start[i as usize]).collect();
+    #[cfg(feature = "mpi")]
+    let mut hand = if ranks > 1 {
+        Circles::shared(&mpi, &start, side, p, Default::default()).expect("the hand-wired model")
+    } else {
+        Circles::new(&start, side, p).expect("the hand-wired model")
+    };
+    #[cfg(not(feature = "mpi"))]
+    let mut hand = Circles::new(&start, side, p).expect("the hand-wired model");
+    let mut sim = circles(&rt, &ids, &mine, side, p).expect("the described model");
+    #[cfg(feature = "mpi")]
+    if ranks > 1 {
+        sim.distribute(&mpi, Default::default()).expect("a domain");
+    }
+    let (mut t_hand, mut t_model) = (Duration::ZERO, Duration::ZERO);
+    for step in 0..=steps {
+        let t = Instant::now();
+        hand.step(&rt).expect("a hand-wired step");
+        let between = Instant::now();
+        sim.step().expect("a model step");
+        // The first step of each is untimed (programs, first sort).
+        if step > 0 {
+            t_hand += between - t;
+            t_model += between.elapsed();
+        }
+    }
+    // The same bits: every agent here is where the hand-wired model has it.
+    let pos = sim.variable::<f32>("circle", "pos").expect("positions").to_vec();
+    let want = hand.positions();
+    let here = sim.population("circle").expect("the circles").global_ids();
+    for (&id, p) in here.iter().zip(pos.chunks_exact(3)) {
+        assert_eq!(p, want[id as usize], "agent {id} differs from the hand-wired model");
+    }
+    let ms = |d: Duration| 1e3 * d.as_secs_f64() / steps.max(1) as f64;
+    if rank == 0 {
+        println!("model: circles {n} agents, {steps} steps on rayon ({THREADS} threads) x {ranks} ranks");
+        println!("model: hand-wired   {:>9.3} ms/step", ms(t_hand));
+        println!(
+            "model: model layer  {:>9.3} ms/step, ratio model/hand-wired = {:.3}",
+            ms(t_model),
+            t_model.as_secs_f64() / t_hand.as_secs_f64()
+        );
+    }
+}
