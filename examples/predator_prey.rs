@@ -30,9 +30,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use op2::model::Simulation;
 use op2::output::{CsvTable, VtkSeries};
-use op2::{Backend, Runtime};
-use op2_predator_prey::{Params, PredatorPrey};
+use op2::{Backend, Dat, Runtime, Set};
+use op2_predator_prey::{predator_prey, Params};
 
 /// The command line (defaults: `Params::default()`).
 #[derive(Parser, Debug)]
@@ -124,6 +125,27 @@ impl Cli {
     }
 }
 
+/// The populations here and their variables.
+struct Agents<'a> {
+    prey: &'a Set,
+    prey_pos: &'a Dat<f64>,
+    predators: &'a Set,
+    predator_pos: &'a Dat<f64>,
+    energy: &'a Dat<i32>,
+}
+
+impl<'a> Agents<'a> {
+    fn of(sim: &'a Simulation<'_>) -> op2::Result<Agents<'a>> {
+        Ok(Agents {
+            prey: sim.population("prey")?,
+            prey_pos: sim.variable("prey", "pos")?,
+            predators: sim.population("predator")?,
+            predator_pos: sim.variable("predator", "pos")?,
+            energy: sim.variable("predator", "energy")?,
+        })
+    }
+}
+
 fn run(cli: &Cli) -> Result<(), String> {
     let backend = match &cli.backend {
         Some(name) => name.parse::<Backend>(),
@@ -141,25 +163,23 @@ fn run(cli: &Cli) -> Result<(), String> {
         return Err("--vtk and --csv need one rank".into());
     }
     let (params, prey, predators, seed) = (cli.params(), cli.prey, cli.predators, cli.seed);
+    let mut sim = predator_prey(&rt, params, (prey, predators), seed, (rank, ranks)).map_err(|e| e.to_string())?;
     #[cfg(feature = "mpi")]
-    let mut model = match ranks > 1 {
-        true => PredatorPrey::shared(&mpi, params, prey, predators, seed, Default::default()),
-        false => PredatorPrey::new(params, prey, predators, seed),
+    if ranks > 1 {
+        sim.distribute(&mpi, Default::default()).map_err(|e| e.to_string())?;
+        sim.set_overlap(cli.overlap);
     }
-    .map_err(|e| e.to_string())?;
-    #[cfg(not(feature = "mpi"))]
-    let mut model = PredatorPrey::new(params, prey, predators, seed).map_err(|e| e.to_string())?;
-    model.set_overlap(cli.overlap);
     // Every rank's agents, printed by rank 0.
-    let print_counts = |step: u64, model: &PredatorPrey| {
-        let (prey, preds) = model.counts();
+    let print_counts = |step: u64, sim: &Simulation| -> Result<(), String> {
+        let a = Agents::of(sim).map_err(|e| e.to_string())?;
         #[allow(unused_mut)]
-        let mut counts = [prey as u64, preds as u64];
+        let mut counts = [a.prey.size() as u64, a.predators.size() as u64];
         #[cfg(feature = "mpi")]
         mpi.sum_u64(&mut counts);
         if rank == 0 {
             println!("{step} {} {}", counts[0], counts[1]);
         }
+        Ok(())
     };
     let mut series = match &cli.vtk {
         Some(dir) => Some((
@@ -169,28 +189,28 @@ fn run(cli: &Cli) -> Result<(), String> {
         None => None,
     };
     let every = cli.every.unwrap_or(1);
-    let mut write_vtk = |model: &PredatorPrey| -> Result<(), String> {
+    let mut write_vtk = |sim: &Simulation| -> Result<(), String> {
         if let Some((prey, preds)) = &mut series {
-            let step = model.steps();
+            let (step, a) = (sim.steps(), Agents::of(sim).map_err(|e| e.to_string())?);
             if step % every == 0 {
-                prey.write(step, step as f64, model.prey_positions(), &[])
+                prey.write(step, step as f64, a.prey_pos, &[])
                     .map_err(|e| e.to_string())?;
                 preds
-                    .write(step, step as f64, model.predator_positions(), &[model.energies()])
+                    .write(step, step as f64, a.predator_pos, &[a.energy])
                     .map_err(|e| e.to_string())?;
             }
         }
         Ok(())
     };
-    print_counts(0, &model);
-    write_vtk(&model)?;
+    print_counts(0, &sim)?;
+    write_vtk(&sim)?;
     let mut stepping = 0.0;
     for step in 1..=cli.steps {
         let t = Instant::now();
-        model.step(&rt).map_err(|e| e.to_string())?;
+        sim.step().map_err(|e| e.to_string())?;
         stepping += t.elapsed().as_secs_f64();
-        print_counts(step, &model);
-        write_vtk(&model)?;
+        print_counts(step, &sim)?;
+        write_vtk(&sim)?;
     }
     if rank == 0 {
         let on = match ranks {
@@ -211,18 +231,19 @@ fn run(cli: &Cli) -> Result<(), String> {
         eprintln!("{}", rt.timing_summary());
     }
     #[cfg(feature = "mpi")]
-    if let Some(d) = model.domain() {
+    if let Some(d) = sim.domain() {
         mpi.eprintln(d.stats().per_step(cli.steps));
     }
     if let Some(dir) = &cli.csv {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        CsvTable::new(model.prey())
-            .named(model.prey_positions(), &["x", "y"])
+        let a = Agents::of(&sim).map_err(|e| e.to_string())?;
+        CsvTable::new(a.prey)
+            .named(a.prey_pos, &["x", "y"])
             .write(dir.join("prey.csv"))
             .map_err(|e| e.to_string())?;
-        CsvTable::new(model.predators())
-            .named(model.predator_positions(), &["x", "y"])
-            .column(model.energies())
+        CsvTable::new(a.predators)
+            .named(a.predator_pos, &["x", "y"])
+            .named(a.energy, &["energy"])
             .write(dir.join("predators.csv"))
             .map_err(|e| e.to_string())?;
     }

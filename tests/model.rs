@@ -10,6 +10,7 @@ use op2::prelude::*;
 #[allow(unused_imports)] // RuntimeOptions: only with the rayon or jit feature
 use op2::{Error, RuntimeOptions};
 use op2_circles::{box_side, circles, circles_model, initial_positions, Circles, Params};
+use op2_predator_prey::{predator_prey, predator_prey_model, PredatorPrey};
 
 /// The backends built in (cuda where a GPU is; with OP2_REQUIRE_GPU a
 /// missing one fails).
@@ -100,6 +101,64 @@ fn circles_on_the_model_layer_computes_the_hand_wired_bits_on_every_backend() {
                 rt.backend()
             );
         }
+    }
+}
+
+#[test]
+fn predator_prey_model_has_the_layers_its_description_implies() {
+    let model = predator_prey_model(op2_predator_prey::Params::default()).unwrap();
+    assert_eq!(
+        model.layers().unwrap().to_string(),
+        "layer 1: output_predators\nlayer 2: choose_eater\nlayer 3: output_prey\nlayer 4: hunt, prey_live"
+    );
+}
+
+#[test]
+fn predator_prey_on_the_model_layer_computes_the_hand_wired_bits_on_every_backend() {
+    let params = op2_predator_prey::Params::default();
+    let (prey, predators, seed, steps) = (1500, 150, 3, 25);
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let mut hand = PredatorPrey::new(params, prey, predators, seed).unwrap();
+    let mut counts = Vec::new();
+    for _ in 0..steps {
+        counts.push(hand.step(&seq).unwrap());
+    }
+    assert!(
+        counts.iter().any(|c| c.0 != prey) && counts.iter().any(|c| c.1 != predators),
+        "births and deaths: {counts:?}"
+    );
+    let want_prey: Vec<(u64, Vec<f64>)> = hand.prey_agents().into_iter().map(|(id, p)| (id, p.to_vec())).collect();
+    let want_preds: Vec<(u64, Vec<f64>, i32)> = hand
+        .predator_agents()
+        .into_iter()
+        .map(|(id, p, e)| (id, p.to_vec(), e))
+        .collect();
+    for rt in backends() {
+        let mut sim = predator_prey(&rt, params, (prey, predators), seed, (0, 1)).unwrap();
+        let mut got_counts = Vec::new();
+        for _ in 0..steps {
+            sim.step().unwrap();
+            got_counts.push((
+                sim.population("prey").unwrap().size(),
+                sim.population("predator").unwrap().size(),
+            ));
+        }
+        assert_eq!(got_counts, counts, "{}: populations per step", rt.backend());
+        let prey_set = sim.population("prey").unwrap();
+        assert!(
+            by_id(prey_set, sim.variable::<f64>("prey", "pos").unwrap(), 2) == want_prey,
+            "{}: prey",
+            rt.backend()
+        );
+        let preds = sim.population("predator").unwrap();
+        let pos = by_id(preds, sim.variable::<f64>("predator", "pos").unwrap(), 2);
+        let energy = by_id(preds, sim.variable::<i32>("predator", "energy").unwrap(), 1);
+        let got: Vec<(u64, Vec<f64>, i32)> = pos
+            .into_iter()
+            .zip(energy)
+            .map(|((id, p), (_, e))| (id, p, e[0]))
+            .collect();
+        assert!(got == want_preds, "{}: predators", rt.backend());
     }
 }
 

@@ -178,9 +178,29 @@ impl<'a> Call<'a> {
     /// ones): what a kernel reads to know which agent it is.
     ///
     /// # Errors
-    /// As [`Call::life`].
+    /// [`Error::InvalidModel`] if the function does not declare it reads
+    /// them (AgentFunction::reads_ids).
     pub fn ids(&self) -> Result<&'a Dat<i64>> {
-        Ok(self.life()?.ids())
+        match &self.agent.life {
+            Some(life) if self.function.ids => Ok(life.ids()),
+            _ => Err(self.invalid("asks for its agents' ids, and does not declare it reads them".to_string())),
+        }
+    }
+
+    /// The senders' ids that the input list's messages carry, read as
+    /// `m(READ, list[..])`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the function reads no list or its
+    /// messages do not carry ids (Message::carries_ids).
+    pub fn message_ids(&self) -> Result<&'a Dat<i64>> {
+        let input = self.input_carriers()?;
+        input.ids.as_ref().ok_or_else(|| {
+            self.invalid(format!(
+                "asks for the senders' ids of message list `{}`, which does not carry them",
+                input.list.name()
+            ))
+        })
     }
 
     /// The Dat a child's value of `variable` comes from: the kernel writes

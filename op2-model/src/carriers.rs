@@ -32,6 +32,8 @@ pub(crate) struct ListCarriers {
     pub list: MessageList,
     /// `(sender variable, carried Dat)`.
     pub carried: Vec<(String, AnyDat)>,
+    /// The senders' ids, when the messages carry them.
+    pub ids: Option<op2_core::Dat<i64>>,
     /// Steps between sorts of the senders by bin (0: never).
     pub sort_every: u64,
 }
@@ -54,23 +56,32 @@ pub(crate) struct Carriers {
 impl Carriers {
     /// Makes the carriers of `model`, its agent types starting as
     /// `initial` says (a type not there starts empty), each type's random
-    /// streams seeded from `seed` and its place in the model.
-    pub fn new(model: &Model, initial: &mut Vec<(String, Agents)>, seed: u64) -> Result<Carriers> {
+    /// streams seeded from `seed` and its place in the model, or as
+    /// `seeds` says.
+    pub fn new(
+        model: &Model,
+        initial: &mut Vec<(String, Agents)>,
+        seed: u64,
+        seeds: &[(String, u64)],
+    ) -> Result<Carriers> {
         let mut agents = Vec::new();
         for (k, a) in model.agents.iter().enumerate() {
             let start = match initial.iter().position(|(n, _)| n == &a.name) {
                 Some(i) => initial.swap_remove(i).1,
                 None => Agents::new(0),
             };
+            // Births, deaths and ids need the type's Lifecycle.
             let mortal = model
                 .functions
                 .iter()
-                .any(|f| (f.agent == a.name && f.deaths) || f.births.as_deref() == Some(&a.name));
-            let streams_seed = seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            agents.push((
-                a.name.clone(),
-                AgentCarriers::new(model, a, start, mortal, streams_seed)?,
-            ));
+                .any(|f| (f.agent == a.name && (f.deaths || f.ids)) || f.births.as_deref() == Some(&a.name));
+            let numbered = model.messages.iter().any(|m| m.sender == a.name && m.ids);
+            let streams_seed = match seeds.iter().find(|(n, _)| n == &a.name) {
+                Some((_, s)) => *s,
+                None => seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            };
+            let carriers = AgentCarriers::new(model, a, start, mortal || numbered, streams_seed)?;
+            agents.push((a.name.clone(), carriers));
         }
         let mut lists = Vec::new();
         for m in &model.messages {
@@ -109,7 +120,7 @@ impl Carriers {
 }
 
 impl AgentCarriers {
-    fn new(model: &Model, a: &AgentType, start: Agents, mortal: bool, seed: u64) -> Result<AgentCarriers> {
+    fn new(model: &Model, a: &AgentType, start: Agents, with_life: bool, seed: u64) -> Result<AgentCarriers> {
         let n = start.len();
         let capacity = a.capacity.max(n);
         let set = Set::dynamic_with_ids(a.name.clone(), start.ids.clone(), capacity)?;
@@ -146,7 +157,7 @@ impl AgentCarriers {
             let dat = AnyDat::from_bytes(format!("{}.{}", a.name, v.name), &set, v.scalar, v.dim, &bytes)?;
             variables.push((v.name.clone(), dat));
         }
-        let life = if mortal { Some(Lifecycle::new(&set)?) } else { None };
+        let life = if with_life { Some(Lifecycle::new(&set)?) } else { None };
         let streams = RandomStreams::new(format!("{}.random", a.name), seed);
         Ok(AgentCarriers {
             set,
@@ -209,9 +220,14 @@ impl ListCarriers {
             .iter()
             .map(|v| Ok((v.clone(), var(v)?.carried_by(&list)?)))
             .collect::<Result<_>>()?;
+        let ids = match (m.ids, &senders.life) {
+            (true, Some(life)) => Some(list.carry(life.ids())?),
+            _ => None,
+        };
         Ok(ListCarriers {
             list,
             carried,
+            ids,
             sort_every: 0,
         })
     }

@@ -29,6 +29,8 @@ pub struct AgentFunction {
     pub(crate) output: Option<(String, bool)>,
     pub(crate) births: Option<String>,
     pub(crate) deaths: bool,
+    /// Whether it reads its agents' ids.
+    pub(crate) ids: bool,
 }
 
 impl AgentFunction {
@@ -46,6 +48,7 @@ impl AgentFunction {
             output: None,
             births: None,
             deaths: false,
+            ids: false,
         }
     }
 
@@ -68,6 +71,13 @@ impl AgentFunction {
             access,
             shape: Some((T::TYPE, dim)),
         });
+        self
+    }
+
+    /// Reads its agents' ids (the population's `i64` ids: each agent's
+    /// own, children getting new ones).
+    pub fn reads_ids(mut self) -> AgentFunction {
+        self.ids = true;
         self
     }
 

@@ -42,8 +42,8 @@ impl fmt::Display for Resource {
 }
 
 /// What `f` uses, and whether it writes each (message lists: its input
-/// read, its output written).
-fn accesses(f: &AgentFunction) -> Vec<(Resource, bool)> {
+/// read, its output written; the variables its output carries, read).
+fn accesses(model: &Model, f: &AgentFunction) -> Vec<(Resource, bool)> {
     let agent = &f.agent;
     let mut out: Vec<(Resource, bool)> = f
         .uses
@@ -72,13 +72,19 @@ fn accesses(f: &AgentFunction) -> Vec<(Resource, bool)> {
     }
     if let Some((l, _)) = &f.output {
         out.push((Resource::List(l.clone()), true));
+        let carried = model.message(l).map_or(&[][..], |m| &m.carried[..]);
+        out.extend(
+            carried
+                .iter()
+                .map(|v| (Resource::Variable(agent.clone(), v.clone()), false)),
+        );
     }
     out
 }
 
 /// Why `b` depends on `a` (declared in that order unless a message list
 /// orders them), if it does.
-fn dependency(a: &AgentFunction, b: &AgentFunction, a_first: bool) -> Option<Resource> {
+fn dependency(model: &Model, a: &AgentFunction, b: &AgentFunction, a_first: bool) -> Option<Resource> {
     // A message list orders its output before its readers, whatever the
     // declaration order.
     if let (Some((l, _)), Some(i)) = (&a.output, &b.input) {
@@ -89,7 +95,7 @@ fn dependency(a: &AgentFunction, b: &AgentFunction, a_first: bool) -> Option<Res
     if !a_first {
         return None;
     }
-    let (ua, ub) = (accesses(a), accesses(b));
+    let (ua, ub) = (accesses(model, a), accesses(model, b));
     ua.iter().find_map(|(r, wa)| {
         if matches!(r, Resource::List(_)) {
             return None;
@@ -129,12 +135,12 @@ impl fmt::Display for Layers {
 }
 
 /// Every dependency: `(a, b, why)` for `b` depending on `a`, by index.
-fn edges(functions: &[AgentFunction]) -> Vec<(usize, usize, Resource)> {
+fn edges(model: &Model, functions: &[AgentFunction]) -> Vec<(usize, usize, Resource)> {
     let mut out = Vec::new();
     for (i, a) in functions.iter().enumerate() {
         for (j, b) in functions.iter().enumerate() {
             if i != j {
-                if let Some(r) = dependency(a, b, i < j) {
+                if let Some(r) = dependency(model, a, b, i < j) {
                     out.push((i, j, r));
                 }
             }
@@ -150,7 +156,7 @@ fn edges(functions: &[AgentFunction]) -> Vec<(usize, usize, Resource)> {
 /// [`op2_core::Error::InvalidModel`] naming a cycle.
 pub(crate) fn derive(model: &Model) -> op2_core::Result<Layers> {
     let functions = &model.functions;
-    let edges = edges(functions);
+    let edges = edges(model, functions);
     let n = functions.len();
     // Kahn's algorithm, taking ready functions in declaration order.
     let mut waiting: Vec<usize> = vec![0; n];
@@ -234,7 +240,7 @@ pub(crate) fn check(model: &Model, given: &[Vec<String>]) -> op2_core::Result<La
         return Err(model.invalid(format!("function `{}` is in no layer", functions[i].name)));
     }
     let at = |i: usize| layer_of[i].unwrap_or_default();
-    for (a, b, why) in edges(functions) {
+    for (a, b, why) in edges(model, functions) {
         if at(a) >= at(b) {
             return Err(model.invalid(format!(
                 "function `{}` (layer {}) depends on `{}` (layer {}) through {why}: it must be in a later layer",

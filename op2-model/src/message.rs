@@ -44,6 +44,8 @@ pub struct Message {
     pub(crate) name: String,
     pub(crate) sender: String,
     pub(crate) carried: Vec<String>,
+    /// Whether each message also carries its sender's id.
+    pub(crate) ids: bool,
     pub(crate) kind: MessageKind,
 }
 
@@ -55,6 +57,7 @@ impl Message {
             name: name.into(),
             sender: sender.into(),
             carried: Vec::new(),
+            ids: false,
             kind,
         }
     }
@@ -64,6 +67,19 @@ impl Message {
     pub fn carries(mut self, variable: impl Into<String>) -> Message {
         self.carried.push(variable.into());
         self
+    }
+
+    /// Each message also carries its sender's id (the population's `i64`
+    /// id, which children get new ones of): readers tell the senders apart,
+    /// or their own message from the others'.
+    pub fn carries_ids(mut self) -> Message {
+        self.ids = true;
+        self
+    }
+
+    /// Whether messages carry their senders' ids.
+    pub fn carries_sender_ids(&self) -> bool {
+        self.ids
     }
 
     /// The list's name.

@@ -33,6 +33,7 @@ pub struct Simulation<'rt> {
     bodies: Vec<(String, Body<'rt>)>,
     initial: Vec<(String, Agents)>,
     seed: u64,
+    seeds: Vec<(String, u64)>,
     sort_every: Vec<(String, u64)>,
     carriers: Option<Carriers>,
     steps: u64,
@@ -66,6 +67,7 @@ impl<'rt> Simulation<'rt> {
             bodies: Vec::new(),
             initial: Vec::new(),
             seed: 0,
+            seeds: Vec::new(),
             sort_every: Vec::new(),
             carriers: None,
             steps: 0,
@@ -129,6 +131,23 @@ impl<'rt> Simulation<'rt> {
     pub fn seed(&mut self, seed: u64) -> Result<&mut Simulation<'rt>> {
         self.check_not_started("seed the random streams")?;
         self.seed = seed;
+        Ok(self)
+    }
+
+    /// Seeds the random streams of agent type `agent` with `seed` itself.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such type, or
+    /// once the simulation started.
+    pub fn seed_agent(&mut self, agent: &str, seed: u64) -> Result<&mut Simulation<'rt>> {
+        self.check_not_started("seed the random streams")?;
+        if self.model.agent(agent).is_none() {
+            return Err(self
+                .model
+                .invalid(format!("seeds agent type `{agent}`, which the model does not have")));
+        }
+        self.seeds.retain(|(n, _)| n != agent);
+        self.seeds.push((agent.to_string(), seed));
         Ok(self)
     }
 
@@ -199,14 +218,14 @@ impl<'rt> Simulation<'rt> {
                 )));
             }
         }
-        let mut carriers = Carriers::new(&self.model, &mut self.initial, self.seed)?;
-        let mortal: Vec<String> = (carriers.agents.iter())
-            .filter(|(_, a)| a.life.is_some())
-            .map(|(n, _)| n.clone())
+        let mut carriers = Carriers::new(&self.model, &mut self.initial, self.seed, &self.seeds)?;
+        let mortal: Vec<&str> = (self.model.functions.iter())
+            .flat_map(|f| [f.deaths.then_some(f.agent.as_str()), f.births.as_deref()])
+            .flatten()
             .collect();
         for (name, l) in &mut carriers.lists {
             let spatial = !matches!(self.model.message(name).map(|m| m.kind), Some(MessageKind::BruteForce));
-            let mortal = mortal.iter().any(|n| n == l.list.senders().name());
+            let mortal = mortal.contains(&l.list.senders().name());
             let default = if spatial && !mortal { DEFAULT_SORT_EVERY } else { 0 };
             l.sort_every = self
                 .sort_every

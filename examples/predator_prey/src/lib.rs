@@ -27,6 +27,10 @@
 //! the same populations, bit for bit.
 #![deny(missing_docs)]
 
+mod described;
+
+pub use described::{predator_prey, predator_prey_model};
+
 use op2::prelude::*;
 
 /// The model's constants.
@@ -395,6 +399,31 @@ fn initial_positions(n: usize, size: f64, seed: u64, call: u32) -> Vec<f64> {
         .collect()
 }
 
+/// Rank `ranks.0`'s share (of `ranks.1`) of the initial agents: the prey
+/// and predators whose index `i` has `i % ranks.1 == ranks.0`, as `(ids,
+/// x y pairs)`, and the predators' energies: `prey` prey and `predators`
+/// predators uniform on the square, each predator with energy 1 to
+/// `initial_energy`, all drawn from seed `seed`.
+type Start = ((Vec<u64>, Vec<f64>), (Vec<u64>, Vec<f64>), Vec<i32>);
+
+fn initial_agents(params: &Params, prey: usize, predators: usize, seed: u64, ranks: (usize, usize)) -> Start {
+    let (rank, size) = ranks;
+    let energies: Vec<i32> = (0..predators as u64)
+        .map(|i| 1 + (Philox::new(seed, i, 2).uniform_f64() * params.initial_energy as f64) as i32)
+        .collect();
+    let mine = |n: usize| -> Vec<u64> { (rank..n).step_by(size).map(|i| i as u64).collect() };
+    let pick = |all: Vec<f64>, ids: &[u64]| -> Vec<f64> {
+        ids.iter()
+            .flat_map(|&i| [all[2 * i as usize], all[2 * i as usize + 1]])
+            .collect()
+    };
+    let (prey_ids, pred_ids) = (mine(prey), mine(predators));
+    let prey_pos = pick(initial_positions(prey, params.size, seed, 0), &prey_ids);
+    let pred_pos = pick(initial_positions(predators, params.size, seed, 1), &pred_ids);
+    let pred_energy = pred_ids.iter().map(|&i| energies[i as usize]).collect();
+    ((prey_ids, prey_pos), (pred_ids, pred_pos), pred_energy)
+}
+
 /// Each prey of `over` (all prey, or a part) chooses the predator that eats
 /// it, if any: the first loop of a step.
 fn choose_eaters(
@@ -459,30 +488,8 @@ impl PredatorPrey {
         seed: u64,
         ranks: (usize, usize),
     ) -> op2::Result<PredatorPrey> {
-        let (rank, size) = ranks;
-        let energies: Vec<i32> = (0..predators as u64)
-            .map(|i| 1 + (Philox::new(seed, i, 2).uniform_f64() * params.initial_energy as f64) as i32)
-            .collect();
-        let mine = |n: usize| -> Vec<u64> { (rank..n).step_by(size).map(|i| i as u64).collect() };
-        let pick = |all: Vec<f64>, ids: &[u64]| -> Vec<f64> {
-            ids.iter()
-                .flat_map(|&i| [all[2 * i as usize], all[2 * i as usize + 1]])
-                .collect()
-        };
-        let (prey_ids, pred_ids) = (mine(prey), mine(predators));
-        PredatorPrey::build(
-            params,
-            (
-                prey_ids.clone(),
-                pick(initial_positions(prey, params.size, seed, 0), &prey_ids),
-            ),
-            (
-                pred_ids.clone(),
-                pick(initial_positions(predators, params.size, seed, 1), &pred_ids),
-            ),
-            pred_ids.iter().map(|&i| energies[i as usize]).collect(),
-            seed,
-        )
+        let (prey, preds, energies) = initial_agents(&params, prey, predators, seed, ranks);
+        PredatorPrey::build(params, prey, preds, energies, seed)
     }
 
     /// This rank's share of [`PredatorPrey::new`]'s agents on the ranks of
