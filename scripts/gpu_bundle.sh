@@ -7,7 +7,9 @@
 #   # copy DIR to the GPU machine, then, in it:
 #   bash run.sh                      # OP2_REQUIRE_GPU=1: a missing GPU fails
 #
-# run.sh runs the CUDA conformance suite and transfer tests, then prints one
+# run.sh runs the CUDA conformance suite, transfer tests and the model
+# layer's tests (Circles and predator-prey on cuda, bitwise against their
+# hand-wired versions on seq), then prints one
 # table of Airfoil on 720 000 cells (each run must print PASSED): op2-rs
 # `cuda` with colouring and atomics, each with Dats in columns (struct of
 # arrays, the default) and in rows, and with increments measured per loop
@@ -41,7 +43,7 @@ for line in sys.stdin:
 
 {
     cargo test --release --features cuda --no-run --message-format=json \
-        --test conformance --test device_transfers --test cuda_ptx
+        --test conformance --test device_transfers --test cuda_ptx --test model
     cargo build --release --features cuda --example airfoil --example circles --example predator_prey \
         --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
@@ -78,6 +80,8 @@ part() { echo; echo "== [${SECONDS} s] $*"; }
 part "conformance and transfers"
 ./conformance --test-threads=1 cuda || status=1
 ./device_transfers --test-threads=1 cuda || status=1
+# The model layer's examples on cuda against their hand-wired versions on seq.
+./model --test-threads=1 || status=1
 
 # OP2's own CUDA Airfoil, built here when the bundle carries it.
 op2_app=$PWD/op2/OP2-Common/apps/c/airfoil/airfoil_plain
