@@ -43,7 +43,7 @@ for line in sys.stdin:
 
 {
     cargo test --release --features cuda --no-run --message-format=json \
-        --test conformance --test device_transfers --test cuda_ptx --test model
+        --test conformance --test device_transfers --test cuda_ptx --test model --test model_log
     cargo build --release --features cuda --example airfoil --example circles --example predator_prey \
         --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
@@ -82,6 +82,7 @@ part "conformance and transfers"
 ./device_transfers --test-threads=1 cuda || status=1
 # The model layer's examples on cuda against their hand-wired versions on seq.
 ./model --test-threads=1 || status=1
+./model_log --test-threads=1 || status=1
 
 # OP2's own CUDA Airfoil, built here when the bundle carries it.
 op2_app=$PWD/op2/OP2-Common/apps/c/airfoil/airfoil_plain

@@ -79,8 +79,7 @@ pub use op2_core::{
     SetRegions, Stencil, Subset, TimingSummary, TransferStats, Workers,
 };
 pub use op2_macros::{kernel, par_loop};
-/// Agent models described and ordered (`op2-model`).
-pub use op2_model as model;
+pub mod model;
 
 /// Everything a program using op2 usually needs.
 pub mod prelude {

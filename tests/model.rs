@@ -275,3 +275,50 @@ fn unbound_functions_and_ill_fitting_agents_are_named() {
     let got = reason(sim.variable::<i32>("a", "x").map(drop).unwrap_err());
     assert!(got.contains("the host asks for `a.x` as `i32` values"), "{got}");
 }
+
+#[test]
+fn host_functions_run_at_start_each_step_and_exit_and_conditions_end_runs() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let events = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut sim = Simulation::new(&small_model(), &rt).unwrap();
+    sim.populate("a", Agents::new(2)).unwrap();
+    sim.bind("f", |c| {
+        let x = c.var::<f64>("x")?;
+        par_loop!(c.rt(), double, c.agents(), x(RW))
+    })
+    .unwrap();
+    let (e1, e2, e3, e4) = (events.clone(), events.clone(), events.clone(), events.clone());
+    sim.add_init_function(move |s| {
+        // The data exist: an init function may set the agents' values.
+        s.variable::<f64>("a", "x")?.data_mut()[1] = 10.0;
+        e1.borrow_mut().push(format!("init {}", s.steps()));
+        Ok(())
+    });
+    sim.add_step_function(move |s| {
+        e2.borrow_mut().push(format!("step {}", s.steps()));
+        Ok(())
+    });
+    sim.add_exit_condition(move |s| {
+        e3.borrow_mut().push(format!("condition {}", s.steps()));
+        Ok(s.variable::<f64>("a", "x")?.data_ro()[1] >= 80.0)
+    });
+    sim.add_exit_function(move |s| {
+        e4.borrow_mut().push(format!("exit {}", s.steps()));
+        Ok(())
+    });
+    assert_eq!(sim.run(10).unwrap(), 3, "10 -> 20 -> 40 -> 80: three steps");
+    assert_eq!(
+        *events.borrow(),
+        [
+            "init 0",
+            "step 1",
+            "condition 1",
+            "step 2",
+            "condition 2",
+            "step 3",
+            "condition 3",
+            "exit 3"
+        ]
+    );
+    assert_eq!(sim.variable::<f64>("a", "x").unwrap().to_vec(), [12.0, 80.0]);
+}

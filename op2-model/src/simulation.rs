@@ -22,6 +22,22 @@ use crate::{AgentFunction, Agents, Layers, MessageKind, Model};
 /// What a function's body is: it runs the function's loops.
 type Body<'rt> = Box<dyn Fn(&Call<'_>) -> Result<()> + 'rt>;
 
+/// A host function (FLAME GPU's init, step and exit functions): it reads
+/// and writes populations and environment properties through the
+/// simulation's accessors, and may run loops of its own.
+type HostFunction<'rt> = Box<dyn FnMut(&Simulation<'rt>) -> Result<()> + 'rt>;
+
+/// An exit condition: true ends [`Simulation::run`] after the step.
+type ExitCondition<'rt> = Box<dyn FnMut(&Simulation<'rt>) -> Result<bool> + 'rt>;
+
+/// When host functions run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum When {
+    Init,
+    Step,
+    Exit,
+}
+
 /// Steps between sorts of a spatial list's senders by default.
 pub const DEFAULT_SORT_EVERY: u64 = 10;
 
@@ -37,6 +53,8 @@ pub struct Simulation<'rt> {
     sort_every: Vec<(String, u64)>,
     carriers: Option<Carriers>,
     steps: u64,
+    hosts: Vec<(When, HostFunction<'rt>)>,
+    exit_conditions: Vec<ExitCondition<'rt>>,
     #[cfg(feature = "mpi")]
     domain: Option<Distributed>,
 }
@@ -71,6 +89,8 @@ impl<'rt> Simulation<'rt> {
             sort_every: Vec::new(),
             carriers: None,
             steps: 0,
+            hosts: Vec::new(),
+            exit_conditions: Vec::new(),
             #[cfg(feature = "mpi")]
             domain: None,
         })
@@ -234,7 +254,63 @@ impl<'rt> Simulation<'rt> {
                 .map_or(default, |(_, k)| *k);
         }
         self.carriers = Some(carriers);
-        Ok(())
+        self.run_hosts(When::Init)
+    }
+
+    /// Runs the host functions registered for `when`, in order.
+    fn run_hosts(&mut self, when: When) -> Result<()> {
+        let mut hosts = std::mem::take(&mut self.hosts);
+        let result = (hosts.iter_mut())
+            .filter(|(w, _)| *w == when)
+            .try_for_each(|(_, f)| f(self));
+        // Functions registered by a host function come after the others.
+        hosts.append(&mut self.hosts);
+        self.hosts = hosts;
+        result
+    }
+
+    /// Adds an init function: it runs once, when the simulation starts
+    /// (its carriers made, before the first step), after those added
+    /// before it.
+    pub fn add_init_function(&mut self, f: impl FnMut(&Simulation<'rt>) -> Result<()> + 'rt) -> &mut Simulation<'rt> {
+        self.hosts.push((When::Init, Box::new(f)));
+        self
+    }
+
+    /// Adds a step function: it runs at the end of every step (after the
+    /// layers and the sorts), e.g. to set environment properties for the
+    /// next step or to log.
+    pub fn add_step_function(&mut self, f: impl FnMut(&Simulation<'rt>) -> Result<()> + 'rt) -> &mut Simulation<'rt> {
+        self.hosts.push((When::Step, Box::new(f)));
+        self
+    }
+
+    /// Adds an exit function: it runs when [`Simulation::run`] ends (its
+    /// steps run, or an exit condition met), or at [`Simulation::finish`].
+    pub fn add_exit_function(&mut self, f: impl FnMut(&Simulation<'rt>) -> Result<()> + 'rt) -> &mut Simulation<'rt> {
+        self.hosts.push((When::Exit, Box::new(f)));
+        self
+    }
+
+    /// Adds an exit condition: checked after every step of
+    /// [`Simulation::run`]; the first that holds ends the run. Under MPI
+    /// every rank must reach the same answer (compute it from reduced
+    /// values).
+    pub fn add_exit_condition(
+        &mut self,
+        f: impl FnMut(&Simulation<'rt>) -> Result<bool> + 'rt,
+    ) -> &mut Simulation<'rt> {
+        self.exit_conditions.push(Box::new(f));
+        self
+    }
+
+    /// Runs the exit functions (what [`Simulation::run`] does at its end),
+    /// for a simulation stepped by hand.
+    ///
+    /// # Errors
+    /// What the exit functions return.
+    pub fn finish(&mut self) -> Result<()> {
+        self.run_hosts(When::Exit)
     }
 
     fn carriers(&self) -> Result<&Carriers> {
@@ -328,7 +404,7 @@ impl<'rt> Simulation<'rt> {
             }
         }
         self.steps += 1;
-        Ok(())
+        self.run_hosts(When::Step)
     }
 
     /// Whether `reader` may run in two parts around the travel of list
@@ -405,12 +481,34 @@ impl<'rt> Simulation<'rt> {
         self.domain.as_ref().map(|d| &d.domain)
     }
 
-    /// Runs `steps` steps.
+    /// Runs up to `steps` steps: fewer when an exit condition holds after
+    /// one. Then runs the exit functions. Returns the steps it ran.
     ///
     /// # Errors
-    /// As [`Simulation::step`].
-    pub fn run(&mut self, steps: u64) -> Result<()> {
-        (0..steps).try_for_each(|_| self.step())
+    /// As [`Simulation::step`]; what the exit conditions and functions
+    /// return.
+    pub fn run(&mut self, steps: u64) -> Result<u64> {
+        let mut ran = 0;
+        while ran < steps {
+            self.step()?;
+            ran += 1;
+            let mut conditions = std::mem::take(&mut self.exit_conditions);
+            let done = conditions
+                .iter_mut()
+                .try_fold(false, |done, c| Ok::<_, op2_core::Error>(done || c(self)?));
+            conditions.append(&mut self.exit_conditions);
+            self.exit_conditions = conditions;
+            if done? {
+                break;
+            }
+        }
+        self.finish()?;
+        Ok(ran)
+    }
+
+    /// Whether the simulation started (its data exist).
+    pub fn is_started(&self) -> bool {
+        self.carriers.is_some()
     }
 
     /// Steps run.

@@ -119,6 +119,21 @@ impl Mpi {
             .all_reduce_into(&mine[..], values, mpi::collective::SystemOperation::sum());
     }
 
+    /// Reduces `values` element by element over all ranks, in place: sums
+    /// for INC, minima for MIN, maxima for MAX (e.g. a log's statistics).
+    /// Sums of floats add the ranks' partial sums, so they may differ from
+    /// one rank's in the last bits.
+    pub fn reduce_f64(&self, values: &mut [f64], op: op2_core::Access) {
+        use mpi::collective::SystemOperation;
+        let mine = values.to_vec();
+        let op = match op {
+            op2_core::Access::Min => SystemOperation::min(),
+            op2_core::Access::Max => SystemOperation::max(),
+            _ => SystemOperation::sum(),
+        };
+        self.comm.0.all_reduce_into(&mine[..], values, op);
+    }
+
     /// The maximum of `value` over all ranks.
     pub fn max_f64(&self, value: f64) -> f64 {
         let mut bytes = value.to_ne_bytes();
