@@ -323,3 +323,11 @@ pub fn portable_waves(x: &mut [f64; 2], y: &mut f32, n: &i32) {
     let b = *y;
     *y = b.sin() * b + b.exp() * 0.5 + b.powi(*n) + f32::ln(b + 4.0) * b.cos();
 }
+
+/// `a * b + c` in both precisions: one rounding after the multiply and one
+/// after the add, as Rust computes it; a fused multiply-add rounds once.
+#[op2::kernel]
+pub fn multiply_add(f: &[f32; 3], d: &[f64; 3], out_f: &mut f32, out_d: &mut f64) {
+    *out_f = f[0] * f[1] + f[2];
+    *out_d = d[0] * d[1] + d[2];
+}

@@ -629,6 +629,31 @@ pub fn float_to_int_casts_saturate(new_rt: &dyn Fn() -> Runtime) {
     assert_eq!(d.to_vec(), ys.iter().map(|&v| v as i32).collect::<Vec<_>>());
 }
 
+/// `a * b + c` is rounded twice, as Rust rounds it, on every backend: a
+/// compiler that contracts it into a fused multiply-add (OpenCL compilers
+/// may, unless told not to) gives another answer for these inputs, whose
+/// exact product needs one bit more than the type has.
+pub fn multiply_adds_are_not_fused(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let (ef, ed) = (2f32.powi(-12), 2f64.powi(-27));
+    let fs = [1.0 + ef, 1.0 + ef, -(1.0 + 2.0 * ef)];
+    let ds = [1.0 + ed, 1.0 + ed, -(1.0 + 2.0 * ed)];
+    let want = (fs[0] * fs[1] + fs[2], ds[0] * ds[1] + ds[2]);
+    assert_eq!(want, (0.0, 0.0), "rounded twice, the product's last bit is lost");
+    assert_ne!(
+        (fs[0].mul_add(fs[1], fs[2]), ds[0].mul_add(ds[1], ds[2])),
+        want,
+        "fused, it is kept"
+    );
+    let set = Set::new("one", 1).unwrap();
+    let f = Dat::from_vec("f", &set, 3, fs.to_vec()).unwrap();
+    let d = Dat::from_vec("d", &set, 3, ds.to_vec()).unwrap();
+    let out_f = Dat::<f32>::filled("out_f", &set, 1, f32::NAN).unwrap();
+    let out_d = Dat::<f64>::filled("out_d", &set, 1, f64::NAN).unwrap();
+    par_loop!(rt, multiply_add, set, f(READ), d(READ), out_f(WRITE), out_d(WRITE)).unwrap();
+    assert_eq!((out_f.to_vec()[0], out_d.to_vec()[0]), want);
+}
+
 /// Double buffering: each step reads `cur` (directly and through the map),
 /// writes `next`, then swaps them; no host access between steps, so on a
 /// device the buffers and their states must swap too.

@@ -21,7 +21,9 @@ pub fn opencl_source(kernel: &KernelInfo, shape: &LoopShape, writes: IndirectWri
 /// OpenCL C (1.2, with `cl_khr_fp64`).
 pub(super) const OPENCL: Dialect = Dialect {
     name: "OpenCL",
-    pragmas: "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+    // No contraction into FMAs, as the host C is built (`-ffp-contract=off`):
+    // OpenCL lets compilers contract `a * b + c` unless told not to.
+    pragmas: "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#pragma OPENCL FP_CONTRACT OFF\n",
     function: "inline",
     prelude: opencl_prelude,
     kernel_qualifier: "inline ",
