@@ -17,7 +17,8 @@
 # own CUDA Airfoil (array of structs and --force_soa) when the bundle carries
 # it; then Circles at 20 000, 100 000, 1 000 000 and 4 000 000 agents with
 # their timing summaries, Circles and predator-prey on `cuda` against `seq`
-# (every line equal), and the device benchmark. Each part prints the seconds it began at:
+# (every line equal), Boids' log on `cuda` against `seq` and its step at 100 000
+# and 1 000 000 boids, and the device benchmark. Each part prints the seconds it began at:
 # the whole must fit in 3 minutes of GPU time.
 #
 # OP2's Airfoil: when OP2_BUNDLE (default target/op2-bundle) holds a bundle
@@ -44,7 +45,7 @@ for line in sys.stdin:
 {
     cargo test --release --features cuda --no-run --message-format=json \
         --test conformance --test device_transfers --test cuda_ptx --test model --test model_log
-    cargo build --release --features cuda --example airfoil --example circles --example predator_prey \
+    cargo build --release --features cuda --example airfoil --example circles --example predator_prey --example boids \
         --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
 } | executables | while read -r exe; do
@@ -161,6 +162,14 @@ part "predator-prey against seq"
 ./predator_prey --backend seq > pp-seq.log 2> /dev/null || status=1
 ./predator_prey --backend cuda > pp-cuda.log 2> /dev/null || status=1
 if cmp pp-seq.log pp-cuda.log; then echo "predator-prey: cuda prints what seq prints"; else status=1; fi
+
+part "boids against seq"
+./boids --agents 20000 --steps 50 --log-every 5 --backend seq --log boids-seq.csv > /dev/null 2>&1 || status=1
+./boids --agents 20000 --steps 50 --log-every 5 --backend cuda --log boids-cuda.csv > /dev/null || status=1
+if cmp boids-seq.csv boids-cuda.csv; then echo "boids: cuda logs what seq logs"; else status=1; fi
+for n in 100000 1000000; do
+    ./boids --agents "$n" --steps 50 --backend cuda > /dev/null || status=1
+done
 
 part "device benchmark"
 ./device --bench || status=1

@@ -322,3 +322,58 @@ fn host_functions_run_at_start_each_step_and_exit_and_conditions_end_runs() {
     );
     assert_eq!(sim.variable::<f64>("a", "x").unwrap().to_vec(), [12.0, 80.0]);
 }
+
+#[test]
+fn boids_model_has_the_layers_its_description_implies() {
+    let model = op2_boids::boids_model(10.0, op2_boids::Params::default()).unwrap();
+    assert_eq!(
+        model.layers().unwrap().to_string(),
+        "layer 1: output_location\nlayer 2: flock"
+    );
+}
+
+#[test]
+fn boids_fly_the_same_bits_on_every_backend_and_align() {
+    use op2_boids::{boids, box_side, flock_statistics, initial_state, speed_and_polarisation, Params};
+    let (n, steps, p) = (1200, 30, Params::default());
+    let side = box_side(n, 2.0);
+    let start = initial_state(n, side, 9, &p);
+    let ids: Vec<u64> = (0..n as u64).collect();
+    let mut reference = None;
+    for rt in backends() {
+        let mut sim = boids(&rt, ids.clone(), start.clone(), side, p).unwrap();
+        let before = speed_and_polarisation(flock_statistics(&sim).unwrap());
+        sim.run(steps).unwrap();
+        let set = sim.population("boid").unwrap();
+        let got = (
+            by_id(set, sim.variable::<f32>("boid", "pos").unwrap(), 3),
+            by_id(set, sim.variable::<f32>("boid", "vel").unwrap(), 3),
+        );
+        // The statistics by loop are those of the velocities on the host.
+        let (speed, polarisation) = speed_and_polarisation(flock_statistics(&sim).unwrap());
+        let unit: Vec<[f64; 3]> = (got.1.iter())
+            .map(|(_, v)| {
+                let s = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt() as f64;
+                [v[0] as f64 / s, v[1] as f64 / s, v[2] as f64 / s]
+            })
+            .collect();
+        let host_speed = got
+            .1
+            .iter()
+            .map(|(_, v)| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt() as f64)
+            .sum::<f64>()
+            / n as f64;
+        let mean = |c: usize| unit.iter().map(|u| u[c]).sum::<f64>() / n as f64;
+        let host_polarisation = (mean(0).powi(2) + mean(1).powi(2) + mean(2).powi(2)).sqrt();
+        assert!((speed - host_speed).abs() < 1e-8 && (polarisation - host_polarisation).abs() < 1e-8);
+        // Random headings at first; the flock aligns.
+        assert!(
+            before.1 < 0.1 && polarisation > 2.0 * before.1,
+            "{before:?} -> {polarisation}"
+        );
+        match &reference {
+            None => reference = Some(got),
+            Some(want) => assert!(got == *want, "{} differs from seq", rt.backend()),
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! starts once per process, so this is one test that checks, in the same order
 //! on every rank: the world size, the suite's indirect loops against a
 //! single-process `seq` run, halo exchange counts, moving agents (`mpi/agents.rs`),
+//! models run by the model layer's `Simulation` (`mpi/model.rs`),
 //! OP2's HDF5 files read in parallel (`mpi/hdf5.rs`, feature `hdf5`) and
 //! Airfoil against one rank.
 #![cfg(feature = "mpi")]
@@ -19,6 +20,8 @@ mod device_halos;
 #[cfg(feature = "hdf5")]
 #[path = "mpi/hdf5.rs"]
 mod hdf5;
+#[path = "mpi/model.rs"]
+mod model;
 
 use op2::mpi::{Mpi, Partitioner};
 
@@ -200,6 +203,7 @@ fn distributed_runs_match_one_process() {
     agents::births_are_numbered_as_on_one_rank(&mpi);
     agents::agents_that_jump_past_the_neighbours_arrive(&mpi);
     agents::predator_prey_matches_one_rank(&mpi);
+    model::described_models_match_one_rank(&mpi);
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);
     blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
     blocks::no_rank_allocates_a_whole_set(&mpi);

@@ -1,0 +1,151 @@
+//! Models on the model layer shared among the ranks by the runner
+//! (`Simulation::distribute`): Boids, Circles and predator-prey match one
+//! rank agent by agent, overlapped or not, and a log across the ranks
+//! holds one rank's values.
+
+use op2::model::{Log, Simulation};
+use op2::mpi::{DomainOptions, Mpi};
+use op2::prelude::*;
+
+/// `(id, values)` of every agent of `agent` here, for `variable` (`dim`
+/// values of `T`).
+fn here<T: op2::Scalar>(sim: &Simulation<'_>, agent: &str, variable: &str, dim: usize) -> Vec<(u64, Vec<T>)> {
+    let set = sim.population(agent).unwrap();
+    let values = sim.variable::<T>(agent, variable).unwrap().to_vec();
+    set.global_ids()
+        .iter()
+        .zip(values.chunks_exact(dim))
+        .map(|(&id, v)| (id, v.to_vec()))
+        .collect()
+}
+
+/// Every agent here is in `one` with the same values, and the ranks hold
+/// as many agents as `one`.
+fn matches<T: op2::Scalar + PartialEq + std::fmt::Debug>(
+    mpi: &Mpi,
+    shared: &[(u64, Vec<T>)],
+    one: &[(u64, Vec<T>)],
+    what: &str,
+) {
+    let mut count = [shared.len() as u64];
+    mpi.sum_u64(&mut count);
+    assert_eq!(count[0], one.len() as u64, "{what}: agents on all ranks");
+    for (id, v) in shared {
+        let k = one.iter().position(|(i, _)| i == id);
+        assert_eq!(k.map(|k| &one[k].1), Some(v), "{what}: agent {id}");
+    }
+}
+
+fn backends() -> Vec<Runtime> {
+    let mut v: Vec<Runtime> = [Backend::Seq, Backend::Rayon, Backend::Jit]
+        .into_iter()
+        .filter_map(|b| Runtime::new(b).ok())
+        .collect();
+    #[cfg(feature = "opencl")]
+    v.push(Runtime::new(Backend::OpenCl).unwrap());
+    v
+}
+
+/// Boids and Circles (no births) and predator-prey (births and deaths).
+pub fn described_models_match_one_rank(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank(), mpi.size());
+    let share = |n: usize| -> Vec<u64> { (rank..n).step_by(size).map(|i| i as u64).collect() };
+    for rt in backends() {
+        let b = rt.backend();
+        // Boids: positions and velocities after every few steps, overlapped
+        // every other step.
+        let p = op2_boids::Params::default();
+        let n = 500;
+        let side = op2_boids::box_side(n, 2.0);
+        let (pos, vel) = op2_boids::initial_state(n, side, 4, &p);
+        let ids = share(n);
+        let pick =
+            |all: &[f32]| -> Vec<f32> { ids.iter().flat_map(|&i| all[3 * i as usize..][..3].to_vec()).collect() };
+        let mut one = op2_boids::boids(&rt, (0..n as u64).collect(), (pos.clone(), vel.clone()), side, p).unwrap();
+        let mut shared = op2_boids::boids(&rt, ids.clone(), (pick(&pos), pick(&vel)), side, p).unwrap();
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        let log = Log::new().count("boid").mean("boid", "vel").max("boid", "pos");
+        for step in 1..=8 {
+            shared.set_overlap(step % 2 == 0);
+            one.step().unwrap();
+            shared.step().unwrap();
+            if step % 4 == 0 {
+                matches(
+                    mpi,
+                    &here::<f32>(&shared, "boid", "pos", 3),
+                    &here(&one, "boid", "pos", 3),
+                    &format!("{b} boids"),
+                );
+                matches(
+                    mpi,
+                    &here::<f32>(&shared, "boid", "vel", 3),
+                    &here(&one, "boid", "vel", 3),
+                    &format!("{b} boids"),
+                );
+                // Fixed-point sums: the same bits however the boids are shared.
+                let mut stats = op2_boids::flock_statistics(&shared).unwrap();
+                mpi.sum_u64(&mut stats);
+                assert_eq!(
+                    stats,
+                    op2_boids::flock_statistics(&one).unwrap(),
+                    "{b}: flock statistics"
+                );
+                // A log across the ranks: one rank's values (sums up to rounding).
+                let (got, want) = (log.values_across(&shared, mpi).unwrap(), log.values(&one).unwrap());
+                assert_eq!((got[0], &got[4..]), (want[0], &want[4..]), "{b}: count and maxima");
+                for (g, w) in got[1..4].iter().zip(&want[1..4]) {
+                    assert!((g - w).abs() < 1e-12, "{b}: mean velocity {g} vs {w}");
+                }
+            }
+        }
+        // Circles.
+        let cp = op2_circles::Params::default();
+        let n = 800;
+        let side = op2_circles::box_side(n, 1.0);
+        let start = op2_circles::initial_positions(n, side, 2);
+        let ids = share(n);
+        let mine: Vec<[f32; 3]> = ids.iter().map(|&i| start[i as usize]).collect();
+        let mut one = op2_circles::circles(&rt, &(0..n as u64).collect::<Vec<_>>(), &start, side, cp).unwrap();
+        let mut shared = op2_circles::circles(&rt, &ids, &mine, side, cp).unwrap();
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        shared.set_overlap(true);
+        one.run(6).unwrap();
+        shared.run(6).unwrap();
+        matches(
+            mpi,
+            &here::<f32>(&shared, "circle", "pos", 3),
+            &here(&one, "circle", "pos", 3),
+            &format!("{b} circles"),
+        );
+        // Predator-prey: births and deaths numbered across ranks.
+        let pp = op2_predator_prey::Params::default();
+        let mut one = op2_predator_prey::predator_prey(&rt, pp, (500, 50), 5, (0, 1)).unwrap();
+        let mut shared = op2_predator_prey::predator_prey(&rt, pp, (500, 50), 5, (rank, size)).unwrap();
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        shared.set_overlap(true);
+        for step in 1..=10 {
+            one.step().unwrap();
+            shared.step().unwrap();
+            if step % 5 == 0 {
+                let what = format!("{b} predator-prey step {step}");
+                matches(
+                    mpi,
+                    &here::<f64>(&shared, "prey", "pos", 2),
+                    &here(&one, "prey", "pos", 2),
+                    &what,
+                );
+                matches(
+                    mpi,
+                    &here::<f64>(&shared, "predator", "pos", 2),
+                    &here(&one, "predator", "pos", 2),
+                    &what,
+                );
+                let (e1, e2) = (
+                    here::<i32>(&shared, "predator", "energy", 1),
+                    here(&one, "predator", "energy", 1),
+                );
+                matches(mpi, &e1, &e2, &what);
+            }
+        }
+    }
+}
