@@ -3,13 +3,16 @@
 //!
 //! ```text
 //! cargo run --release --example boids -- --agents N --steps S [--seed X] [--density D]
-//!     [--log FILE.csv --log-every K] [--vtk DIR --every K] [--backend NAME] [--timings]
+//!     [--init FILE.csv] [--write FILE.csv] [--log FILE.csv --log-every K]
+//!     [--vtk DIR --every K] [--backend NAME] [--timings]
 //! mpirun -n P target/release/examples/boids ...   (built with --features mpi)
 //! ```
 //!
 //! N boids start uniform in a periodic box of side `(N / D)^(1/3)` (D = 2
 //! by default) with random headings, drawn from the counter-based streams
-//! with seed X. `--log` writes `step,count,mean_speed,polarisation` at
+//! with seed X, or as the population file `--init` says (CSV or JSON lines,
+//! as `--write` writes the boids at the end: read back, the same bits).
+//! `--log` writes `step,count,mean_speed,polarisation` at
 //! step 0 and every K steps (1 by default): the mean speed, and the length
 //! of the mean unit velocity (0 for random headings, 1 for one flock); a
 //! path ending in `.json` or `.jsonl` gets JSON lines instead. `--vtk DIR
@@ -27,17 +30,17 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
-use op2::model::{LogFormat, Simulation};
+use op2::model::{Agents, LogFormat, Simulation};
 use op2::output::VtkSeries;
 use op2::{Backend, Runtime};
-use op2_boids::{boids, box_side, flock_statistics, initial_state, speed_and_polarisation, Params};
+use op2_boids::{boids, boids_model, box_side, flock_statistics, initial_state, speed_and_polarisation, Params};
 
 /// The command line.
 #[derive(Parser, Debug)]
 #[command(name = "boids", about = "Boids (flocking) on op2")]
 struct Cli {
-    /// Number of boids.
-    #[arg(long, value_name = "N")]
+    /// Number of boids (ignored with --init).
+    #[arg(long, value_name = "N", default_value_t = 0)]
     agents: usize,
     /// Steps to run.
     #[arg(long, value_name = "S")]
@@ -48,6 +51,13 @@ struct Cli {
     /// Boids per unit volume.
     #[arg(long, value_name = "D", default_value_t = 2.0)]
     density: f64,
+    /// The initial boids: a population file (`id,pos[0],...,vel[2]` CSV, or
+    /// JSON lines), as --write writes; N is its number of lines.
+    #[arg(long, value_name = "FILE.csv")]
+    init: Option<PathBuf>,
+    /// The boids at the end, as a population file (one rank).
+    #[arg(long, value_name = "FILE.csv")]
+    write: Option<PathBuf>,
     /// The step log: `step,count,mean_speed,polarisation` lines.
     #[arg(long, value_name = "FILE.csv")]
     log: Option<PathBuf>,
@@ -92,11 +102,11 @@ fn run(cli: &Cli) -> Result<(), String> {
     let reduce = |v: &mut [u64]| mpi.sum_u64(v);
     #[cfg(not(feature = "mpi"))]
     let reduce = |_: &mut [u64]| {};
-    if ranks > 1 && cli.vtk.is_some() {
-        return Err("--vtk needs one rank".into());
+    if ranks > 1 && (cli.vtk.is_some() || cli.write.is_some()) {
+        return Err("--vtk and --write need one rank".into());
     }
-    if cli.agents == 0 || !(cli.density.is_finite() && cli.density > 0.0) {
-        return Err("give --agents N > 0 and a positive --density".into());
+    if !(cli.density.is_finite() && cli.density > 0.0) {
+        return Err("give a positive --density".into());
     }
     let backend = match &cli.backend {
         Some(name) => name.parse::<Backend>(),
@@ -105,13 +115,26 @@ fn run(cli: &Cli) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     let rt = Runtime::new(backend).map_err(|e| e.to_string())?;
     let params = Params::default();
-    let side = box_side(cli.agents, cli.density);
-    let (pos, vel) = initial_state(cli.agents, side, cli.seed, &params);
-    // This rank's share: every `ranks`-th boid (from the first step on,
-    // those in its box of the message grid).
-    let ids: Vec<u64> = (rank..cli.agents).step_by(ranks).map(|i| i as u64).collect();
-    let pick = |all: &[f32]| -> Vec<f32> { ids.iter().flat_map(|&i| all[3 * i as usize..][..3].to_vec()).collect() };
-    let mut sim = boids(&rt, ids.clone(), (pick(&pos), pick(&vel)), side, params).map_err(|e| e.to_string())?;
+    // Every boid, then this rank's share: every `ranks`-th (from the first
+    // step on, those in its box of the message grid).
+    let (all, side) = match &cli.init {
+        Some(path) => {
+            let model = boids_model(1.0, params).map_err(|e| e.to_string())?;
+            let all = Agents::read(&model, "boid", path).map_err(|e| e.to_string())?;
+            let side = box_side(all.len(), cli.density);
+            (all, side)
+        }
+        None => {
+            let side = box_side(cli.agents, cli.density);
+            let (pos, vel) = initial_state(cli.agents, side, cli.seed, &params);
+            (Agents::new(cli.agents).set("pos", pos).set("vel", vel), side)
+        }
+    };
+    if all.is_empty() {
+        return Err("give --agents N > 0 or --init FILE".into());
+    }
+    let agents = all.len();
+    let mut sim = boids(&rt, all.share(rank, ranks), side, params).map_err(|e| e.to_string())?;
     #[cfg(feature = "mpi")]
     if ranks > 1 {
         sim.distribute(&mpi, Default::default()).map_err(|e| e.to_string())?;
@@ -181,8 +204,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             String::new()
         };
         eprintln!(
-            "{} boids, {} steps on {}{on}: {:.3} ms per step",
-            cli.agents,
+            "{agents} boids, {} steps on {}{on}: {:.3} ms per step",
             cli.steps,
             rt.backend(),
             1e3 * stepping / cli.steps.max(1) as f64
@@ -193,6 +215,9 @@ fn run(cli: &Cli) -> Result<(), String> {
         mpi.eprintln(rt.timing_summary());
         #[cfg(not(feature = "mpi"))]
         eprintln!("{}", rt.timing_summary());
+    }
+    if let Some(path) = &cli.write {
+        sim.write_population("boid", path).map_err(|e| e.to_string())?;
     }
     let last = match cli.log {
         Some(_) => last,

@@ -341,7 +341,10 @@ fn boids_fly_the_same_bits_on_every_backend_and_align() {
     let ids: Vec<u64> = (0..n as u64).collect();
     let mut reference = None;
     for rt in backends() {
-        let mut sim = boids(&rt, ids.clone(), start.clone(), side, p).unwrap();
+        let agents = Agents::with_ids(ids.clone())
+            .set("pos", start.0.clone())
+            .set("vel", start.1.clone());
+        let mut sim = boids(&rt, agents, side, p).unwrap();
         let before = speed_and_polarisation(flock_statistics(&sim).unwrap());
         sim.run(steps).unwrap();
         let set = sim.population("boid").unwrap();
@@ -376,4 +379,103 @@ fn boids_fly_the_same_bits_on_every_backend_and_align() {
             Some(want) => assert!(got == *want, "{} differs from seq", rt.backend()),
         }
     }
+}
+
+#[test]
+fn populations_written_read_back_exactly_as_csv_and_json_lines() {
+    use op2_boids::{boids, boids_model, box_side, initial_state, Params};
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let (n, p) = (300, Params::default());
+    let side = box_side(n, 2.0);
+    let (pos, vel) = initial_state(n, side, 3, &p);
+    let mut sim = boids(&rt, Agents::new(n).set("pos", pos).set("vel", vel), side, p).unwrap();
+    sim.run(5).unwrap();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model_populations");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = boids_model(side, p).unwrap();
+    let want = (
+        sim.population("boid").unwrap().global_ids().to_vec(),
+        sim.variable::<f32>("boid", "pos").unwrap().to_vec(),
+        sim.variable::<f32>("boid", "vel").unwrap().to_vec(),
+    );
+    for file in ["boids.csv", "boids.jsonl"] {
+        let path = dir.join(file);
+        sim.write_population("boid", &path).unwrap();
+        let agents = Agents::read(&model, "boid", &path).unwrap();
+        assert_eq!(agents.ids(), &want.0[..], "{file}");
+        let mut again = Simulation::new(&model, &rt).unwrap();
+        again.populate("boid", agents).unwrap();
+        again.bind("flock", |_| Ok(())).unwrap();
+        again.start().unwrap();
+        let got = (
+            again.population("boid").unwrap().global_ids().to_vec(),
+            again.variable::<f32>("boid", "pos").unwrap().to_vec(),
+            again.variable::<f32>("boid", "vel").unwrap().to_vec(),
+        );
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            (&got.0, bits(&got.1), bits(&got.2)),
+            (&want.0, bits(&want.1), bits(&want.2)),
+            "{file}"
+        );
+    }
+    let text = std::fs::read_to_string(dir.join("boids.csv")).unwrap();
+    assert!(
+        text.starts_with("id,pos[0],pos[1],pos[2],vel[0],vel[1],vel[2]\n"),
+        "{}",
+        &text[..60]
+    );
+}
+
+#[test]
+fn population_files_that_do_not_fit_the_type_are_named_with_their_line() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model_populations");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = small_model();
+    let cases = [
+        ("a.csv", "id,x,y\n0,1,2\n", 1, "`y` is not a variable of agent type `a`"),
+        ("b.csv", "id,x,n[0]\n0,1,2\n", 1, "`n` has 2 values, and 1 columns"),
+        ("c.csv", "id,x\n0,1.5\n1,abc\n", 3, "`abc` is not a value of `x` (f64)"),
+        ("d.csv", "x\n1.5\n", 1, "one `id` column"),
+        (
+            "e.jsonl",
+            "{\"id\":0,\"n\":[1,2,3]}\n",
+            1,
+            "`n` has 2 values, and 3 were given",
+        ),
+        ("f.jsonl", "{\"id\":0,\"x\":1}\n{\"x\":2}\n", 2, "no \"id\""),
+        (
+            "g.jsonl",
+            "{\"id\":0,\"x\":1}\n{\"id\":1,\"n\":[1,2]}\n",
+            2,
+            "other variables than the first line",
+        ),
+    ];
+    for (file, text, want_line, want) in cases {
+        let path = dir.join(file);
+        std::fs::write(&path, text).unwrap();
+        match Agents::read(&model, "a", &path) {
+            Err(Error::InputFile { line, reason, .. }) => {
+                assert_eq!(line, want_line, "{file}: {reason}");
+                assert!(reason.contains(want), "{file}: {reason}");
+            }
+            other => panic!("{file}: expected an error, got {other:?}"),
+        }
+    }
+    // A partial population: the variables it lacks take their defaults.
+    std::fs::write(
+        dir.join("h.jsonl"),
+        "{\"id\":4,\"x\":\"NaN\"}\n{\"id\":9,\"x\":-0.25}\n",
+    )
+    .unwrap();
+    let agents = Agents::read(&model, "a", dir.join("h.jsonl")).unwrap();
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = Simulation::new(&model, &rt).unwrap();
+    sim.populate("a", agents).unwrap();
+    sim.bind("f", |_| Ok(())).unwrap();
+    sim.start().unwrap();
+    let x = sim.variable::<f64>("a", "x").unwrap().to_vec();
+    assert!(x[0].is_nan() && x[1] == -0.25);
+    assert_eq!(sim.variable::<i32>("a", "n").unwrap().to_vec(), [7, 8, 7, 8]);
+    assert_eq!(sim.population("a").unwrap().global_ids().to_vec(), [4, 9]);
 }

@@ -35,6 +35,30 @@ impl Agents {
         self
     }
 
+    /// This rank's share of the agents on `ranks` ranks (for
+    /// [`crate::Simulation::distribute`]): the agents at positions
+    /// `rank, rank + ranks, ...`, with their values.
+    pub fn share(&self, rank: usize, ranks: usize) -> Agents {
+        let n = self.ids.len();
+        let keep: Vec<usize> = (rank..n).step_by(ranks.max(1)).collect();
+        let values = (self.values.iter())
+            .map(|(name, scalar, bytes)| {
+                // Bytes per agent: every agent has the same number of values.
+                let each = bytes.len().checked_div(n).unwrap_or(0);
+                let mine = keep
+                    .iter()
+                    .flat_map(|&k| &bytes[k * each..(k + 1) * each])
+                    .copied()
+                    .collect();
+                (name.clone(), *scalar, mine)
+            })
+            .collect();
+        Agents {
+            ids: keep.iter().map(|&k| self.ids[k]).collect(),
+            values,
+        }
+    }
+
     /// How many agents.
     pub fn len(&self) -> usize {
         self.ids.len()

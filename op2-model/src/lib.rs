@@ -48,6 +48,7 @@ mod initial;
 mod layers;
 mod message;
 mod model;
+mod population_file;
 mod simulation;
 mod typed;
 

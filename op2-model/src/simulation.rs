@@ -552,6 +552,18 @@ impl<'rt> Simulation<'rt> {
         dat.typed(&model, &format!("`{agent}.{variable}`"), "the host")
     }
 
+    /// The type-erased Dat of `agent.variable`.
+    pub(crate) fn any_variable(&self, agent: &str, variable: &str) -> Result<&crate::typed::AnyDat> {
+        let model = self.model.name.clone();
+        self.carriers()?
+            .agent(agent)
+            .and_then(|a| a.variable(variable))
+            .ok_or_else(|| op2_core::Error::InvalidModel {
+                model,
+                reason: format!("asks for variable `{agent}.{variable}`, which the model does not declare"),
+            })
+    }
+
     /// The Global of environment property `property`: the host reads it,
     /// and sets it between steps.
     ///

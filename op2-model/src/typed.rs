@@ -36,6 +36,17 @@ macro_rules! with_scalar {
     };
 }
 
+/// `value` (one value of `scalar`, as bytes) as text that parses back to
+/// the same bits ([`parse_value`]).
+pub(crate) fn format_value(scalar: ScalarType, value: &[u8]) -> String {
+    with_scalar!(scalar, T => bytemuck::pod_read_unaligned::<T>(value).to_string())
+}
+
+/// The bytes of one value of `scalar` written as `text`, if it is one.
+pub(crate) fn parse_value(scalar: ScalarType, text: &str) -> Option<Vec<u8>> {
+    with_scalar!(scalar, T => text.trim().parse::<T>().ok().map(|v| bytemuck::bytes_of(&v).to_vec()))
+}
+
 /// A `Dat<T>` of a type named at run time.
 pub(crate) struct AnyDat {
     scalar: ScalarType,
@@ -63,6 +74,11 @@ impl AnyDat {
     /// Its element type.
     pub fn scalar(&self) -> ScalarType {
         self.scalar
+    }
+
+    /// Its values, as bytes (a copy from wherever they are).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        with_scalar!(self.scalar, T => Ok(bytemuck::cast_slice(&self.typed_unchecked::<T>().try_data_ro()?[..]).to_vec()))
     }
 
     /// The Dat as `Dat<T>`, or `None` for another `T`.

@@ -3,7 +3,7 @@
 //! rank agent by agent, overlapped or not, and a log across the ranks
 //! holds one rank's values.
 
-use op2::model::{Log, Simulation};
+use op2::model::{Agents, Log, Simulation};
 use op2::mpi::{DomainOptions, Mpi};
 use op2::prelude::*;
 
@@ -58,11 +58,9 @@ pub fn described_models_match_one_rank(mpi: &Mpi) {
         let n = 500;
         let side = op2_boids::box_side(n, 2.0);
         let (pos, vel) = op2_boids::initial_state(n, side, 4, &p);
-        let ids = share(n);
-        let pick =
-            |all: &[f32]| -> Vec<f32> { ids.iter().flat_map(|&i| all[3 * i as usize..][..3].to_vec()).collect() };
-        let mut one = op2_boids::boids(&rt, (0..n as u64).collect(), (pos.clone(), vel.clone()), side, p).unwrap();
-        let mut shared = op2_boids::boids(&rt, ids.clone(), (pick(&pos), pick(&vel)), side, p).unwrap();
+        let all = Agents::new(n).set("pos", pos).set("vel", vel);
+        let mut one = op2_boids::boids(&rt, all.clone(), side, p).unwrap();
+        let mut shared = op2_boids::boids(&rt, all.share(rank, size), side, p).unwrap();
         shared.distribute(mpi, DomainOptions::default()).unwrap();
         let log = Log::new().count("boid").mean("boid", "vel").max("boid", "pos");
         for step in 1..=8 {

@@ -242,21 +242,15 @@ pub fn boids_model(side: f64, params: Params) -> op2::Result<Model> {
     Ok(model)
 }
 
-/// Boids on `rt`: boids `ids` with positions `pos` and velocities `vel`
-/// (3 values each; in a distributed run this rank's share, see
+/// Boids on `rt`: `agents` (ids, and positions `pos` and velocities `vel`,
+/// 3 values each; in a distributed run this rank's share, see
 /// [`Simulation::distribute`]) in a box of side `side`.
 ///
 /// # Errors
 /// As [`boids_model`] and [`Simulation::start`].
-pub fn boids<'rt>(
-    rt: &'rt Runtime,
-    ids: Vec<u64>,
-    (pos, vel): (Vec<f32>, Vec<f32>),
-    side: f64,
-    params: Params,
-) -> op2::Result<Simulation<'rt>> {
+pub fn boids<'rt>(rt: &'rt Runtime, agents: Agents, side: f64, params: Params) -> op2::Result<Simulation<'rt>> {
     let mut sim = Simulation::new(&boids_model(side, params)?, rt)?;
-    sim.populate("boid", Agents::with_ids(ids).set("pos", pos).set("vel", vel))?;
+    sim.populate("boid", agents)?;
     sim.bind("flock", |c| {
         let (me, pos, vel, par) = (
             c.ids()?,
