@@ -479,3 +479,50 @@ fn population_files_that_do_not_fit_the_type_are_named_with_their_line() {
     assert_eq!(sim.variable::<i32>("a", "n").unwrap().to_vec(), [7, 8, 7, 8]);
     assert_eq!(sim.population("a").unwrap().global_ids().to_vec(), [4, 9]);
 }
+
+#[test]
+fn lattice_sir_moves_agents_between_states_as_the_plain_model_on_every_backend() {
+    use op2::model::{Log, LogFile, Logging};
+    use op2_sir::{lattice_sir, lattice_sir_by_hand, lattice_sir_model};
+    let (size, rates, infected, seed, steps) = ((30, 20), (0.2, 0.15), [0u64, 317, 599], 7, 30);
+    let model = lattice_sir_model(size.0, size.1, rates.0, rates.1).unwrap();
+    assert_eq!(
+        model.layers().unwrap().to_string(),
+        "layer 1: shed\nlayer 2: infect\nlayer 3: recover"
+    );
+    let want = lattice_sir_by_hand(size, rates, &infected, seed, steps);
+    let count = |s: i32| want.iter().filter(|&&v| v == s).count() as f64;
+    assert!(
+        count(2) > 50.0 && count(0) > 10.0,
+        "an epidemic that spread and left some: {:?}",
+        [count(0), count(1), count(2)]
+    );
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model_states");
+    std::fs::create_dir_all(&dir).unwrap();
+    for rt in backends() {
+        let mut sim = lattice_sir(&rt, size, rates, &infected, seed).unwrap();
+        let path = dir.join(format!("{}.csv", rt.backend()));
+        Logging::new(Log::new().count_states("person"), LogFile::create(&path).unwrap())
+            .exit(&mut sim)
+            .unwrap();
+        sim.run(steps as u64).unwrap();
+        let ids = sim.population("person").unwrap().global_ids().to_vec();
+        let states = sim.states("person").unwrap().to_vec();
+        let mut got = vec![-1; want.len()];
+        for (&id, &s) in ids.iter().zip(&states) {
+            got[id as usize] = s;
+        }
+        assert_eq!(got, want, "{}: states after {steps} steps", rt.backend());
+        // The states counted by a loop, logged at exit.
+        let log = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            log,
+            format!(
+                "step,person.S,person.I,person.R\n{steps},{},{},{}\n",
+                count(0),
+                count(1),
+                count(2)
+            )
+        );
+    }
+}

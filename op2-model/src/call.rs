@@ -41,6 +41,8 @@ pub struct Call<'a> {
     pub(crate) rt: &'a Runtime,
     pub(crate) agent: &'a AgentCarriers,
     pub(crate) carriers: &'a Carriers,
+    /// Whether this is the run of the function's condition.
+    pub(crate) condition: bool,
 }
 
 impl<'a> Call<'a> {
@@ -211,6 +213,36 @@ impl<'a> Call<'a> {
     pub fn offspring<T: Scalar>(&self, variable: &str) -> Result<Dat<T>> {
         let life = self.life()?;
         life.offspring(self.var::<T>(variable)?)
+    }
+
+    /// The senders' states that the input list's messages carry (each
+    /// state's place in the sender type's states), read as
+    /// `m(READ, list[..])`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the function reads no list or its
+    /// messages do not carry states (Message::carries_state).
+    pub fn message_states(&self) -> Result<&'a Dat<i32>> {
+        let input = self.input_carriers()?;
+        input.states.as_ref().ok_or_else(|| {
+            self.invalid(format!(
+                "asks for the senders' states of message list `{}`, which does not carry them",
+                input.list.name()
+            ))
+        })
+    }
+
+    /// In the run of a function's condition (`Simulation::bind_condition`),
+    /// the Dat the condition's loop writes for each agent (WRITE): 1 for
+    /// the agents the function runs on, 0 for the others.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] outside a condition.
+    pub fn pass(&self) -> Result<&'a Dat<i32>> {
+        match (&self.agent.pass, self.condition) {
+            (Some(pass), true) => Ok(pass),
+            _ => Err(self.invalid("asks for the condition's flags outside its condition".to_string())),
+        }
     }
 
     /// The agents' random streams (`s(DRAW)`): each agent's stream is

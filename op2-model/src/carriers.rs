@@ -6,7 +6,7 @@
 //! property a Global.
 
 use op2_agents::{Boundary, Lifecycle, MessageList, SpatialGrid};
-use op2_core::{Error, RandomStreams, Result, ScalarType, Set};
+use op2_core::{Dat, Error, RandomStreams, Result, ScalarType, Set};
 
 use crate::typed::{AnyDat, AnyGlobal};
 use crate::{AgentType, Agents, Message, MessageKind, Model};
@@ -18,6 +18,12 @@ pub(crate) struct AgentCarriers {
     pub variables: Vec<(String, AnyDat)>,
     pub life: Option<Lifecycle>,
     pub streams: RandomStreams,
+    /// Each agent's state (its place in the type's states), for a type
+    /// with states.
+    pub state: Option<Dat<i32>>,
+    /// What the last condition decided for each agent, for a type that
+    /// has functions with conditions.
+    pub pass: Option<Dat<i32>>,
 }
 
 impl AgentCarriers {
@@ -33,7 +39,9 @@ pub(crate) struct ListCarriers {
     /// `(sender variable, carried Dat)`.
     pub carried: Vec<(String, AnyDat)>,
     /// The senders' ids, when the messages carry them.
-    pub ids: Option<op2_core::Dat<i64>>,
+    pub ids: Option<Dat<i64>>,
+    /// The senders' states, when the messages carry them.
+    pub states: Option<Dat<i32>>,
     /// Steps between sorts of the senders by bin (0: never).
     pub sort_every: u64,
 }
@@ -157,6 +165,43 @@ impl AgentCarriers {
             let dat = AnyDat::from_bytes(format!("{}.{}", a.name, v.name), &set, v.scalar, v.dim, &bytes)?;
             variables.push((v.name.clone(), dat));
         }
+        let state = match (&a.states[..], &start.states) {
+            ([], None) => None,
+            ([], Some(_)) => {
+                return Err(model.invalid(format!(
+                    "the initial agents of type `{}` are given states, and the type has none",
+                    a.name
+                )))
+            }
+            (_, None) => Some(Dat::filled(format!("{}.state", a.name), &set, 1, 0)?),
+            (names, Some(given)) => {
+                if given.len() != n {
+                    return Err(model.invalid(format!(
+                        "the initial agents of type `{}` are given {} states for {n} agents",
+                        a.name,
+                        given.len()
+                    )));
+                }
+                let index = |s: &String| {
+                    (names.iter().position(|t| t == s)).ok_or_else(|| {
+                        model.invalid(format!(
+                            "initial agents of type `{}` in state `{s}`, which it does not have",
+                            a.name
+                        ))
+                    })
+                };
+                let values = given
+                    .iter()
+                    .map(|s| index(s).map(|i| i as i32))
+                    .collect::<Result<Vec<_>>>()?;
+                Some(Dat::from_vec(format!("{}.state", a.name), &set, 1, values)?)
+            }
+        };
+        let conditioned = model.functions.iter().any(|f| f.agent == a.name && f.condition);
+        let pass = match conditioned {
+            true => Some(Dat::zeros(format!("{}.pass", a.name), &set, 1)?),
+            false => None,
+        };
         let life = if with_life { Some(Lifecycle::new(&set)?) } else { None };
         let streams = RandomStreams::new(format!("{}.random", a.name), seed);
         Ok(AgentCarriers {
@@ -164,6 +209,8 @@ impl AgentCarriers {
             variables,
             life,
             streams,
+            state,
+            pass,
         })
     }
 }
@@ -224,10 +271,15 @@ impl ListCarriers {
             (true, Some(life)) => Some(list.carry(life.ids())?),
             _ => None,
         };
+        let states = match (m.states, &senders.state) {
+            (true, Some(state)) => Some(list.carry(state)?),
+            _ => None,
+        };
         Ok(ListCarriers {
             list,
             carried,
             ids,
+            states,
             sort_every: 0,
         })
     }

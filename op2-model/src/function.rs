@@ -31,6 +31,8 @@ pub struct AgentFunction {
     pub(crate) deaths: bool,
     /// Whether it reads its agents' ids.
     pub(crate) ids: bool,
+    /// Whether a condition selects the agents it runs on.
+    pub(crate) condition: bool,
 }
 
 impl AgentFunction {
@@ -49,6 +51,7 @@ impl AgentFunction {
             births: None,
             deaths: false,
             ids: false,
+            condition: false,
         }
     }
 
@@ -137,6 +140,16 @@ impl AgentFunction {
     /// another).
     pub fn births(mut self, agent: impl Into<String>) -> AgentFunction {
         self.births = Some(agent.into());
+        self
+    }
+
+    /// Runs only on the agents (of its state) that a condition selects
+    /// (FLAME GPU's function condition): a body bound with
+    /// `Simulation::bind_condition` runs a loop that writes 1 (run) or 0
+    /// to `Call::pass` for each agent, on the runtime, before the function.
+    /// The condition reads what the function declares.
+    pub fn condition(mut self) -> AgentFunction {
+        self.condition = true;
         self
     }
 

@@ -10,6 +10,8 @@ pub struct Agents {
     pub(crate) ids: Vec<u64>,
     /// `(variable, type, values as bytes)`, in the order given.
     pub(crate) values: Vec<(String, ScalarType, Vec<u8>)>,
+    /// Each agent's state, by name (none given: the type's first).
+    pub(crate) states: Option<Vec<String>>,
 }
 
 impl Agents {
@@ -24,6 +26,7 @@ impl Agents {
         Agents {
             ids,
             values: Vec::new(),
+            states: None,
         }
     }
 
@@ -56,7 +59,15 @@ impl Agents {
         Agents {
             ids: keep.iter().map(|&k| self.ids[k]).collect(),
             values,
+            states: (self.states.as_ref()).map(|s| keep.iter().filter_map(|&k| s.get(k).cloned()).collect()),
         }
+    }
+
+    /// Puts the agents in these states (one name per agent, in the order
+    /// of the ids); without, every agent starts in its type's first state.
+    pub fn in_states<S: Into<String>>(mut self, states: impl IntoIterator<Item = S>) -> Agents {
+        self.states = Some(states.into_iter().map(Into::into).collect());
+        self
     }
 
     /// How many agents.

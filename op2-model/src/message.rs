@@ -46,6 +46,8 @@ pub struct Message {
     pub(crate) carried: Vec<String>,
     /// Whether each message also carries its sender's id.
     pub(crate) ids: bool,
+    /// Whether each message also carries its sender's state.
+    pub(crate) states: bool,
     pub(crate) kind: MessageKind,
 }
 
@@ -58,6 +60,7 @@ impl Message {
             sender: sender.into(),
             carried: Vec::new(),
             ids: false,
+            states: false,
             kind,
         }
     }
@@ -74,6 +77,14 @@ impl Message {
     /// or their own message from the others'.
     pub fn carries_ids(mut self) -> Message {
         self.ids = true;
+        self
+    }
+
+    /// Each message also carries its sender's state (an `i32`: the state's
+    /// place in the sender type's states), for readers that tell states
+    /// apart (the infected among the neighbours).
+    pub fn carries_state(mut self) -> Message {
+        self.states = true;
         self
     }
 

@@ -91,6 +91,12 @@ impl Model {
                 return Err(self.invalid(format!("message list `{name}` carries `{v}` twice")));
             }
         }
+        if message.states && sender.states.is_empty() {
+            return Err(self.invalid(format!(
+                "message list `{name}` carries its senders' states, and agent type `{}` has none",
+                sender.name
+            )));
+        }
         if let MessageKind::Discrete2d { width, height, .. } = message.kind {
             if width == 0 || height == 0 {
                 return Err(self.invalid(format!(
@@ -219,6 +225,17 @@ impl Model {
             if self.message(l).is_none() {
                 return Some(format!("reads message list `{l}`, which is not declared"));
             }
+        }
+        let some_agents = f.state.is_some() || f.condition;
+        if some_agents && f.output.is_some() {
+            return Some(
+                "outputs messages and runs on some agents only (a state or a condition): messages come from \
+                 every agent of a type for now; output them from a function of all agents"
+                    .to_string(),
+            );
+        }
+        if f.next_state.is_some() && agent.states.is_empty() {
+            return Some(format!("moves agents of type `{}`, which has no states", agent.name));
         }
         if let Some((l, _)) = &f.output {
             let Some(m) = self.message(l) else {

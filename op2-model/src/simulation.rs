@@ -13,10 +13,10 @@
 
 use op2_agents::MessageList;
 use op2_backends::Runtime;
-use op2_core::{Dat, Global, Result, Scalar, Set};
+use op2_core::{Dat, Global, Result, Scalar, Set, Subset};
 
 use crate::call::{Call, Over};
-use crate::carriers::Carriers;
+use crate::carriers::{AgentCarriers, Carriers};
 use crate::{AgentFunction, Agents, Layers, MessageKind, Model};
 
 /// What a function's body is: it runs the function's loops.
@@ -47,6 +47,7 @@ pub struct Simulation<'rt> {
     rt: &'rt Runtime,
     layers: Layers,
     bodies: Vec<(String, Body<'rt>)>,
+    conditions: Vec<(String, Body<'rt>)>,
     initial: Vec<(String, Agents)>,
     seed: u64,
     seeds: Vec<(String, u64)>,
@@ -57,6 +58,16 @@ pub struct Simulation<'rt> {
     exit_conditions: Vec<ExitCondition<'rt>>,
     #[cfg(feature = "mpi")]
     domain: Option<Distributed>,
+}
+
+/// Puts the agents of `some` (all of them for `None`) in state `to`.
+fn move_agents(state: &Dat<i32>, some: Option<&Subset>, to: i32) -> Result<()> {
+    let mut state = state.try_data_mut()?;
+    match some {
+        Some(subset) => subset.indices().iter().for_each(|&i| state[i as usize] = to),
+        None => state.iter_mut().for_each(|s| *s = to),
+    }
+    Ok(())
 }
 
 /// A distributed simulation's domain.
@@ -83,6 +94,7 @@ impl<'rt> Simulation<'rt> {
             model: model.clone(),
             rt,
             bodies: Vec::new(),
+            conditions: Vec::new(),
             initial: Vec::new(),
             seed: 0,
             seeds: Vec::new(),
@@ -222,6 +234,39 @@ impl<'rt> Simulation<'rt> {
         Ok(self)
     }
 
+    /// Makes agent function `function`'s condition run `body`: a loop over
+    /// `Call::agents` (the function's state's agents) that writes
+    /// `Call::pass` (1: the function runs on the agent). It runs on the
+    /// runtime right before the function, every step.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such function,
+    /// it declares no condition (AgentFunction::condition) or has one bound.
+    pub fn bind_condition(
+        &mut self,
+        function: &str,
+        body: impl Fn(&Call<'_>) -> Result<()> + 'rt,
+    ) -> Result<&mut Simulation<'rt>> {
+        match self.model.functions.iter().find(|f| f.name == function) {
+            Some(f) if f.condition => {}
+            Some(_) => {
+                return Err(self.model.invalid(format!(
+                    "binds a condition to function `{function}`, which declares none (AgentFunction::condition)"
+                )))
+            }
+            None => {
+                return Err(self
+                    .model
+                    .invalid(format!("binds function `{function}`, which the model does not have")))
+            }
+        }
+        if self.conditions.iter().any(|(n, _)| n == function) {
+            return Err(self.model.invalid(format!("binds the condition of `{function}` twice")));
+        }
+        self.conditions.push((function.to_string(), Box::new(body)));
+        Ok(self)
+    }
+
     /// Makes the carriers, if not made yet.
     ///
     /// # Errors
@@ -231,7 +276,15 @@ impl<'rt> Simulation<'rt> {
             return Ok(());
         }
         for f in &self.model.functions {
-            if f.output.is_none() && !self.bodies.iter().any(|(n, _)| n == &f.name) {
+            if f.condition && !self.conditions.iter().any(|(n, _)| n == &f.name) {
+                return Err(self.model.invalid(format!(
+                    "function `{}` has a condition and no body for it: bind one (Simulation::bind_condition)",
+                    f.name
+                )));
+            }
+            // A function that outputs or moves agents may do only that.
+            let work = f.output.is_some() || f.next_state.is_some();
+            if !work && !self.bodies.iter().any(|(n, _)| n == &f.name) {
                 return Err(self.model.invalid(format!(
                     "function `{}` has no body: bind one (Simulation::bind)",
                     f.name
@@ -358,27 +411,40 @@ impl<'rt> Simulation<'rt> {
                 rt: self.rt,
                 agent,
                 carriers,
+                condition: false,
             };
             let body = self.bodies.iter().find(|(n, _)| n == &function.name).map(|(_, b)| b);
-            #[cfg(feature = "mpi")]
-            if let (Some(list), Some(d), Some(body)) = (deferred.take(), &mut self.domain, body) {
-                let rt = self.rt;
-                d.domain.build_overlapped_on(list, &agent.set, rt, &mut |part| {
-                    body(&Call {
-                        over: Over::Part(part),
-                        model,
-                        function,
-                        rt,
-                        agent,
-                        carriers,
-                    })
-                })?;
-            } else if let Some(body) = body {
-                body(&call(Over::All(&agent.set)))?;
+            let some = self.select(function, agent)?;
+            if let (Some(next), Some(state)) = (&function.next_state, &agent.state) {
+                let to = self.state_index(&function.agent, next);
+                move_agents(state, some.as_ref(), to)?;
             }
-            #[cfg(not(feature = "mpi"))]
-            if let Some(body) = body {
-                body(&call(Over::All(&agent.set)))?;
+            if let Some(subset) = &some {
+                if let Some(body) = body {
+                    body(&call(Over::Part(subset)))?;
+                }
+            } else {
+                #[cfg(feature = "mpi")]
+                if let (Some(list), Some(d), Some(body)) = (deferred.take(), &mut self.domain, body) {
+                    let rt = self.rt;
+                    d.domain.build_overlapped_on(list, &agent.set, rt, &mut |part| {
+                        body(&Call {
+                            over: Over::Part(part),
+                            model,
+                            function,
+                            rt,
+                            agent,
+                            carriers,
+                            condition: false,
+                        })
+                    })?;
+                } else if let Some(body) = body {
+                    body(&call(Over::All(&agent.set)))?;
+                }
+                #[cfg(not(feature = "mpi"))]
+                if let Some(body) = body {
+                    body(&call(Over::All(&agent.set)))?;
+                }
             }
             let Some((name, _)) = &function.output else { continue };
             let list = &carriers.list(name).expect("the model checked the output").list;
@@ -407,6 +473,68 @@ impl<'rt> Simulation<'rt> {
         self.run_hosts(When::Step)
     }
 
+    /// The place of state `state` in agent type `agent`'s states.
+    fn state_index(&self, agent: &str, state: &str) -> i32 {
+        let a = self.model.agent(agent).expect("the model checked the agent type");
+        a.states
+            .iter()
+            .position(|s| s == state)
+            .expect("the model checked the state") as i32
+    }
+
+    /// The agents `function` runs on when not all of its type's: those in
+    /// its state, of them those its condition selects (its condition's
+    /// loop run first, on the runtime). `None`: all of them.
+    fn select(&self, function: &AgentFunction, agent: &AgentCarriers) -> Result<Option<Subset>> {
+        if function.state.is_none() && !function.condition {
+            return Ok(None);
+        }
+        let in_state = match (&function.state, &agent.state) {
+            (Some(s), Some(state)) => {
+                let k = self.state_index(&function.agent, s);
+                Some((
+                    Subset::where_dat(format!("{}.{s}", function.name), state, |v| v[0] == k)?,
+                    k,
+                ))
+            }
+            _ => None,
+        };
+        if !function.condition {
+            return Ok(in_state.map(|(subset, _)| subset));
+        }
+        let condition = (self.conditions.iter())
+            .find(|(n, _)| n == &function.name)
+            .map(|(_, c)| c)
+            .expect("start() checked the conditions");
+        let carriers = self.carriers.as_ref().expect("started");
+        condition(&Call {
+            over: match &in_state {
+                Some((subset, _)) => Over::Part(subset),
+                None => Over::All(&agent.set),
+            },
+            model: &self.model,
+            function,
+            rt: self.rt,
+            agent,
+            carriers,
+            condition: true,
+        })?;
+        let pass = agent
+            .pass
+            .as_ref()
+            .expect("a type with conditions has flags")
+            .try_data_ro()?;
+        let name = format!("{}.selected", function.name);
+        let subset = match &in_state {
+            Some((subset, _)) => {
+                let chosen = subset.indices().iter().map(|&i| i as usize).filter(|&i| pass[i] != 0);
+                Subset::new(name, &agent.set, chosen.collect())?
+            }
+            None => Subset::filter(name, &agent.set, |i| pass[i] != 0)?,
+        };
+        Ok(Some(subset))
+    }
+
     /// Whether `reader` may run in two parts around the travel of list
     /// `list`'s ghosts: it reads the list and has a body, and nothing it
     /// does after its first part changes what the second reads (no births
@@ -417,6 +545,8 @@ impl<'rt> Simulation<'rt> {
             && self.bodies.iter().any(|(n, _)| n == &reader.name)
             && !reader.deaths
             && reader.births.is_none()
+            && reader.state.is_none()
+            && !reader.condition
             && reader.environment.iter().all(|(_, a)| *a == op2_core::Access::Read)
     }
 
@@ -550,6 +680,20 @@ impl<'rt> Simulation<'rt> {
                 reason: format!("asks for variable `{agent}.{variable}`, which the model does not declare"),
             })?;
         dat.typed(&model, &format!("`{agent}.{variable}`"), "the host")
+    }
+
+    /// The Dat of each agent's state (its place in `agent`'s states), for
+    /// a type with states.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such type, it
+    /// has no states, or the simulation has not started.
+    pub fn states(&self, agent: &str) -> Result<&Dat<i32>> {
+        let a = self.carriers()?.agent(agent);
+        a.and_then(|a| a.state.as_ref()).ok_or_else(|| {
+            self.model
+                .invalid(format!("asks for the states of `{agent}`, a type without states"))
+        })
     }
 
     /// The type-erased Dat of `agent.variable`.

@@ -111,7 +111,7 @@ fn states_order_the_functions_that_move_agents_between_them() {
     m.add_message(Message::new("contacts", "person", MessageKind::BruteForce))
         .unwrap();
     for f in [
-        AgentFunction::new("shed", "person").in_state("I").output("contacts"),
+        AgentFunction::new("shed", "person").output("contacts"),
         AgentFunction::new("catch", "person")
             .in_state("S")
             .input("contacts")
@@ -133,6 +133,13 @@ fn states_order_the_functions_that_move_agents_between_them() {
             .unwrap_err(),
     );
     assert!(e.contains("function `die`: names state `D`"), "{e}");
+    // Messages come from every agent of a type.
+    let e = reason(
+        m.clone()
+            .add_function(AgentFunction::new("shed_i", "person").in_state("I").output("contacts"))
+            .unwrap_err(),
+    );
+    assert!(e.contains("runs on some agents only"), "{e}");
 }
 
 #[test]

@@ -46,6 +46,7 @@ impl Statistic {
 #[derive(Clone, Debug, PartialEq)]
 enum Entry {
     Count(String),
+    States(String),
     Variable(String, String, Statistic),
     Histogram {
         agent: String,
@@ -76,6 +77,13 @@ impl Log {
     /// `agent.count`).
     pub fn count(mut self, agent: impl Into<String>) -> Log {
         self.entries.push(Entry::Count(agent.into()));
+        self
+    }
+
+    /// Logs how many agents of type `agent` are in each of its states
+    /// (columns `agent.<state>`), counted by a loop.
+    pub fn count_states(mut self, agent: impl Into<String>) -> Log {
+        self.entries.push(Entry::States(agent.into()));
         self
     }
 
@@ -198,6 +206,20 @@ impl Log {
                     }
                     out.push(format!("{agent}.count"));
                 }
+                Entry::States(agent) => {
+                    let states = sim
+                        .model()
+                        .agent(agent)
+                        .map(|a| a.state_names().to_vec())
+                        .unwrap_or_default();
+                    if states.is_empty() || states.len() > MAX_BINS {
+                        return Err(Log::invalid(
+                            sim,
+                            format!("counts the states of `{agent}`: a type of 1 to {MAX_BINS} states"),
+                        ));
+                    }
+                    out.extend(states.iter().map(|s| format!("{agent}.{s}")));
+                }
                 Entry::Variable(agent, variable, s) => {
                     let (_, dim) = Log::shape(sim, agent, variable)?;
                     let name = format!("{agent}.{variable}");
@@ -264,6 +286,14 @@ impl Log {
                     let mut n = [sim.population(agent)?.size() as f64];
                     reduce(&mut n, Access::Inc);
                     out.push(n[0]);
+                }
+                Entry::States(agent) => {
+                    let states = sim.model().agent(agent).map_or(0, |a| a.state_names().len());
+                    let mut counts: Vec<f64> = (statistics::state_counts(sim, agent, states)?.iter())
+                        .map(|&c| c as f64)
+                        .collect();
+                    reduce(&mut counts, Access::Inc);
+                    out.extend(counts);
                 }
                 Entry::Variable(agent, variable, s) => {
                     let (scalar, dim) = Log::shape(sim, agent, variable)?;

@@ -150,6 +150,26 @@ pub(crate) fn moments(
     Ok(moments)
 }
 
+/// How many agents of `agent` are in each of its `states` states, by the
+/// histogram loop over their state Dat.
+pub(crate) fn state_counts(sim: &Simulation<'_>, agent: &str, states: usize) -> Result<Vec<u64>> {
+    let (set, state) = (sim.population(agent)?, sim.states(agent)?);
+    let range = Global::new("log.range", vec![0.0, states as f64])?;
+    let shape = Global::new("log.shape", vec![0, states as i32])?;
+    let counts = Global::<i64>::zeros("log.counts", MAX_BINS)?;
+    par_loop!(
+        sim.rt(),
+        histogram_i32_1,
+        set,
+        state(READ),
+        range(READ),
+        shape(READ),
+        counts(INC)
+    )?;
+    let counts: Vec<u64> = counts.try_data_ro()?[..states].iter().map(|&c| c as u64).collect();
+    Ok(counts)
+}
+
 /// The counts of component `component` of `agent.variable` in `bins`
 /// equal bins over `[lo, hi)`.
 #[allow(clippy::too_many_arguments)] // what one histogram is

@@ -13,8 +13,13 @@
 //! numbers); the states are double-buffered.
 //! [`sir_by_hand`] is the same model written directly in Rust, and
 //! [`tick_by_hand_parallel`] one tick of it on rayon (the benchmark's baseline).
+//!
+//! [`lattice_sir`] is the epidemic as agents with states S, I and R on a
+//! lattice, on op2's model layer (`states.rs`).
 #![deny(missing_docs)]
 
 mod model;
+mod states;
 
 pub use model::{sir_by_hand, tick_by_hand_parallel, transition, Counts, Csr, Sir, INFECTED, RECOVERED, SUSCEPTIBLE};
+pub use states::{exposed, lattice_sir, lattice_sir_by_hand, lattice_sir_model, recovers};
