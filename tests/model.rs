@@ -526,3 +526,91 @@ fn lattice_sir_moves_agents_between_states_as_the_plain_model_on_every_backend()
         );
     }
 }
+
+/// Agents `a` with a value `x` and a count `heard`; those above a half
+/// send `x` (optionally), every agent counts what it hears and adds it to
+/// macro property `total`.
+fn signals_model() -> Model {
+    use op2::model::{EnvProperty, Message, MessageKind};
+    let mut m = Model::new("signals");
+    m.add_agent(
+        AgentType::new("a")
+            .variable::<f64>("x", 1, &[0.0])
+            .variable::<i32>("heard", 1, &[0]),
+    )
+    .unwrap();
+    m.add_message(Message::new("loud", "a", MessageKind::BruteForce).carries("x"))
+        .unwrap();
+    m.add_environment(EnvProperty::reduced::<f64>("total", 1)).unwrap();
+    m.add_function(AgentFunction::new("shout", "a").reads("x").output_optional("loud"))
+        .unwrap();
+    let listen = AgentFunction::new("listen", "a").writes("heard").input("loud");
+    m.add_function(listen.environment("total", Access::Inc)).unwrap();
+    m
+}
+
+#[op2::kernel]
+fn shout(x: &f64, sent: &mut i32) {
+    *sent = 0;
+    if *x > 0.5 {
+        *sent = 1;
+    }
+}
+
+#[op2::kernel]
+fn listen(heard: &mut i32, xs: &[f64], total: &mut f64) {
+    let mut sum = 0.0;
+    for j in 0..xs.len() {
+        sum += xs[j];
+    }
+    *heard = xs.len() as i32;
+    *total += sum;
+}
+
+#[test]
+fn optional_output_and_macro_properties() {
+    let n = 40;
+    let x: Vec<f64> = (0..n).map(|i| ((i * 7) % 11) as f64 / 10.0).collect();
+    let loud: Vec<f64> = x.iter().copied().filter(|&v| v > 0.5).collect();
+    let sum: f64 = loud.iter().sum();
+    for rt in backends() {
+        let mut sim = Simulation::new(&signals_model(), &rt).unwrap();
+        sim.populate("a", Agents::new(n).set("x", x.clone())).unwrap();
+        sim.bind("shout", |c| {
+            let (x, sent) = (c.var::<f64>("x")?, c.sent()?);
+            par_loop!(c.rt(), shout, c.agents(), x(READ), sent(WRITE))
+        })
+        .unwrap();
+        sim.bind("listen", |c| {
+            let (heard, list, xs, total) = (
+                c.var::<i32>("heard")?,
+                c.input()?,
+                c.message::<f64>("x")?,
+                c.env::<f64>("total")?,
+            );
+            par_loop!(c.rt(), listen, c.agents(), heard(WRITE), xs(READ, list[..]), total(INC))
+        })
+        .unwrap();
+        sim.run(2).unwrap();
+        assert_eq!(
+            sim.list("loud").unwrap().len(),
+            loud.len(),
+            "{}: the senders above a half",
+            rt.backend()
+        );
+        assert_eq!(
+            sim.variable::<i32>("a", "heard").unwrap().to_vec(),
+            vec![loud.len() as i32; n]
+        );
+        // The macro property keeps what every agent added, both steps.
+        let total = sim.environment::<f64>("total").unwrap().value();
+        assert!((total - 2.0 * n as f64 * sum).abs() < 1e-9, "{}: {total}", rt.backend());
+    }
+    // A body asking whom it sends from must output optionally.
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = Simulation::new(&signals_model(), &rt).unwrap();
+    sim.bind("shout", |c| c.sent().map(drop)).unwrap();
+    sim.bind("listen", |c| c.sent().map(drop)).unwrap();
+    let e = sim.step().unwrap_err().to_string();
+    assert!(e.contains("function `listen`: asks whom it sends from"), "{e}");
+}

@@ -232,6 +232,19 @@ impl<'a> Call<'a> {
         })
     }
 
+    /// For a function that outputs its list optionally
+    /// (AgentFunction::output_optional), the Dat its loop writes for each
+    /// agent (WRITE): 1 if the agent sends its message this step, 0 if not.
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the function does not output optionally.
+    pub fn sent(&self) -> Result<&'a Dat<i32>> {
+        (self.agent.sent.iter())
+            .find(|(f, _)| f == &self.function.name)
+            .map(|(_, d)| d)
+            .ok_or_else(|| self.invalid("asks whom it sends from, and does not output optionally".to_string()))
+    }
+
     /// In the run of a function's condition (`Simulation::bind_condition`),
     /// the Dat the condition's loop writes for each agent (WRITE): 1 for
     /// the agents the function runs on, 0 for the others.

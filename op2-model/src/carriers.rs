@@ -24,6 +24,8 @@ pub(crate) struct AgentCarriers {
     /// What the last condition decided for each agent, for a type that
     /// has functions with conditions.
     pub pass: Option<Dat<i32>>,
+    /// Per function that outputs optionally: whether each agent sends.
+    pub sent: Vec<(String, Dat<i32>)>,
 }
 
 impl AgentCarriers {
@@ -202,6 +204,10 @@ impl AgentCarriers {
             true => Some(Dat::zeros(format!("{}.pass", a.name), &set, 1)?),
             false => None,
         };
+        let sent = (model.functions.iter())
+            .filter(|f| f.agent == a.name && f.output.as_ref().is_some_and(|(_, optional)| *optional))
+            .map(|f| Ok((f.name.clone(), Dat::zeros(format!("{}.sent", f.name), &set, 1)?)))
+            .collect::<Result<_>>()?;
         let life = if with_life { Some(Lifecycle::new(&set)?) } else { None };
         let streams = RandomStreams::new(format!("{}.random", a.name), seed);
         Ok(AgentCarriers {
@@ -211,6 +217,7 @@ impl AgentCarriers {
             streams,
             state,
             pass,
+            sent,
         })
     }
 }

@@ -282,8 +282,10 @@ impl<'rt> Simulation<'rt> {
                     f.name
                 )));
             }
-            // A function that outputs or moves agents may do only that.
-            let work = f.output.is_some() || f.next_state.is_some();
+            // A function that outputs or moves agents may do only that; one
+            // that outputs optionally says who sends.
+            let optional = f.output.as_ref().is_some_and(|(_, o)| *o);
+            let work = (f.output.is_some() && !optional) || f.next_state.is_some();
             if !work && !self.bodies.iter().any(|(n, _)| n == &f.name) {
                 return Err(self.model.invalid(format!(
                     "function `{}` has no body: bind one (Simulation::bind)",
@@ -446,23 +448,34 @@ impl<'rt> Simulation<'rt> {
                     body(&call(Over::All(&agent.set)))?;
                 }
             }
-            let Some((name, _)) = &function.output else { continue };
+            let Some((name, optional)) = &function.output else {
+                continue;
+            };
             let list = &carriers.list(name).expect("the model checked the output").list;
+            let sent = (agent.sent.iter().find(|(f, _)| f == &function.name)).map(|(_, d)| d);
+            debug_assert_eq!(*optional, sent.is_some());
             #[cfg(feature = "mpi")]
-            let overlaps_next = order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
+            let overlaps_next = !optional && order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
             #[cfg(feature = "mpi")]
             if let Some(d) = &mut self.domain {
                 if d.lists.contains(name) {
-                    if d.overlap && overlaps_next {
-                        deferred = Some(list);
-                    } else {
-                        d.domain.build_on(list, self.rt)?;
+                    match sent {
+                        Some(sent) => {
+                            d.domain.build_sent_on(list, sent, self.rt)?;
+                        }
+                        None if d.overlap && overlaps_next => deferred = Some(list),
+                        None => {
+                            d.domain.build_on(list, self.rt)?;
+                        }
                     }
                     continue;
                 }
             }
-            let _ = k;
-            list.build_on(self.rt)?;
+            let _ = (k, optional);
+            match sent {
+                Some(sent) => list.build_sent_on(sent, self.rt)?,
+                None => list.build_on(self.rt)?,
+            };
         }
         for (_, l) in &carriers.lists {
             if l.sort_every > 0 && self.steps % l.sort_every == 0 && l.list.is_built() {
