@@ -38,6 +38,33 @@ pub enum MessageKind {
     },
 }
 
+impl MessageKind {
+    /// A spatial 2D list over `min` to `max`, cells `radius` wide,
+    /// wrapping around (a torus) or clamping at the edges.
+    pub fn spatial_2d(min: [f64; 2], max: [f64; 2], radius: f64, wrap: bool) -> MessageKind {
+        let (min, max) = ([min[0], min[1], 0.0], [max[0], max[1], 0.0]);
+        MessageKind::Spatial {
+            dims: 2,
+            min,
+            max,
+            radius,
+            wrap,
+        }
+    }
+
+    /// A spatial 3D list over `min` to `max`, cells `radius` wide,
+    /// wrapping around or clamping at the edges.
+    pub fn spatial_3d(min: [f64; 3], max: [f64; 3], radius: f64, wrap: bool) -> MessageKind {
+        MessageKind::Spatial {
+            dims: 3,
+            min,
+            max,
+            radius,
+            wrap,
+        }
+    }
+}
+
 /// A message list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {

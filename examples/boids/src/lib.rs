@@ -219,13 +219,7 @@ pub fn boids_model(side: f64, params: Params) -> op2::Result<Model> {
             .variable::<f32>("vel", 3, &[0.0; 3]),
     )?;
     let (max, radius) = ([side; 3], f64::from(params.radius));
-    let location = MessageKind::Spatial {
-        dims: 3,
-        min: [0.0; 3],
-        max,
-        radius,
-        wrap: true,
-    };
+    let location = MessageKind::spatial_3d([0.0; 3], max, radius, true);
     model.add_message(
         Message::new("location", "boid", location)
             .carries("pos")

@@ -22,13 +22,7 @@ pub fn circles_model(side: f64, params: Params) -> op2::Result<Model> {
         .variable::<u32>("id", 1, &[0])
         .variable::<f32>("pos", 3, &[0.0; 3]);
     let (min, max, radius) = ([0.0; 3], [side; 3], f64::from(params.radius));
-    let location = MessageKind::Spatial {
-        dims: 3,
-        min,
-        max,
-        radius,
-        wrap: false,
-    };
+    let location = MessageKind::spatial_3d(min, max, radius, false);
     model.add_agent(circle)?;
     model.add_message(
         Message::new("location", "circle", location)

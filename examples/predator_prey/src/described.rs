@@ -22,63 +22,38 @@ pub fn predator_prey_model(params: Params) -> op2::Result<Model> {
         reason,
     })?;
     let mut model = Model::new("predator_prey");
-    model.add_agent(
-        AgentType::new("prey")
-            .variable::<f64>("pos", 2, &[0.0; 2])
-            .variable::<i64>("eaten_by", 1, &[-1]),
-    )?;
-    model.add_agent(
-        AgentType::new("predator")
-            .variable::<f64>("pos", 2, &[0.0; 2])
-            .variable::<i32>("energy", 1, &[0]),
-    )?;
-    let square = |radius| MessageKind::Spatial {
-        dims: 2,
-        min: [0.0; 3],
-        max: [params.size; 3],
-        radius,
-        wrap: true,
-    };
-    let prey_radius = square(params.sense.max(params.crowd_radius));
-    model.add_message(
-        Message::new("prey_location", "prey", prey_radius)
-            .carries("pos")
-            .carries("eaten_by")
-            .carries_ids(),
-    )?;
-    model.add_message(
-        Message::new("predator_location", "predator", square(params.kill))
-            .carries("pos")
-            .carries_ids(),
-    )?;
+    let prey = AgentType::new("prey").variable::<f64>("pos", 2, &[0.0; 2]);
+    model.add_agent(prey.variable::<i64>("eaten_by", 1, &[-1]))?;
+    let predator = AgentType::new("predator").variable::<f64>("pos", 2, &[0.0; 2]);
+    model.add_agent(predator.variable::<i32>("energy", 1, &[0]))?;
+    let square = |radius| MessageKind::spatial_2d([0.0; 2], [params.size; 2], radius, true);
+    let prey_location = Message::new("prey_location", "prey", square(params.sense.max(params.crowd_radius)));
+    model.add_message(prey_location.carries("pos").carries("eaten_by").carries_ids())?;
+    let predator_location = Message::new("predator_location", "predator", square(params.kill));
+    model.add_message(predator_location.carries("pos").carries_ids())?;
+    let ipar = [params.gain, params.threshold, params.crowd];
     model.add_environment(EnvProperty::constant("par", &params.reals()))?;
-    model.add_environment(EnvProperty::constant(
-        "ipar",
-        &[params.gain, params.threshold, params.crowd],
-    ))?;
-    let (read, live) = (Access::Read, |f: AgentFunction| {
-        f.environment("par", Access::Read).environment("ipar", Access::Read)
-    });
+    model.add_environment(EnvProperty::constant("ipar", &ipar))?;
+    let read = Access::Read;
+    let live = |f: AgentFunction| f.environment("par", read).environment("ipar", read);
+    let output = AgentFunction::new("output_predators", "predator").reads("pos");
+    model.add_function(output.output("predator_location"))?;
+    let choose = AgentFunction::new("choose_eater", "prey").reads("pos");
     model.add_function(
-        AgentFunction::new("output_predators", "predator")
-            .reads("pos")
-            .output("predator_location"),
+        choose
+            .writes("eaten_by")
+            .input("predator_location")
+            .environment("par", read),
     )?;
-    let choose = AgentFunction::new("choose_eater", "prey")
-        .reads("pos")
-        .writes("eaten_by");
-    model.add_function(choose.input("predator_location").environment("par", read))?;
     model.add_function(AgentFunction::new("output_prey", "prey").output("prey_location"))?;
-    let hunt = AgentFunction::new("hunt", "predator")
-        .updates("pos")
-        .updates("energy")
-        .reads_ids();
-    model.add_function(live(hunt.input("prey_location").births("predator").deaths()))?;
-    let prey_live = AgentFunction::new("prey_live", "prey")
-        .updates("pos")
-        .reads("eaten_by")
-        .reads_ids();
-    model.add_function(live(prey_live.input("prey_location").births("prey").deaths()))?;
+    let hunt = AgentFunction::new("hunt", "predator").updates("pos").updates("energy");
+    model.add_function(live(
+        hunt.reads_ids().input("prey_location").births("predator").deaths(),
+    ))?;
+    let prey_live = AgentFunction::new("prey_live", "prey").updates("pos").reads("eaten_by");
+    model.add_function(live(
+        prey_live.reads_ids().input("prey_location").births("prey").deaths(),
+    ))?;
     Ok(model)
 }
 
@@ -100,10 +75,8 @@ pub fn predator_prey<'rt>(
     let ((prey_ids, prey_pos), (pred_ids, pred_pos), energy) = initial_agents(&params, prey, predators, seed, ranks);
     let mut sim = Simulation::new(&predator_prey_model(params)?, rt)?;
     sim.populate("prey", Agents::with_ids(prey_ids).set("pos", prey_pos))?;
-    sim.populate(
-        "predator",
-        Agents::with_ids(pred_ids).set("pos", pred_pos).set("energy", energy),
-    )?;
+    let predators = Agents::with_ids(pred_ids).set("pos", pred_pos);
+    sim.populate("predator", predators.set("energy", energy))?;
     sim.seed_agent("prey", seed)?.seed_agent("predator", seed ^ 0x5eed)?;
     sim.bind("choose_eater", |c| {
         let (pos, eaten_by, par) = (c.var::<f64>("pos")?, c.var::<i64>("eaten_by")?, c.env::<f64>("par")?);
@@ -121,18 +94,9 @@ pub fn predator_prey<'rt>(
         )
     })?;
     sim.bind("hunt", |c| {
-        let (pos, energy, me, child) = (
-            c.var::<f64>("pos")?,
-            c.var::<i32>("energy")?,
-            c.ids()?,
-            c.offspring::<i32>("energy")?,
-        );
-        let (list, ids, m_pos, m_eaten) = (
-            c.input()?,
-            c.message_ids()?,
-            c.message::<f64>("pos")?,
-            c.message::<i64>("eaten_by")?,
-        );
+        let (pos, energy, me) = (c.var::<f64>("pos")?, c.var::<i32>("energy")?, c.ids()?);
+        let (list, ids, m_pos) = (c.input()?, c.message_ids()?, c.message::<f64>("pos")?);
+        let (child, m_eaten) = (c.offspring::<i32>("energy")?, c.message::<i64>("eaten_by")?);
         let (par, ipar, rng, life) = (c.env::<f64>("par")?, c.env::<i32>("ipar")?, c.random(), c.life()?);
         par_loop!(
             c.rt(),
