@@ -614,3 +614,57 @@ fn optional_output_and_macro_properties() {
     let e = sim.step().unwrap_err().to_string();
     assert!(e.contains("function `listen`: asks whom it sends from"), "{e}");
 }
+
+#[test]
+fn hens_and_eggs_give_birth_to_each_other_on_every_backend() {
+    use op2_predator_prey::{hens_and_eggs, hens_model, initial_hens, HenParams};
+    let p = HenParams::default();
+    assert_eq!(
+        hens_model(p).unwrap().layers().unwrap().to_string(),
+        "layer 1: output_hens, output_eggs\nlayer 2: lay\nlayer 3: hatch\nlayer 4: egg_ages, hen_ages"
+    );
+    let steps = 14;
+    let mut reference = None;
+    for rt in backends() {
+        let mut sim = hens_and_eggs(&rt, p, initial_hens(60, p.size, 3), 5).unwrap();
+        let mut counts = Vec::new();
+        for _ in 0..steps {
+            sim.step().unwrap();
+            counts.push((
+                sim.population("hen").unwrap().size(),
+                sim.population("egg").unwrap().size(),
+            ));
+        }
+        let of = |t: &str| {
+            let set = sim.population(t).unwrap();
+            let pos = by_id(set, sim.variable::<f64>(t, "pos").unwrap(), 2);
+            let age = by_id(set, sim.variable::<i32>(t, "age").unwrap(), 1);
+            pos.into_iter()
+                .zip(age)
+                .map(|((id, p), (_, a))| (id, p, a[0]))
+                .collect::<Vec<_>>()
+        };
+        let (hens, eggs) = (of("hen"), of("egg"));
+        // Hens laid eggs, eggs hatched hens (ids past the first 60), and
+        // the first hens died of age.
+        assert!(eggs.len() > 10 && hens.iter().any(|h| h.0 >= 60), "{counts:?}");
+        assert!(hens.iter().all(|h| h.0 >= 60), "the first hens die past their lifespan");
+        assert!(hens.iter().all(|h| h.2 <= p.lifespan) && eggs.iter().all(|e| e.2 <= p.incubation));
+        match &reference {
+            None => reference = Some((counts, hens, eggs)),
+            Some(want) => assert!(
+                (&counts, &hens, &eggs) == (&want.0, &want.1, &want.2),
+                "{} differs from seq",
+                rt.backend()
+            ),
+        }
+    }
+    // Births of another type and deaths in one function are refused.
+    let mut m = hens_model(p).unwrap();
+    let both = AgentFunction::new("both", "hen").births("egg").deaths();
+    let e = m.add_function(both).map(drop).unwrap_err().to_string();
+    assert!(
+        e.contains("gives birth to agents of another type (`egg`) and lets its agents die"),
+        "{e}"
+    );
+}

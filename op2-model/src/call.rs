@@ -232,6 +232,53 @@ impl<'a> Call<'a> {
         })
     }
 
+    fn adoption(&self) -> Result<&'a crate::carriers::Adoption> {
+        (self.agent.adoptions.iter())
+            .find(|a| a.function == self.function.name)
+            .ok_or_else(|| {
+                self.invalid(
+                    "asks for children of another type, and does not declare births of another type".to_string(),
+                )
+            })
+    }
+
+    /// For a function whose agents give birth to agents of another type
+    /// (AgentFunction::births naming another type), the Dat its loop
+    /// writes for each agent (WRITE): 1 if it has a child this step, 0 if
+    /// not. After the function the children join their type, numbered by
+    /// their parents' ids, with the values the loop wrote to
+    /// [`Call::child`] (their other Dats zero, their state the first).
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the function gives birth to no other type.
+    pub fn spawn(&self) -> Result<&'a Dat<i32>> {
+        Ok(&self.adoption()?.spawn)
+    }
+
+    /// The Dat (one element per parent) a child's value of `variable` of
+    /// the type born comes from: the loop writes it (WRITE) for the agents
+    /// that spawn.
+    ///
+    /// # Errors
+    /// As [`Call::spawn`]; [`Error::InvalidModel`] if the type born has no
+    /// such variable or it holds another type.
+    pub fn child<T: Scalar>(&self, variable: &str) -> Result<&'a Dat<T>> {
+        let a = self.adoption()?;
+        let dat = (a.child.iter().find(|(v, _)| v == variable))
+            .map(|(_, d)| d)
+            .ok_or_else(|| {
+                self.invalid(format!(
+                    "asks for `{}.{variable}` of its children, which is not declared",
+                    a.young
+                ))
+            })?;
+        dat.typed(
+            &self.model.name,
+            &format!("`{}.{variable}` of its children", a.young),
+            &format!("function `{}`", self.function.name),
+        )
+    }
+
     /// For a function that outputs its list optionally
     /// (AgentFunction::output_optional), the Dat its loop writes for each
     /// agent (WRITE): 1 if the agent sends its message this step, 0 if not.

@@ -26,6 +26,18 @@ pub(crate) struct AgentCarriers {
     pub pass: Option<Dat<i32>>,
     /// Per function that outputs optionally: whether each agent sends.
     pub sent: Vec<(String, Dat<i32>)>,
+    /// Per function whose agents give birth to another type's.
+    pub adoptions: Vec<Adoption>,
+}
+
+/// What a function whose agents give birth to agents of another type
+/// writes, per parent: whether it has a child, and the child's values.
+pub(crate) struct Adoption {
+    pub function: String,
+    pub young: String,
+    pub spawn: Dat<i32>,
+    /// `(variable of the young's type, its values for each parent's child)`.
+    pub child: Vec<(String, AnyDat)>,
 }
 
 impl AgentCarriers {
@@ -208,6 +220,28 @@ impl AgentCarriers {
             .filter(|f| f.agent == a.name && f.output.as_ref().is_some_and(|(_, optional)| *optional))
             .map(|f| Ok((f.name.clone(), Dat::zeros(format!("{}.sent", f.name), &set, 1)?)))
             .collect::<Result<_>>()?;
+        let mut adoptions = Vec::new();
+        for f in model.functions.iter().filter(|f| f.agent == a.name) {
+            let Some(young) = f.births.as_ref().filter(|b| **b != a.name) else {
+                continue;
+            };
+            let y = model.agent(young).expect("the model checked the type born");
+            let child = (y.variables.iter())
+                .map(|v| {
+                    let name = format!("{}.child.{}", f.name, v.name);
+                    Ok((
+                        v.name.clone(),
+                        AnyDat::from_bytes(name, &set, v.scalar, v.dim, &v.default.repeat(n))?,
+                    ))
+                })
+                .collect::<Result<_>>()?;
+            adoptions.push(Adoption {
+                function: f.name.clone(),
+                young: young.clone(),
+                spawn: Dat::zeros(format!("{}.spawn", f.name), &set, 1)?,
+                child,
+            });
+        }
         let life = if with_life { Some(Lifecycle::new(&set)?) } else { None };
         let streams = RandomStreams::new(format!("{}.random", a.name), seed);
         Ok(AgentCarriers {
@@ -218,6 +252,7 @@ impl AgentCarriers {
             state,
             pass,
             sent,
+            adoptions,
         })
     }
 }

@@ -39,7 +39,7 @@ impl Agents {
     }
 
     /// This rank's share of the agents on `ranks` ranks (for
-    /// [`crate::Simulation::distribute`]): the agents at positions
+    /// `Simulation::distribute`): the agents at positions
     /// `rank, rank + ranks, ...`, with their values.
     pub fn share(&self, rank: usize, ranks: usize) -> Agents {
         let n = self.ids.len();

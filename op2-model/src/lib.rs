@@ -34,7 +34,7 @@
 //! it runs `par_loop!` on what its [`Call`] gives it, by name and checked
 //! against the declaration), builds each list after the function that
 //! outputs it, sorts spatial lists' senders by bin, and under `mpirun`
-//! (feature `mpi`, [`Simulation::distribute`]) migrates the agents and
+//! (feature `mpi`, `Simulation::distribute`) migrates the agents and
 //! brings the ghost messages.
 
 #![deny(missing_docs)]

@@ -6,14 +6,14 @@
 //! deaths apply after the loop that decides them. Spatial lists whose
 //! senders neither die nor give birth have their senders sorted by bin
 //! every few steps (neighbours in space become neighbours in memory; no
-//! result changes). Under `mpirun` ([`Simulation::distribute`], feature
+//! result changes). Under `mpirun` (`Simulation::distribute`, feature
 //! `mpi`) an `AgentDomain` over the spatial lists moves the agents to the
 //! ranks owning their bins before each step and brings the ghost messages
 //! to each build, without user code.
 
-use op2_agents::MessageList;
+use op2_agents::{AgentSet, MessageList};
 use op2_backends::Runtime;
-use op2_core::{Dat, Global, Result, Scalar, Set, Subset};
+use op2_core::{AgentPack, Dat, Global, Result, Scalar, Set, Subset};
 
 use crate::call::{Call, Over};
 use crate::carriers::{AgentCarriers, Carriers};
@@ -58,6 +58,62 @@ pub struct Simulation<'rt> {
     exit_conditions: Vec<ExitCondition<'rt>>,
     #[cfg(feature = "mpi")]
     domain: Option<Distributed>,
+}
+
+/// After `function` ran on `parents`: the children its loop asked for
+/// (`Call::spawn`) join their type, numbered by their parents' ids (across
+/// ranks when the type's births are numbered so), with the values the loop
+/// wrote (`Call::child`); their other Dats start at zero, except the ids
+/// the type's lifecycle and streams keep. The flags go back to zero.
+fn adopt(rt: &Runtime, function: &AgentFunction, parents: &AgentCarriers, carriers: &Carriers) -> Result<()> {
+    let adoption = (parents.adoptions.iter())
+        .find(|a| a.function == function.name)
+        .expect("the carriers made the function's adoption");
+    let young = carriers
+        .agent(&adoption.young)
+        .expect("the model checked the type born");
+    let n = parents.set.size();
+    let chosen: Vec<usize> = {
+        let flags = adoption.spawn.try_data_ro()?;
+        (0..n).filter(|&i| flags[i] != 0).collect()
+    };
+    let parent_ids: Vec<u64> = {
+        let ids = parents.set.try_global_ids()?;
+        chosen.iter().map(|&i| ids[i]).collect()
+    };
+    let population = young.set.population().expect("agent types are dynamic sets");
+    let mut children = Vec::new();
+    let next = population.number_children_of(young.set.name(), Some(&parent_ids), &mut children)?;
+    if !chosen.is_empty() {
+        adoption.spawn.try_data_mut()?.fill(0);
+        let layout = young.set.agent_layout()?;
+        let record = layout.record_bytes();
+        let staged = (adoption.child.iter())
+            .map(|(v, d)| Ok((format!("*.{v}"), d.to_bytes()?)))
+            .collect::<Result<Vec<_>>>()?;
+        let dats: Vec<(String, usize)> = layout
+            .dats()
+            .map(|(name, _, bytes)| (name.to_string(), bytes))
+            .collect();
+        let offsets: Vec<usize> = layout.offsets().collect();
+        let mut pack = AgentPack::new(&layout);
+        let bytes = pack.append_zeroed(children.len());
+        for (k, (&parent, &id)) in chosen.iter().zip(&children).enumerate() {
+            let rec = &mut bytes[k * record..(k + 1) * record];
+            rec[..8].copy_from_slice(&id.to_le_bytes());
+            for ((name, size), &at) in dats.iter().zip(&offsets) {
+                let field = &mut rec[at..at + size];
+                if let Some((_, values)) = staged.iter().find(|(s, _)| s == name) {
+                    field.copy_from_slice(&values[parent * size..(parent + 1) * size]);
+                } else if name == "*.ids" || name.ends_with(".stream_ids") {
+                    field.copy_from_slice(&(id as i64).to_ne_bytes());
+                }
+            }
+        }
+        young.set.move_agents_on(&[], &[&pack], rt)?;
+    }
+    population.set_next_id(next);
+    Ok(())
 }
 
 /// Puts the agents of `some` (all of them for `None`) in state `to`.
@@ -448,6 +504,9 @@ impl<'rt> Simulation<'rt> {
                     body(&call(Over::All(&agent.set)))?;
                 }
             }
+            if function.births.as_ref().is_some_and(|b| *b != function.agent) {
+                adopt(self.rt, function, agent, carriers)?;
+            }
             let Some((name, optional)) = &function.output else {
                 continue;
             };
@@ -618,7 +677,7 @@ impl<'rt> Simulation<'rt> {
         }
     }
 
-    /// The ranks sharing the agents ([`Simulation::distribute`]).
+    /// The ranks sharing the agents (`Simulation::distribute`).
     #[cfg(feature = "mpi")]
     pub fn domain(&self) -> Option<&op2_mpi::AgentDomain> {
         self.domain.as_ref().map(|d| &d.domain)

@@ -1,5 +1,6 @@
 //! Models on the model layer shared among the ranks by the runner
-//! (`Simulation::distribute`): Boids, Circles and predator-prey match one
+//! (`Simulation::distribute`): Boids, Circles, predator-prey and hens and
+//! eggs (two types giving birth to each other's) match one
 //! rank agent by agent, overlapped or not, and a log across the ranks
 //! holds one rank's values.
 
@@ -115,6 +116,28 @@ pub fn described_models_match_one_rank(mpi: &Mpi) {
             &here(&one, "circle", "pos", 3),
             &format!("{b} circles"),
         );
+        // Hens and eggs: children of the other type, numbered across ranks.
+        let hp = op2_predator_prey::HenParams::default();
+        let hens = op2_predator_prey::initial_hens(50, hp.size, 3);
+        let mut one = op2_predator_prey::hens_and_eggs(&rt, hp, hens.clone(), 5).unwrap();
+        let mut shared = op2_predator_prey::hens_and_eggs(&rt, hp, hens.share(rank, size), 5).unwrap();
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        one.run(10).unwrap();
+        shared.run(10).unwrap();
+        for t in ["hen", "egg"] {
+            matches(
+                mpi,
+                &here::<f64>(&shared, t, "pos", 2),
+                &here(&one, t, "pos", 2),
+                &format!("{b} {t}s"),
+            );
+            matches(
+                mpi,
+                &here::<i32>(&shared, t, "age", 1),
+                &here(&one, t, "age", 1),
+                &format!("{b} {t}s"),
+            );
+        }
         // Predator-prey: births and deaths numbered across ranks.
         let pp = op2_predator_prey::Params::default();
         let mut one = op2_predator_prey::predator_prey(&rt, pp, (500, 50), 5, (0, 1)).unwrap();

@@ -238,7 +238,7 @@ pub fn boids_model(side: f64, params: Params) -> op2::Result<Model> {
 
 /// Boids on `rt`: `agents` (ids, and positions `pos` and velocities `vel`,
 /// 3 values each; in a distributed run this rank's share, see
-/// [`Simulation::distribute`]) in a box of side `side`.
+/// `Simulation::distribute`) in a box of side `side`.
 ///
 /// # Errors
 /// As [`boids_model`] and [`Simulation::start`].

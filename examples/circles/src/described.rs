@@ -44,7 +44,7 @@ pub fn circles_model(side: f64, params: Params) -> op2::Result<Model> {
 }
 
 /// Circles on `rt`: agents `ids` at `positions` (in a distributed run this
-/// rank's share; see [`Simulation::distribute`]), in a box of side `side`.
+/// rank's share; see `Simulation::distribute`), in a box of side `side`.
 /// Call [`Simulation::step`] to run it; the agents' variables are `circle.id`
 /// and `circle.pos`.
 ///

@@ -60,7 +60,7 @@ pub fn predator_prey_model(params: Params) -> op2::Result<Model> {
 /// The model on `rt`: rank `ranks.0`'s share (of `ranks.1`) of `prey`
 /// prey and `predators` predators drawn from seed `seed`, as
 /// [`crate::PredatorPrey::new`] draws them (on several ranks, call
-/// [`Simulation::distribute`] next). The prey's random streams are seeded
+/// `Simulation::distribute` next). The prey's random streams are seeded
 /// with `seed`, the predators' with `seed ^ 0x5eed`.
 ///
 /// # Errors

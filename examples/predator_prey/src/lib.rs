@@ -28,8 +28,10 @@
 #![deny(missing_docs)]
 
 mod described;
+mod hens;
 
 pub use described::{predator_prey, predator_prey_model};
+pub use hens::{age_and_die, hatch, hens_and_eggs, hens_model, initial_hens, lay, HenParams};
 
 use op2::prelude::*;
 

@@ -357,16 +357,26 @@ impl Population {
     /// others are not left waiting (and returns the numbering's error);
     /// alone it returns the next id unchanged.
     pub fn number_children(&self, set: &str, parents: Option<&[u32]>, children: &mut Vec<u64>) -> Result<u64> {
-        let (parent_ids, next) = {
-            let ids = self.host_ids()?;
-            let parent_ids: Option<Vec<u64>> = parents.map(|p| p.iter().map(|&e| ids.ids[e as usize]).collect());
-            (parent_ids, ids.next)
+        let parent_ids: Option<Vec<u64>> = match parents {
+            Some(p) => {
+                let ids = self.host_ids()?;
+                Some(p.iter().map(|&e| ids.ids[e as usize]).collect())
+            }
+            None => None,
         };
+        self.number_children_of(set, parent_ids.as_deref(), children)
+    }
+
+    /// As [`Population::number_children`], for children whose parents are
+    /// agents of another set (a type giving birth to this one's), given by
+    /// their ids (unique among the parents; ordered by them).
+    pub fn number_children_of(&self, set: &str, parent_ids: Option<&[u64]>, children: &mut Vec<u64>) -> Result<u64> {
+        let next = self.host_ids()?.next;
         let numbering = self.numbering.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let after = match (numbering, parent_ids) {
-            (Some(n), parents) => n.number(set, parents.as_deref(), next, children)?,
+            (Some(n), parents) => n.number(set, parents, next, children)?,
             // `next` is at most MAX_AGENT_ID + 1 (checked every round): no sum wraps.
-            (None, Some(parents)) => number_by_parent_id(&parents, next, children),
+            (None, Some(parents)) => number_by_parent_id(parents, next, children),
             (None, None) => next,
         };
         // One check for both ways (across processes every process sees the
