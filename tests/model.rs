@@ -7,39 +7,13 @@
 
 use op2::model::{AgentFunction, AgentType, Agents, Model, Simulation};
 use op2::prelude::*;
-#[allow(unused_imports)] // RuntimeOptions: only with the rayon or jit feature
-use op2::{Error, RuntimeOptions};
+use op2::Error;
 use op2_circles::{box_side, circles, circles_model, initial_positions, Circles, Params};
 use op2_predator_prey::{predator_prey, predator_prey_model, PredatorPrey};
 
-/// The backends built in (cuda where a GPU is; with OP2_REQUIRE_GPU a
-/// missing one fails).
-fn backends() -> Vec<Runtime> {
-    let mut v = vec![Runtime::new(Backend::Seq).unwrap()];
-    #[cfg(feature = "rayon")]
-    v.push(Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)).unwrap());
-    #[cfg(feature = "jit")]
-    v.push(
-        Runtime::with_options(
-            Backend::Jit,
-            RuntimeOptions::default()
-                .threads(2)
-                .cache_dir(concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache")),
-        )
-        .unwrap(),
-    );
-    #[cfg(feature = "opencl")]
-    v.push(Runtime::new(Backend::OpenCl).unwrap());
-    #[cfg(feature = "cuda")]
-    match Runtime::new(Backend::Cuda) {
-        Ok(rt) => v.push(rt),
-        Err(e) => assert!(
-            std::env::var_os("OP2_REQUIRE_GPU").is_none(),
-            "OP2_REQUIRE_GPU is set: {e}"
-        ),
-    }
-    v
-}
+#[path = "support/runtimes.rs"]
+mod runtimes;
+use runtimes::backends;
 
 /// Values of `dat` (dim `dim`) in id order, ids from `set`.
 fn by_id<T: op2::Scalar>(set: &Set, dat: &Dat<T>, dim: usize) -> Vec<(u64, Vec<T>)> {

@@ -7,35 +7,11 @@
 
 use op2::model::{AgentFunction, AgentType, Agents, EnvProperty, Log, LogFile, Logging, Model, Simulation};
 use op2::prelude::*;
-#[allow(unused_imports)] // RuntimeOptions: only with the rayon or jit feature
-use op2::{Error, RuntimeOptions};
+use op2::Error;
 
-fn backends() -> Vec<Runtime> {
-    let mut v = vec![Runtime::new(Backend::Seq).unwrap()];
-    #[cfg(feature = "rayon")]
-    v.push(Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)).unwrap());
-    #[cfg(feature = "jit")]
-    v.push(
-        Runtime::with_options(
-            Backend::Jit,
-            RuntimeOptions::default()
-                .threads(2)
-                .cache_dir(concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache")),
-        )
-        .unwrap(),
-    );
-    #[cfg(feature = "opencl")]
-    v.push(Runtime::new(Backend::OpenCl).unwrap());
-    #[cfg(feature = "cuda")]
-    match Runtime::new(Backend::Cuda) {
-        Ok(rt) => v.push(rt),
-        Err(e) => assert!(
-            std::env::var_os("OP2_REQUIRE_GPU").is_none(),
-            "OP2_REQUIRE_GPU is set: {e}"
-        ),
-    }
-    v
-}
+#[path = "support/runtimes.rs"]
+mod runtimes;
+use runtimes::backends;
 
 /// Particles `p` with a position `x` (f64 x 2), a level `n` (i32) and a
 /// weight `w` (f32) that `drift` moves each step; property `gain`.
