@@ -280,6 +280,7 @@ impl Log {
     fn values_reduced(&self, sim: &Simulation<'_>, reduce: Reduce<'_>) -> Result<Vec<f64>> {
         self.columns(sim)?;
         let mut out = Vec::new();
+        let mut moments: Vec<(String, String, f64, statistics::Moments)> = Vec::new();
         for e in &self.entries {
             match e {
                 Entry::Count(agent) => {
@@ -297,15 +298,24 @@ impl Log {
                 }
                 Entry::Variable(agent, variable, s) => {
                     let (scalar, dim) = Log::shape(sim, agent, variable)?;
-                    let m = statistics::moments(sim, agent, variable, scalar, dim)?;
-                    let mut n = [sim.population(agent)?.size() as f64];
-                    reduce(&mut n, Access::Inc);
-                    let (mut sum, mut sum_sq, mut min, mut max) = (m.sum, m.sum_sq, m.min, m.max);
-                    reduce(&mut sum, Access::Inc);
-                    reduce(&mut sum_sq, Access::Inc);
-                    reduce(&mut min, Access::Min);
-                    reduce(&mut max, Access::Max);
-                    let n = n[0];
+                    // One loop (and one set of reductions) per variable, however
+                    // many of its statistics the row holds.
+                    let k = match moments.iter().position(|(a, v, _, _)| a == agent && v == variable) {
+                        Some(k) => k,
+                        None => {
+                            let mut m = statistics::moments(sim, agent, variable, scalar, dim)?;
+                            let mut n = [sim.population(agent)?.size() as f64];
+                            reduce(&mut n, Access::Inc);
+                            reduce(&mut m.sum, Access::Inc);
+                            reduce(&mut m.sum_sq, Access::Inc);
+                            reduce(&mut m.min, Access::Min);
+                            reduce(&mut m.max, Access::Max);
+                            moments.push((agent.clone(), variable.clone(), n[0], m));
+                            moments.len() - 1
+                        }
+                    };
+                    let (_, _, n, m) = &moments[k];
+                    let (n, sum, sum_sq, min, max) = (*n, &m.sum, &m.sum_sq, &m.min, &m.max);
                     out.extend((0..dim).map(|c| {
                         let mean = sum[c] / n;
                         match s {
