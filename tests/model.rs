@@ -642,3 +642,48 @@ fn hens_and_eggs_give_birth_to_each_other_on_every_backend() {
         "{e}"
     );
 }
+
+#[test]
+fn misbound_conditions_seeds_sorts_and_births_are_named() {
+    use op2_sir::lattice_sir_model;
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    // A condition for a function that declares none, twice, or not at all.
+    let mut sim = Simulation::new(&small_model(), &rt).unwrap();
+    let got = reason(sim.bind_condition("f", |_| Ok(())).map(drop).unwrap_err());
+    assert!(
+        got.contains("binds a condition to function `f`, which declares none"),
+        "{got}"
+    );
+    assert!(reason(sim.seed_agent("b", 1).map(drop).unwrap_err()).contains("seeds agent type `b`"));
+    let got = reason(sim.sort_every("nothing", 3).map(drop).unwrap_err());
+    assert!(
+        got.contains("sorts by bin list `nothing`, which is not a spatial list"),
+        "{got}"
+    );
+    // Births of another type asked for by a function that has none.
+    sim.bind("f", |c| c.spawn().map(drop)).unwrap();
+    let got = reason(sim.step().unwrap_err());
+    assert!(got.contains("function `f`: asks for children of another type"), "{got}");
+
+    let model = lattice_sir_model(4, 4, 0.1, 0.1).unwrap();
+    let mut sim = Simulation::new(&model, &rt).unwrap();
+    sim.bind_condition("infect", |_| Ok(())).unwrap();
+    let twice = sim
+        .bind_condition("infect", |_| Ok(()))
+        .map(drop)
+        .unwrap_err()
+        .to_string();
+    assert!(twice.contains("binds the condition of `infect` twice"), "{twice}");
+    let got = sim.start().unwrap_err().to_string();
+    assert!(
+        got.contains("function `recover` has a condition and no body for it"),
+        "{got}"
+    );
+    // A condition's flags exist in its condition only; states must be the type's.
+    let mut sim = Simulation::new(&model, &rt).unwrap();
+    sim.populate("person", Agents::new(16).in_states(["Z"; 16])).unwrap();
+    sim.bind_condition("infect", |_| Ok(())).unwrap();
+    sim.bind_condition("recover", |_| Ok(())).unwrap();
+    let got = sim.start().unwrap_err().to_string();
+    assert!(got.contains("in state `Z`, which it does not have"), "{got}");
+}
