@@ -687,3 +687,265 @@ fn misbound_conditions_seeds_sorts_and_births_are_named() {
     let got = sim.start().unwrap_err().to_string();
     assert!(got.contains("in state `Z`, which it does not have"), "{got}");
 }
+
+/// A network: its node ids, its edges by index and by id.
+type Network = (Vec<u64>, Vec<(usize, usize)>, Vec<(u64, u64)>);
+
+/// A random network of `n` nodes with ids `7i + 5` and `m` edges (no self
+/// loops).
+fn random_network(n: usize, m: usize, seed: u64) -> Network {
+    let mut rng = op2::Philox::new(seed, 0, 0);
+    let ids: Vec<u64> = (0..n as u64).map(|i| 7 * i + 5).collect();
+    let mut edges = Vec::new();
+    while edges.len() < m {
+        let (a, b) = (rng.below(n as u32) as usize, rng.below(n as u32) as usize);
+        if a != b {
+            edges.push((a, b));
+        }
+    }
+    let by_id = edges.iter().map(|&(a, b)| (ids[a], ids[b])).collect();
+    (ids, edges, by_id)
+}
+
+#[op2::kernel]
+fn sum_of_neighbours(x: &f64, xs: &[f64], s: &mut f64) {
+    let mut t = *x * 1000.0;
+    for &v in xs {
+        t += v;
+    }
+    *s = t;
+}
+
+#[op2::kernel]
+fn pull(x: &mut f64, xs: &[f64]) {
+    let mut t = 0.0;
+    for &v in xs {
+        t += v;
+    }
+    *x = t + 1.0;
+}
+
+/// Agents `a` with `x` and `s` on network `net`: `sums` writes into `s`
+/// a thousand times `x` plus the neighbours' `x`, then `spread` sets each
+/// `x` to one more than its neighbours' sum (their old values).
+fn network_model(directed: bool) -> Model {
+    use op2::model::Network;
+    let mut m = Model::new("pulls");
+    m.add_agent(
+        AgentType::new("a")
+            .variable::<f64>("x", 1, &[0.0])
+            .variable::<f64>("s", 1, &[0.0]),
+    )
+    .unwrap();
+    let net = Network::new("net", "a");
+    m.add_network(if directed { net.directed() } else { net }).unwrap();
+    m.add_function(
+        AgentFunction::new("sums", "a")
+            .reads("x")
+            .writes("s")
+            .reads_neighbours("net", "x"),
+    )
+    .unwrap();
+    m.add_function(
+        AgentFunction::new("spread", "a")
+            .writes("x")
+            .reads_neighbours("net", "x"),
+    )
+    .unwrap();
+    m
+}
+
+fn network_simulation<'rt>(rt: &'rt Runtime, directed: bool, edges: &[(u64, u64)]) -> Simulation<'rt> {
+    let mut sim = Simulation::new(&network_model(directed), rt).unwrap();
+    sim.populate(
+        "a",
+        Agents::with_ids(vec![10, 20, 30, 40]).set("x", vec![1.0, 2.0, 3.0, 4.0]),
+    )
+    .unwrap()
+    .connect("net", edges)
+    .unwrap();
+    sim.bind("sums", |c| {
+        let (x, s) = (c.var::<f64>("x")?, c.var::<f64>("s")?);
+        let (xn, net) = c.neighbours::<f64>("net", "x")?;
+        par_loop!(
+            c.rt(),
+            sum_of_neighbours,
+            c.agents(),
+            x(READ),
+            xn(READ, net[..]),
+            s(WRITE)
+        )
+    })
+    .unwrap();
+    sim.bind("spread", |c| {
+        let x = c.var::<f64>("x")?;
+        let (xn, net) = c.neighbours::<f64>("net", "x")?;
+        par_loop!(c.rt(), pull, c.agents(), x(WRITE), xn(READ, net[..]))
+    })
+    .unwrap();
+    sim
+}
+
+#[test]
+fn networks_read_neighbours_old_values_directed_or_not_with_repeats_and_loops() {
+    // 10 - 20 twice, 20 - 30, 40 its own neighbour; 30 and 40 otherwise alone.
+    let edges = [(10, 20), (20, 10), (20, 30), (40, 40)];
+    for rt in backends() {
+        let mut sim = network_simulation(&rt, false, &edges);
+        sim.step().unwrap();
+        // Undirected: 10 reads 20 twice; 20 reads 10 twice and 30; 30 reads
+        // 20; 40 reads itself once.
+        let s = sim.variable::<f64>("a", "s").unwrap().to_vec();
+        assert_eq!(s, [1004.0, 2005.0, 3002.0, 4004.0], "{}", rt.backend());
+        let x = sim.variable::<f64>("a", "x").unwrap().to_vec();
+        assert_eq!(x, [5.0, 6.0, 3.0, 5.0], "{}: from the old values", rt.backend());
+        sim.step().unwrap();
+        let x = sim.variable::<f64>("a", "x").unwrap().to_vec();
+        assert_eq!(x, [13.0, 14.0, 7.0, 6.0], "{}: a second step", rt.backend());
+
+        let mut sim = network_simulation(&rt, true, &edges);
+        sim.step().unwrap();
+        // Directed: 10 reads 20, 20 reads 10 and 30, 30 reads nobody, 40 itself.
+        let s = sim.variable::<f64>("a", "s").unwrap().to_vec();
+        assert_eq!(s, [1002.0, 2004.0, 3000.0, 4004.0], "{}: directed", rt.backend());
+        let x = sim.variable::<f64>("a", "x").unwrap().to_vec();
+        assert_eq!(x, [3.0, 5.0, 1.0, 5.0], "{}: directed", rt.backend());
+    }
+}
+
+#[test]
+fn networks_that_do_not_fit_are_named() {
+    use op2::model::{EnvProperty, Message, MessageKind, Network};
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let base = || {
+        let mut m = Model::new("nets");
+        m.add_agent(AgentType::new("a").variable::<f64>("x", 1, &[0.0]))
+            .unwrap();
+        m.add_agent(AgentType::new("b").variable::<f64>("y", 1, &[0.0]))
+            .unwrap();
+        m
+    };
+    let refused = |m: &mut Model, f: AgentFunction| why(m.add_function(f).map(|_| ()).unwrap_err());
+    let mut m = base();
+    assert!(why(m.add_network(Network::new("n", "c")).map(|_| ()).unwrap_err()).contains("agent type `c`"));
+    m.add_network(Network::new("n", "a")).unwrap();
+    let e = why(m.add_network(Network::new("n", "b")).map(|_| ()).unwrap_err());
+    assert!(e.contains("network `n` already"), "{e}");
+    let e = why(m.add_network(Network::new("m", "a")).map(|_| ()).unwrap_err());
+    assert!(e.contains("one network per type"), "{e}");
+    for (f, says) in [
+        (
+            AgentFunction::new("f", "a").reads_neighbours("m", "x"),
+            "network `m`, which is not declared",
+        ),
+        (
+            AgentFunction::new("f", "b").reads_neighbours("n", "y"),
+            "whose nodes are agents of type `a`, not `b`",
+        ),
+        (
+            AgentFunction::new("f", "a").reads_neighbours("n", "z"),
+            "`a.z` of its neighbours, which is not declared",
+        ),
+        (
+            AgentFunction::new("f", "a").updates("x").reads_neighbours("n", "x"),
+            "uses it as Rw: a function that reads a variable through a network writes its new values (WRITE)",
+        ),
+        (
+            AgentFunction::new("f", "a").deaths(),
+            "lets its agents die, and its agents are the nodes of network `n`",
+        ),
+        (
+            AgentFunction::new("f", "a").births("a"),
+            "gives birth, and its agents are the nodes",
+        ),
+        (
+            AgentFunction::new("f", "b").births("a"),
+            "gives birth to agents of type `a`, the nodes of network `n`",
+        ),
+    ] {
+        let e = refused(&mut m, f);
+        assert!(
+            e.contains("function `f`") && e.contains(says),
+            "{e}\nshould say: {says}"
+        );
+    }
+    let e = why(m
+        .add_message(Message::new("l", "a", MessageKind::BruteForce).carries("x"))
+        .map(|_| ())
+        .unwrap_err());
+    assert!(e.contains("the nodes of network `n`"), "{e}");
+    // A function of a state's agents may not double-buffer.
+    let mut s = Model::new("states");
+    s.add_agent(
+        AgentType::new("a")
+            .variable::<f64>("x", 1, &[0.0])
+            .states(["on", "off"]),
+    )
+    .unwrap();
+    s.add_network(Network::new("n", "a")).unwrap();
+    let e = refused(
+        &mut s,
+        AgentFunction::new("f", "a")
+            .in_state("on")
+            .writes("x")
+            .reads_neighbours("n", "x"),
+    );
+    assert!(e.contains("on some agents only"), "{e}");
+    // Deaths declared before the network.
+    let mut d = base();
+    d.add_function(AgentFunction::new("die", "a").deaths()).unwrap();
+    let e = why(d.add_network(Network::new("n", "a")).map(|_| ()).unwrap_err());
+    assert!(e.contains("function `die`: lets its agents die"), "{e}");
+    assert!(d.network("n").is_none(), "a refused network is not kept");
+
+    // The simulation's edges.
+    let mut m = network_model(false);
+    m.add_environment(EnvProperty::constant("k", &[1.0])).unwrap();
+    let mut sim = Simulation::new(&m, &rt).unwrap();
+    let e = why(sim.connect("other", &[]).map(|_| ()).unwrap_err());
+    assert!(e.contains("network `other`, which the model does not have"), "{e}");
+    sim.populate("a", Agents::with_ids(vec![1, 2])).unwrap();
+    sim.bind("sums", |_| Ok(()))
+        .unwrap()
+        .bind("spread", |_| Ok(()))
+        .unwrap();
+    let e = why(sim.start().unwrap_err());
+    assert!(e.contains("network `net` was given no edges"), "{e}");
+    sim.connect("net", &[(1, 2), (2, 3)]).unwrap();
+    let e = why(sim.connect("net", &[]).map(|_| ()).unwrap_err());
+    assert!(e.contains("given twice"), "{e}");
+    let e = why(sim.start().unwrap_err());
+    assert!(
+        e.contains("edge 1 (2, 3) of network `net` names agent 3, which type `a` does not have"),
+        "{e}"
+    );
+    // Bodies asking for a read they did not declare, or as another type.
+    let bodies: [(Body, &str); 2] = [
+        (
+            |c| c.neighbours::<f64>("net", "s").map(|_| ()),
+            "`a.s` of its neighbours in network `net`, which it does not declare",
+        ),
+        (|c| c.neighbours::<f32>("net", "x").map(|_| ()), "as `f32` values"),
+    ];
+    for (body, says) in bodies {
+        let mut sim = Simulation::new(&network_model(false), &rt).unwrap();
+        sim.populate("a", Agents::with_ids(vec![1])).unwrap();
+        sim.connect("net", &[]).unwrap();
+        sim.bind("sums", body).unwrap().bind("spread", |_| Ok(())).unwrap();
+        let e = why(sim.step().unwrap_err());
+        assert!(
+            e.contains("function `sums`") && e.contains(says),
+            "{e}\nshould say: {says}"
+        );
+        let e = why(sim.connect("net", &[]).map(|_| ()).unwrap_err());
+        assert!(e.contains("before the simulation starts"), "{e}");
+    }
+}
+
+/// The reason of an `InvalidModel` error.
+fn why(e: Error) -> String {
+    match e {
+        Error::InvalidModel { reason, .. } => reason,
+        other => panic!("expected InvalidModel, got {other}"),
+    }
+}

@@ -8,7 +8,7 @@
 
 use op2_agents::{Lifecycle, MessageList};
 use op2_backends::Runtime;
-use op2_core::{Dat, Error, Global, IterationSpace, RandomStreams, Result, Scalar, Set, Subset};
+use op2_core::{Dat, Error, Global, IterationSpace, RaggedMap, RandomStreams, Result, Scalar, Set, Subset};
 
 use crate::carriers::{AgentCarriers, Carriers, ListCarriers};
 use crate::{AgentFunction, Model};
@@ -71,7 +71,10 @@ impl<'a> Call<'a> {
             .invalid(format!("function `{}`: {reason}", self.function.name))
     }
 
-    /// The Dat of the agents' `variable`, as `T` values.
+    /// The Dat of the agents' `variable`, as `T` values. For a variable the
+    /// function also reads through a network
+    /// (`AgentFunction::reads_neighbours`), the second buffer the new values
+    /// go to; it takes the variable's place after the function.
     ///
     /// # Errors
     /// [`Error::InvalidModel`] if the function does not declare that it
@@ -83,15 +86,49 @@ impl<'a> Call<'a> {
                 "asks for `{agent}.{variable}`, which it does not declare (AgentFunction::uses)"
             )));
         }
-        let dat = self
-            .agent
-            .variable(variable)
-            .expect("the model checked the function's variables");
+        // The second buffer, for a variable the function writes and reads
+        // through a network.
+        let written = (self.function.uses.iter()).any(|u| u.name == variable && u.access != op2_core::Access::Read);
+        let buffered = written && self.function.neighbours.iter().any(|(_, v)| v == variable);
+        let dat = match self.agent.next(variable) {
+            Some(next) if buffered && !self.condition => next,
+            _ => self
+                .agent
+                .variable(variable)
+                .expect("the model checked the function's variables"),
+        };
         dat.typed(
             &self.model.name,
             &format!("`{agent}.{variable}`"),
             &format!("function `{}`", self.function.name),
         )
+    }
+
+    /// The Dat of `variable` as it was before the function, and network
+    /// `network`'s map, for a function that reads its agents' neighbours'
+    /// `variable`: pass them as `v(READ, map[..])` (and `v(READ)` for the
+    /// agent's own value).
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the function does not declare that read
+    /// (AgentFunction::reads_neighbours), or the variable holds another
+    /// type.
+    pub fn neighbours<T: Scalar>(&self, network: &str, variable: &str) -> Result<(&'a Dat<T>, &'a RaggedMap)> {
+        let agent = &self.function.agent;
+        if !(self.function.neighbours.iter()).any(|(n, v)| n == network && v == variable) {
+            return Err(self.invalid(format!(
+                "asks for `{agent}.{variable}` of its neighbours in network `{network}`, which it does not \
+                 declare (AgentFunction::reads_neighbours)"
+            )));
+        }
+        let map = self.carriers.network(network).expect("the model checked the network");
+        let dat = self.agent.variable(variable).expect("the model checked the variable");
+        let dat = dat.typed(
+            &self.model.name,
+            &format!("`{agent}.{variable}`"),
+            &format!("function `{}`", self.function.name),
+        )?;
+        Ok((dat, map))
     }
 
     fn input_carriers(&self) -> Result<&'a ListCarriers> {

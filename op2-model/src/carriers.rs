@@ -2,11 +2,15 @@
 //! populations: per agent type a dynamic Set with one Dat per variable,
 //! its births and deaths (a `Lifecycle`, for types that functions kill or
 //! give birth to) and its random streams; per message list an
-//! `op2_agents::MessageList` with the Dats it carries; per environment
-//! property a Global.
+//! `op2_agents::MessageList` with the Dats it carries; per network a
+//! ragged map over its type's Set (a static Set: the nodes stay), and a
+//! second buffer for each variable a function both reads through it and
+//! writes; per environment property a Global.
 
 use op2_agents::{Boundary, Lifecycle, MessageList, SpatialGrid};
-use op2_core::{Dat, Error, RandomStreams, Result, ScalarType, Set};
+use std::collections::HashMap;
+
+use op2_core::{Dat, Duplicates, EdgeRules, Error, RaggedMap, RandomStreams, Result, ScalarType, SelfLoops, Set};
 
 use crate::typed::{AnyDat, AnyGlobal};
 use crate::{AgentType, Agents, Message, MessageKind, Model};
@@ -28,6 +32,10 @@ pub(crate) struct AgentCarriers {
     pub sent: Vec<(String, Dat<i32>)>,
     /// Per function whose agents give birth to another type's.
     pub adoptions: Vec<Adoption>,
+    /// `(variable, Dat)`: the second buffer of each variable a function
+    /// reads through a network and writes (it writes there, then the two
+    /// swap).
+    pub next: Vec<(String, AnyDat)>,
 }
 
 /// What a function whose agents give birth to agents of another type
@@ -44,6 +52,11 @@ impl AgentCarriers {
     /// The Dat of `variable`, if the type has it.
     pub fn variable(&self, variable: &str) -> Option<&AnyDat> {
         self.variables.iter().find(|(n, _)| n == variable).map(|(_, d)| d)
+    }
+
+    /// The second buffer of `variable`, if it has one.
+    pub fn next(&self, variable: &str) -> Option<&AnyDat> {
+        self.next.iter().find(|(n, _)| n == variable).map(|(_, d)| d)
     }
 }
 
@@ -73,25 +86,26 @@ pub(crate) struct Carriers {
     pub agents: Vec<(String, AgentCarriers)>,
     pub lists: Vec<(String, ListCarriers)>,
     pub environment: Vec<(String, AnyGlobal)>,
+    /// `(network, its map)`.
+    pub networks: Vec<(String, RaggedMap)>,
 }
 
 impl Carriers {
     /// Makes the carriers of `model`, its agent types starting as
     /// `initial` says (a type not there starts empty), each type's random
     /// streams seeded from `seed` and its place in the model, or as
-    /// `seeds` says.
+    /// `seeds` says, each network with the edges `edges` gives it.
     pub fn new(
         model: &Model,
-        initial: &mut Vec<(String, Agents)>,
+        initial: &[(String, Agents)],
         seed: u64,
         seeds: &[(String, u64)],
+        edges: &[(String, Vec<(u64, u64)>)],
     ) -> Result<Carriers> {
         let mut agents = Vec::new();
         for (k, a) in model.agents.iter().enumerate() {
-            let start = match initial.iter().position(|(n, _)| n == &a.name) {
-                Some(i) => initial.swap_remove(i).1,
-                None => Agents::new(0),
-            };
+            let none = Agents::new(0);
+            let start = initial.iter().find(|(n, _)| n == &a.name).map_or(&none, |(_, s)| s);
             // Births, deaths and ids need the type's Lifecycle.
             let mortal = model
                 .functions
@@ -118,11 +132,32 @@ impl Carriers {
             .iter()
             .map(|p| Ok((p.name.clone(), AnyGlobal::from_bytes(&p.name, p.scalar, &p.values)?)))
             .collect::<Result<_>>()?;
+        let mut networks = Vec::new();
+        for net in &model.networks {
+            let (_, nodes) = agents
+                .iter()
+                .find(|(n, _)| n == &net.agent)
+                .expect("the model checked the type");
+            let given = edges.iter().find(|(n, _)| n == &net.name).map(|(_, e)| &e[..]);
+            let given = given.ok_or_else(|| {
+                model.invalid(format!(
+                    "network `{}` was given no edges: give them (Simulation::connect) before it starts",
+                    net.name
+                ))
+            })?;
+            networks.push((net.name.clone(), network_map(model, net, &nodes.set, given)?));
+        }
         Ok(Carriers {
             agents,
             lists,
             environment,
+            networks,
         })
+    }
+
+    /// The map of network `name`.
+    pub fn network(&self, name: &str) -> Option<&RaggedMap> {
+        self.networks.iter().find(|(n, _)| n == name).map(|(_, m)| m)
     }
 
     /// The carriers of agent type `name`.
@@ -142,10 +177,15 @@ impl Carriers {
 }
 
 impl AgentCarriers {
-    fn new(model: &Model, a: &AgentType, start: Agents, with_life: bool, seed: u64) -> Result<AgentCarriers> {
+    fn new(model: &Model, a: &AgentType, start: &Agents, with_life: bool, seed: u64) -> Result<AgentCarriers> {
         let n = start.len();
         let capacity = a.capacity.max(n);
-        let set = Set::dynamic_with_ids(a.name.clone(), start.ids.clone(), capacity)?;
+        // A network's nodes stay: a static Set, which a graph partitioner
+        // can cut.
+        let set = match model.network_of(&a.name) {
+            Some(_) => Set::with_global_ids(a.name.clone(), start.ids.clone())?,
+            None => Set::dynamic_with_ids(a.name.clone(), start.ids.clone(), capacity)?,
+        };
         for (v, _, _) in &start.values {
             if a.variable_named(v).is_none() {
                 return Err(model.invalid(format!(
@@ -242,6 +282,19 @@ impl AgentCarriers {
                 child,
             });
         }
+        let mut next = Vec::new();
+        for f in model.functions.iter().filter(|f| f.agent == a.name) {
+            for (_, v) in &f.neighbours {
+                let written = f
+                    .uses
+                    .iter()
+                    .any(|u| &u.name == v && u.access != op2_core::Access::Read);
+                if written && !next.iter().any(|(w, _)| w == v) {
+                    let (_, dat) = variables.iter().find(|(w, _)| w == v).expect("the model checked it");
+                    next.push((v.clone(), dat.zeros_like(format!("{}.{v}.next", a.name), &set)?));
+                }
+            }
+        }
         let life = if with_life { Some(Lifecycle::new(&set)?) } else { None };
         let streams = RandomStreams::new(format!("{}.random", a.name), seed);
         Ok(AgentCarriers {
@@ -253,8 +306,33 @@ impl AgentCarriers {
             pass,
             sent,
             adoptions,
+            next,
         })
     }
+}
+
+/// Network `net`'s map over `nodes` from `edges` (pairs of agent ids).
+fn network_map(model: &Model, net: &crate::Network, nodes: &Set, edges: &[(u64, u64)]) -> Result<RaggedMap> {
+    let ids = nodes.try_global_ids()?;
+    let index: HashMap<u64, usize> = ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let mut pairs = Vec::with_capacity(edges.len());
+    for (k, &(a, b)) in edges.iter().enumerate() {
+        let at = |id: u64| {
+            index.get(&id).copied().ok_or_else(|| {
+                model.invalid(format!(
+                    "edge {k} ({a}, {b}) of network `{}` names agent {id}, which type `{}` does not have",
+                    net.name, net.agent
+                ))
+            })
+        };
+        pairs.push((at(a)?, at(b)?));
+    }
+    let rules = EdgeRules {
+        undirected: !net.directed,
+        duplicates: Duplicates::Keep,
+        self_loops: SelfLoops::Keep,
+    };
+    RaggedMap::from_edges(format!("{}.neighbours", net.name), nodes, nodes, &pairs, rules)
 }
 
 impl ListCarriers {

@@ -33,6 +33,8 @@ pub struct AgentFunction {
     pub(crate) ids: bool,
     /// Whether a condition selects the agents it runs on.
     pub(crate) condition: bool,
+    /// `(network, variable)`: the neighbours' variables it reads.
+    pub(crate) neighbours: Vec<(String, String)>,
 }
 
 impl AgentFunction {
@@ -52,6 +54,7 @@ impl AgentFunction {
             deaths: false,
             ids: false,
             condition: false,
+            neighbours: Vec::new(),
         }
     }
 
@@ -74,6 +77,19 @@ impl AgentFunction {
             access,
             shape: Some((T::TYPE, dim)),
         });
+        self
+    }
+
+    /// Reads `variable` of each agent's neighbours in network `network`
+    /// (whose nodes are the function's agents): `Call::neighbours` gives
+    /// the Dat and the network's map, passed as `v(READ, map[..])`. The
+    /// values read are those before the function: one that also writes
+    /// `variable` declares it [`AgentFunction::writes`] and writes the new
+    /// values to `Call::var` (a second buffer) while it reads the old ones,
+    /// its own included, from the Dat `Call::neighbours` gives; the two
+    /// swap after it.
+    pub fn reads_neighbours(mut self, network: impl Into<String>, variable: impl Into<String>) -> AgentFunction {
+        self.neighbours.push((network.into(), variable.into()));
         self
     }
 

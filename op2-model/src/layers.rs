@@ -55,6 +55,9 @@ fn accesses(model: &Model, f: &AgentFunction) -> Vec<(Resource, bool)> {
             )
         })
         .collect();
+    // A variable read through a network is read (its writes, if any, go
+    // to a second buffer that takes its place after the function).
+    out.extend((f.neighbours.iter()).map(|(_, v)| (Resource::Variable(agent.clone(), v.clone()), false)));
     out.push((Resource::Population(agent.clone()), f.deaths));
     if f.state.is_some() || f.next_state.is_some() {
         out.push((Resource::States(agent.clone()), f.next_state.is_some()));

@@ -6,7 +6,8 @@
 //! with defaults, optional states), [`Message`] lists (brute force, spatial
 //! 2D/3D, discrete 2D; sent by one agent type, carrying its variables),
 //! [`EnvProperty`]s (constants, and macro properties that functions update
-//! with INC/MIN/MAX) and [`AgentFunction`]s, each declaring what it reads
+//! with INC/MIN/MAX), [`Network`]s (neighbours among the agents of one
+//! type, read through a ragged map) and [`AgentFunction`]s, each declaring what it reads
 //! and writes. Everything is checked as it joins the model, and
 //! [`Model::layers`] orders the functions: derived from their declarations
 //! (functions that do not depend on each other share a layer), or given
@@ -48,6 +49,7 @@ mod initial;
 mod layers;
 mod message;
 mod model;
+mod network;
 mod population_file;
 mod simulation;
 mod typed;
@@ -60,6 +62,7 @@ pub use initial::Agents;
 pub use layers::Layers;
 pub use message::{Message, MessageKind};
 pub use model::Model;
+pub use network::Network;
 pub use simulation::{Simulation, DEFAULT_SORT_EVERY};
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use op2_core::{Access, Error, Result};
 
 use crate::layers::{self, Layers};
-use crate::{AgentFunction, AgentType, EnvProperty, Message, MessageKind};
+use crate::{AgentFunction, AgentType, EnvProperty, Message, MessageKind, Network};
 
 /// An agent model.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +16,7 @@ pub struct Model {
     pub(crate) messages: Vec<Message>,
     pub(crate) environment: Vec<EnvProperty>,
     pub(crate) functions: Vec<AgentFunction>,
+    pub(crate) networks: Vec<Network>,
     pub(crate) given_layers: Option<Vec<Vec<String>>>,
 }
 
@@ -28,6 +29,7 @@ impl Model {
             messages: Vec::new(),
             environment: Vec::new(),
             functions: Vec::new(),
+            networks: Vec::new(),
             given_layers: None,
         }
     }
@@ -80,6 +82,13 @@ impl Model {
                 message.sender
             )));
         };
+        if let Some(net) = self.network_of(&sender.name) {
+            return Err(self.invalid(format!(
+                "message list `{name}` is sent by agent type `{}`, the nodes of network `{}`: nodes read \
+                 each other through the network (AgentFunction::reads_neighbours), not through messages, for now",
+                sender.name, net.name
+            )));
+        }
         for (k, v) in message.carried.iter().enumerate() {
             if sender.variable_named(v).is_none() {
                 return Err(self.invalid(format!(
@@ -130,6 +139,79 @@ impl Model {
         }
         self.messages.push(message);
         Ok(self)
+    }
+
+    /// Adds a network over the agents of one type; its edges are given to
+    /// the simulation (`Simulation::connect`).
+    ///
+    /// # Errors
+    /// [`Error::InvalidModel`] if the model has a network of that name, its
+    /// type is not one of the model's or is the type of another network,
+    /// or the type sends messages or has functions with births or deaths
+    /// (a network's nodes stay).
+    pub fn add_network(&mut self, network: Network) -> Result<&mut Model> {
+        let (name, agent) = (&network.name, &network.agent);
+        if self.networks.iter().any(|n| &n.name == name) {
+            return Err(self.invalid(format!("it has network `{name}` already")));
+        }
+        if self.agent(agent).is_none() {
+            return Err(self.invalid(format!(
+                "network `{name}` is over agent type `{agent}`, which it does not have"
+            )));
+        }
+        if let Some(other) = self.network_of(agent) {
+            return Err(self.invalid(format!(
+                "network `{name}` is over agent type `{agent}`, the nodes of network `{}` already: one network \
+                 per type",
+                other.name
+            )));
+        }
+        if let Some(m) = self.messages.iter().find(|m| &m.sender == agent) {
+            return Err(self.invalid(format!(
+                "network `{name}` is over agent type `{agent}`, which sends message list `{}`: a network's nodes \
+                 read each other through it, not through messages, for now",
+                m.name
+            )));
+        }
+        self.networks.push(network);
+        if let Some(f) = self.functions.iter().find(|f| self.static_problem(f).is_some()) {
+            let reason = self.static_problem(f).expect("found");
+            self.networks.pop();
+            return Err(self.invalid(format!("function `{}`: {reason}", f.name)));
+        }
+        Ok(self)
+    }
+
+    /// The network whose nodes are the agents of type `agent`, if any.
+    pub fn network_of(&self, agent: &str) -> Option<&Network> {
+        self.networks.iter().find(|n| n.agent == agent)
+    }
+
+    /// The network called `name`.
+    pub fn network(&self, name: &str) -> Option<&Network> {
+        self.networks.iter().find(|n| n.name == name)
+    }
+
+    /// Why `f` cannot run on or give birth to a network's nodes, which
+    /// stay, if it cannot.
+    fn static_problem(&self, f: &AgentFunction) -> Option<String> {
+        let nodes = |t: &str| self.network_of(t).map(|n| n.name.clone());
+        if let Some(net) = nodes(&f.agent) {
+            let what = match (f.deaths, &f.births, f.ids) {
+                (true, _, _) => Some("lets its agents die"),
+                (_, Some(_), _) => Some("gives birth"),
+                (_, _, true) => Some("reads its agents' ids"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                return Some(format!(
+                    "{what}, and its agents are the nodes of network `{net}`, which stay (no births, deaths or \
+                     population ids)"
+                ));
+            }
+        }
+        let born = f.births.as_deref().and_then(|t| nodes(t).map(|n| (t, n)));
+        born.map(|(t, net)| format!("gives birth to agents of type `{t}`, the nodes of network `{net}`, which stay"))
     }
 
     /// Adds an environment property.
@@ -227,6 +309,12 @@ impl Model {
                 ));
             }
         }
+        if let Some(p) = self.static_problem(f) {
+            return Some(p);
+        }
+        if let Some(p) = self.neighbours_problem(f) {
+            return Some(p);
+        }
         if let Some(l) = &f.input {
             if self.message(l).is_none() {
                 return Some(format!("reads message list `{l}`, which is not declared"));
@@ -255,6 +343,50 @@ impl Model {
             }
             if f.input.as_ref() == Some(l) {
                 return Some(format!("reads and outputs message list `{l}` in one step"));
+            }
+        }
+        None
+    }
+
+    /// Why `f`'s reads through networks do not hold together, if they do
+    /// not: each network declared and over `f`'s type, each variable
+    /// declared, and a variable also written only written (WRITE), by a
+    /// function of all agents, so that a second buffer can take it.
+    fn neighbours_problem(&self, f: &AgentFunction) -> Option<String> {
+        let agent = self.agent(&f.agent)?;
+        for (net, v) in &f.neighbours {
+            let Some(network) = self.network(net) else {
+                return Some(format!(
+                    "reads `{v}` of its neighbours in network `{net}`, which is not declared"
+                ));
+            };
+            if network.agent != f.agent {
+                return Some(format!(
+                    "reads `{v}` of its neighbours in network `{net}`, whose nodes are agents of type `{}`, not `{}`",
+                    network.agent, f.agent
+                ));
+            }
+            if agent.variable_named(v).is_none() {
+                return Some(format!(
+                    "reads `{}.{v}` of its neighbours, which is not declared",
+                    f.agent
+                ));
+            }
+            let Some(u) = f.uses.iter().find(|u| &u.name == v && u.access != Access::Read) else {
+                continue;
+            };
+            if u.access != Access::Write {
+                return Some(format!(
+                    "reads `{v}` of its neighbours and uses it as {:?}: a function that reads a variable through a \
+                     network writes its new values (WRITE) apart from the old ones it reads",
+                    u.access
+                ));
+            }
+            if f.state.is_some() || f.condition {
+                return Some(format!(
+                    "reads `{v}` of its neighbours and writes it on some agents only (a state or a condition): the \
+                     new values go to a second buffer, which every agent must write"
+                ));
             }
         }
         None

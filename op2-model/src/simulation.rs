@@ -13,11 +13,15 @@
 
 use op2_agents::{AgentSet, MessageList};
 use op2_backends::Runtime;
-use op2_core::{AgentPack, Dat, Global, Result, Scalar, Set, Subset};
+use op2_core::{Access, AgentPack, Dat, Global, Result, Scalar, Set, Subset};
 
 use crate::call::{Call, Over};
 use crate::carriers::{AgentCarriers, Carriers};
+#[cfg(feature = "mpi")]
+use crate::typed::AnyDat;
 use crate::{AgentFunction, Agents, Layers, MessageKind, Model};
+#[cfg(feature = "mpi")]
+use op2_core::RandomStreams;
 
 /// What a function's body is: it runs the function's loops.
 type Body<'rt> = Box<dyn Fn(&Call<'_>) -> Result<()> + 'rt>;
@@ -56,8 +60,13 @@ pub struct Simulation<'rt> {
     steps: u64,
     hosts: Vec<(When, HostFunction<'rt>)>,
     exit_conditions: Vec<ExitCondition<'rt>>,
+    /// `(network, edges as pairs of agent ids)`.
+    edges: Vec<(String, Vec<(u64, u64)>)>,
     #[cfg(feature = "mpi")]
     domain: Option<Distributed>,
+    /// `(network, how it was cut)`, once distributed.
+    #[cfg(feature = "mpi")]
+    cut: Vec<(String, op2_mpi::Distributed)>,
 }
 
 /// After `function` ran on `parents`: the children its loop asked for
@@ -159,8 +168,11 @@ impl<'rt> Simulation<'rt> {
             steps: 0,
             hosts: Vec::new(),
             exit_conditions: Vec::new(),
+            edges: Vec::new(),
             #[cfg(feature = "mpi")]
             domain: None,
+            #[cfg(feature = "mpi")]
+            cut: Vec::new(),
         })
     }
 
@@ -208,6 +220,28 @@ impl<'rt> Simulation<'rt> {
                 .invalid(format!("initial agents of type `{agent}` given twice")));
         }
         self.initial.push((agent.to_string(), agents));
+        Ok(self)
+    }
+
+    /// Gives network `network` its edges, as pairs of agent ids (see
+    /// [`crate::Network`] for what an edge means). In a distributed run
+    /// every rank gives the whole network, as it gives every agent.
+    ///
+    /// # Errors
+    /// [`op2_core::Error::InvalidModel`] if the model has no such network,
+    /// it was given edges already, or the simulation started; when it
+    /// starts, if an edge names an agent its type does not have.
+    pub fn connect(&mut self, network: &str, edges: &[(u64, u64)]) -> Result<&mut Simulation<'rt>> {
+        self.check_not_started("give a network its edges")?;
+        if self.model.network(network).is_none() {
+            return Err(self
+                .model
+                .invalid(format!("edges of network `{network}`, which the model does not have")));
+        }
+        if self.edges.iter().any(|(n, _)| n == network) {
+            return Err(self.model.invalid(format!("edges of network `{network}` given twice")));
+        }
+        self.edges.push((network.to_string(), edges.to_vec()));
         Ok(self)
     }
 
@@ -331,6 +365,12 @@ impl<'rt> Simulation<'rt> {
         if self.carriers.is_some() {
             return Ok(());
         }
+        self.make_carriers()?;
+        self.run_hosts(When::Init)
+    }
+
+    /// Checks that every function can run, then makes the carriers.
+    fn make_carriers(&mut self) -> Result<()> {
         for f in &self.model.functions {
             if f.condition && !self.conditions.iter().any(|(n, _)| n == &f.name) {
                 return Err(self.model.invalid(format!(
@@ -349,7 +389,11 @@ impl<'rt> Simulation<'rt> {
                 )));
             }
         }
-        let mut carriers = Carriers::new(&self.model, &mut self.initial, self.seed, &self.seeds)?;
+        // The initial agents and edges stay until the carriers are made: a
+        // start refused (say, for edges missing) can be mended and retried.
+        let mut carriers = Carriers::new(&self.model, &self.initial, self.seed, &self.seeds, &self.edges)?;
+        self.initial = Vec::new();
+        self.edges = Vec::new();
         let mortal: Vec<&str> = (self.model.functions.iter())
             .flat_map(|f| [f.deaths.then_some(f.agent.as_str()), f.births.as_deref()])
             .flatten()
@@ -365,7 +409,7 @@ impl<'rt> Simulation<'rt> {
                 .map_or(default, |(_, k)| *k);
         }
         self.carriers = Some(carriers);
-        self.run_hosts(When::Init)
+        Ok(())
     }
 
     /// Runs the host functions registered for `when`, in order.
@@ -504,6 +548,14 @@ impl<'rt> Simulation<'rt> {
                     body(&call(Over::All(&agent.set)))?;
                 }
             }
+            // The new values of what the function read through a network
+            // take the old ones' place.
+            for (v, next) in &agent.next {
+                let written = function.uses.iter().any(|u| &u.name == v && u.access != Access::Read);
+                if written && function.neighbours.iter().any(|(_, w)| w == v) {
+                    agent.variable(v).expect("declared").swap(next)?;
+                }
+            }
             if function.births.as_ref().is_some_and(|b| *b != function.agent) {
                 adopt(self.rt, function, agent, carriers)?;
             }
@@ -622,31 +674,44 @@ impl<'rt> Simulation<'rt> {
             && reader.environment.iter().all(|(_, a)| *a == op2_core::Access::Read)
     }
 
-    /// Shares the agents among the ranks of `mpi` (every rank populated
-    /// with its share of the run's agents, under ids unique across ranks):
-    /// one `AgentDomain` over the model's spatial lists, cut along the
-    /// first one's grid. From then on each step first moves the agents to
-    /// the ranks that own their bins, and each build brings the ghost
-    /// messages from the neighbouring ranks; results are bitwise those of
-    /// one rank. Collective; starts the simulation.
+    /// Shares the agents among the ranks of `mpi`. Collective; starts the
+    /// simulation. Results are bitwise those of one rank.
+    ///
+    /// - **Mobile agents** (a model with spatial lists): every rank is
+    ///   populated with its share of the run's agents, under ids unique
+    ///   across ranks. One `AgentDomain` over the spatial lists, cut along
+    ///   the first one's grid (`options`), then moves the agents to the
+    ///   ranks that own their bins before each step, and each build brings
+    ///   the ghost messages from the neighbouring ranks.
+    /// - **A network's nodes** (a model with networks): every rank is
+    ///   populated with all the agents and given all the edges; each
+    ///   network is cut by METIS, each rank keeping its part of the nodes
+    ///   and, in its halo, the neighbours they read. Call it before the
+    ///   simulation starts; `options` do not apply.
     ///
     /// # Errors
-    /// [`op2_core::Error::InvalidModel`] if the model has no spatial list or
-    /// is distributed already; as [`op2_mpi::AgentDomain::of_lists`] (grids
-    /// of other boxes, discrete lists).
+    /// [`op2_core::Error::InvalidModel`] if the model has neither a spatial
+    /// list nor a network, has networks and other agent types, is
+    /// distributed already, or (networks) has started; as
+    /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, discrete
+    /// lists) and [`op2_mpi::Mpi::distribute_graph`].
     #[cfg(feature = "mpi")]
     pub fn distribute(&mut self, mpi: &op2_mpi::Mpi, options: op2_mpi::DomainOptions) -> Result<&mut Simulation<'rt>> {
-        if self.domain.is_some() {
+        if self.domain.is_some() || !self.cut.is_empty() {
             return Err(self.model.invalid("is distributed twice".to_string()));
+        }
+        if !self.model.networks.is_empty() {
+            self.cut_networks(mpi)?;
+            return Ok(self);
         }
         let spatial: Vec<String> = (self.model.messages.iter())
             .filter(|m| matches!(m.kind, MessageKind::Spatial { .. }))
             .map(|m| m.name.clone())
             .collect();
         if spatial.is_empty() {
-            return Err(self
-                .model
-                .invalid("is distributed by space, and it has no spatial message list to cut it by".to_string()));
+            return Err(self.model.invalid(
+                "is distributed by space, and it has no spatial message list to cut it by (nor a network)".to_string(),
+            ));
         }
         self.start()?;
         let carriers = self.carriers()?;
@@ -661,6 +726,67 @@ impl<'rt> Simulation<'rt> {
             overlap: false,
         });
         Ok(self)
+    }
+
+    /// Cuts each network among the ranks (`Simulation::distribute`): its
+    /// type's Set, Dats and map are replaced by this rank's parts; then the
+    /// simulation starts.
+    #[cfg(feature = "mpi")]
+    fn cut_networks(&mut self, mpi: &op2_mpi::Mpi) -> Result<()> {
+        self.check_not_started("distribute a network")?;
+        if let Some(a) = (self.model.agents.iter()).find(|a| self.model.network_of(&a.name).is_none()) {
+            return Err(self.model.invalid(format!(
+                "is distributed with networks and agent type `{}`, which is no network's: models of both are \
+                 not distributed yet",
+                a.name
+            )));
+        }
+        self.make_carriers()?;
+        let carriers = self.carriers.as_mut().expect("made");
+        for net in &self.model.networks {
+            let k = (carriers.agents.iter())
+                .position(|(n, _)| n == &net.agent)
+                .expect("declared");
+            let j = (carriers.networks.iter())
+                .position(|(n, _)| n == &net.name)
+                .expect("made");
+            let (global, map) = (&carriers.agents[k].1, &carriers.networks[j].1);
+            let d = mpi.distribute_graph(&[&global.set], &[], &[map], &global.set)?;
+            let set = d.set(&global.set)?;
+            let local = |(v, dat): &(String, AnyDat)| Ok((v.clone(), dat.distributed(&d)?));
+            let a = AgentCarriers {
+                variables: global.variables.iter().map(local).collect::<Result<_>>()?,
+                state: global.state.as_ref().map(|s| d.dat(s)).transpose()?,
+                pass: (global.pass.as_ref())
+                    .map(|p| Dat::zeros(p.name(), &set, 1))
+                    .transpose()?,
+                next: (global.next.iter())
+                    .map(|(v, dat)| Ok((v.clone(), dat.zeros_like(format!("{}.{v}.next", net.agent), &set)?)))
+                    .collect::<Result<_>>()?,
+                // A network's nodes neither send nor give birth nor die.
+                sent: Vec::new(),
+                adoptions: Vec::new(),
+                life: None,
+                streams: {
+                    let streams = RandomStreams::new(global.streams.name(), global.streams.seed());
+                    streams.set_loops(global.streams.loops());
+                    streams
+                },
+                set,
+            };
+            let map = d.ragged(map)?;
+            carriers.networks[j].1 = map;
+            carriers.agents[k].1 = a;
+            self.cut.push((net.name.clone(), d));
+        }
+        self.run_hosts(When::Init)
+    }
+
+    /// How network `network` was cut among the ranks
+    /// (`Simulation::distribute`), to gather its nodes' values on one rank.
+    #[cfg(feature = "mpi")]
+    pub fn network_distribution(&self, network: &str) -> Option<&op2_mpi::Distributed> {
+        self.cut.iter().find(|(n, _)| n == network).map(|(_, d)| d)
     }
 
     /// In a distributed run, whether a function that reads a spatial list

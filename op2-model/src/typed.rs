@@ -71,6 +71,24 @@ impl AnyDat {
         Ok(AnyDat { dat, ..*self })
     }
 
+    /// A Dat called `name` on `set` of this one's type and dim, zero.
+    pub fn zeros_like(&self, name: String, set: &Set) -> Result<AnyDat> {
+        let dat: Box<dyn Any> = with_scalar!(self.scalar, T => Box::new(Dat::<T>::zeros(name, set, self.dim)?));
+        Ok(AnyDat { dat, ..*self })
+    }
+
+    /// Swaps its values with `other`'s (`Dat::swap`), both of one type.
+    pub fn swap(&self, other: &AnyDat) -> Result<()> {
+        with_scalar!(self.scalar, T => self.typed_unchecked::<T>().swap(other.get::<T>().expect("of one type")))
+    }
+
+    /// This rank's part of this Dat, cut as `d` cut its set.
+    #[cfg(feature = "mpi")]
+    pub fn distributed(&self, d: &op2_mpi::Distributed) -> Result<AnyDat> {
+        let dat: Box<dyn Any> = with_scalar!(self.scalar, T => Box::new(d.dat(self.typed_unchecked::<T>())?));
+        Ok(AnyDat { dat, ..*self })
+    }
+
     /// Its element type.
     pub fn scalar(&self) -> ScalarType {
         self.scalar
