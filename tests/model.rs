@@ -707,6 +707,43 @@ fn random_network(n: usize, m: usize, seed: u64) -> Network {
     (ids, edges, by_id)
 }
 
+#[test]
+fn network_sir_on_the_model_layer_computes_the_hand_wired_states_on_every_backend() {
+    use op2_sir::{network_counts, network_sir, network_sir_model, Sir};
+    assert_eq!(
+        network_sir_model(0.3, 0.2).unwrap().layers().unwrap().to_string(),
+        "layer 1: transition"
+    );
+    let (ids, edges, by_id) = random_network(150, 400, 31);
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    for pq in [(0.35, 0.2), (1.0, 1.0)] {
+        for rt in backends() {
+            let mut hand = Sir::new(ids.len(), Some(ids.clone()), &edges, 4, pq, 9).unwrap();
+            let mut sim = network_sir(&rt, &ids, &by_id, ids[4], pq, 9).unwrap();
+            sim.start().unwrap();
+            assert_eq!(network_counts(&sim).unwrap(), hand.counts(&seq).unwrap(), "tick 0");
+            for tick in 1..=30 {
+                let want = hand.step(&seq).unwrap();
+                sim.step().unwrap();
+                let got = network_counts(&sim).unwrap();
+                assert_eq!(got, want, "p, q = {pq:?}, {}: counts at tick {tick}", rt.backend());
+                let states = sim.variable::<i32>("node", "state").unwrap().to_vec();
+                assert_eq!(
+                    states,
+                    hand.states(),
+                    "p, q = {pq:?}, {}: states at tick {tick}",
+                    rt.backend()
+                );
+            }
+            if pq == (1.0, 1.0) {
+                // A breadth-first wave: the first node's neighbours were infected at tick 1.
+                let states = hand.states();
+                assert!(states.iter().all(|&s| s != op2_sir::INFECTED), "the wave has passed");
+            }
+        }
+    }
+}
+
 #[op2::kernel]
 fn sum_of_neighbours(x: &f64, xs: &[f64], s: &mut f64) {
     let mut t = *x * 1000.0;

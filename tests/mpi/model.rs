@@ -170,3 +170,72 @@ pub fn described_models_match_one_rank(mpi: &Mpi) {
         }
     }
 }
+
+/// The network SIR (`op2_sir::network_sir`) cut among the ranks by the
+/// runner: the same counts and states, tick by tick, as the hand-wired
+/// model on one process; and what `distribute` refuses, every rank alike.
+pub fn network_sir_matches_one_rank(mpi: &Mpi) {
+    use op2_sir::{network_counts, network_sir, Sir};
+    let n = 150;
+    let mut rng = op2::Philox::new(29, 0, 0);
+    let ids: Vec<u64> = (0..n as u64).map(|i| 3 * i + 1).collect();
+    let mut edges = Vec::new();
+    while edges.len() < 420 {
+        let (a, b) = (rng.below(n as u32) as usize, rng.below(n as u32) as usize);
+        if a != b {
+            edges.push((a, b));
+        }
+    }
+    let by_id: Vec<(u64, u64)> = edges.iter().map(|&(a, b)| (ids[a], ids[b])).collect();
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    for (pq, rt) in [(0.4, 0.25), (1.0, 1.0)]
+        .into_iter()
+        .flat_map(|pq| backends().into_iter().map(move |rt| (pq, rt)))
+    {
+        let b = rt.backend();
+        let mut one = Sir::new(n, Some(ids.clone()), &edges, 2, pq, 13).unwrap();
+        let mut shared = network_sir(&rt, &ids, &by_id, ids[2], pq, 13).unwrap();
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        assert_eq!(
+            network_counts(&shared).unwrap(),
+            one.counts(&seq).unwrap(),
+            "{b}: tick 0"
+        );
+        let owned = shared.population("node").unwrap().size();
+        let mut total = [owned as u64];
+        mpi.sum_u64(&mut total);
+        assert_eq!(total[0], n as u64, "{b}: each node owned by one rank");
+        for tick in 1..=20 {
+            let want = one.step(&seq).unwrap();
+            shared.step().unwrap();
+            assert_eq!(
+                network_counts(&shared).unwrap(),
+                want,
+                "p, q = {pq:?} on {b}: counts at tick {tick}"
+            );
+            let cut = shared.network_distribution("contacts").expect("cut");
+            let all = cut.gather(shared.variable::<i32>("node", "state").unwrap()).unwrap();
+            if let Some(all) = all {
+                assert_eq!(all, one.states(), "p, q = {pq:?} on {b}: states at tick {tick}");
+            }
+        }
+        let e = shared.distribute(mpi, DomainOptions::default()).err().expect("twice");
+        assert!(e.to_string().contains("is distributed twice"), "{e}");
+    }
+    // Refused alike on every rank, before any collective call.
+    let refused = |sim: &mut Simulation<'_>, says: &str| {
+        let e = sim.distribute(mpi, DomainOptions::default()).err().expect("refused");
+        assert!(e.to_string().contains(says), "{e}\nshould say: {says}");
+    };
+    let mut started = network_sir(&seq, &ids, &by_id, ids[0], (0.1, 0.1), 1).unwrap();
+    started.start().unwrap();
+    refused(&mut started, "distribute a network before the simulation starts");
+    let mut model = op2_sir::network_sir_model(0.1, 0.1).unwrap();
+    model
+        .add_agent(op2::model::AgentType::new("visitor").variable::<f64>("x", 1, &[0.0]))
+        .unwrap();
+    let mut mixed = Simulation::new(&model, &seq).unwrap();
+    refused(&mut mixed, "agent type `visitor`, which is no network's");
+    let mut lattice = Simulation::new(&op2_sir::lattice_sir_model(4, 4, 0.1, 0.1).unwrap(), &seq).unwrap();
+    refused(&mut lattice, "no spatial message list to cut it by (nor a network)");
+}

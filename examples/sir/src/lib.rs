@@ -14,12 +14,20 @@
 //! [`sir_by_hand`] is the same model written directly in Rust, and
 //! [`tick_by_hand_parallel`] one tick of it on rayon (the benchmark's baseline).
 //!
+//! [`network_sir`] is the same epidemic on op2's model layer (a network
+//! over agents of type `node`, `described.rs`); the `sir` binary runs it,
+//! and the tests compare it with [`Sir`].
+//!
 //! [`lattice_sir`] is the epidemic as agents with states S, I and R on a
 //! lattice, on op2's model layer (`states.rs`).
 #![deny(missing_docs)]
 
+mod described;
 mod model;
 mod states;
 
-pub use model::{sir_by_hand, tick_by_hand_parallel, transition, Counts, Csr, Sir, INFECTED, RECOVERED, SUSCEPTIBLE};
+pub use described::{network_counts, network_sir, network_sir_model};
+pub use model::{
+    sir_by_hand, tally, tick_by_hand_parallel, transition, Counts, Csr, Sir, INFECTED, RECOVERED, SUSCEPTIBLE,
+};
 pub use states::{exposed, lattice_sir, lattice_sir_by_hand, lattice_sir_model, recovers};

@@ -91,14 +91,7 @@ impl Sir {
         (p, q): (f64, f64),
         seed: u64,
     ) -> op2::Result<Sir> {
-        for (name, v) in [("p-infect", p), ("p-recover", q)] {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(op2::Error::InvalidOption {
-                    option: name,
-                    reason: format!("{v} is not a probability in [0, 1]"),
-                });
-            }
-        }
+        check_probabilities(p, q)?;
         let nodes = match ids {
             Some(ids) => Set::with_global_ids("nodes", ids)?,
             None => Set::new("nodes", n)?,
@@ -239,6 +232,20 @@ impl Sir {
         };
         Ok((sir, d))
     }
+}
+
+/// An error naming `p` (transmission) or `q` (recovery) if it is not a
+/// probability.
+pub(crate) fn check_probabilities(p: f64, q: f64) -> op2::Result<()> {
+    for (name, v) in [("p-infect", p), ("p-recover", q)] {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(op2::Error::InvalidOption {
+                option: name,
+                reason: format!("{v} is not a probability in [0, 1]"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Adds a node's state to the counts.
