@@ -307,3 +307,48 @@ fn device_work_looks_up_bins_marks_flags_and_gathers_from_a_tail() {
 fn le_bytes<T: Copy, const N: usize>(v: &[T], f: fn(T) -> [u8; N]) -> Vec<u8> {
     v.iter().flat_map(|&x| f(x)).collect()
 }
+
+#[op2::kernel]
+fn add_ten(x: &mut i32) {
+    *x += 10;
+}
+
+/// A selection by equal flags on the device, as a subset whose indices
+/// stay there: a loop over it touches exactly the agents in that state
+/// (as on the host), and its indices come back only when the host asks.
+#[test]
+fn a_subset_selected_on_the_device_loops_there_and_reads_back_on_demand() {
+    let rt = Runtime::new(Backend::OpenCl).expect("an OpenCL device (PoCL in CI)");
+    let work = rt.device_work().expect("a device runtime lends its device");
+    let n = 3000;
+    let set = Set::new("agents", n).unwrap();
+    let states: Vec<i32> = (0..n as u64).map(|i| (mix(i) % 3) as i32).collect();
+    let flags = work.new_buffer("states", 4 * n).unwrap();
+    let bytes: Vec<u8> = states.iter().flat_map(|s| s.to_le_bytes()).collect();
+    flags.upload(&bytes).unwrap();
+    let out = work.new_buffer("in state 2", 4 * n).unwrap();
+    let count = work.select_equal(n, &*flags, 2, &*out).unwrap();
+    let want: Vec<i32> = (0..n as i32).filter(|&i| states[i as usize] == 2).collect();
+    assert_eq!(count, want.len());
+    let subset = Subset::selected_on_device("in state 2", &set, out, count).unwrap();
+    assert!(!subset.on_host(), "the indices stay on the device");
+    let x = Dat::<i32>::from_vec("x", &set, 1, states.clone()).unwrap();
+    par_loop!(rt, add_ten, subset, x(RW)).unwrap();
+    assert!(!subset.on_host(), "a device loop reads them there");
+    let plus: Vec<i32> = states.iter().map(|&s| if s == 2 { s + 10 } else { s }).collect();
+    assert_eq!(x.to_vec(), plus);
+    assert_eq!(subset.indices(), &want[..], "read back on demand");
+    // The same subset on a host backend loops over the read-back indices.
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    par_loop!(seq, add_ten, subset, x(RW)).unwrap();
+    let twice: Vec<i32> = plus.iter().map(|&s| if s == 12 { s + 10 } else { s }).collect();
+    assert_eq!(x.to_vec(), twice);
+    // A count past the set or the buffer is refused.
+    let small = work.new_buffer("small", 16).unwrap();
+    let e = Subset::selected_on_device("bad", &set, small, 5).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("5 elements selected on a device, in a buffer of 16 bytes"),
+        "{e}"
+    );
+}

@@ -438,6 +438,12 @@ impl Runtime {
         let _sets = op2_core::SetsInUse::take(set, args)?;
         if let Some(s) = subset {
             s.check_current()?;
+            // Host bodies read the elements on the host: a subset selected
+            // on a device brings them back here, an error rather than a
+            // panic inside the body if it cannot.
+            if !self.executor.is_device() {
+                s.try_indices()?;
+            }
         }
         validate_loop(kernel, set, args)?;
         let _borrows = LoopBorrows::take(kernel, args)?;

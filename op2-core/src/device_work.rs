@@ -158,6 +158,15 @@ pub trait DeviceWork: Sync {
     /// As [`DeviceWork::bin`].
     fn select(&self, job: &SelectJob<'_>) -> Result<usize>;
 
+    /// Enqueues the selection of the elements `0..n` whose `i32` flag in
+    /// `flags` equals `value` (an agent's state, say), in order: their
+    /// indices (`u32`) go to `out`; returns how many, read back (four
+    /// bytes: the one wait).
+    ///
+    /// # Errors
+    /// As [`DeviceWork::bin`].
+    fn select_equal(&self, n: usize, flags: &dyn DeviceBuffer, value: i32, out: &dyn DeviceBuffer) -> Result<usize>;
+
     /// Enqueues a [`GatherJob`].
     ///
     /// # Errors

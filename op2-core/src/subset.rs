@@ -6,9 +6,9 @@
 //! Semantics every backend shares, Subsets).
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use crate::{Dat, Error, Result, Scalar, Set};
+use crate::{Dat, DeviceBuffer, DeviceState, Error, Result, Scalar, Set};
 
 /// Some elements of a [`Set`], by index: what `par_loop!` iterates over in
 /// place of the whole set. The indices are sorted ascending and distinct, so
@@ -40,7 +40,10 @@ struct SubsetInner {
     id: u64,
     name: String,
     set: Set,
-    indices: Vec<i32>,
+    /// The elements on the host: given there, or (for a subset selected on
+    /// a device) read back the first time the host needs them.
+    indices: OnceLock<Vec<i32>>,
+    len: usize,
     device: crate::DeviceCell,
     /// The set's generation when the subset was made.
     generation: u64,
@@ -127,10 +130,55 @@ impl Subset {
             id: crate::id::next_id(),
             name,
             set: set.clone(),
-            indices,
+            len: indices.len(),
+            indices: OnceLock::from(indices),
             device: crate::DeviceCell::default(),
             generation: set.generation(),
         }))
+    }
+
+    /// The `len` elements of `set` that a selection on a device wrote to
+    /// `selected` (`u32` indices, ascending and distinct, from
+    /// [`crate::DeviceWork::select`] or `select_equal`): a subset whose
+    /// indices stay on the device, for loops there, and come back to the
+    /// host only if the host asks for them ([`Subset::indices`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSubset`] if `selected` holds fewer than `len`
+    /// indices or `len` exceeds the set's elements.
+    pub fn selected_on_device(
+        name: impl Into<String>,
+        set: &Set,
+        selected: Box<dyn DeviceBuffer>,
+        len: usize,
+    ) -> Result<Subset> {
+        let name = name.into();
+        if len > set.size() || selected.bytes() < 4 * len {
+            return Err(Error::InvalidSubset {
+                subset: name,
+                reason: format!(
+                    "{len} elements selected on a device, in a buffer of {} bytes, of set `{}` of {}",
+                    selected.bytes(),
+                    set.name(),
+                    crate::plural(set.size(), "element", "elements")
+                ),
+            });
+        }
+        let device = crate::DeviceCell::default();
+        {
+            let mut slot = device.lock();
+            slot.buffer = Some(selected);
+            slot.state = DeviceState::Device;
+        }
+        Ok(Subset(Arc::new(SubsetInner {
+            id: crate::id::next_id(),
+            name,
+            set: set.clone(),
+            len,
+            indices: OnceLock::new(),
+            device,
+            generation: set.generation(),
+        })))
     }
 
     /// The subset's name.
@@ -146,18 +194,53 @@ impl Subset {
 
     /// The elements, sorted ascending and distinct: loop position `k` is
     /// element `indices()[k]` of the parent set.
+    ///
+    /// # Panics
+    /// If the subset was selected on a device and its indices cannot be
+    /// read back; [`Subset::try_indices`] returns that error instead.
     pub fn indices(&self) -> &[i32] {
-        &self.0.indices
+        match self.try_indices() {
+            Ok(indices) => indices,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`Subset::indices`], or the error reading them back from the device
+    /// where they were selected.
+    ///
+    /// # Errors
+    /// A transfer error from the device.
+    pub fn try_indices(&self) -> Result<&[i32]> {
+        if let Some(indices) = self.0.indices.get() {
+            return Ok(indices);
+        }
+        let mut indices = vec![0i32; self.0.len];
+        {
+            let slot = self.0.device.lock();
+            let buffer = slot
+                .buffer
+                .as_ref()
+                .expect("a subset selected on a device keeps its buffer");
+            buffer.download(bytemuck::cast_slice_mut(&mut indices))?;
+        }
+        // Another thread may have read them first: the same values.
+        Ok(self.0.indices.get_or_init(|| indices))
+    }
+
+    /// Whether the indices are on the host already (a subset selected on a
+    /// device has them there only once the host asked).
+    pub fn on_host(&self) -> bool {
+        self.0.indices.get().is_some()
     }
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.0.indices.len()
+        self.0.len
     }
 
     /// Whether the subset has no elements (a loop over it runs nothing).
     pub fn is_empty(&self) -> bool {
-        self.0.indices.is_empty()
+        self.0.len == 0
     }
 
     /// A process-wide unique identity, never reused: usable as a cache key.

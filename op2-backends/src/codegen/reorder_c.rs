@@ -27,6 +27,7 @@ pub const REORDER_ENTRIES: [&str; 10] = [
 ///
 /// ```c
 /// // blocks of SCAN_THREADS: element e passes if !flags, or if ((flags[e] & mask) != 0) == when_set
+/// // (when_set 0 or 1), or if flags[e] == mask (when_set 2)
 /// op2_select_count(long n, const int *flags, long mask, long when_set, uint *block_counts)
 /// op2_select_scatter(long n, const int *flags, long mask, long when_set, const int *block_starts, uint *out)
 /// // element order[i] of src (below split), or order[i] - split of tail (null: none);
@@ -50,7 +51,9 @@ pub fn reorder_source(language: DeviceLanguage) -> String {
         "/* op2: reordering a set's elements ({language:?}) */
 {prelude}
 OP2_FN int op2_passes(OP2_GLOBAL const int *flags, long e, long mask, long when_set) {{
-    return !flags || (((flags[e] & (int)mask) != 0) == (when_set != 0));
+    if (!flags) return 1;
+    if (when_set == 2) return flags[e] == (int)mask;
+    return ((flags[e] & (int)mask) != 0) == (when_set != 0);
 }}
 OP2_ENTRY op2_select_count(long n, OP2_GLOBAL const int *flags, long mask, long when_set,
                            OP2_GLOBAL uint *block_counts) {{

@@ -91,7 +91,7 @@ pub fn prepare_args<A: DeviceApi>(
     Ok(DeviceArgs { data, strides, maps })
 }
 
-fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
+pub(super) fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
     slot.buffer.as_deref().map_or_else(|| api.null_mem(), |b| api.mem_of(b))
 }
 

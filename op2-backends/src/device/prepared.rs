@@ -41,6 +41,22 @@ pub struct LoopCaches<'p> {
     pub partials: &'p PartialsPool,
 }
 
+/// A subset's elements on this device: where a selection on it left them
+/// (they never crossed to the host), or uploaded from the host as a map's
+/// table is.
+fn prepare_subset<A: DeviceApi>(api: &A, subset: &op2_core::Subset) -> Result<A::Mem> {
+    {
+        let slot = subset.device().lock();
+        let selected_here = slot.state == op2_core::DeviceState::Device
+            && slot.buffer.as_ref().is_some_and(|b| b.context_id() == api.context_id());
+        if selected_here {
+            return Ok(super::args::mem_of(api, &slot));
+        }
+    }
+    let indices = subset.try_indices()?;
+    prepare_table(api, subset.device(), subset.name(), indices)
+}
+
 /// Brings a loop's data to the device (and a subset's elements; each Dat in
 /// the layout `columns` gives), and its plan when `writes` needs one, and
 /// sets up its launches and partials.
@@ -55,10 +71,7 @@ pub fn prepare_loop<'p, A: DeviceApi>(
 ) -> Result<PreparedLoop<'p, A::Mem>> {
     let LoopCaches { plans, partials: pool } = caches;
     let args = prepare_args(api, lp, columns)?;
-    let elems = lp
-        .subset
-        .map(|s| prepare_table(api, s.device(), s.name(), s.indices()))
-        .transpose()?;
+    let elems = lp.subset.map(|s| prepare_subset(api, s)).transpose()?;
     let plan = if writes.needs_plan() { lp.plan(block_size) } else { None };
     let plan_buffers = plan.as_ref().map(|p| plans.get(api, p)).transpose()?;
     let launches = launches(plan.as_deref(), lp.range.len(), block_size);

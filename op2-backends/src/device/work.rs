@@ -241,53 +241,12 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
     }
 
     fn select(&self, job: &SelectJob<'_>) -> Result<usize> {
-        use UtilityArg::{Long, Mem};
-        const JOB: &str = "selection";
-        self.check_scan_threads()?;
-        let n = job.n;
-        let flags = self.mem_or_null(JOB, "flags", job.flags, 4 * n)?;
-        let out = self.mem(JOB, "selected indices", job.out, 4 * n)?;
-        if n == 0 {
-            return Ok(0);
-        }
-        let p = self.reorder_program()?;
-        let blocks = n.div_ceil(SCAN_THREADS);
-        let mut guard = self.work_scratch.lock().unwrap_or_else(|p| p.into_inner());
-        let WorkScratch {
-            counts,
-            block_starts,
-            total,
-            ..
-        } = &mut *guard;
-        let counts = self
-            .api()
-            .mem_of(scratch_buffer(self, counts, "selection: counts", 4 * blocks)?);
-        let starts = self.api().mem_of(scratch_buffer(
-            self,
-            block_starts,
-            "selection: starts",
-            4 * (blocks + 1),
-        )?);
-        let total = scratch_buffer(self, total, "selection: total", 4)?;
-        let test = [
-            Long(n as i64),
-            Mem(flags),
-            Long(job.mask.into()),
-            Long(job.when_set.into()),
-        ];
-        let api = self.api();
-        api.launch_utility(
-            &p,
-            SELECT_COUNT,
-            blocks,
-            SCAN_THREADS,
-            &[test[0], test[1], test[2], test[3], Mem(counts)],
-        )?;
-        let scan = [Long(blocks as i64), Mem(counts), Mem(starts), Mem(api.mem_of(total))];
-        api.launch_utility(&p, SCAN, 1, SCAN_THREADS, &scan)?;
-        let scatter = [test[0], test[1], test[2], test[3], Mem(starts), Mem(out)];
-        api.launch_utility(&p, SELECT_SCATTER, blocks, SCAN_THREADS, &scatter)?;
-        self.read_total(JOB, total)
+        let test = if job.when_set { FLAGS_ANY_SET } else { FLAGS_NONE_SET };
+        self.select_by(job.n, job.flags, job.mask, test, job.out)
+    }
+
+    fn select_equal(&self, n: usize, flags: &dyn DeviceBuffer, value: i32, out: &dyn DeviceBuffer) -> Result<usize> {
+        self.select_by(n, Some(flags), value, FLAGS_EQUAL, out)
     }
 
     fn gather(&self, job: &GatherJob<'_>) -> Result<()> {
@@ -415,5 +374,66 @@ impl<A: DeviceApi> DeviceWork for DeviceExecutor<A> {
         }
         let p = self.reorder_program()?;
         self.launch_over(&p, FILL_ZERO, words, &[Long(words as i64), Mem(dst)])
+    }
+}
+
+/// How a selection tests an element's flag (the reorder program's
+/// `op2_passes`): some bit of the mask set, none set, or equal to it.
+const FLAGS_NONE_SET: i64 = 0;
+const FLAGS_ANY_SET: i64 = 1;
+const FLAGS_EQUAL: i64 = 2;
+
+impl<A: DeviceApi> DeviceExecutor<A> {
+    /// The selection of the elements `0..n` whose flag passes `test`
+    /// against `mask` (`FLAGS_*`), their indices into `out`; their count.
+    fn select_by(
+        &self,
+        n: usize,
+        flags: Option<&dyn DeviceBuffer>,
+        mask: i32,
+        test: i64,
+        out: &dyn DeviceBuffer,
+    ) -> Result<usize> {
+        use UtilityArg::{Long, Mem};
+        const JOB: &str = "selection";
+        self.check_scan_threads()?;
+        let flags = self.mem_or_null(JOB, "flags", flags, 4 * n)?;
+        let out = self.mem(JOB, "selected indices", out, 4 * n)?;
+        if n == 0 {
+            return Ok(0);
+        }
+        let p = self.reorder_program()?;
+        let blocks = n.div_ceil(SCAN_THREADS);
+        let mut guard = self.work_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let WorkScratch {
+            counts,
+            block_starts,
+            total,
+            ..
+        } = &mut *guard;
+        let counts = self
+            .api()
+            .mem_of(scratch_buffer(self, counts, "selection: counts", 4 * blocks)?);
+        let starts = self.api().mem_of(scratch_buffer(
+            self,
+            block_starts,
+            "selection: starts",
+            4 * (blocks + 1),
+        )?);
+        let total = scratch_buffer(self, total, "selection: total", 4)?;
+        let test = [Long(n as i64), Mem(flags), Long(mask.into()), Long(test)];
+        let api = self.api();
+        api.launch_utility(
+            &p,
+            SELECT_COUNT,
+            blocks,
+            SCAN_THREADS,
+            &[test[0], test[1], test[2], test[3], Mem(counts)],
+        )?;
+        let scan = [Long(blocks as i64), Mem(counts), Mem(starts), Mem(api.mem_of(total))];
+        api.launch_utility(&p, SCAN, 1, SCAN_THREADS, &scan)?;
+        let scatter = [test[0], test[1], test[2], test[3], Mem(starts), Mem(out)];
+        api.launch_utility(&p, SELECT_SCATTER, blocks, SCAN_THREADS, &scatter)?;
+        self.read_total(JOB, total)
     }
 }

@@ -286,7 +286,6 @@ fn generate(p: &ParLoopInput) -> TokenStream {
         // A Set or a Subset (or a reference to one), kept alive for the loop.
         let __op2_space = &(#set);
         let (__op2_set, __op2_subset): (&::op2::Set, ::core::option::Option<&::op2::Subset>) = #space;
-        let __op2_elems: ::core::option::Option<&[i32]> = __op2_subset.map(::op2::Subset::indices);
         #(#bindings)*
         let __op2_args: [::op2::__private::ArgSpec<'_>; #count] = [#(#specs),*];
         // The views (raw pointers into the data) are taken by the body's
@@ -303,9 +302,12 @@ fn generate(p: &ParLoopInput) -> TokenStream {
             });
             #(#binds)*
             // The range holds positions: elements of the set, or indices into
-            // a subset's elements. Branching once here keeps the loop over a
-            // whole set free of any per-element lookup.
-            match __op2_elems {
+            // a subset's elements (on the host only when a host body runs: a
+            // subset selected on a device keeps them there for device loops;
+            // the runtime read them back, or failed, before any host body).
+            // Branching once here keeps the loop over a whole set free of any
+            // per-element lookup.
+            match __op2_subset.map(::op2::Subset::indices) {
                 #runs
                 ::core::option::Option::None => {
                     #whole_set
