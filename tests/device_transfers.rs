@@ -81,6 +81,37 @@ mod cases {
         }
     }
 
+    /// A model with states and conditions (the lattice SIR: `infect`
+    /// runs on the susceptible whose condition draws an infection and
+    /// moves them to I, `recover` likewise from I to R) picks its agents
+    /// and moves them on the device: after the first step neither the
+    /// states nor anything else about the agents crosses the bus, and the
+    /// states are the plain model's.
+    pub fn states_and_conditions_stay_on_the_device(rt: Runtime) {
+        let (size, rates, infected, seed, steps) = ((24, 16), (0.25, 0.2), [0u64, 200, 383], 5, 12);
+        let mut sim = op2_sir::lattice_sir(&rt, size, rates, &infected, seed).unwrap();
+        sim.step().unwrap();
+        let after_first = sim.states("person").unwrap().transfer_stats();
+        for _ in 1..steps {
+            sim.step().unwrap();
+        }
+        let moved = sim.states("person").unwrap().transfer_stats();
+        assert_eq!(
+            (moved.uploads, moved.downloads),
+            (after_first.uploads, 0),
+            "the states stay on the device: {moved:?}"
+        );
+        let want = op2_sir::lattice_sir_by_hand(size, rates, &infected, seed, steps);
+        let ids = sim.population("person").unwrap().global_ids().to_vec();
+        let states = sim.states("person").unwrap().to_vec();
+        let mut got = vec![-1; want.len()];
+        for (&id, &s) in ids.iter().zip(&states) {
+            got[id as usize] = s;
+        }
+        assert_eq!(got, want, "the plain model's states after {steps} steps");
+        assert!(got.contains(&2) && got.contains(&0), "an epidemic under way: {got:?}");
+    }
+
     /// Agents that drift, build a spatial list and count their
     /// neighbours, sorted in memory once: their positions never come back
     /// to the host, and the list's Dats never move at all.
@@ -636,7 +667,8 @@ macro_rules! device_cases {
                 message_builds_and_sorts_keep_the_agents_on_the_device,
                 pinned_memory_round_trips_through_the_device,
                 halos_are_packed_and_unpacked_on_the_device_without_mpi,
-                births_and_deaths_keep_the_agents_on_the_device
+                births_and_deaths_keep_the_agents_on_the_device,
+                states_and_conditions_stay_on_the_device
             );
         }
     };

@@ -13,7 +13,11 @@
 
 use op2_agents::{AgentSet, MessageList};
 use op2_backends::Runtime;
-use op2_core::{Access, AgentPack, Dat, Global, Result, Scalar, Set, Subset};
+use op2_core::agent_support::{stage, OVERWRITE, READ, UPDATE};
+use op2_core::{
+    scratch_buffer, Access, AgentPack, ArgData, Dat, DeviceWork, Global, Result, Scalar, SelectJob, Set, Subset,
+    Workers,
+};
 
 use crate::call::{Call, Over};
 use crate::carriers::{AgentCarriers, Carriers};
@@ -125,14 +129,65 @@ fn adopt(rt: &Runtime, function: &AgentFunction, parents: &AgentCarriers, carrie
     Ok(())
 }
 
-/// Puts the agents of `some` (all of them for `None`) in state `to`.
-fn move_agents(state: &Dat<i32>, some: Option<&Subset>, to: i32) -> Result<()> {
+/// Puts the agents of `some` (all of them for `None`) in state `to`: on
+/// the device, where `rt` runs there (the states never come back).
+fn move_agents(rt: &Runtime, state: &Dat<i32>, some: Option<&Subset>, to: i32) -> Result<()> {
+    if let Some(work) = rt.device_work() {
+        let n = state.set().size();
+        let staged = stage(work, ArgData::Dat(state), UPDATE, 0)?;
+        let mut spare = None;
+        let Some(subset) = some else {
+            let iota = scratch_buffer(work, &mut spare, "all agents", 4 * n)?;
+            work.fill_iota(iota, n)?;
+            return work.mark(staged.buffer(), n, iota, n, to);
+        };
+        if subset.is_empty() {
+            return Ok(());
+        }
+        // A subset's indices, once on this device (selected there, or
+        // uploaded by a loop), stay valid: subsets never change.
+        let slot = subset.device().lock();
+        if let Some(indices) = slot.buffer.as_deref().filter(|b| b.context_id() == work.context_id()) {
+            return work.mark(staged.buffer(), n, indices, subset.len(), to);
+        }
+        drop(slot);
+        let indices = scratch_buffer(work, &mut spare, "subset", 4 * subset.len())?;
+        indices.upload(bytemuck::cast_slice(subset.try_indices()?))?;
+        return work.mark(staged.buffer(), n, indices, subset.len(), to);
+    }
     let mut state = state.try_data_mut()?;
     match some {
         Some(subset) => subset.indices().iter().for_each(|&i| state[i as usize] = to),
         None => state.iter_mut().for_each(|s| *s = to),
     }
     Ok(())
+}
+
+/// What a selection on a device keeps.
+enum SelectBy {
+    /// The agents whose flag is this value.
+    Equal(i32),
+    /// The agents whose flag is not zero.
+    NonZero,
+}
+
+/// The subset of `flags`' set whose flags pass `by`, selected on `work`'s
+/// device: the flags and the indices stay there; the host reads the count.
+fn select_on_device(work: &dyn DeviceWork, name: String, flags: &Dat<i32>, by: SelectBy) -> Result<Subset> {
+    let n = flags.set().size();
+    let staged = stage(work, ArgData::Dat(flags), READ, 0)?;
+    let out = work.new_buffer(&name, 4 * n.max(1))?;
+    let count = match by {
+        SelectBy::Equal(value) => work.select_equal(n, staged.buffer(), value, &*out)?,
+        SelectBy::NonZero => work.select(&SelectJob {
+            n,
+            flags: Some(staged.buffer()),
+            mask: -1,
+            when_set: true,
+            out: &*out,
+        })?,
+    };
+    Subset::selected_on_device(name, flags.set(), out, count)
 }
 
 /// A distributed simulation's domain.
@@ -519,7 +574,7 @@ impl<'rt> Simulation<'rt> {
             let some = self.select(function, agent)?;
             if let (Some(next), Some(state)) = (&function.next_state, &agent.state) {
                 let to = self.state_index(&function.agent, next);
-                move_agents(state, some.as_ref(), to)?;
+                move_agents(self.rt, state, some.as_ref(), to)?;
             }
             if let Some(subset) = &some {
                 if let Some(body) = body {
@@ -613,27 +668,35 @@ impl<'rt> Simulation<'rt> {
         if function.state.is_none() && !function.condition {
             return Ok(None);
         }
+        let work = self.rt.device_work();
         let in_state = match (&function.state, &agent.state) {
             (Some(s), Some(state)) => {
                 let k = self.state_index(&function.agent, s);
-                Some((
-                    Subset::where_dat(format!("{}.{s}", function.name), state, |v| v[0] == k)?,
-                    k,
-                ))
+                let name = format!("{}.{s}", function.name);
+                Some(match work {
+                    Some(work) => select_on_device(work, name, state, SelectBy::Equal(k))?,
+                    None => Subset::where_dat(name, state, |v| v[0] == k)?,
+                })
             }
             _ => None,
         };
         if !function.condition {
-            return Ok(in_state.map(|(subset, _)| subset));
+            return Ok(in_state);
         }
         let condition = (self.conditions.iter())
             .find(|(n, _)| n == &function.name)
             .map(|(_, c)| c)
             .expect("start() checked the conditions");
         let carriers = self.carriers.as_ref().expect("started");
+        let pass = agent.pass.as_ref().expect("a type with conditions has flags");
+        if let Some(work) = work {
+            // The agents the condition does not run on must not pass.
+            let staged = stage(work, ArgData::Dat(pass), OVERWRITE, 0)?;
+            work.fill_zero(staged.buffer(), agent.set.size())?;
+        }
         condition(&Call {
             over: match &in_state {
-                Some((subset, _)) => Over::Part(subset),
+                Some(subset) => Over::Part(subset),
                 None => Over::All(&agent.set),
             },
             model: &self.model,
@@ -643,14 +706,13 @@ impl<'rt> Simulation<'rt> {
             carriers,
             condition: true,
         })?;
-        let pass = agent
-            .pass
-            .as_ref()
-            .expect("a type with conditions has flags")
-            .try_data_ro()?;
         let name = format!("{}.selected", function.name);
+        if let Some(work) = work {
+            return Ok(Some(select_on_device(work, name, pass, SelectBy::NonZero)?));
+        }
+        let pass = pass.try_data_ro()?;
         let subset = match &in_state {
-            Some((subset, _)) => {
+            Some(subset) => {
                 let chosen = subset.indices().iter().map(|&i| i as usize).filter(|&i| pass[i] != 0);
                 Subset::new(name, &agent.set, chosen.collect())?
             }
