@@ -986,3 +986,114 @@ fn why(e: Error) -> String {
         other => panic!("expected InvalidModel, got {other}"),
     }
 }
+
+/// Agents `a` in states `quiet` and `loud`: the loud ones all send `x` to
+/// `shouts` (a function of a state), the quiet ones whose condition says
+/// `x` is under 0.3 send to `whispers` if their loop says `x` is over 0.1
+/// (a condition and an optional output); every agent counts both lists.
+fn chorus_model() -> Model {
+    use op2::model::{Message, MessageKind};
+    let mut m = Model::new("chorus");
+    m.add_agent(
+        AgentType::new("a")
+            .variable::<f64>("x", 1, &[0.0])
+            .variable::<i32>("heard", 1, &[0])
+            .variable::<i32>("overheard", 1, &[0])
+            .states(["quiet", "loud"]),
+    )
+    .unwrap();
+    m.add_message(Message::new("shouts", "a", MessageKind::BruteForce).carries("x"))
+        .unwrap();
+    m.add_message(Message::new("whispers", "a", MessageKind::BruteForce).carries("x"))
+        .unwrap();
+    m.add_function(
+        AgentFunction::new("shout", "a")
+            .in_state("loud")
+            .reads("x")
+            .output("shouts"),
+    )
+    .unwrap();
+    let whisper = AgentFunction::new("whisper", "a").in_state("quiet").condition();
+    m.add_function(whisper.reads("x").output_optional("whispers")).unwrap();
+    m.add_function(AgentFunction::new("hear", "a").writes("heard").input("shouts"))
+        .unwrap();
+    m.add_function(
+        AgentFunction::new("overhear", "a")
+            .writes("overheard")
+            .input("whispers"),
+    )
+    .unwrap();
+    m
+}
+
+#[op2::kernel]
+fn under_three_tenths(x: &f64, pass: &mut i32) {
+    *pass = 0;
+    if *x < 0.3 {
+        *pass = 1;
+    }
+}
+
+#[op2::kernel]
+fn over_a_tenth(x: &f64, sent: &mut i32) {
+    *sent = 0;
+    if *x > 0.1 {
+        *sent = 1;
+    }
+}
+
+#[op2::kernel]
+fn count_messages(heard: &mut i32, xs: &[f64]) {
+    *heard = xs.len() as i32;
+}
+
+#[test]
+fn functions_of_a_state_or_a_condition_output_from_their_agents_only() {
+    let n = 60;
+    let x: Vec<f64> = (0..n).map(|i| ((i * 13) % 17) as f64 / 17.0).collect();
+    let states: Vec<&str> = (0..n).map(|i| if i % 3 == 0 { "loud" } else { "quiet" }).collect();
+    let loud = (0..n).filter(|i| i % 3 == 0).count();
+    let soft = (0..n).filter(|&i| i % 3 != 0 && x[i] < 0.3 && x[i] > 0.1).count();
+    assert!(loud > 0 && soft > 0 && soft < n - loud, "a chorus of each kind");
+    for rt in backends() {
+        let mut sim = Simulation::new(&chorus_model(), &rt).unwrap();
+        sim.populate("a", Agents::new(n).set("x", x.clone()).in_states(states.clone()))
+            .unwrap();
+        sim.bind_condition("whisper", |c| {
+            let (x, pass) = (c.var::<f64>("x")?, c.pass()?);
+            par_loop!(c.rt(), under_three_tenths, c.agents(), x(READ), pass(WRITE))
+        })
+        .unwrap();
+        sim.bind("whisper", |c| {
+            let (x, sent) = (c.var::<f64>("x")?, c.sent()?);
+            par_loop!(c.rt(), over_a_tenth, c.agents(), x(READ), sent(WRITE))
+        })
+        .unwrap();
+        for (f, v, l) in [("hear", "heard", "shouts"), ("overhear", "overheard", "whispers")] {
+            sim.bind(f, move |c| {
+                let (heard, list, xs) = (c.var::<i32>(v)?, c.input()?, c.message::<f64>("x")?);
+                assert_eq!(list.name(), l);
+                par_loop!(c.rt(), count_messages, c.agents(), heard(WRITE), xs(READ, list[..]))
+            })
+            .unwrap();
+        }
+        sim.run(2).unwrap();
+        let b = rt.backend();
+        assert_eq!(sim.list("shouts").unwrap().len(), loud, "{b}: every loud agent shouts");
+        assert_eq!(
+            sim.list("whispers").unwrap().len(),
+            soft,
+            "{b}: the quiet ones passing both"
+        );
+        assert_eq!(
+            sim.variable::<i32>("a", "heard").unwrap().to_vec(),
+            vec![loud as i32; n],
+            "{b}"
+        );
+        assert_eq!(
+            sim.variable::<i32>("a", "overheard").unwrap().to_vec(),
+            vec![soft as i32; n],
+            "{b}"
+        );
+    }
+}

@@ -323,7 +323,9 @@ impl<'a> Call<'a> {
     /// # Errors
     /// [`Error::InvalidModel`] if the function does not output optionally.
     pub fn sent(&self) -> Result<&'a Dat<i32>> {
+        let optional = self.function.output.as_ref().is_some_and(|(_, o)| *o);
         (self.agent.sent.iter())
+            .filter(|_| optional)
             .find(|(f, _)| f == &self.function.name)
             .map(|(_, d)| d)
             .ok_or_else(|| self.invalid("asks whom it sends from, and does not output optionally".to_string()))

@@ -28,7 +28,8 @@ pub(crate) struct AgentCarriers {
     /// What the last condition decided for each agent, for a type that
     /// has functions with conditions.
     pub pass: Option<Dat<i32>>,
-    /// Per function that outputs optionally: whether each agent sends.
+    /// Per function that outputs optionally or from some agents (a state,
+    /// a condition): whether each agent sends.
     pub sent: Vec<(String, Dat<i32>)>,
     /// Per function whose agents give birth to another type's.
     pub adoptions: Vec<Adoption>,
@@ -256,8 +257,15 @@ impl AgentCarriers {
             true => Some(Dat::zeros(format!("{}.pass", a.name), &set, 1)?),
             false => None,
         };
+        // Who sends: written by the function (optional output), or marked
+        // by the runner (a function of some agents, whose others are silent).
+        let sends_some = |f: &crate::AgentFunction| {
+            f.output
+                .as_ref()
+                .is_some_and(|(_, optional)| *optional || f.state.is_some() || f.condition)
+        };
         let sent = (model.functions.iter())
-            .filter(|f| f.agent == a.name && f.output.as_ref().is_some_and(|(_, optional)| *optional))
+            .filter(|f| f.agent == a.name && sends_some(f))
             .map(|f| Ok((f.name.clone(), Dat::zeros(format!("{}.sent", f.name), &set, 1)?)))
             .collect::<Result<_>>()?;
         let mut adoptions = Vec::new();

@@ -320,14 +320,6 @@ impl Model {
                 return Some(format!("reads message list `{l}`, which is not declared"));
             }
         }
-        let some_agents = f.state.is_some() || f.condition;
-        if some_agents && f.output.is_some() {
-            return Some(
-                "outputs messages and runs on some agents only (a state or a condition): messages come from \
-                 every agent of a type for now; output them from a function of all agents"
-                    .to_string(),
-            );
-        }
         if f.next_state.is_some() && agent.states.is_empty() {
             return Some(format!("moves agents of type `{}`, which has no states", agent.name));
         }

@@ -572,6 +572,14 @@ impl<'rt> Simulation<'rt> {
             };
             let body = self.bodies.iter().find(|(n, _)| n == &function.name).map(|(_, b)| b);
             let some = self.select(function, agent)?;
+            if let (Some(subset), Some(sent)) = (&some, agent.sent.iter().find(|(f, _)| f == &function.name)) {
+                // Only the agents the function runs on may send: all of
+                // them, or (optional output) those its loop says.
+                move_agents(self.rt, &sent.1, None, 0)?;
+                if function.output.as_ref().is_some_and(|(_, optional)| !optional) {
+                    move_agents(self.rt, &sent.1, Some(subset), 1)?;
+                }
+            }
             if let (Some(next), Some(state)) = (&function.next_state, &agent.state) {
                 let to = self.state_index(&function.agent, next);
                 move_agents(self.rt, state, some.as_ref(), to)?;
@@ -619,9 +627,9 @@ impl<'rt> Simulation<'rt> {
             };
             let list = &carriers.list(name).expect("the model checked the output").list;
             let sent = (agent.sent.iter().find(|(f, _)| f == &function.name)).map(|(_, d)| d);
-            debug_assert_eq!(*optional, sent.is_some());
+            debug_assert_eq!(*optional || some.is_some(), sent.is_some());
             #[cfg(feature = "mpi")]
-            let overlaps_next = !optional && order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
+            let overlaps_next = sent.is_none() && order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
             #[cfg(feature = "mpi")]
             if let Some(d) = &mut self.domain {
                 if d.lists.contains(name) {
