@@ -633,14 +633,6 @@ fn hens_and_eggs_give_birth_to_each_other_on_every_backend() {
             ),
         }
     }
-    // Births of another type and deaths in one function are refused.
-    let mut m = hens_model(p).unwrap();
-    let both = AgentFunction::new("both", "hen").births("egg").deaths();
-    let e = m.add_function(both).map(drop).unwrap_err().to_string();
-    assert!(
-        e.contains("gives birth to agents of another type (`egg`) and lets its agents die"),
-        "{e}"
-    );
 }
 
 #[test]
@@ -1095,5 +1087,81 @@ fn functions_of_a_state_or_a_condition_output_from_their_agents_only() {
             vec![soft as i32; n],
             "{b}"
         );
+    }
+}
+
+/// Mayflies: each adult lays one egg (of generation one more) and dies in
+/// the same function, unless it is of the last generation, which only
+/// dies; each egg hatches into an adult and is gone, in the same function.
+fn mayfly_model() -> Model {
+    let mut m = Model::new("mayflies");
+    for t in ["adult", "egg"] {
+        m.add_agent(
+            AgentType::new(t)
+                .variable::<i32>("gen", 1, &[0])
+                .variable::<f64>("w", 1, &[0.0]),
+        )
+        .unwrap();
+    }
+    let lay = AgentFunction::new("lay", "adult").reads("gen").reads("w");
+    m.add_function(lay.births("egg").deaths()).unwrap();
+    let hatch = AgentFunction::new("hatch", "egg").reads("gen").reads("w");
+    m.add_function(hatch.births("adult").deaths()).unwrap();
+    m
+}
+
+#[op2::kernel]
+fn lay_and_die(gen: &i32, w: &f64, spawn: &mut i32, child_gen: &mut i32, child_w: &mut f64, fate: &mut Fate) {
+    *spawn = 0;
+    if *gen < 3 {
+        *spawn = 1;
+        *child_gen = *gen + 1;
+        *child_w = *w * 0.5 + 1.0;
+    }
+    fate.die();
+}
+
+#[test]
+fn parents_give_birth_to_another_type_and_die_in_one_function() {
+    let n = 25;
+    let w: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    for rt in backends() {
+        let mut sim = Simulation::new(&mayfly_model(), &rt).unwrap();
+        sim.populate("adult", Agents::new(n).set("w", w.clone())).unwrap();
+        for (f, from) in [("lay", "egg"), ("hatch", "adult")] {
+            sim.bind(f, move |c| {
+                let (gen, w, spawn) = (c.var::<i32>("gen")?, c.var::<f64>("w")?, c.spawn()?);
+                let (cg, cw, life) = (c.child::<i32>("gen")?, c.child::<f64>("w")?, c.life()?);
+                assert_eq!(c.name(), if from == "egg" { "lay" } else { "hatch" });
+                par_loop!(
+                    c.rt(),
+                    lay_and_die,
+                    c.agents(),
+                    gen(READ),
+                    w(READ),
+                    spawn(WRITE),
+                    cg(WRITE),
+                    cw(WRITE),
+                    life(FATE)
+                )
+            })
+            .unwrap();
+        }
+        let b = rt.backend();
+        let count = |sim: &Simulation<'_>, t: &str| sim.population(t).unwrap().size();
+        // Step 1: the adults (generation 0) lay eggs of generation 1 and
+        // die; the eggs hatch into adults of generation 2 and are gone.
+        sim.step().unwrap();
+        assert_eq!((count(&sim, "adult"), count(&sim, "egg")), (n, 0), "{b}: step 1");
+        let gens = sim.variable::<i32>("adult", "gen").unwrap().to_vec();
+        assert_eq!(gens, vec![2; n], "{b}: step 1");
+        let mut got = sim.variable::<f64>("adult", "w").unwrap().to_vec();
+        got.sort_by(f64::total_cmp);
+        let want: Vec<f64> = w.iter().map(|w| (w * 0.5 + 1.0) * 0.5 + 1.0).collect();
+        assert_eq!(got, want, "{b}: each child's value from its parent's");
+        // Step 2: generation 2 lays generation 3, the last, whose eggs die
+        // without hatching.
+        sim.step().unwrap();
+        assert_eq!((count(&sim, "adult"), count(&sim, "egg")), (0, 0), "{b}: step 2");
     }
 }

@@ -104,6 +104,9 @@ struct LifeInner {
     scratch: Mutex<HostScratch>,
     device_scratch: Mutex<DeviceScratch>,
     last: Mutex<Census>,
+    /// Whether loops leave their fates for an explicit apply
+    /// ([`Lifecycle::hold_fates`]).
+    held: std::sync::atomic::AtomicBool,
 }
 
 /// The survivors, parents and children's ids on the host, kept between
@@ -168,6 +171,7 @@ impl Lifecycle {
             scratch: Mutex::new(HostScratch::default()),
             device_scratch: Mutex::new(DeviceScratch::default()),
             last: Mutex::new(Census::default()),
+            held: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 
@@ -254,12 +258,23 @@ impl Lifecycle {
         result
     }
 
+    /// Makes the loops that write fates leave them for an explicit
+    /// [`Lifecycle::apply_on`] (`true`), or apply them as they end (`false`,
+    /// the default): to read what a loop wrote for its agents (the model
+    /// layer's children of another type) before the dying ones leave.
+    pub fn hold_fates(&self, hold: bool) {
+        self.0.held.store(hold, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// What `par_loop!` calls after loop `loop_name` ran: as
     /// [`Lifecycle::apply_on`], its error wrapped in
     /// [`Error::FatesNotApplied`], which says that the kernel ran and
     /// whether the fates wait for another apply.
     #[doc(hidden)]
     pub fn apply_after_loop(&self, loop_name: &str, workers: &dyn Workers) -> Result<Census> {
+        if self.0.held.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(Census::default());
+        }
         let population = self.population();
         let generation = population.generation();
         self.apply_on(workers).map_err(|e| Error::FatesNotApplied {

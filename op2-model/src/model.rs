@@ -290,12 +290,6 @@ impl Model {
                     "gives birth to agent type `{t}`, which the model does not have"
                 ));
             }
-            if *t != f.agent && f.deaths {
-                return Some(format!(
-                    "gives birth to agents of another type (`{t}`) and lets its agents die: not in one \
-                     function yet (the parents' flags would go with them); let a later function kill them"
-                ));
-            }
         }
         for (p, access) in &f.environment {
             let Some(prop) = self.environment.iter().find(|q| &q.name == p) else {

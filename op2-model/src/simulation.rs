@@ -11,7 +11,7 @@
 //! ranks owning their bins before each step and brings the ghost messages
 //! to each build, without user code.
 
-use op2_agents::{AgentSet, MessageList};
+use op2_agents::{AgentSet, Lifecycle, MessageList};
 use op2_backends::Runtime;
 use op2_core::agent_support::{stage, OVERWRITE, READ, UPDATE};
 use op2_core::{
@@ -127,6 +127,38 @@ fn adopt(rt: &Runtime, function: &AgentFunction, parents: &AgentCarriers, carrie
     }
     population.set_next_id(next);
     Ok(())
+}
+
+/// A lifecycle whose loops leave their fates until [`HeldFates::apply`]
+/// (or, on an error before it, until a later loop: dropped, it lets go).
+struct HeldFates<'a>(Option<&'a Lifecycle>);
+
+impl<'a> HeldFates<'a> {
+    fn new(life: Option<&'a Lifecycle>) -> HeldFates<'a> {
+        if let Some(life) = life {
+            life.hold_fates(true);
+        }
+        HeldFates(life)
+    }
+
+    /// Applies the fates the loops left.
+    fn apply(mut self, rt: &Runtime) -> Result<()> {
+        match self.0.take() {
+            Some(life) => {
+                life.hold_fates(false);
+                life.apply_on(rt).map(drop)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for HeldFates<'_> {
+    fn drop(&mut self) {
+        if let Some(life) = self.0 {
+            life.hold_fates(false);
+        }
+    }
 }
 
 /// Puts the agents of `some` (all of them for `None`) in state `to`: on
@@ -584,6 +616,10 @@ impl<'rt> Simulation<'rt> {
                 let to = self.state_index(&function.agent, next);
                 move_agents(self.rt, state, some.as_ref(), to)?;
             }
+            // Children of another type are adopted from their parents'
+            // flags before the dying parents leave: the loop's fates wait.
+            let adopts = function.births.as_ref().is_some_and(|b| *b != function.agent);
+            let held = (adopts && function.deaths).then(|| HeldFates::new(agent.life.as_ref()));
             if let Some(subset) = &some {
                 if let Some(body) = body {
                     body(&call(Over::Part(subset)))?;
@@ -619,8 +655,11 @@ impl<'rt> Simulation<'rt> {
                     agent.variable(v).expect("declared").swap(next)?;
                 }
             }
-            if function.births.as_ref().is_some_and(|b| *b != function.agent) {
+            if adopts {
                 adopt(self.rt, function, agent, carriers)?;
+            }
+            if let Some(held) = held {
+                held.apply(self.rt)?;
             }
             let Some((name, optional)) = &function.output else {
                 continue;
