@@ -800,7 +800,8 @@ impl<'rt> Simulation<'rt> {
     ///
     /// # Errors
     /// [`op2_core::Error::InvalidModel`] if the model has neither a spatial
-    /// list nor a network, has networks and other agent types, is
+    /// list nor a network, has lists of other kinds (their messages would
+    /// stay on their rank), has networks and other agent types, is
     /// distributed already, or (networks) has started; as
     /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, discrete
     /// lists) and [`op2_mpi::Mpi::distribute_graph`].
@@ -821,6 +822,18 @@ impl<'rt> Simulation<'rt> {
             return Err(self.model.invalid(
                 "is distributed by space, and it has no spatial message list to cut it by (nor a network)".to_string(),
             ));
+        }
+        // Readers of other lists would see only their own rank's messages.
+        if let Some(m) = (self.model.messages.iter()).find(|m| !matches!(m.kind, MessageKind::Spatial { .. })) {
+            let kind = match m.kind {
+                MessageKind::BruteForce => "brute-force",
+                _ => "discrete",
+            };
+            return Err(self.model.invalid(format!(
+                "is distributed by space, and its {kind} message list `{}` would reach only its own rank's \
+                 readers: only spatial lists are shared among ranks yet",
+                m.name
+            )));
         }
         self.start()?;
         let carriers = self.carriers()?;

@@ -238,4 +238,13 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
     refused(&mut mixed, "agent type `visitor`, which is no network's");
     let mut lattice = Simulation::new(&op2_sir::lattice_sir_model(4, 4, 0.1, 0.1).unwrap(), &seq).unwrap();
     refused(&mut lattice, "no spatial message list to cut it by (nor a network)");
+    // A list of another kind beside a spatial one would stay on its rank.
+    let mut model = op2_circles::circles_model(10.0, op2_circles::Params::default()).unwrap();
+    let everyone = op2::model::Message::new("everyone", "circle", op2::model::MessageKind::BruteForce);
+    model.add_message(everyone.carries("id")).unwrap();
+    let mut mixed = Simulation::new(&model, &seq).unwrap();
+    refused(
+        &mut mixed,
+        "its brute-force message list `everyone` would reach only its own rank's readers",
+    );
 }
