@@ -62,6 +62,30 @@ fn main() {
     sir_cost(&rt, nodes, steps, rank, ranks);
 }
 
+/// The time of `steps` steps of each version, stepped alternately after
+/// one untimed step each (programs, first sort); `check` compares what the
+/// two returned after each pair (step number from 1), outside the timing.
+fn alternate<H, M>(
+    steps: u64,
+    mut hand: impl FnMut() -> H,
+    mut model: impl FnMut() -> M,
+    mut check: impl FnMut(H, M, u64),
+) -> (Duration, Duration) {
+    let (mut t_hand, mut t_model) = (Duration::ZERO, Duration::ZERO);
+    for step in 0..=steps {
+        let t = Instant::now();
+        let h = hand();
+        let between = Instant::now();
+        let m = model();
+        if step > 0 {
+            t_hand += between - t;
+            t_model += between.elapsed();
+        }
+        check(h, m, step + 1);
+    }
+    (t_hand, t_model)
+}
+
 /// Prints the ratio of the two ms per step, `what` naming them.
 fn report(what: &str, t_hand: Duration, t_model: Duration, steps: u64) {
     let ms = |d: Duration| 1e3 * d.as_secs_f64() / steps.max(1) as f64;
@@ -101,18 +125,12 @@ fn circles_cost(
     if ranks > 1 {
         sim.distribute(mpi, Default::default()).expect("a domain");
     }
-    let (mut t_hand, mut t_model) = (Duration::ZERO, Duration::ZERO);
-    for step in 0..=steps {
-        let t = Instant::now();
-        hand.step(rt).expect("a hand-wired step");
-        let between = Instant::now();
-        sim.step().expect("a model step");
-        // The first step of each is untimed (programs, first sort).
-        if step > 0 {
-            t_hand += between - t;
-            t_model += between.elapsed();
-        }
-    }
+    let (t_hand, t_model) = alternate(
+        steps,
+        || hand.step(rt).expect("a hand-wired step"),
+        || sim.step().expect("a model step"),
+        |(), (), _| {},
+    );
     // The same bits: every agent here is where the hand-wired model has it.
     let pos = sim.variable::<f32>("circle", "pos").expect("positions").to_vec();
     let want = hand.positions();
@@ -154,19 +172,15 @@ fn sir_cost(
     if ranks > 1 {
         sim.distribute(mpi, Default::default()).expect("a cut");
     }
-    let (mut t_hand, mut t_model) = (Duration::ZERO, Duration::ZERO);
-    for step in 0..=steps {
-        let t = Instant::now();
-        let want = hand.step(rt).expect("a hand-wired tick");
-        let between = Instant::now();
-        sim.step().expect("a model tick");
-        if step > 0 {
-            t_hand += between - t;
-            t_model += between.elapsed();
-        }
-        // The same counts each tick (checked outside the timing).
-        assert_eq!(network_counts(&sim).expect("counts"), want, "tick {}", step + 1);
-    }
+    let (t_hand, t_model) = alternate(
+        steps,
+        || hand.step(rt).expect("a hand-wired tick"),
+        || {
+            sim.step().expect("a model tick");
+            network_counts(&sim).expect("counts")
+        },
+        |want, got, tick| assert_eq!(got, want, "tick {tick}"),
+    );
     if rank == 0 {
         let what = format!("network SIR {n} nodes, {steps} ticks on rayon ({THREADS} threads) x {ranks} ranks");
         report(&what, t_hand, t_model, steps);
