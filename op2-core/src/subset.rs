@@ -227,6 +227,14 @@ impl Subset {
         Ok(self.0.indices.get_or_init(|| indices))
     }
 
+    /// The subset's device buffer, if this is its last handle and it has
+    /// one: for a caller that made it (a selection) to reuse the memory.
+    pub fn into_device_buffer(self) -> Option<Box<dyn DeviceBuffer>> {
+        let inner = Arc::try_unwrap(self.0).ok()?;
+        let buffer = inner.device.lock().buffer.take();
+        buffer
+    }
+
     /// Whether the indices are on the host already (a subset selected on a
     /// device has them there only once the host asked).
     pub fn on_host(&self) -> bool {

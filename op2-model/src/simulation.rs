@@ -11,12 +11,14 @@
 //! ranks owning their bins before each step and brings the ghost messages
 //! to each build, without user code.
 
+use std::cell::RefCell;
+
 use op2_agents::{AgentSet, Lifecycle, MessageList};
 use op2_backends::Runtime;
 use op2_core::agent_support::{stage, OVERWRITE, READ, UPDATE};
 use op2_core::{
-    scratch_buffer, Access, AgentPack, ArgData, Dat, DeviceWork, Global, Result, Scalar, SelectJob, Set, Subset,
-    Workers,
+    scratch_buffer, Access, AgentPack, ArgData, Dat, DeviceBuffer, DeviceWork, Global, Result, Scalar, SelectJob, Set,
+    Subset, Workers,
 };
 
 use crate::call::{Call, Over};
@@ -66,6 +68,9 @@ pub struct Simulation<'rt> {
     exit_conditions: Vec<ExitCondition<'rt>>,
     /// `(network, edges as pairs of agent ids)`.
     edges: Vec<(String, Vec<(u64, u64)>)>,
+    /// Device buffers that held selections, kept for the next ones (no
+    /// device allocation per function and step).
+    spare: RefCell<Vec<Box<dyn DeviceBuffer>>>,
     #[cfg(feature = "mpi")]
     domain: Option<Distributed>,
     /// `(network, how it was cut)`, once distributed.
@@ -204,11 +209,27 @@ enum SelectBy {
 }
 
 /// The subset of `flags`' set whose flags pass `by`, selected on `work`'s
-/// device: the flags and the indices stay there; the host reads the count.
-fn select_on_device(work: &dyn DeviceWork, name: String, flags: &Dat<i32>, by: SelectBy) -> Result<Subset> {
+/// device into a buffer from `spare` (or a new one): the flags and the
+/// indices stay there; the host reads the count.
+fn select_on_device(
+    work: &dyn DeviceWork,
+    spare: &RefCell<Vec<Box<dyn DeviceBuffer>>>,
+    name: String,
+    flags: &Dat<i32>,
+    by: SelectBy,
+) -> Result<Subset> {
     let n = flags.set().size();
     let staged = stage(work, ArgData::Dat(flags), READ, 0)?;
-    let out = work.new_buffer(&name, 4 * n.max(1))?;
+    let fits = |b: &dyn DeviceBuffer| b.context_id() == work.context_id() && b.bytes() >= 4 * n;
+    let kept = {
+        let mut spare = spare.borrow_mut();
+        let k = spare.iter().position(|b| fits(&**b));
+        k.map(|k| spare.swap_remove(k))
+    };
+    let out = match kept {
+        Some(b) => b,
+        None => work.new_buffer(&name, 4 * n.max(1))?,
+    };
     let count = match by {
         SelectBy::Equal(value) => work.select_equal(n, staged.buffer(), value, &*out)?,
         SelectBy::NonZero => work.select(&SelectJob {
@@ -220,6 +241,15 @@ fn select_on_device(work: &dyn DeviceWork, name: String, flags: &Dat<i32>, by: S
         })?,
     };
     Subset::selected_on_device(name, flags.set(), out, count)
+}
+
+/// Keeps the device buffer of `subset`, done with, for the next
+/// selections (a few at most: one per selection of a step).
+fn reclaim(spare: &RefCell<Vec<Box<dyn DeviceBuffer>>>, subset: Subset) {
+    let mut spare = spare.borrow_mut();
+    if spare.len() < 8 {
+        spare.extend(subset.into_device_buffer());
+    }
 }
 
 /// A distributed simulation's domain.
@@ -256,6 +286,7 @@ impl<'rt> Simulation<'rt> {
             hosts: Vec::new(),
             exit_conditions: Vec::new(),
             edges: Vec::new(),
+            spare: RefCell::new(Vec::new()),
             #[cfg(feature = "mpi")]
             domain: None,
             #[cfg(feature = "mpi")]
@@ -661,12 +692,16 @@ impl<'rt> Simulation<'rt> {
             if let Some(held) = held {
                 held.apply(self.rt)?;
             }
+            let some_agents = some.is_some();
+            if let Some(subset) = some {
+                reclaim(&self.spare, subset);
+            }
             let Some((name, optional)) = &function.output else {
                 continue;
             };
             let list = &carriers.list(name).expect("the model checked the output").list;
             let sent = (agent.sent.iter().find(|(f, _)| f == &function.name)).map(|(_, d)| d);
-            debug_assert_eq!(*optional || some.is_some(), sent.is_some());
+            debug_assert_eq!(*optional || some_agents, sent.is_some());
             #[cfg(feature = "mpi")]
             let overlaps_next = sent.is_none() && order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
             #[cfg(feature = "mpi")]
@@ -721,7 +756,7 @@ impl<'rt> Simulation<'rt> {
                 let k = self.state_index(&function.agent, s);
                 let name = format!("{}.{s}", function.name);
                 Some(match work {
-                    Some(work) => select_on_device(work, name, state, SelectBy::Equal(k))?,
+                    Some(work) => select_on_device(work, &self.spare, name, state, SelectBy::Equal(k))?,
                     None => Subset::where_dat(name, state, |v| v[0] == k)?,
                 })
             }
@@ -755,7 +790,11 @@ impl<'rt> Simulation<'rt> {
         })?;
         let name = format!("{}.selected", function.name);
         if let Some(work) = work {
-            return Ok(Some(select_on_device(work, name, pass, SelectBy::NonZero)?));
+            let selected = select_on_device(work, &self.spare, name, pass, SelectBy::NonZero)?;
+            if let Some(subset) = in_state {
+                reclaim(&self.spare, subset);
+            }
+            return Ok(Some(selected));
         }
         let pass = pass.try_data_ro()?;
         let subset = match &in_state {
