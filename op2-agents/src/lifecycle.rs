@@ -536,6 +536,11 @@ impl Lifecycle {
     /// failed: call it where the other processes apply or discard.
     pub fn discard(&self) {
         self.discard_local();
+        // Held fates are numbered, or discarded, by the holder's own apply
+        // or discard once it lets go: no round here.
+        if self.0.held.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         let population = self.population();
         if population.numbers_across_processes() {
             // Every process numbers each round: this one takes part as

@@ -72,7 +72,16 @@ pub fn prepare_loop<'p, A: DeviceApi>(
     let LoopCaches { plans, partials: pool } = caches;
     let args = prepare_args(api, lp, columns)?;
     let elems = lp.subset.map(|s| prepare_subset(api, s)).transpose()?;
-    let plan = if writes.needs_plan() { lp.plan(block_size) } else { None };
+    let plan = if writes.needs_plan() {
+        // A plan is made on the host, from the subset's elements: read them
+        // back here (an error, not a panic, if that fails).
+        if let Some(s) = lp.subset {
+            s.try_indices()?;
+        }
+        lp.plan(block_size)
+    } else {
+        None
+    };
     let plan_buffers = plan.as_ref().map(|p| plans.get(api, p)).transpose()?;
     let launches = launches(plan.as_deref(), lp.range.len(), block_size);
     let total_units: usize = launches.iter().map(|l| l.count).sum();
