@@ -948,6 +948,19 @@ fn networks_that_do_not_fit_are_named() {
         e.contains("edge 1 (2, 3) of network `net` names agent 3, which type `a` does not have"),
         "{e}"
     );
+    // A function that writes what it reads through a network needs a body,
+    // even when it also moves its agents (it would swap in unwritten values).
+    let mut moving = Model::new("moving");
+    moving
+        .add_agent(AgentType::new("a").variable::<f64>("x", 1, &[0.0]).states(["on", "off"]))
+        .unwrap();
+    moving.add_network(Network::new("n", "a")).unwrap();
+    let f = AgentFunction::new("f", "a").writes("x").reads_neighbours("n", "x").moves_to("off");
+    moving.add_function(f).unwrap();
+    let mut sim = Simulation::new(&moving, &rt).unwrap();
+    sim.connect("n", &[]).unwrap();
+    let e = why(sim.start().unwrap_err());
+    assert!(e.contains("function `f` has no body"), "{e}");
     // Bodies asking for a read they did not declare, or as another type.
     let bodies: [(Body, &str); 2] = [
         (

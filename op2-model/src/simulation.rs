@@ -17,8 +17,8 @@ use op2_agents::{AgentSet, Lifecycle, MessageList};
 use op2_backends::Runtime;
 use op2_core::agent_support::{stage, OVERWRITE, READ, UPDATE};
 use op2_core::{
-    scratch_buffer, Access, AgentPack, ArgData, Dat, DeviceBuffer, DeviceWork, Global, Result, Scalar, SelectJob, Set,
-    Subset, Workers,
+    scratch_buffer, Access, AgentPack, ArgData, Dat, DeviceBuffer, DeviceState, DeviceWork, Global, Result, Scalar,
+    SelectJob, Set, Subset, Workers,
 };
 
 use crate::call::{Call, Over};
@@ -135,7 +135,7 @@ fn adopt(rt: &Runtime, function: &AgentFunction, parents: &AgentCarriers, carrie
 }
 
 /// A lifecycle whose loops leave their fates until [`HeldFates::apply`]
-/// (or, on an error before it, until a later loop: dropped, it lets go).
+/// (dropped without it, on an error, the fates are discarded).
 struct HeldFates<'a>(Option<&'a Lifecycle>);
 
 impl<'a> HeldFates<'a> {
@@ -159,9 +159,12 @@ impl<'a> HeldFates<'a> {
 }
 
 impl Drop for HeldFates<'_> {
+    /// Let go without an apply (an error on the way): the fates held are
+    /// forgotten, so that no parent dies a step late.
     fn drop(&mut self) {
         if let Some(life) = self.0 {
             life.hold_fates(false);
+            life.discard();
         }
     }
 }
@@ -171,9 +174,12 @@ impl Drop for HeldFates<'_> {
 fn move_agents(rt: &Runtime, state: &Dat<i32>, some: Option<&Subset>, to: i32) -> Result<()> {
     if let Some(work) = rt.device_work() {
         let n = state.set().size();
-        let staged = stage(work, ArgData::Dat(state), UPDATE, 0)?;
         let mut spare = None;
         let Some(subset) = some else {
+            let staged = stage(work, ArgData::Dat(state), OVERWRITE, 0)?;
+            if to == 0 {
+                return work.fill_zero(staged.buffer(), n);
+            }
             let iota = scratch_buffer(work, &mut spare, "all agents", 4 * n)?;
             work.fill_iota(iota, n)?;
             return work.mark(staged.buffer(), n, iota, n, to);
@@ -181,10 +187,12 @@ fn move_agents(rt: &Runtime, state: &Dat<i32>, some: Option<&Subset>, to: i32) -
         if subset.is_empty() {
             return Ok(());
         }
+        let staged = stage(work, ArgData::Dat(state), UPDATE, 0)?;
         // A subset's indices, once on this device (selected there, or
-        // uploaded by a loop), stay valid: subsets never change.
+        // uploaded whole by a loop), stay valid: subsets never change.
         let slot = subset.device().lock();
-        if let Some(indices) = slot.buffer.as_deref().filter(|b| b.context_id() == work.context_id()) {
+        let valid = |b: &&dyn DeviceBuffer| b.context_id() == work.context_id() && slot.state != DeviceState::Host;
+        if let Some(indices) = slot.buffer.as_deref().filter(valid) {
             return work.mark(staged.buffer(), n, indices, subset.len(), to);
         }
         drop(slot);
@@ -223,12 +231,22 @@ fn select_on_device(
     let fits = |b: &dyn DeviceBuffer| b.context_id() == work.context_id() && b.bytes() >= 4 * n;
     let kept = {
         let mut spare = spare.borrow_mut();
-        let k = spare.iter().position(|b| fits(&**b));
-        k.map(|k| spare.swap_remove(k))
+        match spare.iter().position(|b| fits(&**b)) {
+            Some(k) => Some(spare.swap_remove(k)),
+            None => {
+                // None fits (the population grew, or another device):
+                // the smallest goes, so that the pool follows the sizes.
+                if let Some(k) = (0..spare.len()).min_by_key(|&k| spare[k].bytes()) {
+                    spare.swap_remove(k);
+                }
+                None
+            }
+        }
     };
+    // A quarter more room than needed, for a population that grows.
     let out = match kept {
         Some(b) => b,
-        None => work.new_buffer(&name, 4 * n.max(1))?,
+        None => work.new_buffer(&name, 4 * (n + n / 4).max(1))?,
     };
     let count = match by {
         SelectBy::Equal(value) => work.select_equal(n, staged.buffer(), value, &*out)?,
@@ -489,6 +507,14 @@ impl<'rt> Simulation<'rt> {
 
     /// Checks that every function can run, then makes the carriers.
     fn make_carriers(&mut self) -> Result<()> {
+        self.check_runnable()?;
+        let carriers = self.build_carriers()?;
+        self.adopt_carriers(carriers);
+        Ok(())
+    }
+
+    /// Checks that every function has what it needs to run: its bodies.
+    fn check_runnable(&self) -> Result<()> {
         for f in &self.model.functions {
             if f.condition && !self.conditions.iter().any(|(n, _)| n == &f.name) {
                 return Err(self.model.invalid(format!(
@@ -499,7 +525,7 @@ impl<'rt> Simulation<'rt> {
             // A function that outputs or moves agents may do only that; one
             // that outputs optionally says who sends.
             let optional = f.output.as_ref().is_some_and(|(_, o)| *o);
-            let work = (f.output.is_some() && !optional) || f.next_state.is_some();
+            let work = ((f.output.is_some() && !optional) || f.next_state.is_some()) && f.neighbours.is_empty();
             if !work && !self.bodies.iter().any(|(n, _)| n == &f.name) {
                 return Err(self.model.invalid(format!(
                     "function `{}` has no body: bind one (Simulation::bind)",
@@ -507,11 +533,13 @@ impl<'rt> Simulation<'rt> {
                 )));
             }
         }
-        // The initial agents and edges stay until the carriers are made: a
-        // start refused (say, for edges missing) can be mended and retried.
+        Ok(())
+    }
+
+    /// The carriers from the initial agents and edges, which stay: a start
+    /// refused (say, for edges missing) can be mended and retried.
+    fn build_carriers(&self) -> Result<Carriers> {
         let mut carriers = Carriers::new(&self.model, &self.initial, self.seed, &self.seeds, &self.edges)?;
-        self.initial = Vec::new();
-        self.edges = Vec::new();
         let mortal: Vec<&str> = (self.model.functions.iter())
             .flat_map(|f| [f.deaths.then_some(f.agent.as_str()), f.births.as_deref()])
             .flatten()
@@ -526,8 +554,14 @@ impl<'rt> Simulation<'rt> {
                 .find(|(n, _)| n == name)
                 .map_or(default, |(_, k)| *k);
         }
+        Ok(carriers)
+    }
+
+    /// Starts running on `carriers`: the initial agents and edges are theirs.
+    fn adopt_carriers(&mut self, carriers: Carriers) {
+        self.initial = Vec::new();
+        self.edges = Vec::new();
         self.carriers = Some(carriers);
-        Ok(())
     }
 
     /// Runs the host functions registered for `when`, in order.
@@ -680,7 +714,7 @@ impl<'rt> Simulation<'rt> {
             }
             // The new values of what the function read through a network
             // take the old ones' place.
-            for (v, next) in &agent.next {
+            for (v, next) in agent.next.iter().filter(|_| body.is_some()) {
                 let written = function.uses.iter().any(|u| &u.name == v && u.access != Access::Read);
                 if written && function.neighbours.iter().any(|(_, w)| w == v) {
                     agent.variable(v).expect("declared").swap(next)?;
@@ -902,8 +936,17 @@ impl<'rt> Simulation<'rt> {
                 a.name
             )));
         }
-        self.make_carriers()?;
-        let carriers = self.carriers.as_mut().expect("made");
+        if let Some(f) = (self.model.functions.iter()).find(|f| f.state.is_some() || f.condition) {
+            return Err(self.model.invalid(format!(
+                "is distributed with networks, and function `{}` runs on some agents only (a state or a \
+                 condition): loops over subsets of a distributed set are not supported yet",
+                f.name
+            )));
+        }
+        self.check_runnable()?;
+        // Cut into locals: a refused cut leaves the simulation as it was.
+        let mut carriers = self.build_carriers()?;
+        let mut cut = Vec::new();
         for net in &self.model.networks {
             let k = (carriers.agents.iter())
                 .position(|(n, _)| n == &net.agent)
@@ -938,8 +981,10 @@ impl<'rt> Simulation<'rt> {
             let map = d.ragged(map)?;
             carriers.networks[j].1 = map;
             carriers.agents[k].1 = a;
-            self.cut.push((net.name.clone(), d));
+            cut.push((net.name.clone(), d));
         }
+        self.adopt_carriers(carriers);
+        self.cut = cut;
         self.run_hosts(When::Init)
     }
 

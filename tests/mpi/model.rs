@@ -238,6 +238,15 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
     refused(&mut mixed, "agent type `visitor`, which is no network's");
     let mut lattice = Simulation::new(&op2_sir::lattice_sir_model(4, 4, 0.1, 0.1).unwrap(), &seq).unwrap();
     refused(&mut lattice, "no spatial message list to cut it by (nor a network)");
+    // A network whose functions run on some agents (subsets of a cut set).
+    let mut model = op2::model::Model::new("states");
+    let node = op2::model::AgentType::new("node").variable::<i32>("s", 1, &[0]);
+    model.add_agent(node.states(["on", "off"])).unwrap();
+    model.add_network(op2::model::Network::new("n", "node")).unwrap();
+    let f = op2::model::AgentFunction::new("f", "node").in_state("on").moves_to("off");
+    model.add_function(f).unwrap();
+    let mut sim = Simulation::new(&model, &seq).unwrap();
+    refused(&mut sim, "function `f` runs on some agents only");
     // A list of another kind beside a spatial one would stay on its rank.
     let mut model = op2_circles::circles_model(10.0, op2_circles::Params::default()).unwrap();
     let everyone = op2::model::Message::new("everyone", "circle", op2::model::MessageKind::BruteForce);
