@@ -952,10 +952,17 @@ fn networks_that_do_not_fit_are_named() {
     // even when it also moves its agents (it would swap in unwritten values).
     let mut moving = Model::new("moving");
     moving
-        .add_agent(AgentType::new("a").variable::<f64>("x", 1, &[0.0]).states(["on", "off"]))
+        .add_agent(
+            AgentType::new("a")
+                .variable::<f64>("x", 1, &[0.0])
+                .states(["on", "off"]),
+        )
         .unwrap();
     moving.add_network(Network::new("n", "a")).unwrap();
-    let f = AgentFunction::new("f", "a").writes("x").reads_neighbours("n", "x").moves_to("off");
+    let f = AgentFunction::new("f", "a")
+        .writes("x")
+        .reads_neighbours("n", "x")
+        .moves_to("off");
     moving.add_function(f).unwrap();
     let mut sim = Simulation::new(&moving, &rt).unwrap();
     sim.connect("n", &[]).unwrap();

@@ -243,7 +243,9 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
     let node = op2::model::AgentType::new("node").variable::<i32>("s", 1, &[0]);
     model.add_agent(node.states(["on", "off"])).unwrap();
     model.add_network(op2::model::Network::new("n", "node")).unwrap();
-    let f = op2::model::AgentFunction::new("f", "node").in_state("on").moves_to("off");
+    let f = op2::model::AgentFunction::new("f", "node")
+        .in_state("on")
+        .moves_to("off");
     model.add_function(f).unwrap();
     let mut sim = Simulation::new(&model, &seq).unwrap();
     refused(&mut sim, "function `f` runs on some agents only");
