@@ -279,6 +279,15 @@ impl Log {
 
     fn values_reduced(&self, sim: &Simulation<'_>, reduce: Reduce<'_>) -> Result<Vec<f64>> {
         self.columns(sim)?;
+        // A loop over a set cut among the ranks (a network's nodes) reduces
+        // its Globals across the ranks itself: its results are reduced once.
+        let none: Reduce<'_> = &|_, _| {};
+        let looped = |agent: &str| -> Result<Reduce<'_>> {
+            Ok(match sim.population(agent)?.distribution() {
+                Some(_) => none,
+                None => reduce,
+            })
+        };
         let mut out = Vec::new();
         let mut moments: Vec<(String, String, f64, statistics::Moments)> = Vec::new();
         for e in &self.entries {
@@ -293,7 +302,7 @@ impl Log {
                     let mut counts: Vec<f64> = (statistics::state_counts(sim, agent, states)?.iter())
                         .map(|&c| c as f64)
                         .collect();
-                    reduce(&mut counts, Access::Inc);
+                    looped(agent)?(&mut counts, Access::Inc);
                     out.extend(counts);
                 }
                 Entry::Variable(agent, variable, s) => {
@@ -306,6 +315,7 @@ impl Log {
                             let mut m = statistics::moments(sim, agent, variable, scalar, dim)?;
                             let mut n = [sim.population(agent)?.size() as f64];
                             reduce(&mut n, Access::Inc);
+                            let reduce = looped(agent)?;
                             reduce(&mut m.sum, Access::Inc);
                             reduce(&mut m.sum_sq, Access::Inc);
                             reduce(&mut m.min, Access::Min);
@@ -337,7 +347,7 @@ impl Log {
                     let (scalar, dim) = Log::shape(sim, agent, variable)?;
                     let counts = statistics::histogram(sim, agent, variable, scalar, dim, *component, *range, *bins)?;
                     let mut counts: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
-                    reduce(&mut counts, Access::Inc);
+                    looped(agent)?(&mut counts, Access::Inc);
                     out.extend(counts);
                 }
                 Entry::Environment(p) => out.extend(environment_values(sim, p)?),

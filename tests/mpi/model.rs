@@ -219,6 +219,18 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
                 assert_eq!(all, one.states(), "p, q = {pq:?} on {b}: states at tick {tick}");
             }
         }
+        // A log across the ranks: the nodes and their states, one rank's
+        // (the loops over a cut set reduce across the ranks themselves).
+        let log = Log::new()
+            .count("node")
+            .sum("node", "state")
+            .max("node", "state")
+            .histogram("node", "state", 0, (0.0, 3.0), 3);
+        let states = one.states();
+        let each = |s: i32| states.iter().filter(|&&v| v == s).count() as f64;
+        let most = f64::from(*states.iter().max().unwrap());
+        let want = [n as f64, each(1) + 2.0 * each(2), most, each(0), each(1), each(2)];
+        assert_eq!(log.values_across(&shared, mpi).unwrap(), want, "{b}: the log");
         let e = shared.distribute(mpi, DomainOptions::default()).err().expect("twice");
         assert!(e.to_string().contains("is distributed twice"), "{e}");
     }
