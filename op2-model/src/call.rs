@@ -86,10 +86,7 @@ impl<'a> Call<'a> {
                 "asks for `{agent}.{variable}`, which it does not declare (AgentFunction::uses)"
             )));
         }
-        // The second buffer, for a variable the function writes and reads
-        // through a network.
-        let written = (self.function.uses.iter()).any(|u| u.name == variable && u.access != op2_core::Access::Read);
-        let buffered = written && self.function.neighbours.iter().any(|(_, v)| v == variable);
+        let buffered = self.function.double_buffers(variable);
         let dat = match self.agent.next(variable) {
             Some(next) if buffered && !self.condition => next,
             _ => self

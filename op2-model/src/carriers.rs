@@ -293,11 +293,7 @@ impl AgentCarriers {
         let mut next = Vec::new();
         for f in model.functions.iter().filter(|f| f.agent == a.name) {
             for (_, v) in &f.neighbours {
-                let written = f
-                    .uses
-                    .iter()
-                    .any(|u| &u.name == v && u.access != op2_core::Access::Read);
-                if written && !next.iter().any(|(w, _)| w == v) {
+                if f.double_buffers(v) && !next.iter().any(|(w, _)| w == v) {
                     let (_, dat) = variables.iter().find(|(w, _)| w == v).expect("the model checked it");
                     next.push((v.clone(), dat.zeros_like(format!("{}.{v}.next", a.name), &set)?));
                 }

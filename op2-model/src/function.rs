@@ -185,6 +185,13 @@ impl AgentFunction {
         &self.agent
     }
 
+    /// Whether it writes `variable` and reads it through a network: its
+    /// writes then go to a second buffer that swaps in after it.
+    pub(crate) fn double_buffers(&self, variable: &str) -> bool {
+        let written = (self.uses.iter()).any(|u| u.name == variable && u.access != op2_core::Access::Read);
+        written && self.neighbours.iter().any(|(_, v)| v == variable)
+    }
+
     /// The message list it reads, if any.
     pub fn input_list(&self) -> Option<&str> {
         self.input.as_deref()

@@ -17,8 +17,8 @@ use op2_agents::{AgentSet, Lifecycle, MessageList};
 use op2_backends::Runtime;
 use op2_core::agent_support::{stage, OVERWRITE, READ, UPDATE};
 use op2_core::{
-    scratch_buffer, Access, AgentPack, ArgData, Dat, DeviceBuffer, DeviceState, DeviceWork, Global, Result, Scalar,
-    SelectJob, Set, Subset, Workers,
+    scratch_buffer, AgentPack, ArgData, Dat, DeviceBuffer, DeviceState, DeviceWork, Global, Result, Scalar, SelectJob,
+    Set, Subset, Workers,
 };
 
 use crate::call::{Call, Over};
@@ -715,8 +715,7 @@ impl<'rt> Simulation<'rt> {
             // The new values of what the function read through a network
             // take the old ones' place.
             for (v, next) in agent.next.iter().filter(|_| body.is_some()) {
-                let written = function.uses.iter().any(|u| &u.name == v && u.access != Access::Read);
-                if written && function.neighbours.iter().any(|(_, w)| w == v) {
+                if function.double_buffers(v) {
                     agent.variable(v).expect("declared").swap(next)?;
                 }
             }
