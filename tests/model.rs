@@ -1185,3 +1185,51 @@ fn parents_give_birth_to_another_type_and_die_in_one_function() {
         assert_eq!((count(&sim, "adult"), count(&sim, "egg")), (0, 0), "{b}: step 2");
     }
 }
+
+/// A function whose loop decided deaths (held for its births of another
+/// type) and then failed forgets those deaths: the next step's apply,
+/// with no loop of its own, does not apply them.
+#[test]
+fn held_fates_of_a_failed_function_are_forgotten() {
+    let n = 10;
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = Simulation::new(&mayfly_model(), &rt).unwrap();
+    sim.populate("adult", Agents::new(n)).unwrap();
+    let calls = std::cell::Cell::new(0);
+    sim.bind("lay", move |c| {
+        let (gen, w, spawn) = (c.var::<i32>("gen")?, c.var::<f64>("w")?, c.spawn()?);
+        let (cg, cw, life) = (c.child::<i32>("gen")?, c.child::<f64>("w")?, c.life()?);
+        calls.set(calls.get() + 1);
+        // Later steps run no loop: only the held fates could kill.
+        if calls.get() > 1 {
+            return Ok(());
+        }
+        par_loop!(
+            c.rt(),
+            lay_and_die,
+            c.agents(),
+            gen(READ),
+            w(READ),
+            spawn(WRITE),
+            cg(WRITE),
+            cw(WRITE),
+            life(FATE)
+        )?;
+        Err(Error::InvalidOption {
+            option: "lay",
+            reason: "failed after its loop".into(),
+        })
+    })
+    .unwrap();
+    sim.bind("hatch", |_| Ok(())).unwrap();
+    let e = sim.step().unwrap_err().to_string();
+    assert!(e.contains("failed after its loop"), "{e}");
+    assert_eq!(sim.population("adult").unwrap().size(), n, "nobody died yet");
+    sim.step().unwrap();
+    assert_eq!(
+        sim.population("adult").unwrap().size(),
+        n,
+        "the failed step's deaths were forgotten"
+    );
+    assert_eq!(sim.population("egg").unwrap().size(), 0);
+}

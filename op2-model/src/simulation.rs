@@ -685,6 +685,12 @@ impl<'rt> Simulation<'rt> {
             // flags before the dying parents leave: the loop's fates wait.
             let adopts = function.births.as_ref().is_some_and(|b| *b != function.agent);
             let held = (adopts && function.deaths).then(|| HeldFates::new(agent.life.as_ref()));
+            if adopts {
+                // Children come from this step's loop only, not from flags
+                // a failed step left (adopt zeroes them once it read them).
+                let adoption = (agent.adoptions.iter()).find(|a| a.function == function.name);
+                move_agents(self.rt, &adoption.expect("made for it").spawn, None, 0)?;
+            }
             if let Some(subset) = &some {
                 if let Some(body) = body {
                     body(&call(Over::Part(subset)))?;
