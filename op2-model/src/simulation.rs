@@ -852,7 +852,12 @@ impl<'rt> Simulation<'rt> {
     /// or deaths, no reductions into environment properties).
     #[cfg(feature = "mpi")]
     fn overlaps(&self, reader: &AgentFunction, list: &str) -> bool {
-        reader.input.as_deref() == Some(list)
+        let spatial = matches!(
+            self.model.message(list).map(|m| m.kind),
+            Some(MessageKind::Spatial { .. })
+        );
+        spatial
+            && reader.input.as_deref() == Some(list)
             && self.bodies.iter().any(|(n, _)| n == &reader.name)
             && !reader.deaths
             && reader.births.is_none()
@@ -869,7 +874,9 @@ impl<'rt> Simulation<'rt> {
     ///   across ranks. One `AgentDomain` over the spatial lists, cut along
     ///   the first one's grid (`options`), then moves the agents to the
     ///   ranks that own their bins before each step, and each build brings
-    ///   the ghost messages from the neighbouring ranks.
+    ///   the ghost messages from the neighbouring ranks. A brute-force
+    ///   list's build brings every rank's messages (its senders must send
+    ///   a spatial list too, which places them).
     /// - **A network's nodes** (a model with networks): every rank is
     ///   populated with all the agents and given all the edges; each
     ///   network is cut by METIS, each rank keeping its part of the nodes
@@ -878,8 +885,8 @@ impl<'rt> Simulation<'rt> {
     ///
     /// # Errors
     /// [`op2_core::Error::InvalidModel`] if the model has neither a spatial
-    /// list nor a network, has lists of other kinds (their messages would
-    /// stay on their rank), has networks and other agent types, is
+    /// list nor a network, has a discrete list (its messages would stay on
+    /// their rank), has networks and other agent types, is
     /// distributed already, or (networks) has started; as
     /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, discrete
     /// lists) and [`op2_mpi::Mpi::distribute_graph`].
@@ -901,28 +908,30 @@ impl<'rt> Simulation<'rt> {
                 "is distributed by space, and it has no spatial message list to cut it by (nor a network)".to_string(),
             ));
         }
-        // Readers of other lists would see only their own rank's messages.
-        if let Some(m) = (self.model.messages.iter()).find(|m| !matches!(m.kind, MessageKind::Spatial { .. })) {
-            let kind = match m.kind {
-                MessageKind::BruteForce => "brute-force",
-                _ => "discrete",
-            };
+        // Readers of a discrete list would see only their own rank's messages.
+        if let Some(m) = (self.model.messages.iter()).find(|m| matches!(m.kind, MessageKind::Discrete2d { .. })) {
             return Err(self.model.invalid(format!(
-                "is distributed by space, and its {kind} message list `{}` would reach only its own rank's \
-                 readers: only spatial lists are shared among ranks yet",
+                "is distributed by space, and its discrete message list `{}` would reach only its own rank's \
+                 readers: discrete lists are not shared among ranks yet",
                 m.name
             )));
         }
+        // Brute-force lists after the spatial ones: every rank gets all
+        // their messages.
+        let brute = (self.model.messages.iter())
+            .filter(|m| matches!(m.kind, MessageKind::BruteForce))
+            .map(|m| m.name.clone());
+        let names: Vec<String> = spatial.into_iter().chain(brute).collect();
         self.start()?;
         let carriers = self.carriers()?;
-        let lists: Vec<&MessageList> = spatial
+        let lists: Vec<&MessageList> = names
             .iter()
             .map(|n| &carriers.list(n).expect("declared").list)
             .collect();
         let domain = op2_mpi::AgentDomain::of_lists(mpi, &lists, options)?;
         self.domain = Some(Distributed {
             domain,
-            lists: spatial,
+            lists: names,
             overlap: false,
         });
         Ok(self)

@@ -261,13 +261,192 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
     model.add_function(f).unwrap();
     let mut sim = Simulation::new(&model, &seq).unwrap();
     refused(&mut sim, "function `f` runs on some agents only");
-    // A list of another kind beside a spatial one would stay on its rank.
+    // A discrete list beside a spatial one would stay on its rank.
     let mut model = op2_circles::circles_model(10.0, op2_circles::Params::default()).unwrap();
-    let everyone = op2::model::Message::new("everyone", "circle", op2::model::MessageKind::BruteForce);
-    model.add_message(everyone.carries("id")).unwrap();
+    let cells = op2::model::MessageKind::Discrete2d {
+        width: 10,
+        height: 10,
+        range: 1,
+    };
+    model
+        .add_message(op2::model::Message::new("cells", "circle", cells).carries("pos"))
+        .unwrap();
     let mut mixed = Simulation::new(&model, &seq).unwrap();
     refused(
         &mut mixed,
-        "its brute-force message list `everyone` would reach only its own rank's readers",
+        "its discrete message list `cells` would reach only its own rank's readers",
+    );
+}
+
+/// Walkers in a periodic box that gossip over a brute-force list: the hot
+/// ones (a sent flag) tell everyone their heat, each walker warms by what
+/// it hears (a sum in sender id order), and walks by its heat, so the
+/// walkers move between ranks while every rank reads every rank's
+/// messages.
+fn gossip_model(side: f64) -> op2::model::Model {
+    use op2::model::{AgentFunction, AgentType, Message, MessageKind, Model};
+    let mut m = Model::new("gossip");
+    m.add_agent(
+        AgentType::new("walker")
+            .variable::<f64>("pos", 2, &[0.0, 0.0])
+            .variable::<f64>("heat", 1, &[0.0]),
+    )
+    .unwrap();
+    let place = MessageKind::spatial_2d([0.0; 2], [side; 2], 1.0, true);
+    m.add_message(Message::new("place", "walker", place).carries("pos"))
+        .unwrap();
+    let all = Message::new("rumours", "walker", MessageKind::BruteForce);
+    m.add_message(all.carries("pos").carries("heat").carries_ids()).unwrap();
+    m.add_function(
+        AgentFunction::new("shout", "walker")
+            .reads("heat")
+            .output_optional("rumours"),
+    )
+    .unwrap();
+    let listen = AgentFunction::new("listen", "walker").reads("pos").updates("heat");
+    m.add_function(listen.reads_ids().input("rumours")).unwrap();
+    let walk = AgentFunction::new("walk", "walker").reads("heat").updates("pos");
+    m.add_function(walk.output("place")).unwrap();
+    m
+}
+
+#[op2::kernel]
+fn gossip_shout(heat: &f64, sent: &mut i32) {
+    *sent = 0;
+    if *heat > 0.3 {
+        *sent = 1;
+    }
+}
+
+#[op2::kernel]
+fn gossip_listen(me: &i64, p: &[f64; 2], heat: &mut f64, ids: &[i64], ps: &[[f64; 2]], hs: &[f64]) {
+    let mut warmth = 0.0;
+    for j in 0..hs.len() {
+        if ids[j] != *me {
+            let dx = ps[j][0] - p[0];
+            let dy = ps[j][1] - p[1];
+            warmth += hs[j] / (1.0 + dx * dx + dy * dy);
+        }
+    }
+    *heat = 0.5 * *heat + 0.05 * warmth;
+}
+
+#[op2::kernel]
+fn gossip_walk(heat: &f64, p: &mut [f64; 2], side: &f64) {
+    p[0] += 0.9 * *heat + 0.35;
+    p[1] += 0.6 - 0.4 * *heat;
+    for c in 0..2 {
+        if p[c] >= *side {
+            p[c] -= *side;
+        }
+        if p[c] < 0.0 {
+            p[c] += *side;
+        }
+    }
+}
+
+fn gossip<'rt>(rt: &'rt Runtime, model: &op2::model::Model, agents: Agents, side: f64) -> Simulation<'rt> {
+    let mut sim = Simulation::new(model, rt).unwrap();
+    sim.populate("walker", agents).unwrap();
+    sim.bind("shout", |c| {
+        let (heat, sent) = (c.var::<f64>("heat")?, c.sent()?);
+        par_loop!(c.rt(), gossip_shout, c.agents(), heat(READ), sent(WRITE))
+    })
+    .unwrap();
+    sim.bind("listen", |c| {
+        let (me, pos, heat) = (c.ids()?, c.var::<f64>("pos")?, c.var::<f64>("heat")?);
+        let (list, ids, ps, hs) = (
+            c.input()?,
+            c.message_ids()?,
+            c.message::<f64>("pos")?,
+            c.message::<f64>("heat")?,
+        );
+        par_loop!(
+            c.rt(),
+            gossip_listen,
+            c.agents(),
+            me(READ),
+            pos(READ),
+            heat(RW),
+            ids(READ, list[..]),
+            ps(READ, list[..]),
+            hs(READ, list[..])
+        )
+    })
+    .unwrap();
+    let side = Global::new("side", vec![side]).unwrap();
+    sim.bind("walk", move |c| {
+        let (heat, pos) = (c.var::<f64>("heat")?, c.var::<f64>("pos")?);
+        par_loop!(c.rt(), gossip_walk, c.agents(), heat(READ), pos(RW), side(READ))
+    })
+    .unwrap();
+    sim
+}
+
+/// A brute-force list under `mpirun`: every rank's readers read every
+/// rank's messages (the hot senders only), in sender id order, so heat
+/// and positions match one rank bit for bit while the walkers move
+/// between ranks.
+pub fn brute_force_lists_reach_every_rank(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank(), mpi.size());
+    let (n, side) = (90, 8.0);
+    let mut pos = Vec::new();
+    let mut heat = Vec::new();
+    for i in 0..n {
+        let mut s = op2::Philox::new(5, i as u64, 0);
+        pos.extend([s.uniform_f64() * side, s.uniform_f64() * side]);
+        heat.push(s.uniform_f64());
+    }
+    let all = Agents::new(n).set("pos", pos).set("heat", heat);
+    for rt in backends() {
+        let b = rt.backend();
+        let mut one = gossip(&rt, &gossip_model(side), all.clone(), side);
+        let mut shared = gossip(&rt, &gossip_model(side), all.share(rank, size), side);
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        for step in 1..=6 {
+            one.step().unwrap();
+            shared.step().unwrap();
+            let what = format!("{b} gossip step {step}");
+            let mut heard = [shared.list("rumours").unwrap().len() as u64];
+            mpi.sum_u64(&mut heard);
+            // Every rank holds every message.
+            assert_eq!(
+                heard[0],
+                size as u64 * one.list("rumours").unwrap().len() as u64,
+                "{what}"
+            );
+            matches(
+                mpi,
+                &here::<f64>(&shared, "walker", "heat", 1),
+                &here(&one, "walker", "heat", 1),
+                &what,
+            );
+            matches(
+                mpi,
+                &here::<f64>(&shared, "walker", "pos", 2),
+                &here(&one, "walker", "pos", 2),
+                &what,
+            );
+        }
+        if size > 1 {
+            let moved = shared.domain().expect("distributed").stats().agents_sent;
+            let mut total = [moved];
+            mpi.sum_u64(&mut total);
+            assert!(total[0] > 0, "{b}: the walkers moved between ranks");
+        }
+    }
+    // A brute-force list whose senders no spatial list places.
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let mut m = gossip_model(8.0);
+    m.add_agent(op2::model::AgentType::new("crier").variable::<f64>("heat", 1, &[1.0]))
+        .unwrap();
+    let cries = op2::model::Message::new("cries", "crier", op2::model::MessageKind::BruteForce);
+    m.add_message(cries.carries("heat")).unwrap();
+    let mut sim = gossip(&seq, &m, Agents::new(4), 8.0);
+    let e = sim.distribute(mpi, DomainOptions::default()).err().expect("refused");
+    assert!(
+        e.to_string()
+            .contains("brute-force list `cries` is sent by agents no spatial list"),
+        "{e}"
     );
 }

@@ -1,6 +1,7 @@
 //! Ghost messages: each neighbour gets the messages of the bins it reads,
 //! packed here and set as ghosts of the list there, before or while the
-//! list is built (`Ghosts`, the list's `GhostExchange`).
+//! list is built (`Ghosts`, the list's `GhostExchange`); every rank gets
+//! every message of a brute-force list (`broadcast_ghosts`).
 
 use super::migration::routed_index;
 use super::*;
@@ -9,6 +10,12 @@ impl AgentDomain {
     /// Sends each neighbour the messages of list `k`'s bins it reads, and
     /// sets the messages received as the list's ghosts.
     pub(super) fn ghosts_of(&mut self, k: usize, workers: &dyn Workers) -> Result<()> {
+        if self.lists[k].everywhere {
+            let l = &mut self.lists[k];
+            let every: Vec<u32> = (0..l.list.senders().size() as u32).collect();
+            let packed = pack_for_everyone(l, &every, workers);
+            return self.ghosts(k, workers).send_packed(packed, &mut || {});
+        }
         let l = &mut self.lists[k];
         let mut routes = std::mem::take(&mut l.routes);
         let routed = l.list.route_senders_on(None, &l.read_table, &mut routes, workers);
@@ -65,11 +72,18 @@ impl Ghosts<'_> {
     /// them, runs `meanwhile` while they travel, and sets those received
     /// as the list's ghosts.
     pub(super) fn send_and_receive(&mut self, routes: Result<&Routes>, meanwhile: &mut dyn FnMut()) -> Result<()> {
+        let packed = routes.and_then(|routes| pack_ghosts(self.shared, routes, self.workers));
+        self.send_packed(packed, meanwhile)
+    }
+
+    /// Sends the packs of the lanes (`packed`: this rank's failure to
+    /// pack them, if it failed), runs `meanwhile` while they travel, and
+    /// sets those received as the list's ghosts.
+    fn send_packed(&mut self, packed: Result<()>, meanwhile: &mut dyn FnMut()) -> Result<()> {
         let start = Instant::now();
         let (ranks, l) = (self.ranks, &mut *self.shared);
         l.list.clear_ghosts();
         let name = l.list.name().to_string();
-        let packed = routes.and_then(|routes| pack_ghosts(l, routes, self.workers));
         ranks.agree(packed, "packing ghost messages", &name)?;
         let layout = l.list.message_layout()?;
         let mut busy = 0.0;
@@ -109,6 +123,9 @@ impl Ghosts<'_> {
 /// Packs, per reading rank, the messages of `l`'s senders in bins other
 /// ranks read (`routes`: each such sender with its bin plus one).
 fn pack_ghosts(l: &mut DomainList, routes: &Routes, workers: &dyn Workers) -> Result<()> {
+    if l.everywhere {
+        return pack_for_everyone(l, routes.senders(), workers);
+    }
     let readers = l.readers.as_ref().expect("cut before sending ghosts");
     let layout = l.list.message_layout()?;
     for v in &mut l.lanes.indices {
@@ -126,6 +143,29 @@ fn pack_ghosts(l: &mut DomainList, routes: &Routes, workers: &dyn Workers) -> Re
         if !indices.is_empty() {
             l.list.pack_messages_on(indices, pack, workers)?;
         }
+    }
+    Ok(())
+}
+
+/// Packs the messages of `senders` of `l` (a brute-force list) for every
+/// other rank.
+fn pack_for_everyone(l: &mut DomainList, senders: &[u32], workers: &dyn Workers) -> Result<()> {
+    let layout = l.list.message_layout()?;
+    for pack in &mut l.lanes.send {
+        pack.reset(&layout);
+    }
+    let Some((&first, rest)) = l.lanes.peers.send.split_first() else {
+        return Ok(());
+    };
+    let first = first as usize;
+    if senders.is_empty() {
+        return Ok(());
+    }
+    l.list.pack_messages_on(senders, &mut l.lanes.send[first], workers)?;
+    // Every other rank gets the same records.
+    let packed = l.lanes.send[first].clone();
+    for &q in rest {
+        l.lanes.send[q as usize].extend_from(l.list.name(), &packed)?;
     }
     Ok(())
 }

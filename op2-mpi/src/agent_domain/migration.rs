@@ -49,7 +49,17 @@ impl AgentDomain {
         };
         self.retry_at = self.stats.exchanges + self.backoff;
         let rank = self.ranks.rank;
+        let others: Vec<u32> = (0..self.ranks.size as u32).filter(|&q| q != rank as u32).collect();
         for l in &mut self.lists {
+            if l.everywhere {
+                l.lanes.peers = Peers {
+                    send: others.clone(),
+                    recv: others.clone(),
+                };
+                // Its one bin, read by every other rank.
+                l.read_table = BinTable::new(vec![1]);
+                continue;
+            }
             let readers = match (l.home, l.list.grid()) {
                 (false, Some(grid)) => cut.readers_in(rank, &self.home, grid),
                 _ => cut.readers(rank),

@@ -2,8 +2,9 @@
 //! message lists they send to, shared among the ranks of a run by space
 //! ([`BinDecomposition`] of one grid): the agents whose bin belongs to
 //! another rank move there with every Dat and their ids, the messages of
-//! the bins other ranks read go to them as ghosts before each build, and
-//! children are numbered across ranks (`shared_births.rs`).
+//! the bins other ranks read go to them as ghosts before each build (every
+//! message of a brute-force list to every rank), and children are
+//! numbered across ranks (`shared_births.rs`).
 //!
 //! Every exchange is collective. A rank that fails in one (a Dat borrowed,
 //! a bad pack) tells the others at the next agreement point, and every
@@ -34,7 +35,7 @@ mod transport;
 
 pub use options::DomainOptions;
 pub use stats::DomainStats;
-use transport::{Lanes, Ranks};
+use transport::{Lanes, Peers, Ranks};
 
 /// Message tags on the domain's own communicator.
 const MIGRATION_TAG: i32 = 1;
@@ -60,6 +61,9 @@ struct DomainList {
     list: MessageList,
     /// Its grid is the domain's: the decomposition's own readers serve.
     home: bool,
+    /// A brute-force list: every rank reads every message, so each goes
+    /// to every other rank.
+    everywhere: bool,
     readers: Option<Readers>,
     /// The bins other ranks read: `b + 1` for bin `b`, 0 for the others.
     read_table: BinTable,
@@ -123,14 +127,18 @@ impl AgentDomain {
     /// may share one) on `mpi`'s ranks, cut along the first list's grid.
     /// Every list's grid must cover the same box with the same boundary;
     /// their cell widths may differ; the lists of one set bin the same
-    /// positions Dat. Installs the numbering of births
+    /// positions Dat. A brute-force list may come after the first: its
+    /// senders must be placed by a spatial list of the domain, and each
+    /// of its builds gives every rank every message (an all-to-all of
+    /// ghosts, ordered by sender id as on one rank). Installs the numbering of births
     /// across ranks on every set ([`AgentSet::number_births_with`](op2_agents::AgentSet::number_births_with)): from now
     /// on every rank must apply each set's births and deaths in the same
     /// order. Collective: every rank makes its domain, in the same order.
     ///
     /// # Errors
-    /// [`Error::InvalidMigration`] if there is no list, a list is not
-    /// spatial (or is discrete), its senders are not dynamic, grids differ
+    /// [`Error::InvalidMigration`] if there is no list, the first is not
+    /// spatial, a list is discrete, a brute-force list's senders send no
+    /// spatial list of the domain, senders are not dynamic, grids differ
     /// in their box, boundary or dimensions, two lists of one set bin
     /// different positions, or the rebalance ratio is below 1 or NaN.
     pub fn of_lists(mpi: &Mpi, lists: &[&MessageList], options: DomainOptions) -> Result<AgentDomain> {
@@ -141,7 +149,8 @@ impl AgentDomain {
             });
         };
         let home = *check_list(first)?;
-        for list in &lists[1..] {
+        // Brute-force lists are placed by their senders' spatial lists.
+        for list in lists[1..].iter().filter(|l| l.grid().is_some()) {
             let grid = check_list(list)?;
             let same_box =
                 grid.dims() == home.dims() && grid.bounds() == home.bounds() && grid.boundary() == home.boundary();
@@ -167,7 +176,7 @@ impl AgentDomain {
         }
         let (rank, size) = (mpi.rank(), mpi.size());
         let mut populations: Vec<DomainSet> = Vec::new();
-        for list in lists {
+        for list in lists.iter().filter(|l| l.grid().is_some()) {
             if let Some(p) = populations.iter().find(|p| p.agents.same(list.senders())) {
                 // The set's agents are placed by its first list's positions,
                 // and its other lists' readers are found from them.
@@ -192,6 +201,16 @@ impl AgentDomain {
                 });
             }
         }
+        if let Some(l) = (lists.iter()).find(|l| !populations.iter().any(|p| p.agents.same(l.senders()))) {
+            return Err(Error::InvalidMigration {
+                set: l.senders().name().to_string(),
+                reason: format!(
+                    "brute-force list `{}` is sent by agents no spatial list of the domain places: its senders \
+                     move between ranks by the bins of a spatial list they send too",
+                    l.name()
+                ),
+            });
+        }
         for p in &populations {
             let numbering = SharedBirths {
                 comm: Comm(mpi.comm.0.duplicate()),
@@ -204,6 +223,7 @@ impl AgentDomain {
             .map(|l| DomainList {
                 list: (*l).clone(),
                 home: l.grid().is_some_and(|g| g.params() == home_params),
+                everywhere: l.grid().is_none(),
                 readers: None,
                 read_table: BinTable::new(Vec::new()),
                 routes: Routes::default(),
@@ -403,6 +423,16 @@ impl AgentDomain {
         body: &mut dyn FnMut(&Subset) -> Result<()>,
     ) -> Result<usize> {
         let k = self.list_index(list)?;
+        if self.lists[k].everywhere {
+            return Err(Error::InvalidMigration {
+                set: readers.name().to_string(),
+                reason: format!(
+                    "`{}` is a brute-force list: every reader reads the other ranks' messages, so no part of \
+                     the loop can run while they travel (build it with `build_on`, then loop)",
+                    list.name()
+                ),
+            });
+        }
         let Some(p) = self.populations.iter().position(|p| p.agents.same(readers)) else {
             return Err(Error::InvalidMigration {
                 set: readers.name().to_string(),

@@ -373,9 +373,11 @@ impl MessageList {
     /// `AgentDomain::build_on`). The time spent in `exchange` (but the
     /// ids' gathering) is not the build's: its timing row leaves it out.
     ///
+    /// A brute-force list gives `exchange` every sender, routed with the
+    /// value 1 (its one bin): every process reads every message.
+    ///
     /// # Errors
-    /// [`Error::InvalidMessages`] if the list is not spatial; the error of
-    /// `exchange`; as [`MessageList::build`].
+    /// The error of `exchange`; as [`MessageList::build`].
     pub fn build_exchanging_on(&self, exchange: &mut dyn GhostExchange, workers: &dyn Workers) -> Result<usize> {
         self.build_from(None, Some(exchange), workers)
     }
@@ -438,10 +440,18 @@ impl MessageList {
         let checked = sent.map_or(Ok(()), |f| self.check_sent(f));
         let (routed, binned) = match (&inner.search, workers.device_work()) {
             (_, _) if checked.is_err() => (checked, 0),
-            (Search::BruteForce, _) => (
-                Err(self.invalid("ghost messages go by bin: a brute-force list has none".into())),
-                0,
-            ),
+            // Every process reads every message: each sender that sends
+            // is routed, as if from the one bin (value 1).
+            (Search::BruteForce, _) => {
+                let selected = sent
+                    .map(Dat::try_data_ro)
+                    .transpose()
+                    .map(|flags| select_senders(n, flags.as_deref(), &mut s.sent, workers));
+                if selected.is_ok() {
+                    s.routes.fill_all(&s.sent, 1);
+                }
+                (selected, 0)
+            }
             (Search::Spatial(_), Some(work)) => {
                 let mut routing = inner.routing.lock().unwrap_or_else(|e| e.into_inner());
                 (

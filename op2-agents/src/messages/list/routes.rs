@@ -77,6 +77,14 @@ impl Routes {
         self.senders.is_empty()
     }
 
+    /// Every sender of `senders` (ascending), each with `value`.
+    pub(super) fn fill_all(&mut self, senders: &[u32], value: i32) {
+        self.senders.clear();
+        self.senders.extend_from_slice(senders);
+        self.values.clear();
+        self.values.resize(senders.len(), value);
+    }
+
     /// The routes of the senders `sent` (ascending; `None`: every sender)
     /// whose bins are `bins` (as `sent`).
     pub(super) fn fill_from_bins(&mut self, sent: Option<&[u32]>, bins: &[u32], table: &BinTable) {
