@@ -89,7 +89,7 @@ mod cases {
     /// states are the plain model's.
     pub fn states_and_conditions_stay_on_the_device(rt: Runtime) {
         let (size, rates, infected, seed, steps) = ((24, 16), (0.25, 0.2), [0u64, 200, 383], 5, 12);
-        let mut sim = op2_sir::lattice_sir(&rt, size, rates, &infected, seed).unwrap();
+        let mut sim = op2_sir::lattice_sir(&rt, size, rates, &infected, seed, (0, 1)).unwrap();
         sim.step().unwrap();
         let after_first = sim.states("person").unwrap().transfer_stats();
         for _ in 1..steps {

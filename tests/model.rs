@@ -474,7 +474,7 @@ fn lattice_sir_moves_agents_between_states_as_the_plain_model_on_every_backend()
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model_states");
     std::fs::create_dir_all(&dir).unwrap();
     for rt in backends() {
-        let mut sim = lattice_sir(&rt, size, rates, &infected, seed).unwrap();
+        let mut sim = lattice_sir(&rt, size, rates, &infected, seed, (0, 1)).unwrap();
         let path = dir.join(format!("{}.csv", rt.backend()));
         Logging::new(Log::new().count_states("person"), LogFile::create(&path).unwrap())
             .exit(&mut sim)

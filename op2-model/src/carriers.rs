@@ -381,8 +381,14 @@ impl ListCarriers {
                 };
                 spatial_list(model, m, grid, position()?)?
             }
-            MessageKind::Discrete2d { width, height, .. } => {
-                let grid = SpatialGrid::discrete_2d(&m.name, [width, height], Boundary::Clamp)?;
+            MessageKind::Discrete2d { width, height, range } => {
+                let lattice = SpatialGrid::discrete_2d(&m.name, [width, height], Boundary::Clamp)?;
+                let grid = lattice.with_reach(range).map_err(|_| {
+                    model.invalid(format!(
+                        "discrete message list `{}` reaches {range} cells, past 2^31 - 1",
+                        m.name
+                    ))
+                })?;
                 spatial_list(model, m, grid, position()?)?
             }
         };

@@ -27,7 +27,9 @@ pub enum MessageKind {
         wrap: bool,
     },
     /// Messages on the cells of a `width` × `height` lattice; readers read
-    /// the cells within `range` of their own.
+    /// the cells within `range` of their own: a kernel's `within(x, y, r)`
+    /// reads `min(r, range)` cells around (under `mpirun`, the ghosts
+    /// cover that far).
     Discrete2d {
         /// Cells across.
         width: usize,

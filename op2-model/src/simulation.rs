@@ -869,7 +869,9 @@ impl<'rt> Simulation<'rt> {
     /// Shares the agents among the ranks of `mpi`. Collective; starts the
     /// simulation. Results are bitwise those of one rank.
     ///
-    /// - **Mobile agents** (a model with spatial lists): every rank is
+    /// - **Mobile agents** (a model with spatial or discrete lists; a
+    ///   discrete lattice shares the domain with no other grid, and its
+    ///   ghosts go as far as its range): every rank is
     ///   populated with its share of the run's agents, under ids unique
     ///   across ranks. One `AgentDomain` over the spatial lists, cut along
     ///   the first one's grid (`options`), then moves the agents to the
@@ -885,11 +887,10 @@ impl<'rt> Simulation<'rt> {
     ///
     /// # Errors
     /// [`op2_core::Error::InvalidModel`] if the model has neither a spatial
-    /// list nor a network, has a discrete list (its messages would stay on
-    /// their rank), has networks and other agent types, is
+    /// or discrete list nor a network, has networks and other agent types, is
     /// distributed already, or (networks) has started; as
-    /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, discrete
-    /// lists) and [`op2_mpi::Mpi::distribute_graph`].
+    /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, a discrete
+    /// lattice beside another grid) and [`op2_mpi::Mpi::distribute_graph`].
     #[cfg(feature = "mpi")]
     pub fn distribute(&mut self, mpi: &op2_mpi::Mpi, options: op2_mpi::DomainOptions) -> Result<&mut Simulation<'rt>> {
         if self.domain.is_some() || !self.cut.is_empty() {
@@ -899,29 +900,29 @@ impl<'rt> Simulation<'rt> {
             self.cut_networks(mpi)?;
             return Ok(self);
         }
-        let spatial: Vec<String> = (self.model.messages.iter())
-            .filter(|m| matches!(m.kind, MessageKind::Spatial { .. }))
-            .map(|m| m.name.clone())
-            .collect();
-        if spatial.is_empty() {
+        // The lists that place agents, spatial ones first (the first cuts
+        // the domain), then brute-force ones: every rank gets all their
+        // messages.
+        let of_kind = |rank: u8| {
+            (self.model.messages.iter())
+                .filter(move |m| {
+                    let r = match m.kind {
+                        MessageKind::Spatial { .. } => 0,
+                        MessageKind::Discrete2d { .. } => 1,
+                        MessageKind::BruteForce => 2,
+                    };
+                    r == rank
+                })
+                .map(|m| m.name.clone())
+        };
+        let names: Vec<String> = of_kind(0).chain(of_kind(1)).chain(of_kind(2)).collect();
+        if of_kind(0).chain(of_kind(1)).next().is_none() {
             return Err(self.model.invalid(
-                "is distributed by space, and it has no spatial message list to cut it by (nor a network)".to_string(),
+                "is distributed by space, and it has no spatial or discrete message list to cut it by (nor a \
+                 network)"
+                    .to_string(),
             ));
         }
-        // Readers of a discrete list would see only their own rank's messages.
-        if let Some(m) = (self.model.messages.iter()).find(|m| matches!(m.kind, MessageKind::Discrete2d { .. })) {
-            return Err(self.model.invalid(format!(
-                "is distributed by space, and its discrete message list `{}` would reach only its own rank's \
-                 readers: discrete lists are not shared among ranks yet",
-                m.name
-            )));
-        }
-        // Brute-force lists after the spatial ones: every rank gets all
-        // their messages.
-        let brute = (self.model.messages.iter())
-            .filter(|m| matches!(m.kind, MessageKind::BruteForce))
-            .map(|m| m.name.clone());
-        let names: Vec<String> = spatial.into_iter().chain(brute).collect();
         self.start()?;
         let carriers = self.carriers()?;
         let lists: Vec<&MessageList> = names

@@ -107,6 +107,30 @@ impl BinDecomposition {
         )
     }
 
+    /// As [`BinDecomposition::readers`], for queries that reach `reach`
+    /// bins away on each axis (a discrete list's range on the grid this
+    /// decomposition cut): the other ranks whose boxes meet the bins
+    /// within `reach` of each of `rank`'s bins (wrapped on a periodic
+    /// grid). Costs a test per bin and rank, whatever the reach.
+    ///
+    /// # Panics
+    /// If `rank` is not below [`BinDecomposition::ranks`].
+    pub fn readers_within(&self, rank: usize, reach: usize) -> Readers {
+        let empty = self.boxes[rank].volume() == 0;
+        Readers::collect(self.bins.iter().product(), rank, |bin, found| {
+            if empty || self.owner[bin] as usize != rank {
+                return;
+            }
+            let c = coordinates(self.bins, bin);
+            for (q, b) in self.boxes.iter().enumerate() {
+                let meets = |a: usize| axis_within(c[a], reach, b.lo[a], b.hi[a], self.bins[a], self.wrap);
+                if b.volume() > 0 && (0..3).all(meets) {
+                    found.add(q as u32);
+                }
+            }
+        })
+    }
+
     /// As [`BinDecomposition::readers`], for the bins of another grid
     /// `grid` over the same box (same bounds, boundary and dimensions) as
     /// `home`, the grid this decomposition cut: a message in a bin of
@@ -238,6 +262,25 @@ impl BinDecomposition {
                 .collect()
         })
     }
+}
+
+/// Whether the coordinates `[lo, hi)` of an axis of `n` bins come within
+/// `reach` of coordinate `c` (around the axis, if it wraps).
+fn axis_within(c: usize, reach: usize, lo: usize, hi: usize, n: usize, wrap: bool) -> bool {
+    if lo >= hi {
+        return false;
+    }
+    if (lo..hi).contains(&c) {
+        return true;
+    }
+    let (below, above) = match wrap {
+        // The steps from the range's end up to `c`, and from `c` up to
+        // its start, around the axis.
+        true => ((c + n - (hi - 1)) % n, (lo + n - c) % n),
+        false if c < lo => (usize::MAX, lo - c),
+        false => (c - (hi - 1), usize::MAX),
+    };
+    below.min(above) <= reach
 }
 
 /// The coordinates of bin `bin` of a grid of `bins` bins per axis.
@@ -464,6 +507,43 @@ mod tests {
             let reads = d.reads_others(0, &g, &g);
             for bin in (0..g.bin_count()).filter(|b| b % 6 < 3) {
                 assert_eq!(reads[bin], !r.of(bin).is_empty(), "{boundary:?} bin {bin}");
+            }
+        }
+    }
+
+    #[test]
+    fn readers_within_a_reach_are_the_owners_of_the_bins_that_far() {
+        for boundary in [Boundary::Clamp, Boundary::Wrap] {
+            let g = SpatialGrid::discrete_2d("cells", [11, 7], boundary).unwrap();
+            let counts: Vec<u64> = (0..g.bin_count() as u64).map(|b| 1 + (b * 7) % 5).collect();
+            for ranks in 2..=5 {
+                let d = BinDecomposition::bisect(&g, &counts, ranks);
+                for rank in 0..ranks {
+                    assert_eq!(
+                        d.readers_within(rank, 1),
+                        d.readers(rank),
+                        "{boundary:?}, {ranks} ranks"
+                    );
+                    for reach in [0, 2, 3, 9] {
+                        // Every bin within the reach, one by one.
+                        let r = reach as i64;
+                        let want = Readers::collect(g.bin_count(), rank, |bin, found| {
+                            if d.owner(bin) != rank {
+                                return;
+                            }
+                            let c = coordinates(g.bins_per_axis(), bin);
+                            for dy in -r..=r {
+                                for dx in -r..=r {
+                                    if let Some(n) = neighbour(g.bins_per_axis(), d.wrap, c, [dx, dy, 0]) {
+                                        found.add(d.owner(n) as u32);
+                                    }
+                                }
+                            }
+                        });
+                        let what = format!("{boundary:?}, {ranks} ranks, rank {rank}, reach {reach}");
+                        assert_eq!(d.readers_within(rank, reach), want, "{what}");
+                    }
+                }
             }
         }
     }

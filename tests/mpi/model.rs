@@ -248,8 +248,13 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
         .unwrap();
     let mut mixed = Simulation::new(&model, &seq).unwrap();
     refused(&mut mixed, "agent type `visitor`, which is no network's");
-    let mut lattice = Simulation::new(&op2_sir::lattice_sir_model(4, 4, 0.1, 0.1).unwrap(), &seq).unwrap();
-    refused(&mut lattice, "no spatial message list to cut it by (nor a network)");
+    let mut alone = op2::model::Model::new("alone");
+    alone.add_agent(op2::model::AgentType::new("hermit")).unwrap();
+    let mut alone = Simulation::new(&alone, &seq).unwrap();
+    refused(
+        &mut alone,
+        "no spatial or discrete message list to cut it by (nor a network)",
+    );
     // A network whose functions run on some agents (subsets of a cut set).
     let mut model = op2::model::Model::new("states");
     let node = op2::model::AgentType::new("node").variable::<i32>("s", 1, &[0]);
@@ -261,21 +266,117 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
     model.add_function(f).unwrap();
     let mut sim = Simulation::new(&model, &seq).unwrap();
     refused(&mut sim, "function `f` runs on some agents only");
-    // A discrete list beside a spatial one would stay on its rank.
-    let mut model = op2_circles::circles_model(10.0, op2_circles::Params::default()).unwrap();
+}
+
+/// The lattice SIR (`op2_sir::lattice_sir`: states, conditions and a
+/// discrete list of range 1) shared among the ranks by its lattice: every
+/// person's state after each step as on one rank, on every backend; a
+/// discrete list of range 3 reads its ghosts 3 cells away; a discrete
+/// list beside a spatial one is refused.
+pub fn discrete_lists_match_one_rank(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank(), mpi.size());
+    let (dims, rates, infected, seed) = ((13, 9), (0.45, 0.2), [3u64, 61, 100], 17);
+    let states = |sim: &Simulation<'_>| -> Vec<(u64, Vec<i32>)> {
+        let ids = sim.population("person").unwrap().global_ids().to_vec();
+        let states = sim.states("person").unwrap().to_vec();
+        ids.into_iter().zip(states).map(|(id, s)| (id, vec![s])).collect()
+    };
+    for rt in backends() {
+        let b = rt.backend();
+        let mut one = op2_sir::lattice_sir(&rt, dims, rates, &infected, seed, (0, 1)).unwrap();
+        let mut shared = op2_sir::lattice_sir(&rt, dims, rates, &infected, seed, (rank, size)).unwrap();
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        for step in 1..=8 {
+            one.step().unwrap();
+            shared.step().unwrap();
+            matches(
+                mpi,
+                &states(&shared),
+                &states(&one),
+                &format!("{b} lattice SIR step {step}"),
+            );
+        }
+        if size > 1 {
+            let mut ghosts = [shared.domain().expect("distributed").stats().ghosts_sent];
+            mpi.sum_u64(&mut ghosts);
+            assert!(ghosts[0] > 0, "{b}: the ranks read each other's cells");
+        }
+    }
+    // A range of 3: each person counts the people within 3 cells.
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let mut one = far_sight(&seq, (0, 1));
+    let mut shared = far_sight(&seq, (rank, size));
+    shared.distribute(mpi, DomainOptions::default()).unwrap();
+    one.step().unwrap();
+    shared.step().unwrap();
+    let (got, want) = (
+        here::<i32>(&shared, "person", "seen", 1),
+        here(&one, "person", "seen", 1),
+    );
+    matches(mpi, &got, &want, "range 3");
+    // The kernel asks for 5 cells; the range is 3: some see fewer than all.
+    assert!(want.iter().any(|(_, s)| s[0] < 150), "{want:?}");
+    // A discrete list beside a spatial one: two grids, one domain.
+    let mut model = op2::model::Model::new("mixed");
+    let a = op2::model::AgentType::new("a").variable::<f64>("pos", 2, &[0.0, 0.0]);
+    model.add_agent(a).unwrap();
+    let near = op2::model::MessageKind::spatial_2d([0.0; 2], [10.0; 2], 1.0, false);
     let cells = op2::model::MessageKind::Discrete2d {
         width: 10,
         height: 10,
         range: 1,
     };
-    model
-        .add_message(op2::model::Message::new("cells", "circle", cells).carries("pos"))
-        .unwrap();
+    for (name, kind) in [("near", near), ("cells", cells)] {
+        model
+            .add_message(op2::model::Message::new(name, "a", kind).carries("pos"))
+            .unwrap();
+        let f = op2::model::AgentFunction::new(format!("send_{name}"), "a");
+        model.add_function(f.output(name)).unwrap();
+    }
     let mut mixed = Simulation::new(&model, &seq).unwrap();
-    refused(
-        &mut mixed,
-        "its discrete message list `cells` would reach only its own rank's readers",
-    );
+    let e = mixed.distribute(mpi, DomainOptions::default()).err().expect("refused");
+    assert!(e.to_string().contains("are not discrete lists on one lattice"), "{e}");
+}
+
+/// People on a 12 x 10 lattice (this rank's `share`) who count the people
+/// within a discrete list's range of 3 cells.
+fn far_sight<'rt>(rt: &'rt Runtime, share: (usize, usize)) -> Simulation<'rt> {
+    let mut m = op2::model::Model::new("far");
+    let person = op2::model::AgentType::new("person").variable::<i32>("cell", 2, &[0, 0]);
+    m.add_agent(person.variable::<i32>("seen", 1, &[0])).unwrap();
+    let lattice = op2::model::MessageKind::Discrete2d {
+        width: 12,
+        height: 10,
+        range: 3,
+    };
+    m.add_message(op2::model::Message::new("cells", "person", lattice).carries("cell"))
+        .unwrap();
+    m.add_function(op2::model::AgentFunction::new("be", "person").output("cells"))
+        .unwrap();
+    let look = op2::model::AgentFunction::new("look", "person")
+        .reads("cell")
+        .writes("seen");
+    m.add_function(look.input("cells")).unwrap();
+    let mut sim = Simulation::new(&m, rt).unwrap();
+    // Two people on some cells, none on others.
+    let cells: Vec<i32> = (0..150).flat_map(|i| [(i * 7 % 12), (i * 5 % 10)]).collect();
+    let people = Agents::new(150).set("cell", cells);
+    sim.populate("person", people.share(share.0, share.1)).unwrap();
+    sim.bind("look", |c| {
+        let (cell, seen, list) = (c.var::<i32>("cell")?, c.var::<i32>("seen")?, c.input()?);
+        par_loop!(c.rt(), look_around, c.agents(), cell(READ), seen(WRITE), list(NEAR))
+    })
+    .unwrap();
+    sim
+}
+
+/// How many people are within 5 cells (at most the list's range).
+#[op2::kernel]
+fn look_around(cell: &[i32; 2], seen: &mut i32, cells: &Discrete2d) {
+    *seen = 0;
+    for _j in cells.within(cell[0], cell[1], 5) {
+        *seen += 1;
+    }
 }
 
 /// Walkers in a periodic box that gossip over a brute-force list: the hot

@@ -88,7 +88,10 @@ pub fn lattice_sir_model(width: usize, height: usize, p: f64, q: f64) -> op2::Re
 }
 
 /// The model on `rt`: person `y * width + x` at cell `(x, y)`, those in
-/// `infected` in state I, the others S; random streams from `seed`.
+/// `infected` in state I, the others S; random streams from `seed`. In a
+/// distributed run, `(rank, ranks)` takes this rank's share of the people
+/// (`(0, 1)`: all of them; see `Simulation::distribute`, which then
+/// starts the simulation); else the simulation starts here.
 ///
 /// # Errors
 /// As [`lattice_sir_model`] and [`Simulation::start`].
@@ -98,12 +101,14 @@ pub fn lattice_sir<'rt>(
     (p, q): (f64, f64),
     infected: &[u64],
     seed: u64,
+    (rank, ranks): (usize, usize),
 ) -> op2::Result<Simulation<'rt>> {
     let n = width * height;
     let cells: Vec<i32> = (0..n).flat_map(|i| [(i % width) as i32, (i / width) as i32]).collect();
     let states = (0..n as u64).map(|i| if infected.contains(&i) { "I" } else { "S" });
+    let people = Agents::new(n).set("cell", cells).in_states(states);
     let mut sim = Simulation::new(&lattice_sir_model(width, height, p, q)?, rt)?;
-    sim.populate("person", Agents::new(n).set("cell", cells).in_states(states))?;
+    sim.populate("person", people.share(rank, ranks))?;
     sim.seed(seed)?;
     sim.bind_condition("infect", |c| {
         let (cell, pass, rates, rng) = (c.var::<i32>("cell")?, c.pass()?, c.env::<f64>("rates")?, c.random());
@@ -124,7 +129,9 @@ pub fn lattice_sir<'rt>(
         let (pass, rates, rng) = (c.pass()?, c.env::<f64>("rates")?, c.random());
         par_loop!(c.rt(), recovers, c.agents(), pass(WRITE), rates(READ), rng(DRAW))
     })?;
-    sim.start()?;
+    if ranks == 1 {
+        sim.start()?;
+    }
     Ok(sim)
 }
 

@@ -39,6 +39,8 @@ pub struct SpatialGrid {
     inv_width: f64,
     /// A grid of unit cells over integer positions (read with `within`).
     discrete: bool,
+    /// The most cells a discrete query reaches (`None`: any number).
+    reach: Option<usize>,
 }
 
 impl SpatialGrid {
@@ -87,6 +89,42 @@ impl SpatialGrid {
         let max = [size[0] as f64, size[1] as f64, 1.0];
         let grid = SpatialGrid::build(name, 2, [0.0; 3], max, 1.0, boundary)?;
         Ok(SpatialGrid { discrete: true, ..grid })
+    }
+
+    /// This discrete grid with its queries limited to `cells` cells
+    /// around their own: `within(x, y, r)` reads the cells within
+    /// `min(r, cells)`, on every backend. A distributed run needs the
+    /// limit, to know how far from its own cells each rank's readers read.
+    ///
+    /// # Errors
+    /// [`Error::InvalidMessages`] if the grid is not discrete, or `cells`
+    /// is more than 2^31 - 1.
+    pub fn with_reach(self, cells: usize) -> Result<SpatialGrid> {
+        if !self.discrete || cells > i32::MAX as usize {
+            return Err(Error::InvalidMessages {
+                list: "(a grid)".to_string(),
+                reason: format!(
+                    "a reach of {cells} cells limits the queries of a discrete grid (at most 2^31 - 1 cells); \
+                     this grid is {}",
+                    if self.discrete {
+                        "discrete"
+                    } else {
+                        "not discrete: its queries reach the neighbouring bins"
+                    }
+                ),
+            });
+        }
+        Ok(SpatialGrid {
+            reach: Some(cells),
+            ..self
+        })
+    }
+
+    /// The most cells a query of this discrete grid reaches
+    /// ([`SpatialGrid::with_reach`]); `None` for a grid without a limit,
+    /// or one that is not discrete.
+    pub fn reach(&self) -> Option<usize> {
+        self.reach
     }
 
     fn build(
@@ -165,6 +203,7 @@ impl SpatialGrid {
             bins,
             inv_width,
             discrete: false,
+            reach: None,
         })
     }
 
@@ -213,13 +252,20 @@ impl SpatialGrid {
         (self.min, self.max)
     }
 
-    /// The grid as kernels receive it.
+    /// The grid as kernels receive it: the lower corner, the inverse bin
+    /// width, the bins per axis and whether it wraps. A 2-D grid has no
+    /// third axis to start: a discrete one gives its reach in that place
+    /// instead (-1 for none).
     pub fn params(&self) -> [f64; GRID_PARAMS] {
         let wrap = if self.boundary == Boundary::Wrap { 1.0 } else { 0.0 };
+        let third = match self.discrete {
+            true => self.reach.map_or(-1.0, |r| r as f64),
+            false => self.min[2],
+        };
         [
             self.min[0],
             self.min[1],
-            self.min[2],
+            third,
             self.inv_width,
             self.bins[0] as f64,
             self.bins[1] as f64,

@@ -88,7 +88,9 @@ impl Spatial3d {
 /// neighbourhood of radius `r`, the cell itself included), row by row from
 /// `dy = -r`, each row from `dx = -r`, each cell's messages in sender id
 /// order. Cells past an edge are skipped, or wrap around on a periodic
-/// grid (each cell visited once, however large `r`).
+/// grid (each cell visited once, however large `r`). A grid with a reach
+/// ([`SpatialGrid::with_reach`](super::SpatialGrid::with_reach)) reads no
+/// further than it, whatever `r`.
 #[derive(Clone, Copy, Debug)]
 pub struct Discrete2d {
     view: SpatialView,
@@ -102,7 +104,12 @@ impl Discrete2d {
         let wrap = v.grid[7] != 0.0;
         let (nx, ny) = (v.grid[4] as i64, v.grid[5] as i64);
         let (cx, cy) = (axis_cell(x.into(), nx, wrap), axis_cell(y.into(), ny, wrap));
-        let r = r.into();
+        // The grid's reach, if it has one, bounds every query.
+        let reach = v.grid[2];
+        let r = match r.into() {
+            r if reach >= 0.0 && r as f64 > reach => reach as i64,
+            r => r,
+        };
         let mut it = Within {
             starts: v.starts,
             nx,

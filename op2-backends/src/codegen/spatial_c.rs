@@ -136,13 +136,19 @@ mod tests {
             [0, 4, 2],
             [6, 0, 1],
         ];
-        for (size, boundary) in [
-            ([7, 5], Boundary::Clamp),
-            ([7, 5], Boundary::Wrap),
-            ([2, 1], Boundary::Wrap),
-            ([6, 4], Boundary::Wrap),
+        for (size, boundary, reach) in [
+            ([7, 5], Boundary::Clamp, None),
+            ([7, 5], Boundary::Wrap, None),
+            ([2, 1], Boundary::Wrap, None),
+            ([6, 4], Boundary::Wrap, None),
+            ([7, 5], Boundary::Clamp, Some(1)),
+            ([6, 4], Boundary::Wrap, Some(0)),
         ] {
             let grid = SpatialGrid::discrete_2d("g", size, boundary).unwrap();
+            let grid = match reach {
+                Some(cells) => grid.with_reach(cells).unwrap(),
+                None => grid,
+            };
             let starts = starts_of(&grid);
             body += &format!("{{ {}", c_grid(&grid, &starts));
             // SAFETY: `starts` has an offset for every cell and the end.
@@ -155,6 +161,15 @@ mod tests {
                     expected += &format!("{j} ");
                 }
                 expected.push('\n');
+                if let Some(cells) = reach {
+                    // A reach bounds the radius: as the grid without one
+                    // asked for no more than the reach.
+                    let free = SpatialGrid::discrete_2d("g", size, boundary).unwrap();
+                    // SAFETY: as above; the grids have the same cells.
+                    let free = Discrete2d::from_view(unsafe { SpatialView::new(starts.as_ptr(), free.params()) });
+                    let bounded: Vec<usize> = free.within(*x, *y, (*r).min(cells as i64)).collect();
+                    assert_eq!(msgs.within(*x, *y, *r).collect::<Vec<_>>(), bounded, "{x}, {y}, {r}");
+                }
             }
             body += "}\n";
         }

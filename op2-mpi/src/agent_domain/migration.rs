@@ -61,6 +61,8 @@ impl AgentDomain {
                 continue;
             }
             let readers = match (l.home, l.list.grid()) {
+                // On the domain's lattice (checked when it was made).
+                (_, Some(grid)) if grid.is_discrete() => cut.readers_within(rank, grid.reach().unwrap_or(1)),
                 (false, Some(grid)) => cut.readers_in(rank, &self.home, grid),
                 _ => cut.readers(rank),
             };

@@ -127,7 +127,9 @@ impl AgentDomain {
     /// may share one) on `mpi`'s ranks, cut along the first list's grid.
     /// Every list's grid must cover the same box with the same boundary;
     /// their cell widths may differ; the lists of one set bin the same
-    /// positions Dat. A brute-force list may come after the first: its
+    /// positions Dat. Discrete lists (on one lattice, each with a reach,
+    /// [`SpatialGrid::with_reach`]) send their ghosts as far as their
+    /// reach. A brute-force list may come after the first: its
     /// senders must be placed by a spatial list of the domain, and each
     /// of its builds gives every rank every message (an all-to-all of
     /// ghosts, ordered by sender id as on one rank). Installs the numbering of births
@@ -137,7 +139,8 @@ impl AgentDomain {
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] if there is no list, the first is not
-    /// spatial, a list is discrete, a brute-force list's senders send no
+    /// spatial, a discrete list has no reach or shares the domain with a
+    /// list of another grid, a brute-force list's senders send no
     /// spatial list of the domain, senders are not dynamic, grids differ
     /// in their box, boundary or dimensions, two lists of one set bin
     /// different positions, or the rebalance ratio is below 1 or NaN.
@@ -152,6 +155,22 @@ impl AgentDomain {
         // Brute-force lists are placed by their senders' spatial lists.
         for list in lists[1..].iter().filter(|l| l.grid().is_some()) {
             let grid = check_list(list)?;
+            // A discrete list's readers are found on the cells the ranks
+            // own: it must be on the domain's own grid.
+            let same_cells = |g: &SpatialGrid| {
+                g.bins_per_axis() == home.bins_per_axis() && g.bounds() == home.bounds() && g.is_discrete()
+            };
+            if (grid.is_discrete() || home.is_discrete()) && !(same_cells(grid) && same_cells(&home)) {
+                return Err(Error::InvalidMigration {
+                    set: list.senders().name().to_string(),
+                    reason: format!(
+                        "`{}` and `{}` are not discrete lists on one lattice: a discrete list shares a domain \
+                         only with discrete lists of its lattice",
+                        list.name(),
+                        first.name()
+                    ),
+                });
+            }
             let same_box =
                 grid.dims() == home.dims() && grid.bounds() == home.bounds() && grid.boundary() == home.boundary();
             if !same_box {
@@ -423,12 +442,17 @@ impl AgentDomain {
         body: &mut dyn FnMut(&Subset) -> Result<()>,
     ) -> Result<usize> {
         let k = self.list_index(list)?;
-        if self.lists[k].everywhere {
+        let reason = match self.lists[k].list.grid() {
+            None => Some("a brute-force list: every reader reads the other ranks' messages"),
+            Some(g) if g.is_discrete() => Some("a discrete list, whose readers are not split by reach"),
+            Some(_) => None,
+        };
+        if let Some(reason) = reason {
             return Err(Error::InvalidMigration {
                 set: readers.name().to_string(),
                 reason: format!(
-                    "`{}` is a brute-force list: every reader reads the other ranks' messages, so no part of \
-                     the loop can run while they travel (build it with `build_on`, then loop)",
+                    "`{}` is {reason}, so no part of the loop runs while the ghosts travel (build it with \
+                     `build_on`, then loop)",
                     list.name()
                 ),
             });
@@ -542,11 +566,12 @@ fn check_list(list: &MessageList) -> Result<&SpatialGrid> {
                 list.name()
             )))
         }
-        // Its queries reach any number of cells away: the one-bin ring
-        // of ghosts would not cover them.
-        Some(g) if g.is_discrete() => {
+        // Its queries could reach any number of cells away: the ring of
+        // ghosts could not cover them.
+        Some(g) if g.is_discrete() && g.reach().is_none() => {
             return Err(bad(format!(
-                "`{}` is a discrete list, whose queries reach past the neighbouring cells; agents are shared along spatial lists only",
+                "`{}` is a discrete list whose queries reach any number of cells: give its grid a reach \
+                 (`SpatialGrid::with_reach`), so the ranks know which of their cells others read",
                 list.name()
             )))
         }

@@ -147,6 +147,7 @@ OP2_FN int op2_cell_runs(long b, long r, long n, int wrap, long out[2][2]) {
 OP2_FN op2_within op2_spatial_within(const op2_spatial *s, long x, long y, long r) {
     op2_within it;
     const int wrap = s->g[7] != 0.0;
+    if (s->g[2] >= 0.0 && (double)r > s->g[2]) r = (long)s->g[2];
     it.starts = s->starts;
     it.nx = (long)s->g[4];
     const long ny = (long)s->g[5];
