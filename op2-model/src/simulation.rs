@@ -876,9 +876,10 @@ impl<'rt> Simulation<'rt> {
     ///   across ranks. One `AgentDomain` over the spatial lists, cut along
     ///   the first one's grid (`options`), then moves the agents to the
     ///   ranks that own their bins before each step, and each build brings
-    ///   the ghost messages from the neighbouring ranks. A brute-force
-    ///   list's build brings every rank's messages (its senders must send
-    ///   a spatial list too, which places them).
+    ///   the ghost messages from the ranks whose agents it reads (a
+    ///   discrete list's from as far as its range). A brute-force list's
+    ///   build brings every rank's messages (its senders must send a
+    ///   spatial or discrete list too, which places them).
     /// - **A network's nodes** (a model with networks): every rank is
     ///   populated with all the agents and given all the edges; each
     ///   network is cut by METIS, each rank keeping its part of the nodes

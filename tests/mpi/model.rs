@@ -547,7 +547,7 @@ pub fn brute_force_lists_reach_every_rank(mpi: &Mpi) {
     let e = sim.distribute(mpi, DomainOptions::default()).err().expect("refused");
     assert!(
         e.to_string()
-            .contains("brute-force list `cries` is sent by agents no spatial list"),
+            .contains("brute-force list `cries` is sent by agents no spatial or discrete list"),
         "{e}"
     );
 }

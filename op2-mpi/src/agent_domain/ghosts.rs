@@ -1,7 +1,7 @@
 //! Ghost messages: each neighbour gets the messages of the bins it reads,
 //! packed here and set as ghosts of the list there, before or while the
 //! list is built (`Ghosts`, the list's `GhostExchange`); every rank gets
-//! every message of a brute-force list (`broadcast_ghosts`).
+//! every message of a brute-force list (`pack_for_everyone`).
 
 use super::migration::routed_index;
 use super::*;

@@ -62,7 +62,10 @@ impl AgentDomain {
             }
             let readers = match (l.home, l.list.grid()) {
                 // On the domain's lattice (checked when it was made).
-                (_, Some(grid)) if grid.is_discrete() => cut.readers_within(rank, grid.reach().unwrap_or(1)),
+                (_, Some(grid)) if grid.is_discrete() => cut.readers_within(
+                    rank,
+                    grid.reach().expect("`of_lists` refuses a lattice without a reach"),
+                ),
                 (false, Some(grid)) => cut.readers_in(rank, &self.home, grid),
                 _ => cut.readers(rank),
             };

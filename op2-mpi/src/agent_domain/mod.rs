@@ -130,7 +130,8 @@ impl AgentDomain {
     /// positions Dat. Discrete lists (on one lattice, each with a reach,
     /// [`SpatialGrid::with_reach`]) send their ghosts as far as their
     /// reach. A brute-force list may come after the first: its
-    /// senders must be placed by a spatial list of the domain, and each
+    /// senders must be placed by a spatial or discrete list of the
+    /// domain, and each
     /// of its builds gives every rank every message (an all-to-all of
     /// ghosts, ordered by sender id as on one rank). Installs the numbering of births
     /// across ranks on every set ([`AgentSet::number_births_with`](op2_agents::AgentSet::number_births_with)): from now
@@ -141,7 +142,7 @@ impl AgentDomain {
     /// [`Error::InvalidMigration`] if there is no list, the first is not
     /// spatial, a discrete list has no reach or shares the domain with a
     /// list of another grid, a brute-force list's senders send no
-    /// spatial list of the domain, senders are not dynamic, grids differ
+    /// spatial or discrete list of the domain, senders are not dynamic, grids differ
     /// in their box, boundary or dimensions, two lists of one set bin
     /// different positions, or the rebalance ratio is below 1 or NaN.
     pub fn of_lists(mpi: &Mpi, lists: &[&MessageList], options: DomainOptions) -> Result<AgentDomain> {
@@ -224,8 +225,8 @@ impl AgentDomain {
             return Err(Error::InvalidMigration {
                 set: l.senders().name().to_string(),
                 reason: format!(
-                    "brute-force list `{}` is sent by agents no spatial list of the domain places: its senders \
-                     move between ranks by the bins of a spatial list they send too",
+                    "brute-force list `{}` is sent by agents no spatial or discrete list of the domain places: \
+                     its senders move between ranks by the bins of such a list they send too",
                     l.name()
                 ),
             });

@@ -39,6 +39,8 @@ impl<'a> GhostField<'a> {
 pub trait GhostExchange {
     /// The bins of the list's grid that other processes read: not 0 for
     /// those (a value the exchange gives meaning to, e.g. which processes).
+    /// A brute-force list has no grid and reads no table: its senders are
+    /// all routed with the value 1.
     fn read_bins(&self) -> &BinTable;
 
     /// Sends each process the messages of `list`'s senders in the bins it
