@@ -653,6 +653,10 @@ impl<'rt> Simulation<'rt> {
         // overlap the ghosts' travel (distributed, overlapped steps).
         #[cfg(feature = "mpi")]
         let mut deferred: Option<&MessageList> = None;
+        // Whether agents may have left their ranks' bins since the last
+        // migration (a distributed step).
+        #[cfg(feature = "mpi")]
+        let mut moved = false;
         for (k, function) in order.iter().enumerate() {
             let agent = carriers
                 .agent(&function.agent)
@@ -736,6 +740,10 @@ impl<'rt> Simulation<'rt> {
                 reclaim(&self.spare, subset);
             }
             let Some((name, optional)) = &function.output else {
+                #[cfg(feature = "mpi")]
+                if self.domain.is_some() {
+                    moved |= places_anew(&self.model, function);
+                }
                 continue;
             };
             let list = &carriers.list(name).expect("the model checked the output").list;
@@ -745,6 +753,17 @@ impl<'rt> Simulation<'rt> {
             let overlaps_next = sent.is_none() && order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
             #[cfg(feature = "mpi")]
             if let Some(d) = &mut self.domain {
+                moved |= places_anew(&self.model, function);
+                // A message in a bin another rank owns would reach that
+                // bin's readers as nobody's ghost: the senders move first.
+                let by_bins = self
+                    .model
+                    .message(name)
+                    .is_some_and(|m| m.kind != MessageKind::BruteForce);
+                if moved && by_bins {
+                    d.domain.migrate_on(self.rt)?;
+                    moved = false;
+                }
                 if d.lists.contains(name) {
                     match sent {
                         Some(sent) => {
@@ -846,6 +865,43 @@ impl<'rt> Simulation<'rt> {
         Ok(Some(subset))
     }
 
+    /// Refuses, before anything collective, agent types a distributed run
+    /// would leave on the rank they start on although where they are
+    /// matters: readers of a list binned by position that send no such
+    /// list (their queries would miss the messages of bins no rank sends
+    /// them), and types given birth to that no such list places (their
+    /// children's ids are numbered across ranks only in the domain).
+    #[cfg(feature = "mpi")]
+    fn check_placed(&self, placing: &[String]) -> Result<()> {
+        let placed: Vec<&str> = (placing.iter())
+            .filter_map(|n| self.model.message(n))
+            .map(|m| m.sender.as_str())
+            .collect();
+        for f in &self.model.functions {
+            let input = f.input.as_deref().and_then(|l| self.model.message(l));
+            if let Some(list) = input.filter(|m| m.kind != MessageKind::BruteForce) {
+                if !placed.contains(&f.agent.as_str()) {
+                    return Err(self.model.invalid(format!(
+                        "is distributed by space, and function `{}` of agent type `{}` reads list `{}` by \
+                         position while no list places that type: its agents would stay on the rank they start \
+                         on, far from the messages they read (have the type send a spatial or discrete list of \
+                         its position)",
+                        f.name, f.agent, list.name
+                    )));
+                }
+            }
+            if let Some(child) = f.births.as_deref().filter(|c| !placed.contains(c)) {
+                return Err(self.model.invalid(format!(
+                    "is distributed by space, and function `{}` gives birth to agent type `{child}`, which no \
+                     spatial or discrete list places: children are numbered across ranks only in the types \
+                     the domain moves",
+                    f.name
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether `reader` may run in two parts around the travel of list
     /// `list`'s ghosts: it reads the list and has a body, and nothing it
     /// does after its first part changes what the second reads (no births
@@ -917,13 +973,15 @@ impl<'rt> Simulation<'rt> {
                 .map(|m| m.name.clone())
         };
         let names: Vec<String> = of_kind(0).chain(of_kind(1)).chain(of_kind(2)).collect();
-        if of_kind(0).chain(of_kind(1)).next().is_none() {
+        let placing: Vec<String> = of_kind(0).chain(of_kind(1)).collect();
+        if placing.is_empty() {
             return Err(self.model.invalid(
                 "is distributed by space, and it has no spatial or discrete message list to cut it by (nor a \
                  network)"
                     .to_string(),
             ));
         }
+        self.check_placed(&placing)?;
         self.start()?;
         let carriers = self.carriers()?;
         let lists: Vec<&MessageList> = names
@@ -1162,4 +1220,21 @@ impl<'rt> Simulation<'rt> {
             })?;
         Ok(&l.list)
     }
+}
+
+/// Whether `function` may have moved agents out of their ranks' bins: it
+/// writes the position a list bins its agents by, or gives birth to agents
+/// such a list bins (placed wherever their parents put them).
+#[cfg(feature = "mpi")]
+fn places_anew(model: &Model, function: &AgentFunction) -> bool {
+    model
+        .messages
+        .iter()
+        .filter(|m| m.kind != MessageKind::BruteForce)
+        .any(|m| {
+            let writes_position = m.sender == function.agent
+                && (function.uses.iter())
+                    .any(|u| Some(&u.name) == m.carried.first() && u.access != op2_core::Access::Read);
+            writes_position || function.births.as_deref() == Some(m.sender.as_str())
+        })
 }

@@ -390,7 +390,8 @@ fn gossip_model(side: f64) -> op2::model::Model {
     m.add_agent(
         AgentType::new("walker")
             .variable::<f64>("pos", 2, &[0.0, 0.0])
-            .variable::<f64>("heat", 1, &[0.0]),
+            .variable::<f64>("heat", 1, &[0.0])
+            .variable::<i32>("crowd", 1, &[0]),
     )
     .unwrap();
     let place = MessageKind::spatial_2d([0.0; 2], [side; 2], 1.0, true);
@@ -408,7 +409,33 @@ fn gossip_model(side: f64) -> op2::model::Model {
     m.add_function(listen.reads_ids().input("rumours")).unwrap();
     let walk = AgentFunction::new("walk", "walker").reads("heat").updates("pos");
     m.add_function(walk.output("place")).unwrap();
+    // Read in the step the walkers moved: they must be on their bins'
+    // ranks by then.
+    let count = AgentFunction::new("count", "walker").reads("pos").writes("crowd");
+    m.add_function(count.input("place")).unwrap();
     m
+}
+
+/// How many walkers (itself included) are within 1 of `p`, the periodic way.
+#[op2::kernel]
+fn gossip_count(p: &[f64; 2], crowd: &mut i32, ps: &[[f64; 2]], place: &Spatial2d, side: &f64) {
+    *crowd = 0;
+    for j in place.near(p[0], p[1]) {
+        let mut s2 = 0.0;
+        for c in 0..2 {
+            let mut d = ps[j][c] - p[c];
+            if d > 0.5 * *side {
+                d -= *side;
+            }
+            if d < -0.5 * *side {
+                d += *side;
+            }
+            s2 += d * d;
+        }
+        if s2 < 1.0 {
+            *crowd += 1;
+        }
+    }
 }
 
 #[op2::kernel]
@@ -476,9 +503,29 @@ fn gossip<'rt>(rt: &'rt Runtime, model: &op2::model::Model, agents: Agents, side
     })
     .unwrap();
     let side = Global::new("side", vec![side]).unwrap();
+    let width = side.clone();
     sim.bind("walk", move |c| {
         let (heat, pos) = (c.var::<f64>("heat")?, c.var::<f64>("pos")?);
-        par_loop!(c.rt(), gossip_walk, c.agents(), heat(READ), pos(RW), side(READ))
+        par_loop!(c.rt(), gossip_walk, c.agents(), heat(READ), pos(RW), width(READ))
+    })
+    .unwrap();
+    sim.bind("count", move |c| {
+        let (pos, crowd, place, ps) = (
+            c.var::<f64>("pos")?,
+            c.var::<i32>("crowd")?,
+            c.input()?,
+            c.message::<f64>("pos")?,
+        );
+        par_loop!(
+            c.rt(),
+            gossip_count,
+            c.agents(),
+            pos(READ),
+            crowd(WRITE),
+            ps(READ, place[..]),
+            place(NEAR),
+            side(READ)
+        )
     })
     .unwrap();
     sim
@@ -528,6 +575,12 @@ pub fn brute_force_lists_reach_every_rank(mpi: &Mpi) {
                 &here(&one, "walker", "pos", 2),
                 &what,
             );
+            matches(
+                mpi,
+                &here::<i32>(&shared, "walker", "crowd", 1),
+                &here(&one, "walker", "crowd", 1),
+                &what,
+            );
         }
         if size > 1 {
             let moved = shared.domain().expect("distributed").stats().agents_sent;
@@ -549,5 +602,28 @@ pub fn brute_force_lists_reach_every_rank(mpi: &Mpi) {
         e.to_string()
             .contains("brute-force list `cries` is sent by agents no spatial or discrete list"),
         "{e}"
+    );
+    // Types that where they are matters and that nothing places.
+    let refused = |m: &op2::model::Model, says: &str| {
+        let mut sim = gossip(&seq, m, Agents::new(4), 8.0);
+        let e = sim.distribute(mpi, DomainOptions::default()).err().expect("refused");
+        assert!(e.to_string().contains(says), "{e}\nshould say: {says}");
+    };
+    let mut m = gossip_model(8.0);
+    let watcher = op2::model::AgentType::new("watcher").variable::<f64>("pos", 2, &[0.0; 2]);
+    m.add_agent(watcher).unwrap();
+    let watch = op2::model::AgentFunction::new("watch", "watcher").reads("pos");
+    m.add_function(watch.input("place")).unwrap();
+    refused(
+        &m,
+        "function `watch` of agent type `watcher` reads list `place` by position while no list places that type",
+    );
+    let mut m = gossip_model(8.0);
+    m.add_agent(op2::model::AgentType::new("egg")).unwrap();
+    m.add_function(op2::model::AgentFunction::new("lay", "walker").births("egg"))
+        .unwrap();
+    refused(
+        &m,
+        "function `lay` gives birth to agent type `egg`, which no spatial or discrete list places",
     );
 }
