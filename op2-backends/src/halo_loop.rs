@@ -3,7 +3,9 @@
 //! elements, wait, compute the other owned elements and, when the loop writes
 //! through a map, the exec halo (whose Global contributions are dropped: other
 //! ranks own them); reduce Globals across ranks; mark the halos of written
-//! Dats stale.
+//! Dats stale. A loop over a subset of the owned elements (one that writes
+//! through no map: the runtime refuses the others) waits for its exchanges,
+//! then runs over the subset at once.
 //!
 //! With a device backend, a Dat whose current values are on the device is
 //! exchanged there (`op2_core::device_halo`): its exports are packed into
@@ -21,7 +23,7 @@ use std::sync::Arc;
 use op2_core::device_halo::{self, DeviceHalo};
 use op2_core::{
     Access, ArgData, ArgSpec, DatHandle, Distribution, Executor, KernelInfo, LoopBody, ParLoop, PendingExchange,
-    PlanCache, Result, Set,
+    PlanCache, Result, Set, Subset,
 };
 
 /// A Dat's halo exchange in flight: through the host, or packed on the
@@ -72,6 +74,7 @@ pub(crate) unsafe fn run(
     dist: &Arc<dyn Distribution>,
     kernel: &'static KernelInfo,
     set: &Set,
+    subset: Option<&Subset>,
     args: &[ArgSpec<'_>],
     plans: &PlanCache,
     body: &LoopBody<'_>,
@@ -122,7 +125,8 @@ pub(crate) unsafe fn run(
                     overlapped = overlap.0,
                     "halo exchange started"
                 );
-                if overlap.0 {
+                // A subset has no core part to overlap with.
+                if overlap.0 && subset.is_none() {
                     pending.push((d, p));
                 } else {
                     let t = std::time::Instant::now();
@@ -147,15 +151,14 @@ pub(crate) unsafe fn run(
         }
     }
 
-    let run = |range: std::ops::Range<usize>| -> Result<()> {
+    let run = |subset: Option<&Subset>, range: std::ops::Range<usize>| -> Result<()> {
         if range.is_empty() {
             return Ok(());
         }
         let lp = ParLoop {
             kernel,
             set,
-            // Runtime::par_loop refuses subsets of distributed sets.
-            subset: None,
+            subset,
             range,
             args,
             plans,
@@ -163,6 +166,13 @@ pub(crate) unsafe fn run(
         // SAFETY: this function's contract: validated, borrows held.
         unsafe { exec.execute(&lp, body) }
     };
+    if let Some(s) = subset {
+        // Owned elements only (a subset's are below the set's size), and
+        // no exec halo: the loop writes through no map.
+        run(Some(s), 0..s.len())?;
+        return finish(dist, exec, args, &reductions, traffic);
+    }
+    let run = |range: std::ops::Range<usize>| run(None, range);
     run(0..regions.core)?;
     let t = std::time::Instant::now();
     for (d, p) in pending {
@@ -186,10 +196,25 @@ pub(crate) unsafe fn run(
             g.restore(&bytes);
         }
     }
-    for (k, saved) in &reductions {
+    finish(dist, exec, args, &reductions, traffic)
+}
+
+/// Reduces the loop's Globals across the ranks (`reductions`: each one's
+/// argument and saved value) and marks the halos of the Dats it wrote
+/// stale.
+fn finish(
+    dist: &Arc<dyn Distribution>,
+    exec: &dyn Executor,
+    args: &[ArgSpec<'_>],
+    reductions: &[(usize, Vec<u8>)],
+    traffic: op2_core::HaloTraffic,
+) -> Result<op2_core::HaloTraffic> {
+    for (k, saved) in reductions {
         let a = &args[*k];
         if let ArgData::Global(g) = a.data {
-            on_host(g)?;
+            if exec.is_device() {
+                op2_core::sync_to_host(ArgData::Global(g), true)?;
+            }
             g.end_distributed_reduction(a.access, saved, &mut |bytes| {
                 dist.all_reduce(bytes, g.scalar(), a.access)
             })?;

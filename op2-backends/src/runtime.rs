@@ -402,7 +402,8 @@ impl Runtime {
     /// # Errors
     /// What [`validate_loop`] finds; [`Error::Borrowed`] for data borrowed on
     /// the host; [`Error::InvalidSubset`] for a subset of another set than
-    /// `set`, or of a distributed set (not supported yet); the backend's errors.
+    /// `set`, or of a distributed set in a loop that writes through a map
+    /// (not supported yet); the backend's errors.
     pub fn par_loop(
         &self,
         kernel: &'static KernelInfo,
@@ -418,9 +419,12 @@ impl Runtime {
                     s.set().name(),
                     set.name()
                 ))
-            } else if set.distribution().is_some() {
+            } else if set.distribution().is_some() && args.iter().any(|a| a.is_indirect() && a.access.writes()) {
+                // Their exec halo would need every rank's subset.
                 Some(format!(
-                    "loops over subsets are not supported on distributed sets yet (set `{}`, loop `{}`)",
+                    "a loop over a subset of a distributed set writes through a map, which is not supported yet \
+                     (set `{}`, loop `{}`): read through maps and write the subset's own elements, or loop over \
+                     the whole set",
                     set.name(),
                     kernel.name
                 ))
@@ -486,6 +490,7 @@ impl Runtime {
                     dist,
                     kernel,
                     set,
+                    subset,
                     args,
                     &self.plans,
                     body,

@@ -176,6 +176,7 @@ fn move_agents(rt: &Runtime, state: &Dat<i32>, some: Option<&Subset>, to: i32) -
         let n = state.set().size();
         let mut spare = None;
         let Some(subset) = some else {
+            op2_core::DatHandle::halo(state).mark_stale();
             let staged = stage(work, ArgData::Dat(state), OVERWRITE, 0)?;
             if to == 0 {
                 return work.fill_zero(staged.buffer(), n);
@@ -187,6 +188,9 @@ fn move_agents(rt: &Runtime, state: &Dat<i32>, some: Option<&Subset>, to: i32) -
         if subset.is_empty() {
             return Ok(());
         }
+        // Written where the loops read it: its halo (a cut network's) is
+        // exchanged again before the next read through the network.
+        op2_core::DatHandle::halo(state).mark_stale();
         let staged = stage(work, ArgData::Dat(state), UPDATE, 0)?;
         // A subset's indices, once on this device (selected there, or
         // uploaded whole by a loop), stay valid: subsets never change.
@@ -522,10 +526,12 @@ impl<'rt> Simulation<'rt> {
                     f.name
                 )));
             }
-            // A function that outputs or moves agents may do only that; one
-            // that outputs optionally says who sends.
+            // A function that outputs or moves agents may do only that (its
+            // condition may read neighbours); one that outputs optionally
+            // says who sends, one that double-buffers writes the new values.
             let optional = f.output.as_ref().is_some_and(|(_, o)| *o);
-            let work = ((f.output.is_some() && !optional) || f.next_state.is_some()) && f.neighbours.is_empty();
+            let buffers = f.neighbours.iter().any(|(_, v)| f.double_buffers(v));
+            let work = ((f.output.is_some() && !optional) || f.next_state.is_some()) && !buffers;
             if !work && !self.bodies.iter().any(|(n, _)| n == &f.name) {
                 return Err(self.model.invalid(format!(
                     "function `{}` has no body: bind one (Simulation::bind)",
@@ -1008,13 +1014,6 @@ impl<'rt> Simulation<'rt> {
                 "is distributed with networks and agent type `{}`, which is no network's: models of both are \
                  not distributed yet",
                 a.name
-            )));
-        }
-        if let Some(f) = (self.model.functions.iter()).find(|f| f.state.is_some() || f.condition) {
-            return Err(self.model.invalid(format!(
-                "is distributed with networks, and function `{}` runs on some agents only (a state or a \
-                 condition): loops over subsets of a distributed set are not supported yet",
-                f.name
             )));
         }
         self.check_runnable()?;

@@ -255,17 +255,141 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
         &mut alone,
         "no spatial or discrete message list to cut it by (nor a network)",
     );
-    // A network whose functions run on some agents (subsets of a cut set).
-    let mut model = op2::model::Model::new("states");
-    let node = op2::model::AgentType::new("node").variable::<i32>("s", 1, &[0]);
-    model.add_agent(node.states(["on", "off"])).unwrap();
-    model.add_network(op2::model::Network::new("n", "node")).unwrap();
-    let f = op2::model::AgentFunction::new("f", "node")
-        .in_state("on")
-        .moves_to("off");
-    model.add_function(f).unwrap();
-    let mut sim = Simulation::new(&model, &seq).unwrap();
-    refused(&mut sim, "function `f` runs on some agents only");
+}
+
+/// Nodes of a network, well or sick (states): a well node whose
+/// neighbours carry a load above a threshold falls sick (a condition that
+/// reads the neighbours' loads through the cut network), a sick node's
+/// load grows, and every load decays; a sick node whose load passes a
+/// bound gets well again.
+fn contagion_model() -> op2::model::Model {
+    use op2::model::{AgentFunction, AgentType, Model, Network};
+    let mut m = Model::new("contagion");
+    let node = AgentType::new("node").variable::<f64>("load", 1, &[0.0]);
+    m.add_agent(node.states(["well", "sick"])).unwrap();
+    m.add_network(Network::new("contacts", "node")).unwrap();
+    let catch = AgentFunction::new("catch", "node").in_state("well").moves_to("sick");
+    m.add_function(catch.condition().reads_neighbours("contacts", "load"))
+        .unwrap();
+    let suffer = AgentFunction::new("suffer", "node").in_state("sick").updates("load");
+    m.add_function(suffer).unwrap();
+    let heal = AgentFunction::new("heal", "node").in_state("sick").moves_to("well");
+    m.add_function(heal.condition().reads("load")).unwrap();
+    m.add_function(AgentFunction::new("decay", "node").updates("load"))
+        .unwrap();
+    m
+}
+
+#[op2::kernel]
+fn contagion_catch(pass: &mut i32, loads: &[f64]) {
+    let mut sum = 0.0;
+    for j in 0..loads.len() {
+        sum += loads[j];
+    }
+    *pass = 0;
+    if sum > 0.9 {
+        *pass = 1;
+    }
+}
+
+#[op2::kernel]
+fn contagion_suffer(load: &mut f64) {
+    *load += 1.0;
+}
+
+#[op2::kernel]
+fn contagion_heal(load: &f64, pass: &mut i32) {
+    *pass = 0;
+    if *load > 2.2 {
+        *pass = 1;
+    }
+}
+
+#[op2::kernel]
+fn contagion_decay(load: &mut f64) {
+    *load *= 0.6;
+}
+
+fn contagion<'rt>(rt: &'rt Runtime, ids: &[u64], edges: &[(u64, u64)], sick: &[u64]) -> Simulation<'rt> {
+    let mut sim = Simulation::new(&contagion_model(), rt).unwrap();
+    let states = ids.iter().map(|i| if sick.contains(i) { "sick" } else { "well" });
+    let loads: Vec<f64> = ids.iter().map(|i| if sick.contains(i) { 1.0 } else { 0.0 }).collect();
+    let nodes = Agents::with_ids(ids.to_vec()).set("load", loads).in_states(states);
+    sim.populate("node", nodes).unwrap().connect("contacts", edges).unwrap();
+    sim.bind_condition("catch", |c| {
+        let (pass, (loads, contacts)) = (c.pass()?, c.neighbours::<f64>("contacts", "load")?);
+        par_loop!(
+            c.rt(),
+            contagion_catch,
+            c.agents(),
+            pass(WRITE),
+            loads(READ, contacts[..])
+        )
+    })
+    .unwrap();
+    sim.bind("suffer", |c| {
+        let load = c.var::<f64>("load")?;
+        par_loop!(c.rt(), contagion_suffer, c.agents(), load(RW))
+    })
+    .unwrap();
+    sim.bind_condition("heal", |c| {
+        let (load, pass) = (c.var::<f64>("load")?, c.pass()?);
+        par_loop!(c.rt(), contagion_heal, c.agents(), load(READ), pass(WRITE))
+    })
+    .unwrap();
+    sim.bind("decay", |c| {
+        let load = c.var::<f64>("load")?;
+        par_loop!(c.rt(), contagion_decay, c.agents(), load(RW))
+    })
+    .unwrap();
+    sim
+}
+
+/// States and conditions on a network cut among the ranks: loops over the
+/// agents of a state, or those a condition passes, of a cut set, reading
+/// neighbours through the cut network; the same states and loads each
+/// step as one process, on every backend.
+pub fn network_states_match_one_rank(mpi: &Mpi) {
+    let n = 120;
+    let ids: Vec<u64> = (0..n as u64).map(|i| 7 * i + 2).collect();
+    let mut rng = op2::Philox::new(41, 0, 0);
+    let mut edges = Vec::new();
+    while edges.len() < 300 {
+        let (a, b) = (rng.below(n as u32) as usize, rng.below(n as u32) as usize);
+        if a != b {
+            edges.push((ids[a], ids[b]));
+        }
+    }
+    let sick = [ids[3], ids[50], ids[97]];
+    for rt in backends() {
+        let b = rt.backend();
+        let mut one = contagion(&rt, &ids, &edges, &sick);
+        let mut shared = contagion(&rt, &ids, &edges, &sick);
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        let mut changes = 0;
+        let mut last = Vec::new();
+        for step in 1..=10 {
+            one.step().unwrap();
+            shared.step().unwrap();
+            let cut = shared.network_distribution("contacts").expect("cut");
+            let states = cut.gather(shared.states("node").unwrap()).unwrap();
+            let loads = cut.gather(shared.variable::<f64>("node", "load").unwrap()).unwrap();
+            if let (Some(states), Some(loads)) = (states, loads) {
+                let want = one.states("node").unwrap().to_vec();
+                assert_eq!(states, want, "{b}: states at step {step}");
+                assert_eq!(
+                    loads,
+                    one.variable::<f64>("node", "load").unwrap().to_vec(),
+                    "{b}: step {step}"
+                );
+                changes += usize::from(want != last);
+                last = want;
+            }
+        }
+        if mpi.rank() == 0 {
+            assert!(changes > 3, "{b}: the states kept changing ({changes} steps)");
+        }
+    }
 }
 
 /// The lattice SIR (`op2_sir::lattice_sir`: states, conditions and a
