@@ -29,6 +29,7 @@ pub mod opencl;
 mod rayon;
 mod runtime;
 mod seq;
+mod shared_globals;
 mod transfer_log;
 
 pub use backend::Backend;

@@ -474,12 +474,19 @@ impl Runtime {
         let start = Instant::now();
         let device_before = op2_core::device_counts::this_thread();
         let halo = match set.distribution() {
-            // Nothing to run: not even a program to build.
-            None if subset.is_some_and(Subset::is_empty) => op2_core::HaloTraffic::default(),
             None => {
-                // SAFETY: validated above, and `_borrows` holds the data
-                // until the loop has run.
-                unsafe { self.executor.execute(&lp, body) }?;
+                let shared = crate::shared_globals::SharedReductions::begin(&*self.executor, args)?;
+                // Nothing to run: not even a program to build.
+                let ran = match subset.is_some_and(Subset::is_empty) {
+                    true => Ok(()),
+                    // SAFETY: validated above, and `_borrows` holds the
+                    // data until the loop has run.
+                    false => unsafe { self.executor.execute(&lp, body) },
+                };
+                match shared.is_empty() {
+                    true => ran?,
+                    false => shared.end(&*self.executor, ran)?,
+                }
                 op2_core::HaloTraffic::default()
             }
             // SAFETY: validated above, and `_borrows` holds the data until

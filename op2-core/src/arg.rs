@@ -264,6 +264,10 @@ pub trait GlobalHandle: Send + Sync {
     ) -> crate::Result<()>;
     /// Puts back bytes saved earlier (to drop what exec-halo elements added).
     fn restore(&self, saved: &[u8]);
+    /// The ranks this Global is shared by ([`crate::Global::reduce_across`]).
+    fn across_ranks(&self) -> Option<std::sync::Arc<dyn crate::AllReduce>> {
+        None
+    }
 }
 
 /// The number of values a whole-Dat argument (`d(READ, list[..])`) covers,

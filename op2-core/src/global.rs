@@ -15,6 +15,8 @@ pub struct Global<T: Scalar>(Arc<GlobalInner<T>>);
 struct GlobalInner<T> {
     name: String,
     host: HostStorage<T>,
+    /// The ranks this Global is shared by, if any.
+    across: std::sync::Mutex<Option<Arc<dyn crate::AllReduce>>>,
 }
 
 impl<T: Scalar> Clone for Global<T> {
@@ -85,7 +87,21 @@ impl<T: Scalar> Global<T> {
         Global(Arc::new(GlobalInner {
             name,
             host: HostStorage::new(values),
+            across: std::sync::Mutex::new(None),
         }))
+    }
+
+    /// Shares this Global among the ranks of `ranks` (`None`: this
+    /// process's alone again): every loop over a set that is not itself
+    /// distributed and reduces into it (INC, MIN, MAX) then combines the
+    /// ranks' contributions, so that each rank holds what one process
+    /// looping over all their elements would (sums up to rounding). Such
+    /// loops become collective: every rank must run each of them, in the
+    /// same order (an empty set or subset included). Loops over a
+    /// distributed set reduce across its ranks anyway. E.g. an agent
+    /// model's macro properties, when its agents are shared among ranks.
+    pub fn reduce_across(&self, ranks: Option<Arc<dyn crate::AllReduce>>) {
+        *self.0.across.lock().unwrap_or_else(|e| e.into_inner()) = ranks;
     }
 
     /// The Global's name.
@@ -225,6 +241,9 @@ impl<T: Scalar> GlobalHandle for Global<T> {
 
     fn host_bytes(&self) -> *mut u8 {
         self.0.host.ptr() as *mut u8
+    }
+    fn across_ranks(&self) -> Option<Arc<dyn crate::AllReduce>> {
+        self.0.across.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
     fn begin_distributed_reduction(&self, access: Access) -> Vec<u8> {
         let bytes = self.bytes().to_vec();

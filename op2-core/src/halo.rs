@@ -14,6 +14,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::{Access, DatHandle, Result, ScalarType};
 
+/// Combines values across the ranks of a run: what a Global shared by the
+/// ranks ([`crate::Global::reduce_across`]) needs after each loop that
+/// reduces into it.
+pub trait AllReduce: Send + Sync {
+    /// Combines `values` (of `scalar`s) across all ranks in place: sum for
+    /// INC, minimum for MIN, maximum for MAX. Collective.
+    fn all_reduce(&self, values: &mut [u8], scalar: ScalarType, op: Access) -> Result<()>;
+}
+
 /// A distributed set's communication.
 pub trait Distribution: Send + Sync {
     /// Starts exchanging the halo of `dat` (a Dat on this set): owned values

@@ -87,7 +87,8 @@ pub use error::{ArgRef, Error, FatesLeft, Result};
 pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
 pub use halo::{
-    DeviceRecordExchange, Distribution, HaloLists, HaloState, HostMemory, PendingExchange, PendingRecords, RecordBuffer,
+    AllReduce, DeviceRecordExchange, Distribution, HaloLists, HaloState, HostMemory, PendingExchange, PendingRecords,
+    RecordBuffer,
 };
 pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use map::Map;

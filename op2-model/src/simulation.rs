@@ -24,7 +24,7 @@ use op2_core::{
 use crate::call::{Call, Over};
 use crate::carriers::{AgentCarriers, Carriers};
 #[cfg(feature = "mpi")]
-use crate::typed::AnyDat;
+use crate::typed::{AnyDat, AnyGlobal};
 use crate::{AgentFunction, Agents, Layers, MessageKind, Model};
 #[cfg(feature = "mpi")]
 use op2_core::RandomStreams;
@@ -961,6 +961,7 @@ impl<'rt> Simulation<'rt> {
         }
         if !self.model.networks.is_empty() {
             self.cut_networks(mpi)?;
+            self.share_macro_properties(mpi)?;
             return Ok(self);
         }
         // The lists that place agents, spatial ones first (the first cuts
@@ -1000,7 +1001,26 @@ impl<'rt> Simulation<'rt> {
             lists: names,
             overlap: false,
         });
+        self.share_macro_properties(mpi)?;
         Ok(self)
+    }
+
+    /// Shares every macro property among the ranks: the loops that update
+    /// it on each rank's agents combine the ranks' contributions, so each
+    /// rank holds what one process would (sums up to rounding).
+    /// Collective.
+    #[cfg(feature = "mpi")]
+    fn share_macro_properties(&self, mpi: &op2_mpi::Mpi) -> Result<()> {
+        let carriers = self.carriers()?;
+        let reduced = self.model.environment.iter().filter(|p| p.reduced);
+        let globals: Vec<&AnyGlobal> = reduced.filter_map(|p| carriers.property(&p.name)).collect();
+        if !globals.is_empty() {
+            let ranks = mpi.all_reduce();
+            for g in globals {
+                g.reduce_across(ranks.clone());
+            }
+        }
+        Ok(())
     }
 
     /// Cuts each network among the ranks (`Simulation::distribute`): its

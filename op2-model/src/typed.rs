@@ -139,6 +139,16 @@ impl AnyGlobal {
         Ok(AnyGlobal { scalar, global })
     }
 
+    /// Shares the Global among the ranks of `ranks`
+    /// ([`Global::reduce_across`]).
+    pub fn reduce_across(&self, ranks: std::sync::Arc<dyn op2_core::AllReduce>) {
+        with_scalar!(self.scalar, T => {
+            if let Some(g) = self.global.downcast_ref::<Global<T>>() {
+                g.reduce_across(Some(ranks));
+            }
+        })
+    }
+
     /// The Global as `Global<T>`; an error naming the property and `whose`
     /// use otherwise.
     pub fn typed<T: Scalar>(&self, model: &str, name: &str, whose: &str) -> Result<&Global<T>> {

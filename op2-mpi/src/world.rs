@@ -134,10 +134,33 @@ impl Mpi {
         self.comm.0.all_reduce_into(&mine[..], values, op);
     }
 
+    /// The ranks' reduction for Globals they share
+    /// ([`op2_core::Global::reduce_across`]), on a communicator of its own
+    /// (a duplicate of this one's). Collective: every rank asks, in the
+    /// same order.
+    pub fn all_reduce(&self) -> std::sync::Arc<dyn op2_core::AllReduce> {
+        std::sync::Arc::new(RankReduction(crate::halo_exchange::Comm(self.comm.0.duplicate())))
+    }
+
     /// The maximum of `value` over all ranks.
     pub fn max_f64(&self, value: f64) -> f64 {
         let mut bytes = value.to_ne_bytes();
         crate::halo_exchange::all_reduce(&self.comm, &mut bytes, op2_core::ScalarType::F64, op2_core::Access::Max);
         f64::from_ne_bytes(bytes)
+    }
+}
+
+/// [`Mpi::all_reduce`]'s reduction, over its own communicator.
+struct RankReduction(crate::halo_exchange::Comm);
+
+impl op2_core::AllReduce for RankReduction {
+    fn all_reduce(
+        &self,
+        values: &mut [u8],
+        scalar: op2_core::ScalarType,
+        op: op2_core::Access,
+    ) -> op2_core::Result<()> {
+        crate::halo_exchange::all_reduce(&self.0, values, scalar, op);
+        Ok(())
     }
 }

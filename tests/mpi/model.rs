@@ -529,7 +529,11 @@ fn gossip_model(side: f64) -> op2::model::Model {
             .output_optional("rumours"),
     )
     .unwrap();
+    // A macro property: how many rumours were heard, over every rank.
+    m.add_environment(op2::model::EnvProperty::reduced::<i64>("heard", 1))
+        .unwrap();
     let listen = AgentFunction::new("listen", "walker").reads("pos").updates("heat");
+    let listen = listen.environment("heard", Access::Inc);
     m.add_function(listen.reads_ids().input("rumours")).unwrap();
     let walk = AgentFunction::new("walk", "walker").reads("heat").updates("pos");
     m.add_function(walk.output("place")).unwrap();
@@ -571,7 +575,8 @@ fn gossip_shout(heat: &f64, sent: &mut i32) {
 }
 
 #[op2::kernel]
-fn gossip_listen(me: &i64, p: &[f64; 2], heat: &mut f64, ids: &[i64], ps: &[[f64; 2]], hs: &[f64]) {
+fn gossip_listen(me: &i64, p: &[f64; 2], heat: &mut f64, ids: &[i64], ps: &[[f64; 2]], hs: &[f64], heard: &mut i64) {
+    *heard += hs.len() as i64;
     let mut warmth = 0.0;
     for j in 0..hs.len() {
         if ids[j] != *me {
@@ -606,7 +611,12 @@ fn gossip<'rt>(rt: &'rt Runtime, model: &op2::model::Model, agents: Agents, side
     })
     .unwrap();
     sim.bind("listen", |c| {
-        let (me, pos, heat) = (c.ids()?, c.var::<f64>("pos")?, c.var::<f64>("heat")?);
+        let (me, pos, heat, heard) = (
+            c.ids()?,
+            c.var::<f64>("pos")?,
+            c.var::<f64>("heat")?,
+            c.env::<i64>("heard")?,
+        );
         let (list, ids, ps, hs) = (
             c.input()?,
             c.message_ids()?,
@@ -622,7 +632,8 @@ fn gossip<'rt>(rt: &'rt Runtime, model: &op2::model::Model, agents: Agents, side
             heat(RW),
             ids(READ, list[..]),
             ps(READ, list[..]),
-            hs(READ, list[..])
+            hs(READ, list[..]),
+            heard(INC)
         )
     })
     .unwrap();
@@ -681,6 +692,9 @@ pub fn brute_force_lists_reach_every_rank(mpi: &Mpi) {
             let what = format!("{b} gossip step {step}");
             let mut heard = [shared.list("rumours").unwrap().len() as u64];
             mpi.sum_u64(&mut heard);
+            // Every rank's listeners added to the same macro property.
+            let rumours = |s: &Simulation<'_>| s.environment::<i64>("heard").unwrap().value();
+            assert_eq!(rumours(&shared), rumours(&one), "{what}: rumours heard");
             // Every rank holds every message.
             assert_eq!(
                 heard[0],
