@@ -206,6 +206,7 @@ fn distributed_runs_match_one_process() {
     model::described_models_match_one_rank(&mpi);
     model::network_sir_matches_one_rank(&mpi);
     model::network_states_match_one_rank(&mpi);
+    model::networks_and_mobile_agents_match_one_rank(&mpi);
     model::brute_force_lists_reach_every_rank(&mpi);
     model::discrete_lists_match_one_rank(&mpi);
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);

@@ -883,6 +883,14 @@ impl<'rt> Simulation<'rt> {
             .filter_map(|n| self.model.message(n))
             .map(|m| m.sender.as_str())
             .collect();
+        let brute = (self.model.messages.iter()).filter(|m| m.kind == MessageKind::BruteForce);
+        if let Some(m) = brute.clone().find(|m| !placed.contains(&m.sender.as_str())) {
+            return Err(self.model.invalid(format!(
+                "is distributed, and brute-force list `{}` is sent by agent type `{}`, which no spatial or \
+                 discrete list places: its messages would reach only their own rank's readers",
+                m.name, m.sender
+            )));
+        }
         for f in &self.model.functions {
             let input = f.input.as_deref().and_then(|l| self.model.message(l));
             if let Some(list) = input.filter(|m| m.kind != MessageKind::BruteForce) {
@@ -943,14 +951,19 @@ impl<'rt> Simulation<'rt> {
     ///   build brings every rank's messages (its senders must send a
     ///   spatial or discrete list too, which places them).
     /// - **A network's nodes** (a model with networks): every rank is
-    ///   populated with all the agents and given all the edges; each
+    ///   populated with all the nodes and given all the edges; each
     ///   network is cut by METIS, each rank keeping its part of the nodes
     ///   and, in its halo, the neighbours they read. Call it before the
-    ///   simulation starts; `options` do not apply.
+    ///   simulation starts. A model may have both: its networks are cut,
+    ///   its other types shared by space (each rank populated with its
+    ///   share of those); they meet through the environment.
+    /// - **Macro properties** hold every rank's contributions: the loops
+    ///   that update them combine the ranks' parts.
     ///
     /// # Errors
     /// [`op2_core::Error::InvalidModel`] if the model has neither a spatial
-    /// or discrete list nor a network, has networks and other agent types, is
+    /// or discrete list nor a network; reads a list by position, gives
+    /// birth or sends a brute-force list from a type no list places; is
     /// distributed already, or (networks) has started; as
     /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, a discrete
     /// lattice beside another grid) and [`op2_mpi::Mpi::distribute_graph`].
@@ -958,11 +971,6 @@ impl<'rt> Simulation<'rt> {
     pub fn distribute(&mut self, mpi: &op2_mpi::Mpi, options: op2_mpi::DomainOptions) -> Result<&mut Simulation<'rt>> {
         if self.domain.is_some() || !self.cut.is_empty() {
             return Err(self.model.invalid("is distributed twice".to_string()));
-        }
-        if !self.model.networks.is_empty() {
-            self.cut_networks(mpi)?;
-            self.share_macro_properties(mpi)?;
-            return Ok(self);
         }
         // The lists that place agents, spatial ones first (the first cuts
         // the domain), then brute-force ones: every rank gets all their
@@ -981,14 +989,25 @@ impl<'rt> Simulation<'rt> {
         };
         let names: Vec<String> = of_kind(0).chain(of_kind(1)).chain(of_kind(2)).collect();
         let placing: Vec<String> = of_kind(0).chain(of_kind(1)).collect();
-        if placing.is_empty() {
+        let networks = !self.model.networks.is_empty();
+        if placing.is_empty() && !networks {
             return Err(self.model.invalid(
                 "is distributed by space, and it has no spatial or discrete message list to cut it by (nor a \
                  network)"
                     .to_string(),
             ));
         }
+        // Everything that can be refused is, before anything collective.
         self.check_placed(&placing)?;
+        if networks {
+            // A network's nodes are cut by METIS; the other types' agents
+            // are shared by space below, if any list places them.
+            self.cut_networks(mpi)?;
+            if placing.is_empty() {
+                self.share_macro_properties(mpi)?;
+                return Ok(self);
+            }
+        }
         self.start()?;
         let carriers = self.carriers()?;
         let lists: Vec<&MessageList> = names
@@ -1029,13 +1048,6 @@ impl<'rt> Simulation<'rt> {
     #[cfg(feature = "mpi")]
     fn cut_networks(&mut self, mpi: &op2_mpi::Mpi) -> Result<()> {
         self.check_not_started("distribute a network")?;
-        if let Some(a) = (self.model.agents.iter()).find(|a| self.model.network_of(&a.name).is_none()) {
-            return Err(self.model.invalid(format!(
-                "is distributed with networks and agent type `{}`, which is no network's: models of both are \
-                 not distributed yet",
-                a.name
-            )));
-        }
         self.check_runnable()?;
         // Cut into locals: a refused cut leaves the simulation as it was.
         let mut carriers = self.build_carriers()?;

@@ -242,12 +242,6 @@ pub fn network_sir_matches_one_rank(mpi: &Mpi) {
     let mut started = network_sir(&seq, &ids, &by_id, ids[0], (0.1, 0.1), 1).unwrap();
     started.start().unwrap();
     refused(&mut started, "distribute a network before the simulation starts");
-    let mut model = op2_sir::network_sir_model(0.1, 0.1).unwrap();
-    model
-        .add_agent(op2::model::AgentType::new("visitor").variable::<f64>("x", 1, &[0.0]))
-        .unwrap();
-    let mut mixed = Simulation::new(&model, &seq).unwrap();
-    refused(&mut mixed, "agent type `visitor`, which is no network's");
     let mut alone = op2::model::Model::new("alone");
     alone.add_agent(op2::model::AgentType::new("hermit")).unwrap();
     let mut alone = Simulation::new(&alone, &seq).unwrap();
@@ -738,7 +732,7 @@ pub fn brute_force_lists_reach_every_rank(mpi: &Mpi) {
     let e = sim.distribute(mpi, DomainOptions::default()).err().expect("refused");
     assert!(
         e.to_string()
-            .contains("brute-force list `cries` is sent by agents no spatial or discrete list"),
+            .contains("brute-force list `cries` is sent by agent type `crier`, which no spatial or discrete list"),
         "{e}"
     );
     // Types that where they are matters and that nothing places.
@@ -764,4 +758,196 @@ pub fn brute_force_lists_reach_every_rank(mpi: &Mpi) {
         &m,
         "function `lay` gives birth to agent type `egg`, which no spatial or discrete list places",
     );
+}
+
+/// A town: walkers (mobile, placed by a spatial list) and households on a
+/// contact network (cut by METIS) in one model, meeting through macro
+/// properties, which a step function copies into constants for the next
+/// step: walkers speed up with the sick households counted so far, count
+/// the crowds they are in, and households' loads grow with their
+/// neighbours' and with the crowds.
+fn town_model() -> op2::model::Model {
+    use op2::model::{AgentFunction, AgentType, EnvProperty, Message, MessageKind, Model, Network};
+    let mut m = Model::new("town");
+    m.add_agent(AgentType::new("walker").variable::<f64>("pos", 2, &[0.0; 2]))
+        .unwrap();
+    m.add_agent(AgentType::new("home").variable::<f64>("load", 1, &[0.0]))
+        .unwrap();
+    m.add_network(Network::new("streets", "home")).unwrap();
+    let place = MessageKind::spatial_2d([0.0; 2], [8.0; 2], 1.0, true);
+    m.add_message(Message::new("place", "walker", place).carries("pos"))
+        .unwrap();
+    for p in ["crowd", "sick"] {
+        m.add_environment(EnvProperty::reduced::<i64>(p, 1)).unwrap();
+        let seen = EnvProperty::constant::<i64>(format!("{p}_seen"), &[0]);
+        m.add_environment(seen).unwrap();
+    }
+    let walk = AgentFunction::new("walk", "walker").updates("pos");
+    m.add_function(walk.environment("sick_seen", Access::Read).output("place"))
+        .unwrap();
+    let gather = AgentFunction::new("gather", "walker").reads("pos").input("place");
+    m.add_function(gather.environment("crowd", Access::Inc)).unwrap();
+    let spread = AgentFunction::new("spread", "home").writes("load");
+    let spread = spread.reads_neighbours("streets", "load");
+    m.add_function(
+        spread
+            .environment("crowd_seen", Access::Read)
+            .environment("sick", Access::Inc),
+    )
+    .unwrap();
+    m
+}
+
+#[op2::kernel]
+fn town_walk(p: &mut [f64; 2], sick: &i64) {
+    p[0] += 0.2 + 0.05 * (*sick % 5) as f64;
+    p[1] += 0.3;
+    for c in 0..2 {
+        if p[c] >= 8.0 {
+            p[c] -= 8.0;
+        }
+    }
+}
+
+#[op2::kernel]
+fn town_gather(p: &[f64; 2], ps: &[[f64; 2]], place: &Spatial2d, crowd: &mut i64) {
+    for j in place.near(p[0], p[1]) {
+        let dx = ps[j][0] - p[0];
+        let dy = ps[j][1] - p[1];
+        if dx * dx + dy * dy < 1.0 {
+            *crowd += 1;
+        }
+    }
+}
+
+#[op2::kernel]
+fn town_spread(next: &mut f64, load: &f64, around: &[f64], crowd: &i64, sick: &mut i64) {
+    let mut sum = 0.0;
+    for j in 0..around.len() {
+        sum += around[j];
+    }
+    *next = 0.5 * *load + 0.1 * sum + 0.01 * (*crowd % 10) as f64;
+    if *next > 1.0 {
+        *sick += 1;
+    }
+}
+
+/// The town on `rt`: `walkers` (this rank's share), every home and street.
+fn town<'rt>(rt: &'rt Runtime, walkers: Agents, homes: &[u64], streets: &[(u64, u64)]) -> Simulation<'rt> {
+    let mut sim = Simulation::new(&town_model(), rt).unwrap();
+    let loads: Vec<f64> = homes.iter().map(|&h| (h % 4) as f64 * 0.5).collect();
+    sim.populate("walker", walkers).unwrap();
+    sim.populate("home", Agents::with_ids(homes.to_vec()).set("load", loads))
+        .unwrap()
+        .connect("streets", streets)
+        .unwrap();
+    sim.bind("walk", |c| {
+        let (pos, sick) = (c.var::<f64>("pos")?, c.env::<i64>("sick_seen")?);
+        par_loop!(c.rt(), town_walk, c.agents(), pos(RW), sick(READ))
+    })
+    .unwrap();
+    sim.bind("gather", |c| {
+        let (pos, place, ps, crowd) = (
+            c.var::<f64>("pos")?,
+            c.input()?,
+            c.message::<f64>("pos")?,
+            c.env::<i64>("crowd")?,
+        );
+        par_loop!(
+            c.rt(),
+            town_gather,
+            c.agents(),
+            pos(READ),
+            ps(READ, place[..]),
+            place(NEAR),
+            crowd(INC)
+        )
+    })
+    .unwrap();
+    sim.bind("spread", |c| {
+        let (next, crowd, sick) = (
+            c.var::<f64>("load")?,
+            c.env::<i64>("crowd_seen")?,
+            c.env::<i64>("sick")?,
+        );
+        let (load, streets) = c.neighbours::<f64>("streets", "load")?;
+        par_loop!(
+            c.rt(),
+            town_spread,
+            c.agents(),
+            next(WRITE),
+            load(READ),
+            load(READ, streets[..]),
+            crowd(READ),
+            sick(INC)
+        )
+    })
+    .unwrap();
+    // What the ranks counted together, for the next step's functions.
+    sim.add_step_function(|s| {
+        for p in ["crowd", "sick"] {
+            let counted = s.environment::<i64>(p)?.value();
+            s.environment::<i64>(&format!("{p}_seen"))?.try_data_mut()?[0] = counted;
+        }
+        Ok(())
+    });
+    sim
+}
+
+/// A model with a network and mobile agents under `mpirun`: the network
+/// cut by METIS, the walkers shared by space, the macro properties
+/// combined across the ranks; every walker, home and property as on one
+/// process, on every backend.
+pub fn networks_and_mobile_agents_match_one_rank(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank(), mpi.size());
+    let homes: Vec<u64> = (0..80).map(|i| 1000 + 3 * i).collect();
+    let mut rng = op2::Philox::new(8, 0, 0);
+    let mut streets = Vec::new();
+    while streets.len() < 200 {
+        let (a, b) = (rng.below(80) as usize, rng.below(80) as usize);
+        if a != b {
+            streets.push((homes[a], homes[b]));
+        }
+    }
+    let pos: Vec<f64> = (0..60)
+        .flat_map(|i| [(i * 13 % 80) as f64 * 0.1, (i * 7 % 80) as f64 * 0.1])
+        .collect();
+    let walkers = Agents::new(60).set("pos", pos);
+    for rt in backends() {
+        let b = rt.backend();
+        let mut one = town(&rt, walkers.clone(), &homes, &streets);
+        let mut shared = town(&rt, walkers.share(rank, size), &homes, &streets);
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        assert_eq!(
+            town_model().layers().unwrap().to_string(),
+            "layer 1: walk, spread\nlayer 2: gather"
+        );
+        for step in 1..=6 {
+            one.step().unwrap();
+            shared.step().unwrap();
+            let what = format!("{b} town step {step}");
+            for p in ["crowd", "sick"] {
+                let value = |s: &Simulation<'_>| s.environment::<i64>(p).unwrap().value();
+                assert_eq!(value(&shared), value(&one), "{what}: {p}");
+            }
+            matches(
+                mpi,
+                &here::<f64>(&shared, "walker", "pos", 2),
+                &here(&one, "walker", "pos", 2),
+                &what,
+            );
+            let cut = shared.network_distribution("streets").expect("cut");
+            if let Some(loads) = cut.gather(shared.variable::<f64>("home", "load").unwrap()).unwrap() {
+                assert_eq!(
+                    loads,
+                    one.variable::<f64>("home", "load").unwrap().to_vec(),
+                    "{what}: loads"
+                );
+            }
+        }
+        assert!(
+            shared.environment::<i64>("sick").unwrap().value() > 0,
+            "{b}: some homes fell sick"
+        );
+    }
 }
