@@ -112,6 +112,50 @@ mod cases {
         assert!(got.contains(&2) && got.contains(&0), "an epidemic under way: {got:?}");
     }
 
+    /// Hens lay eggs and eggs hatch into hens (children of the other
+    /// type): the parents are selected and the children's values
+    /// gathered on the device, so neither the spawn flags nor the staged
+    /// values ever come to the host, and the populations are seq's.
+    pub fn births_of_another_type_stay_on_the_device(rt: Runtime) {
+        use op2_predator_prey::{hens_and_eggs, initial_hens, HenParams};
+        let p = HenParams::default();
+        let run = |rt: &Runtime| {
+            let mut sim = hens_and_eggs(rt, p, initial_hens(60, p.size, 3), 5).unwrap();
+            let mut sizes = Vec::new();
+            for _ in 0..12 {
+                sim.step().unwrap();
+                sizes.push((
+                    sim.population("hen").unwrap().size(),
+                    sim.population("egg").unwrap().size(),
+                ));
+            }
+            let ages = |t: &str| {
+                let set = sim.population(t).unwrap();
+                let age = sim.variable::<i32>(t, "age").unwrap().to_vec();
+                let mut v: Vec<(u64, i32)> = set.global_ids().iter().copied().zip(age).collect();
+                v.sort_unstable();
+                v
+            };
+            (sizes, ages("hen"), ages("egg"))
+        };
+        let got = run(&rt);
+        let summary = rt.timing_summary();
+        let staged: Vec<_> = (summary.transfers.iter())
+            .filter(|(n, _)| n.contains(".spawn") || n.contains(".child."))
+            .collect();
+        assert!(
+            staged.len() >= 3,
+            "the flags and staged values listed: {:?}",
+            summary.transfers
+        );
+        for (name, stats) in staged {
+            assert_eq!(stats.downloads, 0, "{name} stays on the device: {stats:?}");
+        }
+        let seq = Runtime::new(Backend::Seq).unwrap();
+        assert_eq!(got, run(&seq), "the populations seq has");
+        assert!(got.0.iter().any(|&(_, eggs)| eggs > 0), "eggs were laid: {:?}", got.0);
+    }
+
     /// Agents that drift, build a spatial list and count their
     /// neighbours, sorted in memory once: their positions never come back
     /// to the host, and the list's Dats never move at all.
@@ -668,7 +712,8 @@ macro_rules! device_cases {
                 pinned_memory_round_trips_through_the_device,
                 halos_are_packed_and_unpacked_on_the_device_without_mpi,
                 births_and_deaths_keep_the_agents_on_the_device,
-                states_and_conditions_stay_on_the_device
+                states_and_conditions_stay_on_the_device,
+                births_of_another_type_stay_on_the_device
             );
         }
     };

@@ -1186,6 +1186,65 @@ fn parents_give_birth_to_another_type_and_die_in_one_function() {
     }
 }
 
+/// Hens hatch chicks (another type) every step; each chick writes down the
+/// id a kernel reads for it: the id it was given, on every backend (on a
+/// device, the children's ids are written there).
+#[test]
+fn children_of_another_type_read_their_own_ids() {
+    let mut m = Model::new("coop");
+    m.add_agent(AgentType::new("hen").variable::<f64>("w", 1, &[0.0]))
+        .unwrap();
+    m.add_agent(AgentType::new("chick").variable::<i64>("me", 1, &[-1]))
+        .unwrap();
+    m.add_function(AgentFunction::new("hatch", "hen").reads("w").births("chick"))
+        .unwrap();
+    m.add_function(AgentFunction::new("name", "chick").writes("me").reads_ids())
+        .unwrap();
+    for rt in backends() {
+        let b = rt.backend();
+        let mut sim = Simulation::new(&m, &rt).unwrap();
+        // Hens 10, 20, ...: the odd-numbered ones hatch each step.
+        let hens =
+            Agents::with_ids((1..=9).map(|i| 10 * i).collect()).set("w", (1..=9).map(f64::from).collect::<Vec<_>>());
+        sim.populate("hen", hens).unwrap();
+        sim.bind("hatch", |c| {
+            let (w, spawn, cw) = (c.var::<f64>("w")?, c.spawn()?, c.child::<i64>("me")?);
+            par_loop!(c.rt(), hatch_odd, c.agents(), w(READ), spawn(WRITE), cw(WRITE))
+        })
+        .unwrap();
+        sim.bind("name", |c| {
+            let (me, ids) = (c.var::<i64>("me")?, c.ids()?);
+            par_loop!(c.rt(), write_down, c.agents(), me(WRITE), ids(READ))
+        })
+        .unwrap();
+        for step in 1..=3 {
+            sim.step().unwrap();
+            let chicks = sim.population("chick").unwrap();
+            let ids: Vec<i64> = chicks.global_ids().iter().map(|&i| i as i64).collect();
+            assert_eq!(ids.len(), 5 * step, "{b}");
+            assert_eq!(
+                sim.variable::<i64>("chick", "me").unwrap().to_vec(),
+                ids,
+                "{b}: step {step}"
+            );
+        }
+    }
+}
+
+#[op2::kernel]
+fn hatch_odd(w: &f64, spawn: &mut i32, child_me: &mut i64) {
+    *spawn = 0;
+    if (*w as i64) % 2 == 1 {
+        *spawn = 1;
+        *child_me = -7;
+    }
+}
+
+#[op2::kernel]
+fn write_down(me: &mut i64, id: &i64) {
+    *me = *id;
+}
+
 /// A function whose loop decided deaths (held for its births of another
 /// type) and then failed forgets those deaths: the next step's apply,
 /// with no loop of its own, does not apply them.

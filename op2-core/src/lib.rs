@@ -129,7 +129,7 @@ pub mod agent_support {
     pub use crate::device_pack::{DevicePacker, ReadBorrow};
     pub use crate::device_work::{stage, Staged, OVERWRITE, READ, UPDATE};
     pub use crate::population::{
-        check_unchanged, identity_order, repeated_id, DeviceReorder, NewIds, Population, Reorder,
+        check_unchanged, identity_order, repeated_id, DeviceAdoption, DeviceReorder, NewIds, Population, Reorder,
     };
     pub use crate::workers::{
         as_atomic, parts_for, piece, run_on_parts, run_on_pieces, select_indices, MAX_PARTS, PARALLEL_MIN,

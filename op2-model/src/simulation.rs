@@ -15,7 +15,7 @@ use std::cell::RefCell;
 
 use op2_agents::{AgentSet, Lifecycle, MessageList};
 use op2_backends::Runtime;
-use op2_core::agent_support::{stage, OVERWRITE, READ, UPDATE};
+use op2_core::agent_support::{identity_order, stage, DeviceAdoption, NewIds, OVERWRITE, READ, UPDATE};
 use op2_core::{
     scratch_buffer, AgentPack, ArgData, Dat, DeviceBuffer, DeviceState, DeviceWork, Global, Result, Scalar, SelectJob,
     Set, Subset, Workers,
@@ -83,13 +83,22 @@ pub struct Simulation<'rt> {
 /// ranks when the type's births are numbered so), with the values the loop
 /// wrote (`Call::child`); their other Dats start at zero, except the ids
 /// the type's lifecycle and streams keep. The flags go back to zero.
-fn adopt(rt: &Runtime, function: &AgentFunction, parents: &AgentCarriers, carriers: &Carriers) -> Result<()> {
+fn adopt(
+    rt: &Runtime,
+    function: &AgentFunction,
+    parents: &AgentCarriers,
+    carriers: &Carriers,
+    spare: &RefCell<Vec<Box<dyn DeviceBuffer>>>,
+) -> Result<()> {
     let adoption = (parents.adoptions.iter())
         .find(|a| a.function == function.name)
         .expect("the carriers made the function's adoption");
     let young = carriers
         .agent(&adoption.young)
         .expect("the model checked the type born");
+    if let Some(work) = rt.device_work() {
+        return adopt_on_device(work, adoption, parents, young, spare);
+    }
     let n = parents.set.size();
     let chosen: Vec<usize> = {
         let flags = adoption.spawn.try_data_ro()?;
@@ -132,6 +141,104 @@ fn adopt(rt: &Runtime, function: &AgentFunction, parents: &AgentCarriers, carrie
     }
     population.set_next_id(next);
     Ok(())
+}
+
+/// [`adopt`] where the runtime lends a device: the parents are selected
+/// there from their flags, and every Dat of the young type gathers its
+/// children's values there from the staged Dats (zeros where none is
+/// staged). Only the count comes back, and the parents' indices when their
+/// ids decide the children's (across processes, or ids out of index order).
+fn adopt_on_device(
+    work: &dyn DeviceWork,
+    adoption: &crate::carriers::Adoption,
+    parents: &AgentCarriers,
+    young: &AgentCarriers,
+    spare: &RefCell<Vec<Box<dyn DeviceBuffer>>>,
+) -> Result<()> {
+    let chosen = format!("{}.parents", adoption.function);
+    let chosen = select_on_device(work, spare, chosen, &adoption.spawn, SelectBy::NonZero)?;
+    let population = young.set.population().expect("agent types are dynamic sets");
+    let parent_population = parents.set.population().expect("agent types are dynamic sets");
+    let by_ids = population.numbers_across_processes() || !parent_population.ids_ascend();
+    let mut children = Vec::new();
+    let numbered = match by_ids {
+        true => {
+            let ids = parents.set.try_global_ids()?;
+            let parent_ids: Vec<u64> = chosen.try_indices()?.iter().map(|&i| ids[i as usize]).collect();
+            Some(population.number_children_of(young.set.name(), Some(&parent_ids), &mut children)?)
+        }
+        false => {
+            population.check_ids_left(young.set.name(), chosen.len())?;
+            None
+        }
+    };
+    let births = chosen.len();
+    let adopted = (|| -> Result<()> {
+        if births == 0 {
+            return Ok(());
+        }
+        // The staged values, where the loop left them.
+        let staged = (adoption.child.iter())
+            .map(|(v, d)| {
+                let name = young.variable(v).expect("the model checked the variable").name();
+                Ok((name, stage(work, ArgData::Dat(d.handle()), READ, 0)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let columns: Vec<(&str, &dyn DeviceBuffer)> = staged.iter().map(|(n, s)| (n.as_str(), s.buffer())).collect();
+        let slot = chosen.device().lock();
+        let indices = slot.buffer.as_deref().expect("selected on this device");
+        let ids = match &numbered {
+            Some(next) => NewIds::Given {
+                ids: &children,
+                next: *next,
+            },
+            None => NewIds::Next(births),
+        };
+        let (kept, first_id) = (young.set.size(), population.next_id());
+        population.adopt_on_device(
+            young.set.name(),
+            &DeviceAdoption {
+                parents: indices,
+                births,
+                source_len: parents.set.size(),
+                columns: &columns,
+                ids,
+                generation: population.generation(),
+            },
+            work,
+        )?;
+        // The children's ids, where kernels read them.
+        if let Some(life) = &young.life {
+            let ids = stage(work, ArgData::Dat(life.ids()), UPDATE, 0)?;
+            match numbered {
+                None => work.fill_ids(ids.buffer(), kept, births, first_id)?,
+                Some(_) => {
+                    let (mut given, mut order) = (None, None);
+                    let given = scratch_buffer(work, &mut given, "children's ids", 8 * births)?;
+                    given.upload(bytemuck::cast_slice(&children))?;
+                    work.gather(&op2_core::GatherJob {
+                        n: births,
+                        words: 2,
+                        order: identity_order(work, &mut order, births)?,
+                        src: given,
+                        dst: ids.buffer(),
+                        dst_first: kept,
+                        tail: None,
+                    })?;
+                }
+            }
+        }
+        // Children come from each step's loop alone.
+        let spawn = stage(work, ArgData::Dat(&adoption.spawn), OVERWRITE, 0)?;
+        work.fill_zero(spawn.buffer(), parents.set.size())
+    })();
+    match (&adopted, numbered) {
+        (Ok(()), Some(next)) if births == 0 => population.set_next_id(next),
+        (Err(_), Some(next)) => population.numbering_failed(next),
+        _ => {}
+    }
+    reclaim(spare, chosen);
+    adopted
 }
 
 /// A lifecycle whose loops leave their fates until [`HeldFates::apply`]
@@ -736,7 +843,7 @@ impl<'rt> Simulation<'rt> {
                 }
             }
             if adopts {
-                adopt(self.rt, function, agent, carriers)?;
+                adopt(self.rt, function, agent, carriers, &self.spare)?;
             }
             if let Some(held) = held {
                 held.apply(self.rt)?;

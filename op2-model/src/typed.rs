@@ -99,6 +99,16 @@ impl AnyDat {
         with_scalar!(self.scalar, T => Ok(bytemuck::cast_slice(&self.typed_unchecked::<T>().try_data_ro()?[..]).to_vec()))
     }
 
+    /// The Dat's name.
+    pub fn name(&self) -> String {
+        with_scalar!(self.scalar, T => self.typed_unchecked::<T>().name().to_string())
+    }
+
+    /// The Dat, as the runtime handles any Dat (to stage it on a device).
+    pub fn handle(&self) -> &dyn op2_core::DatHandle {
+        with_scalar!(self.scalar, T => self.typed_unchecked::<T>() as &dyn op2_core::DatHandle)
+    }
+
     /// The Dat as `Dat<T>`, or `None` for another `T`.
     pub fn get<T: Scalar>(&self) -> Option<&Dat<T>> {
         self.dat.downcast_ref()
@@ -141,6 +151,7 @@ impl AnyGlobal {
 
     /// Shares the Global among the ranks of `ranks`
     /// ([`Global::reduce_across`]).
+    #[cfg(feature = "mpi")]
     pub fn reduce_across(&self, ranks: std::sync::Arc<dyn op2_core::AllReduce>) {
         with_scalar!(self.scalar, T => {
             if let Some(g) = self.global.downcast_ref::<Global<T>>() {

@@ -9,7 +9,7 @@ mod on_device;
 
 pub use migration::repeated_id;
 pub use migration::{AgentLayout, AgentPack};
-pub use on_device::{identity_order, DeviceReorder};
+pub use on_device::{identity_order, DeviceAdoption, DeviceReorder};
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -31,6 +31,28 @@ pub struct DeviceScratch {
     arrival_order: Option<Box<dyn DeviceBuffer>>,
     arrivals: Vec<Option<Box<dyn DeviceBuffer>>>,
     arrivals_host: Vec<u8>,
+    /// Zeros: the values of children of another set for members their
+    /// parents give nothing.
+    zeros: Option<Box<dyn DeviceBuffer>>,
+}
+
+/// Children of another set's agents, appended to this set in device
+/// memory ([`Population::adopt_on_device`]).
+pub struct DeviceAdoption<'a> {
+    /// The parents' indices in their set (`u32`, the first `births`).
+    pub parents: &'a dyn DeviceBuffer,
+    /// Children.
+    pub births: usize,
+    /// Elements of the parents' set (the length of every column).
+    pub source_len: usize,
+    /// By member name, the Dat of the parents' set whose element at a
+    /// parent is its child's value of the member (as wide as the member);
+    /// a member not named here starts at zero.
+    pub columns: &'a [(&'a str, &'a dyn DeviceBuffer)],
+    /// The children's ids (as [`Reorder::ids`](super::Reorder)).
+    pub ids: super::NewIds<'a>,
+    /// As [`Reorder::generation`](super::Reorder).
+    pub generation: u64,
 }
 
 /// How a dynamic set changes, with the index lists on the device (as
@@ -113,6 +135,71 @@ impl Population {
         let DeviceScratch { identity, spares, .. } = &mut *scratch;
         self.move_on_device(&members, work, new_len, &moves, spares, identity)?;
         self.renumber(order.survivors_host, order.kept, order.ids);
+        Ok(())
+    }
+
+    /// Appends the children of another set's agents in device memory:
+    /// each member's new elements gathered at the parents from its column
+    /// ([`DeviceAdoption`]), so that nothing but the ids goes through the
+    /// host. All or nothing, as [`Population::reorder_on_device`].
+    ///
+    /// # Errors
+    /// As [`Population::reorder`]; [`crate::Error::InvalidMigration`] if a
+    /// column is shorter than `source_len` elements of its member; the
+    /// device's.
+    pub fn adopt_on_device(&self, set: &str, adoption: &DeviceAdoption<'_>, work: &dyn DeviceWork) -> Result<()> {
+        let old_len = self.len();
+        let new_len = old_len.saturating_add(adoption.births);
+        check_size(set, new_len)?;
+        let _set = self.take_set(set, true)?;
+        super::check_unchanged(self, set, adoption.generation)?;
+        let members = self.members();
+        for (name, column) in adoption.columns {
+            let m = members.iter().find(|m| m.member_name() == *name);
+            let need = m.map_or(0, |m| adoption.source_len * m.element_bytes());
+            if m.is_none() || column.bytes() < need {
+                return Err(crate::Error::InvalidMigration {
+                    set: set.to_string(),
+                    reason: format!(
+                        "children's values of `{name}` come from a column of {} bytes, and {need} are needed \
+                         (a Dat of the set, as wide, over the parents' set)",
+                        column.bytes()
+                    ),
+                });
+            }
+        }
+        let _held = self.hold_unsynced(&members)?;
+        self.take_ids_home()?;
+        let mut scratch = self.device_scratch.lock().unwrap_or_else(|p| p.into_inner());
+        let DeviceScratch {
+            identity,
+            spares,
+            zeros,
+            ..
+        } = &mut *scratch;
+        let widest = members.iter().map(|m| m.element_bytes()).max().unwrap_or(4);
+        let zero_bytes = (widest * adoption.source_len).max(8);
+        let zero = scratch_buffer(work, zeros, "zeros", zero_bytes)?;
+        work.fill_zero(zero, zero_bytes / 4)?;
+        let zero: &dyn DeviceBuffer = zero;
+        let columns = (members.iter())
+            .map(|m| {
+                let named = adoption.columns.iter().find(|(n, _)| *n == m.member_name());
+                named.map_or(zero, |(_, c)| *c)
+            })
+            .collect();
+        let moves = Moves {
+            from: None,
+            kept: old_len,
+            children: None,
+            appended: Some(Appended {
+                n: adoption.births,
+                order: adoption.parents,
+                columns,
+            }),
+        };
+        self.move_on_device(&members, work, new_len, &moves, spares, identity)?;
+        self.renumber(None, old_len, adoption.ids);
         Ok(())
     }
 
