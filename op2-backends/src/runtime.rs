@@ -475,13 +475,15 @@ impl Runtime {
         let device_before = op2_core::device_counts::this_thread();
         let halo = match set.distribution() {
             None => {
-                let shared = crate::shared_globals::SharedReductions::begin(&*self.executor, args)?;
+                let mut shared = crate::shared_globals::SharedReductions::begin(&*self.executor, args);
+                let failed = shared.take_failure();
                 // Nothing to run: not even a program to build.
-                let ran = match subset.is_some_and(Subset::is_empty) {
-                    true => Ok(()),
+                let ran = match (failed, subset.is_some_and(Subset::is_empty)) {
+                    (Some(e), _) => Err(e),
+                    (None, true) => Ok(()),
                     // SAFETY: validated above, and `_borrows` holds the
                     // data until the loop has run.
-                    false => unsafe { self.executor.execute(&lp, body) },
+                    (None, false) => unsafe { self.executor.execute(&lp, body) },
                 };
                 match shared.is_empty() {
                     true => ran?,

@@ -19,17 +19,25 @@ struct Started<'a> {
 /// The reductions of one loop into shared Globals.
 pub(crate) struct SharedReductions<'a> {
     started: Vec<Started<'a>>,
+    /// A Global whose device value could not come to the host: the loop
+    /// must not run, and the ranks still combine.
+    failed: Option<op2_core::Error>,
 }
 
 impl<'a> SharedReductions<'a> {
     /// Starts the loop's reductions into shared Globals: for INC, each
     /// rank's loop adds to zero (the value before is added back once).
-    pub(crate) fn begin(exec: &dyn Executor, args: &'a [ArgSpec<'a>]) -> Result<SharedReductions<'a>> {
-        let mut started = Vec::new();
+    /// Every shared Global is started, even after a failure here (kept for
+    /// [`SharedReductions::take_failure`]), so that every rank combines
+    /// the same Globals.
+    pub(crate) fn begin(exec: &dyn Executor, args: &'a [ArgSpec<'a>]) -> SharedReductions<'a> {
+        let (mut started, mut failed) = (Vec::new(), None);
         for a in args.iter().filter(|a| a.access.is_reduction()) {
             let ArgData::Global(g) = a.data else { continue };
             let Some(ranks) = g.across_ranks() else { continue };
-            on_host(exec, g)?;
+            if let Err(e) = on_host(exec, g) {
+                failed.get_or_insert(e);
+            }
             started.push(Started {
                 access: a.access,
                 global: g,
@@ -37,7 +45,13 @@ impl<'a> SharedReductions<'a> {
                 saved: g.begin_distributed_reduction(a.access),
             });
         }
-        Ok(SharedReductions { started })
+        SharedReductions { started, failed }
+    }
+
+    /// The failure of [`SharedReductions::begin`], if any: the loop must
+    /// not run, and [`SharedReductions::end`] must still be called.
+    pub(crate) fn take_failure(&mut self) -> Option<op2_core::Error> {
+        self.failed.take()
     }
 
     /// Whether the loop reduces into no shared Global.
@@ -52,12 +66,13 @@ impl<'a> SharedReductions<'a> {
         let mut ended = Ok(());
         for s in self.started {
             let g = s.global;
-            let combined = on_host(exec, g).and_then(|()| {
-                g.end_distributed_reduction(s.access, &s.saved, &mut |bytes| {
-                    s.ranks.all_reduce(bytes, g.scalar(), s.access)
-                })
+            // Combined even if the device value could not come back: the
+            // other ranks are waiting in the reduction.
+            let synced = on_host(exec, g);
+            let combined = g.end_distributed_reduction(s.access, &s.saved, &mut |bytes| {
+                s.ranks.all_reduce(bytes, g.scalar(), s.access)
             });
-            ended = ended.and(combined);
+            ended = ended.and(synced).and(combined);
         }
         ran.and(ended)
     }

@@ -100,17 +100,16 @@ fn adopt(
         return adopt_on_device(work, adoption, parents, young, spare);
     }
     let n = parents.set.size();
-    let chosen: Vec<usize> = {
-        let flags = adoption.spawn.try_data_ro()?;
-        (0..n).filter(|&i| flags[i] != 0).collect()
-    };
-    let parent_ids: Vec<u64> = {
-        let ids = parents.set.try_global_ids()?;
-        chosen.iter().map(|&i| ids[i]).collect()
-    };
     let population = young.set.population().expect("agent types are dynamic sets");
+    let found = (|| -> Result<(Vec<usize>, Vec<u64>)> {
+        let flags = adoption.spawn.try_data_ro()?;
+        let chosen: Vec<usize> = (0..n).filter(|&i| flags[i] != 0).collect();
+        let ids = parents.set.try_global_ids()?;
+        let parent_ids = chosen.iter().map(|&i| ids[i]).collect();
+        Ok((chosen, parent_ids))
+    })();
     let mut children = Vec::new();
-    let next = population.number_children_of(young.set.name(), Some(&parent_ids), &mut children)?;
+    let (chosen, next) = numbered_round(population, young.set.name(), found, &mut children)?;
     if !chosen.is_empty() {
         adoption.spawn.try_data_mut()?.fill(0);
         let layout = young.set.agent_layout()?;
@@ -155,24 +154,39 @@ fn adopt_on_device(
     young: &AgentCarriers,
     spare: &RefCell<Vec<Box<dyn DeviceBuffer>>>,
 ) -> Result<()> {
-    let chosen = format!("{}.parents", adoption.function);
-    let chosen = select_on_device(work, spare, chosen, &adoption.spawn, SelectBy::NonZero)?;
     let population = young.set.population().expect("agent types are dynamic sets");
     let parent_population = parents.set.population().expect("agent types are dynamic sets");
     let by_ids = population.numbers_across_processes() || !parent_population.ids_ascend();
+    let name = format!("{}.parents", adoption.function);
+    let selected = select_on_device(work, spare, name, &adoption.spawn, SelectBy::NonZero);
     let mut children = Vec::new();
-    let numbered = match by_ids {
+    let (chosen, numbered) = match by_ids {
         true => {
-            let ids = parents.set.try_global_ids()?;
-            let parent_ids: Vec<u64> = chosen.try_indices()?.iter().map(|&i| ids[i as usize]).collect();
-            Some(population.number_children_of(young.set.name(), Some(&parent_ids), &mut children)?)
+            let found = selected.and_then(|chosen| {
+                let parent_ids = (parents.set.try_global_ids())
+                    .and_then(|ids| Ok(chosen.try_indices()?.iter().map(|&i| ids[i as usize]).collect()));
+                match parent_ids {
+                    Ok(parent_ids) => Ok((chosen, parent_ids)),
+                    Err(e) => {
+                        reclaim(spare, chosen);
+                        Err(e)
+                    }
+                }
+            });
+            let (chosen, next) = numbered_round(population, young.set.name(), found, &mut children)?;
+            (chosen, Some(next))
         }
         false => {
-            population.check_ids_left(young.set.name(), chosen.len())?;
-            None
+            let chosen = selected?;
+            if let Err(e) = population.check_ids_left(young.set.name(), chosen.len()) {
+                reclaim(spare, chosen);
+                return Err(e);
+            }
+            (chosen, None)
         }
     };
     let births = chosen.len();
+    let mut grown = false;
     let adopted = (|| -> Result<()> {
         if births == 0 {
             return Ok(());
@@ -207,6 +221,7 @@ fn adopt_on_device(
             },
             work,
         )?;
+        grown = true;
         // The children's ids, where kernels read them.
         if let Some(life) = &young.life {
             let ids = stage(work, ArgData::Dat(life.ids()), UPDATE, 0)?;
@@ -234,11 +249,41 @@ fn adopt_on_device(
     })();
     match (&adopted, numbered) {
         (Ok(()), Some(next)) if births == 0 => population.set_next_id(next),
-        (Err(_), Some(next)) => population.numbering_failed(next),
+        (Err(_), Some(next)) if !grown => population.numbering_failed(next),
         _ => {}
+    }
+    if let (Err(_), true, Some(life)) = (&adopted, grown, &young.life) {
+        // The children joined: their ids are right on the host at least.
+        if let Ok(mut ids) = life.ids().try_data_mut() {
+            let _ = population.copy_ids(&mut ids);
+        }
     }
     reclaim(spare, chosen);
     adopted
+}
+
+/// One round of numbering children by their parents' ids, collective
+/// across processes: `found` is what this process found (the parents,
+/// whatever form they take, and their ids) or its failure, in which case
+/// it still takes part (with no parents) and then reports the failure.
+fn numbered_round<P>(
+    population: &op2_core::agent_support::Population,
+    set: &str,
+    found: Result<(P, Vec<u64>)>,
+    children: &mut Vec<u64>,
+) -> Result<(P, u64)> {
+    let parent_ids = found.as_ref().ok().map(|(_, ids)| ids.as_slice());
+    let next = population.number_children_of(set, parent_ids, children);
+    match (found, next) {
+        (Ok((parents, _)), Ok(next)) => Ok((parents, next)),
+        (Err(e), next) => {
+            if let Ok(next) = next {
+                population.numbering_failed(next);
+            }
+            Err(e)
+        }
+        (Ok(_), Err(e)) => Err(e),
+    }
 }
 
 /// A lifecycle whose loops leave their fates until [`HeldFates::apply`]
@@ -292,12 +337,14 @@ fn move_agents(rt: &Runtime, state: &Dat<i32>, some: Option<&Subset>, to: i32) -
             work.fill_iota(iota, n)?;
             return work.mark(staged.buffer(), n, iota, n, to);
         };
+        // Written where the loops read it: its halo (a cut network's) is
+        // exchanged again before the next read through the network, on
+        // every rank alike (a rank that moves nobody too: the exchange
+        // is collective).
+        op2_core::DatHandle::halo(state).mark_stale();
         if subset.is_empty() {
             return Ok(());
         }
-        // Written where the loops read it: its halo (a cut network's) is
-        // exchanged again before the next read through the network.
-        op2_core::DatHandle::halo(state).mark_stale();
         let staged = stage(work, ArgData::Dat(state), UPDATE, 0)?;
         // A subset's indices, once on this device (selected there, or
         // uploaded whole by a loop), stay valid: subsets never change.
@@ -1044,7 +1091,9 @@ impl<'rt> Simulation<'rt> {
     }
 
     /// Shares the agents among the ranks of `mpi`. Collective; starts the
-    /// simulation. Results are bitwise those of one rank.
+    /// simulation. Results are bitwise those of one rank, but for macro
+    /// properties of floats, whose sums add the ranks' parts (equal up to
+    /// rounding).
     ///
     /// - **Mobile agents** (a model with spatial or discrete lists; a
     ///   discrete lattice shares the domain with no other grid, and its
@@ -1073,7 +1122,9 @@ impl<'rt> Simulation<'rt> {
     /// birth or sends a brute-force list from a type no list places; is
     /// distributed already, or (networks) has started; as
     /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, a discrete
-    /// lattice beside another grid) and [`op2_mpi::Mpi::distribute_graph`].
+    /// lattice beside another grid; in a model with networks, such a refusal
+    /// comes after the networks were cut, and they stay cut) and
+    /// [`op2_mpi::Mpi::distribute_graph`].
     #[cfg(feature = "mpi")]
     pub fn distribute(&mut self, mpi: &op2_mpi::Mpi, options: op2_mpi::DomainOptions) -> Result<&mut Simulation<'rt>> {
         if self.domain.is_some() || !self.cut.is_empty() {

@@ -141,7 +141,9 @@ impl Population {
     /// Appends the children of another set's agents in device memory:
     /// each member's new elements gathered at the parents from its column
     /// ([`DeviceAdoption`]), so that nothing but the ids goes through the
-    /// host. All or nothing, as [`Population::reorder_on_device`].
+    /// host. All or nothing, as [`Population::reorder_on_device`]. The
+    /// parents' indices must be below `source_len` (they index the
+    /// columns on the device, unchecked).
     ///
     /// # Errors
     /// As [`Population::reorder`]; [`crate::Error::InvalidMigration`] if a
@@ -154,18 +156,30 @@ impl Population {
         let _set = self.take_set(set, true)?;
         super::check_unchanged(self, set, adoption.generation)?;
         let members = self.members();
+        let bad = |reason: String| crate::Error::InvalidMigration {
+            set: set.to_string(),
+            reason,
+        };
+        if adoption.parents.bytes() < 4 * adoption.births {
+            return Err(bad(format!(
+                "{} children need as many parents' indices, and the list holds {} bytes",
+                adoption.births,
+                adoption.parents.bytes()
+            )));
+        }
         for (name, column) in adoption.columns {
-            let m = members.iter().find(|m| m.member_name() == *name);
-            let need = m.map_or(0, |m| adoption.source_len * m.element_bytes());
-            if m.is_none() || column.bytes() < need {
-                return Err(crate::Error::InvalidMigration {
-                    set: set.to_string(),
-                    reason: format!(
-                        "children's values of `{name}` come from a column of {} bytes, and {need} are needed \
-                         (a Dat of the set, as wide, over the parents' set)",
-                        column.bytes()
-                    ),
-                });
+            let Some(m) = members.iter().find(|m| m.member_name() == *name) else {
+                return Err(bad(format!(
+                    "children's values are given for `{name}`, which is no Dat of the set"
+                )));
+            };
+            let need = adoption.source_len * m.element_bytes();
+            if column.bytes() < need {
+                return Err(bad(format!(
+                    "children's values of `{name}` come from a column of {} bytes, and {need} are needed \
+                     (a Dat as wide, over the parents' set)",
+                    column.bytes()
+                )));
             }
         }
         let _held = self.hold_unsynced(&members)?;
