@@ -1122,9 +1122,10 @@ impl<'rt> Simulation<'rt> {
     /// birth or sends a brute-force list from a type no list places; is
     /// distributed already, or (networks) has started; as
     /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, a discrete
-    /// lattice beside another grid; in a model with networks, such a refusal
-    /// comes after the networks were cut, and they stay cut) and
-    /// [`op2_mpi::Mpi::distribute_graph`].
+    /// lattice beside another grid) and [`op2_mpi::Mpi::distribute_graph`].
+    /// What the model and its lists make refusable is refused before the
+    /// first collective step, on every rank alike, and leaves the
+    /// simulation as it was.
     #[cfg(feature = "mpi")]
     pub fn distribute(&mut self, mpi: &op2_mpi::Mpi, options: op2_mpi::DomainOptions) -> Result<&mut Simulation<'rt>> {
         if self.domain.is_some() || !self.cut.is_empty() {
@@ -1158,6 +1159,13 @@ impl<'rt> Simulation<'rt> {
         // Everything that can be refused is, before anything collective.
         self.check_placed(&placing)?;
         if networks {
+            if !placing.is_empty() {
+                // The domain comes after the cut: whatever would refuse it
+                // must refuse before, on lists made to be looked at.
+                let trial = self.build_carriers()?;
+                let lists: Vec<&MessageList> = (names.iter()).map(|n| &trial.list(n).expect("declared").list).collect();
+                op2_mpi::AgentDomain::check_lists(&lists, &options)?;
+            }
             // A network's nodes are cut by METIS; the other types' agents
             // are shared by space below, if any list places them.
             self.cut_networks(mpi)?;

@@ -950,4 +950,31 @@ pub fn networks_and_mobile_agents_match_one_rank(mpi: &Mpi) {
             "{b}: some homes fell sick"
         );
     }
+    // A domain that cannot be made is refused before the networks are
+    // cut: the simulation stays as it was, and says so again.
+    let mut model = town_model();
+    let cells = op2::model::MessageKind::Discrete2d {
+        width: 8,
+        height: 8,
+        range: 1,
+    };
+    model
+        .add_message(op2::model::Message::new("cells", "walker", cells).carries("pos"))
+        .unwrap();
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = Simulation::new(&model, &seq).unwrap();
+    sim.populate("walker", walkers.share(rank, size)).unwrap();
+    let all_homes = Agents::with_ids(homes.clone()).set("load", vec![0.0; homes.len()]);
+    sim.populate("home", all_homes)
+        .unwrap()
+        .connect("streets", &streets)
+        .unwrap();
+    for f in ["walk", "gather", "spread"] {
+        sim.bind(f, |_| Ok(())).unwrap();
+    }
+    for _ in 0..2 {
+        let e = sim.distribute(mpi, DomainOptions::default()).err().expect("refused");
+        assert!(e.to_string().contains("are not discrete lists on one lattice"), "{e}");
+        assert!(sim.network_distribution("streets").is_none(), "not cut");
+    }
 }

@@ -146,6 +146,25 @@ impl AgentDomain {
     /// in their box, boundary or dimensions, two lists of one set bin
     /// different positions, or the rebalance ratio is below 1 or NaN.
     pub fn of_lists(mpi: &Mpi, lists: &[&MessageList], options: DomainOptions) -> Result<AgentDomain> {
+        let (rank, size) = (mpi.rank(), mpi.size());
+        let (home, populations) = AgentDomain::plan(lists, &options, size)?;
+        AgentDomain::make(mpi, lists, options, home, populations, (rank, size))
+    }
+
+    /// Whether [`AgentDomain::of_lists`] would accept `lists` and
+    /// `options`: every refusal it makes, checked on this rank alone (no
+    /// collective call), e.g. before other collective steps that should
+    /// not happen if the domain cannot be made.
+    ///
+    /// # Errors
+    /// As [`AgentDomain::of_lists`].
+    pub fn check_lists(lists: &[&MessageList], options: &DomainOptions) -> Result<()> {
+        AgentDomain::plan(lists, options, 1).map(drop)
+    }
+
+    /// The domain's grid and sets from `lists`, checked (for `size` ranks);
+    /// local.
+    fn plan(lists: &[&MessageList], options: &DomainOptions, size: usize) -> Result<(SpatialGrid, Vec<DomainSet>)> {
         let Some(first) = lists.first() else {
             return Err(Error::InvalidMigration {
                 set: "(none)".into(),
@@ -194,7 +213,6 @@ impl AgentDomain {
                 ),
             });
         }
-        let (rank, size) = (mpi.rank(), mpi.size());
         let mut populations: Vec<DomainSet> = Vec::new();
         for list in lists.iter().filter(|l| l.grid().is_some()) {
             if let Some(p) = populations.iter().find(|p| p.agents.same(list.senders())) {
@@ -231,6 +249,18 @@ impl AgentDomain {
                 ),
             });
         }
+        Ok((home, populations))
+    }
+
+    /// The domain of the checked `populations` (collective).
+    fn make(
+        mpi: &Mpi,
+        lists: &[&MessageList],
+        options: DomainOptions,
+        home: SpatialGrid,
+        populations: Vec<DomainSet>,
+        (rank, size): (usize, usize),
+    ) -> Result<AgentDomain> {
         for p in &populations {
             let numbering = SharedBirths {
                 comm: Comm(mpi.comm.0.duplicate()),
