@@ -1095,9 +1095,8 @@ impl<'rt> Simulation<'rt> {
     /// properties of floats, whose sums add the ranks' parts (equal up to
     /// rounding).
     ///
-    /// - **Mobile agents** (a model with spatial or discrete lists; a
-    ///   discrete lattice shares the domain with no other grid, and its
-    ///   ghosts go as far as its range): every rank is
+    /// - **Mobile agents** (a model with spatial or discrete lists over one
+    ///   box; a discrete list's ghosts go as far as its range): every rank is
     ///   populated with its share of the run's agents, under ids unique
     ///   across ranks. One `AgentDomain` over the spatial lists, cut along
     ///   the first one's grid (`options`), then moves the agents to the
@@ -1121,8 +1120,8 @@ impl<'rt> Simulation<'rt> {
     /// or discrete list nor a network; reads a list by position, gives
     /// birth or sends a brute-force list from a type no list places; is
     /// distributed already, or (networks) has started; as
-    /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes, a discrete
-    /// lattice beside another grid) and [`op2_mpi::Mpi::distribute_graph`].
+    /// [`op2_mpi::AgentDomain::of_lists`] (grids of other boxes or
+    /// boundaries) and [`op2_mpi::Mpi::distribute_graph`].
     /// What the model and its lists make refusable is refused before the
     /// first collective step, on every rank alike, and leaves the
     /// simulation as it was.

@@ -131,6 +131,67 @@ impl BinDecomposition {
         })
     }
 
+    /// As [`BinDecomposition::readers_within`], for the cells of another
+    /// grid `grid` (a discrete lattice) over the same box as `home`, the
+    /// grid this decomposition cut, whose queries reach `reach` cells: a
+    /// cell holds `rank`'s messages where its `home` bins meet `rank`'s
+    /// box, and its readers are the other ranks whose boxes meet the
+    /// `home` bins under the cells within the reach (one `home` bin more
+    /// on each side, against rounding; wrapped on a periodic grid).
+    ///
+    /// # Panics
+    /// If `rank` is not below [`BinDecomposition::ranks`] or `home` is not
+    /// the grid this decomposition cut.
+    pub fn readers_reaching(&self, rank: usize, home: &SpatialGrid, grid: &SpatialGrid, reach: usize) -> Readers {
+        assert_eq!(home.bins_per_axis(), self.bins, "the decomposition's own grid");
+        let (g, h) = (grid.params(), home.params());
+        let (g_min, h_min) = (grid.bounds().0, home.bounds().0);
+        let cells = grid.bins_per_axis();
+        // Per axis and cell, the `home` coordinates under the cells `c -
+        // reach ..= c + reach` (`reach` 0: under the cell itself), as an
+        // inclusive range that may pass the ends of the axis.
+        let under = |a: usize, c: usize, reach: usize| -> (i64, i64) {
+            let (from, to) = (c as f64 - reach as f64, c as f64 + reach as f64 + 1.0);
+            let at = |cell: f64| ((g_min[a] + cell / g[3] - h_min[a]) * h[3]).floor() as i64;
+            (at(from) - 1, at(to) + 1)
+        };
+        let b = &self.boxes[rank];
+        Readers::collect(grid.bin_count(), rank, |bin, found| {
+            let c = coordinates(cells, bin);
+            let span = |a: usize, r: usize| self.clamped(a, under(a, c[a], r));
+            if b.volume() == 0 || !(0..3).all(|a| self.span_meets(a, span(a, 0), b)) {
+                return;
+            }
+            for (q, other) in self.boxes.iter().enumerate() {
+                if other.volume() > 0 && (0..3).all(|a| self.span_meets(a, span(a, reach), other)) {
+                    found.add(q as u32);
+                }
+            }
+        })
+    }
+
+    /// A span of `home` coordinates on axis `a` cut at the ends of a
+    /// clamped axis (wrapped ones wrap in [`BinDecomposition::span_meets`]).
+    fn clamped(&self, a: usize, (lo, hi): (i64, i64)) -> (i64, i64) {
+        let n = self.bins[a] as i64;
+        match self.wrap {
+            true => (lo, hi),
+            false => (lo.clamp(0, n - 1), hi.clamp(0, n - 1)),
+        }
+    }
+
+    /// Whether coordinates `lo ..= hi` of axis `a` (around it, if it
+    /// wraps) meet box `b`'s.
+    fn span_meets(&self, a: usize, (lo, hi): (i64, i64), b: &BinBox) -> bool {
+        let n = self.bins[a] as i64;
+        let (blo, bhi) = (b.lo[a] as i64, b.hi[a] as i64);
+        if self.wrap && hi - lo + 1 >= n {
+            return blo < bhi;
+        }
+        let shifts: &[i64] = if self.wrap { &[-n, 0, n] } else { &[0] };
+        shifts.iter().any(|&s| lo <= bhi - 1 + s && blo + s <= hi)
+    }
+
     /// As [`BinDecomposition::readers`], for the bins of another grid
     /// `grid` over the same box (same bounds, boundary and dimensions) as
     /// `home`, the grid this decomposition cut: a message in a bin of
@@ -542,6 +603,52 @@ mod tests {
                         });
                         let what = format!("{boundary:?}, {ranks} ranks, rank {rank}, reach {reach}");
                         assert_eq!(d.readers_within(rank, reach), want, "{what}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn readers_reaching_from_a_lattice_cover_every_rank_within_the_reach() {
+        // Home bins narrower than a cell, as wide, and wider, over a
+        // 10 x 10 lattice.
+        for (boundary, width) in [Boundary::Clamp, Boundary::Wrap]
+            .into_iter()
+            .flat_map(|b| [0.5, 1.0, 2.5].map(|w| (b, w)))
+        {
+            let home = SpatialGrid::new_2d("home", [0.0; 2], [10.0; 2], width, boundary).unwrap();
+            let lattice = SpatialGrid::discrete_2d("cells", [10, 10], boundary).unwrap();
+            let counts: Vec<u64> = (0..home.bin_count() as u64).map(|b| 1 + b % 4).collect();
+            for ranks in [2, 3, 5, 8] {
+                let d = BinDecomposition::bisect(&home, &counts, ranks);
+                for rank in 0..ranks {
+                    for reach in [0usize, 1, 3, 6] {
+                        let readers = d.readers_reaching(rank, &home, &lattice, reach);
+                        let r = reach as i64;
+                        for cell in 0..lattice.bin_count() {
+                            let [x, y, _] = coordinates(lattice.bins_per_axis(), cell);
+                            // Only the cells whose agents live on `rank`.
+                            let centre = |v: usize| v as f64 + 0.5;
+                            if d.owner(home.bin_of([centre(x), centre(y), 0.0])) != rank {
+                                continue;
+                            }
+                            for dy in -r..=r {
+                                for dx in -r..=r {
+                                    let at = |v: usize, dv: i64| match boundary {
+                                        Boundary::Wrap => Some((v as i64 + dv).rem_euclid(10)),
+                                        Boundary::Clamp => Some(v as i64 + dv).filter(|c| (0..10).contains(c)),
+                                    };
+                                    let (Some(rx), Some(ry)) = (at(x, dx), at(y, dy)) else {
+                                        continue;
+                                    };
+                                    let q = d.owner(home.bin_of([rx as f64 + 0.5, ry as f64 + 0.5, 0.0]));
+                                    let what =
+                                        format!("{boundary:?} {ranks} ranks, rank {rank}, reach {reach}, cell {cell}");
+                                    assert!(q == rank || readers.of(cell).contains(&(q as u32)), "{what}: rank {q}");
+                                }
+                            }
+                        }
                     }
                 }
             }

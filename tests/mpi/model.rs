@@ -390,7 +390,7 @@ pub fn network_states_match_one_rank(mpi: &Mpi) {
 /// discrete list of range 1) shared among the ranks by its lattice: every
 /// person's state after each step as on one rank, on every backend; a
 /// discrete list of range 3 reads its ghosts 3 cells away; a discrete
-/// list beside a spatial one is refused.
+/// list beside a spatial one of other cells reads them as far.
 pub fn discrete_lists_match_one_rank(mpi: &Mpi) {
     let (rank, size) = (mpi.rank(), mpi.size());
     let (dims, rates, infected, seed) = ((13, 9), (0.45, 0.2), [3u64, 61, 100], 17);
@@ -434,26 +434,94 @@ pub fn discrete_lists_match_one_rank(mpi: &Mpi) {
     matches(mpi, &got, &want, "range 3");
     // The kernel asks for 5 cells; the range is 3: some see fewer than all.
     assert!(want.iter().any(|(_, s)| s[0] < 150), "{want:?}");
-    // A discrete list beside a spatial one: two grids, one domain.
-    let mut model = op2::model::Model::new("mixed");
-    let a = op2::model::AgentType::new("a").variable::<f64>("pos", 2, &[0.0, 0.0]);
-    model.add_agent(a).unwrap();
-    let near = op2::model::MessageKind::spatial_2d([0.0; 2], [10.0; 2], 1.0, false);
-    let cells = op2::model::MessageKind::Discrete2d {
+    // A discrete list beside a spatial one over the same box, with other
+    // cells: the lattice's readers are found through the domain's bins.
+    for rt in backends() {
+        let b = rt.backend();
+        let mut one = wanderers(&rt, (0, 1));
+        let mut shared = wanderers(&rt, (rank, size));
+        shared.distribute(mpi, DomainOptions::default()).unwrap();
+        for step in 1..=5 {
+            one.step().unwrap();
+            shared.step().unwrap();
+            let what = format!("{b} wanderers step {step}");
+            matches(
+                mpi,
+                &here::<i32>(&shared, "a", "seen", 1),
+                &here(&one, "a", "seen", 1),
+                &what,
+            );
+            matches(
+                mpi,
+                &here::<f64>(&shared, "a", "pos", 2),
+                &here(&one, "a", "pos", 2),
+                &what,
+            );
+        }
+    }
+}
+
+/// Wanderers (this rank's `share`) on a 10 x 10 box, placed by a spatial
+/// list of bins 2.5 wide, who step and then count the wanderers within 2
+/// cells of a discrete list over the same box.
+fn wanderers<'rt>(rt: &'rt Runtime, share: (usize, usize)) -> Simulation<'rt> {
+    use op2::model::{AgentFunction, AgentType, Message, MessageKind, Model};
+    let mut m = Model::new("wanderers");
+    let a = AgentType::new("a").variable::<f64>("pos", 2, &[0.0, 0.0]);
+    m.add_agent(a.variable::<i32>("seen", 1, &[0])).unwrap();
+    let near = MessageKind::spatial_2d([0.0; 2], [10.0; 2], 2.5, false);
+    m.add_message(Message::new("near", "a", near).carries("pos")).unwrap();
+    let cells = MessageKind::Discrete2d {
         width: 10,
         height: 10,
-        range: 1,
+        range: 2,
     };
-    for (name, kind) in [("near", near), ("cells", cells)] {
-        model
-            .add_message(op2::model::Message::new(name, "a", kind).carries("pos"))
-            .unwrap();
-        let f = op2::model::AgentFunction::new(format!("send_{name}"), "a");
-        model.add_function(f.output(name)).unwrap();
+    m.add_message(Message::new("cells", "a", cells).carries("pos")).unwrap();
+    m.add_function(AgentFunction::new("step", "a").updates("pos").output("cells"))
+        .unwrap();
+    m.add_function(
+        AgentFunction::new("look", "a")
+            .reads("pos")
+            .writes("seen")
+            .input("cells"),
+    )
+    .unwrap();
+    let mut sim = Simulation::new(&m, rt).unwrap();
+    let pos: Vec<f64> = (0..200)
+        .flat_map(|i| [(i * 37 % 100) as f64 * 0.1, (i * 53 % 100) as f64 * 0.1])
+        .collect();
+    let people = Agents::new(200).set("pos", pos);
+    sim.populate("a", people.share(share.0, share.1)).unwrap();
+    sim.bind("step", |c| {
+        let pos = c.var::<f64>("pos")?;
+        par_loop!(c.rt(), wander, c.agents(), pos(RW))
+    })
+    .unwrap();
+    sim.bind("look", |c| {
+        let (pos, seen, cells) = (c.var::<f64>("pos")?, c.var::<i32>("seen")?, c.input()?);
+        par_loop!(c.rt(), look_near, c.agents(), pos(READ), seen(WRITE), cells(NEAR))
+    })
+    .unwrap();
+    sim
+}
+
+#[op2::kernel]
+fn wander(p: &mut [f64; 2]) {
+    p[0] += 1.75;
+    p[1] += 0.5;
+    for c in 0..2 {
+        if p[c] >= 10.0 {
+            p[c] -= 10.0;
+        }
     }
-    let mut mixed = Simulation::new(&model, &seq).unwrap();
-    let e = mixed.distribute(mpi, DomainOptions::default()).err().expect("refused");
-    assert!(e.to_string().contains("are not discrete lists on one lattice"), "{e}");
+}
+
+#[op2::kernel]
+fn look_near(p: &[f64; 2], seen: &mut i32, cells: &Discrete2d) {
+    *seen = 0;
+    for _j in cells.within(p[0] as i32, p[1] as i32, 2) {
+        *seen += 1;
+    }
 }
 
 /// People on a 12 x 10 lattice (this rank's `share`) who count the people
@@ -974,7 +1042,7 @@ pub fn networks_and_mobile_agents_match_one_rank(mpi: &Mpi) {
     }
     for _ in 0..2 {
         let e = sim.distribute(mpi, DomainOptions::default()).err().expect("refused");
-        assert!(e.to_string().contains("are not discrete lists on one lattice"), "{e}");
+        assert!(e.to_string().contains("grid covers another box"), "{e}");
         assert!(sim.network_distribution("streets").is_none(), "not cut");
     }
 }

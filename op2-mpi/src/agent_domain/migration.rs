@@ -61,11 +61,15 @@ impl AgentDomain {
                 continue;
             }
             let readers = match (l.home, l.list.grid()) {
-                // On the domain's lattice (checked when it was made).
-                (_, Some(grid)) if grid.is_discrete() => cut.readers_within(
-                    rank,
-                    grid.reach().expect("`of_lists` refuses a lattice without a reach"),
-                ),
+                // As far as its reach: on the domain's own cells, or on
+                // cells of its own over the same box.
+                (home, Some(grid)) if grid.is_discrete() => {
+                    let reach = grid.reach().expect("`of_lists` refuses a lattice without a reach");
+                    match home || grid.bins_per_axis() == self.home.bins_per_axis() {
+                        true => cut.readers_within(rank, reach),
+                        false => cut.readers_reaching(rank, &self.home, grid, reach),
+                    }
+                }
                 (false, Some(grid)) => cut.readers_in(rank, &self.home, grid),
                 _ => cut.readers(rank),
             };

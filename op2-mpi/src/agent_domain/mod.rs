@@ -127,7 +127,7 @@ impl AgentDomain {
     /// may share one) on `mpi`'s ranks, cut along the first list's grid.
     /// Every list's grid must cover the same box with the same boundary;
     /// their cell widths may differ; the lists of one set bin the same
-    /// positions Dat. Discrete lists (on one lattice, each with a reach,
+    /// positions Dat. Discrete lists (each with a reach,
     /// [`SpatialGrid::with_reach`]) send their ghosts as far as their
     /// reach. A brute-force list may come after the first: its
     /// senders must be placed by a spatial or discrete list of the
@@ -140,8 +140,8 @@ impl AgentDomain {
     ///
     /// # Errors
     /// [`Error::InvalidMigration`] if there is no list, the first is not
-    /// spatial, a discrete list has no reach or shares the domain with a
-    /// list of another grid, a brute-force list's senders send no
+    /// spatial or discrete, a discrete list has no reach, a brute-force
+    /// list's senders send no
     /// spatial or discrete list of the domain, senders are not dynamic, grids differ
     /// in their box, boundary or dimensions, two lists of one set bin
     /// different positions, or the rebalance ratio is below 1 or NaN.
@@ -175,22 +175,6 @@ impl AgentDomain {
         // Brute-force lists are placed by their senders' spatial lists.
         for list in lists[1..].iter().filter(|l| l.grid().is_some()) {
             let grid = check_list(list)?;
-            // A discrete list's readers are found on the cells the ranks
-            // own: it must be on the domain's own grid.
-            let same_cells = |g: &SpatialGrid| {
-                g.bins_per_axis() == home.bins_per_axis() && g.bounds() == home.bounds() && g.is_discrete()
-            };
-            if (grid.is_discrete() || home.is_discrete()) && !(same_cells(grid) && same_cells(&home)) {
-                return Err(Error::InvalidMigration {
-                    set: list.senders().name().to_string(),
-                    reason: format!(
-                        "`{}` and `{}` are not discrete lists on one lattice: a discrete list shares a domain \
-                         only with discrete lists of its lattice",
-                        list.name(),
-                        first.name()
-                    ),
-                });
-            }
             let same_box =
                 grid.dims() == home.dims() && grid.bounds() == home.bounds() && grid.boundary() == home.boundary();
             if !same_box {
