@@ -899,11 +899,11 @@ impl<'rt> Simulation<'rt> {
             if let Some(subset) = some {
                 reclaim(&self.spare, subset);
             }
+            #[cfg(feature = "mpi")]
+            if self.domain.is_some() {
+                moved |= places_anew(&self.model, function);
+            }
             let Some((name, optional)) = &function.output else {
-                #[cfg(feature = "mpi")]
-                if self.domain.is_some() {
-                    moved |= places_anew(&self.model, function);
-                }
                 continue;
             };
             let list = &carriers.list(name).expect("the model checked the output").list;
@@ -913,7 +913,6 @@ impl<'rt> Simulation<'rt> {
             let overlaps_next = sent.is_none() && order.get(k + 1).is_some_and(|next| self.overlaps(next, name));
             #[cfg(feature = "mpi")]
             if let Some(d) = &mut self.domain {
-                moved |= places_anew(&self.model, function);
                 // A message in a bin another rank owns would reach that
                 // bin's readers as nobody's ghost: the senders move first.
                 let by_bins = self
