@@ -1141,6 +1141,23 @@ fn lay_and_die(gen: &i32, w: &f64, spawn: &mut i32, child_gen: &mut i32, child_w
     fate.die();
 }
 
+/// A mayfly function's loop: `lay_and_die` over its agents.
+fn lay_loop(c: &op2::model::Call<'_>) -> op2::Result<()> {
+    let (gen, w, spawn) = (c.var::<i32>("gen")?, c.var::<f64>("w")?, c.spawn()?);
+    let (cg, cw, life) = (c.child::<i32>("gen")?, c.child::<f64>("w")?, c.life()?);
+    par_loop!(
+        c.rt(),
+        lay_and_die,
+        c.agents(),
+        gen(READ),
+        w(READ),
+        spawn(WRITE),
+        cg(WRITE),
+        cw(WRITE),
+        life(FATE)
+    )
+}
+
 #[test]
 fn parents_give_birth_to_another_type_and_die_in_one_function() {
     let n = 25;
@@ -1150,20 +1167,8 @@ fn parents_give_birth_to_another_type_and_die_in_one_function() {
         sim.populate("adult", Agents::new(n).set("w", w.clone())).unwrap();
         for (f, from) in [("lay", "egg"), ("hatch", "adult")] {
             sim.bind(f, move |c| {
-                let (gen, w, spawn) = (c.var::<i32>("gen")?, c.var::<f64>("w")?, c.spawn()?);
-                let (cg, cw, life) = (c.child::<i32>("gen")?, c.child::<f64>("w")?, c.life()?);
                 assert_eq!(c.name(), if from == "egg" { "lay" } else { "hatch" });
-                par_loop!(
-                    c.rt(),
-                    lay_and_die,
-                    c.agents(),
-                    gen(READ),
-                    w(READ),
-                    spawn(WRITE),
-                    cg(WRITE),
-                    cw(WRITE),
-                    life(FATE)
-                )
+                lay_loop(c)
             })
             .unwrap();
         }
@@ -1256,24 +1261,12 @@ fn held_fates_of_a_failed_function_are_forgotten() {
     sim.populate("adult", Agents::new(n)).unwrap();
     let calls = std::cell::Cell::new(0);
     sim.bind("lay", move |c| {
-        let (gen, w, spawn) = (c.var::<i32>("gen")?, c.var::<f64>("w")?, c.spawn()?);
-        let (cg, cw, life) = (c.child::<i32>("gen")?, c.child::<f64>("w")?, c.life()?);
         calls.set(calls.get() + 1);
         // Later steps run no loop: only the held fates could kill.
         if calls.get() > 1 {
             return Ok(());
         }
-        par_loop!(
-            c.rt(),
-            lay_and_die,
-            c.agents(),
-            gen(READ),
-            w(READ),
-            spawn(WRITE),
-            cg(WRITE),
-            cw(WRITE),
-            life(FATE)
-        )?;
+        lay_loop(c)?;
         Err(Error::InvalidOption {
             option: "lay",
             reason: "failed after its loop".into(),
