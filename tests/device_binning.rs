@@ -352,3 +352,60 @@ fn a_subset_selected_on_the_device_loops_there_and_reads_back_on_demand() {
         "{e}"
     );
 }
+
+/// Children of another set appended in device memory refuse a parents'
+/// list too short for them, a column for a Dat the set does not have,
+/// and a column too short for the parents' set, leaving the set as it was.
+#[test]
+fn an_adoption_on_the_device_refuses_buffers_that_do_not_fit() {
+    use op2_core::agent_support::{DeviceAdoption, NewIds};
+    let rt = Runtime::new(Backend::OpenCl).unwrap();
+    let work = rt.device_work().expect("a device runtime lends its device");
+    let young = Set::dynamic("young", 2, 8).unwrap();
+    let age = Dat::from_vec("young.age", &young, 1, vec![5.0f64, 6.0]).unwrap();
+    let population = young.population().expect("dynamic");
+    let parents = work.new_buffer("parents", 8).unwrap();
+    parents.upload(&le_bytes(&[0u32, 2], u32::to_le_bytes)).unwrap();
+    let column = work.new_buffer("ages", 3 * 8).unwrap();
+    let short = work.new_buffer("short", 8).unwrap();
+    let refused = |births: usize, columns: &[(&str, &dyn DeviceBuffer)], says: &str| {
+        let adoption = DeviceAdoption {
+            parents: &*parents,
+            births,
+            source_len: 3,
+            columns,
+            ids: NewIds::Next(births),
+            generation: population.generation(),
+        };
+        let e = population
+            .adopt_on_device("young", &adoption, work)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says), "{e}\nshould say: {says}");
+        assert_eq!((young.size(), age.to_vec()), (2, vec![5.0, 6.0]), "unchanged");
+    };
+    refused(
+        3,
+        &[("young.age", &*column)],
+        "3 children need as many parents' indices",
+    );
+    refused(
+        2,
+        &[("young.size", &*column)],
+        "`young.size`, which is no Dat of the set",
+    );
+    refused(2, &[("young.age", &*short)], "a column of 8 bytes, and 24 are needed");
+    // What fits appends the parents' values.
+    column.upload(&le_bytes(&[1.0f64, 2.0, 3.0], f64::to_le_bytes)).unwrap();
+    let adoption = DeviceAdoption {
+        parents: &*parents,
+        births: 2,
+        source_len: 3,
+        columns: &[("young.age", &*column)],
+        ids: NewIds::Next(2),
+        generation: population.generation(),
+    };
+    population.adopt_on_device("young", &adoption, work).unwrap();
+    assert_eq!(age.to_vec(), vec![5.0, 6.0, 1.0, 3.0]);
+    assert_eq!(young.global_ids(), vec![0, 1, 2, 3]);
+}

@@ -434,6 +434,15 @@ pub fn discrete_lists_match_one_rank(mpi: &Mpi) {
     matches(mpi, &got, &want, "range 3");
     // The kernel asks for 5 cells; the range is 3: some see fewer than all.
     assert!(want.iter().any(|(_, s)| s[0] < 150), "{want:?}");
+    // A lattice without a reach: no rank could know how far others read.
+    let people = Set::dynamic_with_ids("people", vec![1, 2], 2).unwrap();
+    let cells = Dat::from_vec("cells", &people, 2, vec![0i32, 0, 1, 1]).unwrap();
+    let lattice = SpatialGrid::discrete_2d("lattice", [4, 4], Boundary::Clamp).unwrap();
+    let list = MessageList::spatial("unbounded", lattice, &cells).unwrap();
+    let e = op2::mpi::AgentDomain::check_lists(&[&list], &DomainOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("give its grid a reach"), "{e}");
+    let list = MessageList::spatial("bounded", lattice.with_reach(1).unwrap(), &cells).unwrap();
+    op2::mpi::AgentDomain::check_lists(&[&list], &DomainOptions::default()).unwrap();
     // A discrete list beside a spatial one over the same box, with other
     // cells: the lattice's readers are found through the domain's bins.
     for rt in backends() {

@@ -498,6 +498,20 @@ mod tests {
     }
 
     #[test]
+    fn a_reach_is_for_discrete_grids_and_sits_in_the_third_parameter() {
+        let lattice = SpatialGrid::discrete_2d("l", [4, 3], Boundary::Clamp).unwrap();
+        assert_eq!((lattice.reach(), lattice.params()[2]), (None, -1.0));
+        let reached = lattice.with_reach(2).unwrap();
+        assert_eq!((reached.reach(), reached.params()[2]), (Some(2), 2.0));
+        assert_eq!(reached.bin_count(), lattice.bin_count());
+        let e = lattice.with_reach(i32::MAX as usize + 1).unwrap_err().to_string();
+        assert!(e.contains("at most 2^31 - 1 cells"), "{e}");
+        let spatial = SpatialGrid::new_2d("s", [0.0; 2], [4.0; 2], 1.0, Boundary::Clamp).unwrap();
+        let e = spatial.with_reach(1).unwrap_err().to_string();
+        assert!(e.contains("not discrete"), "{e}");
+    }
+
+    #[test]
     fn bins_clamp_and_wrap_as_before() {
         for (x, wrap, want) in [
             (-0.5, false, 0),
