@@ -101,6 +101,10 @@ impl MeshWriter {
                 d
             }
         };
+        if rows.is_empty() {
+            // This rank has no rows of it (it took part in making it).
+            return Ok(());
+        }
         fn put<E: H5Type>(d: &hdf5::Dataset, rows: Range<usize>, dim: usize, v: &[E]) -> hdf5::Result<()> {
             let view = ndarray::ArrayView2::from_shape((rows.len(), dim), v).map_err(|e| e.to_string())?;
             d.write_slice(view, (rows, ..))

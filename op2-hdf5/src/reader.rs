@@ -340,6 +340,25 @@ impl MeshFile {
         read_as::<T>(&dataset, None).map_err(|e| self.bad(name, format!("unreadable: {e}")))
     }
 
+    /// Text `name`, as [`MeshWriter::write_text`](crate::MeshWriter::write_text)
+    /// writes it: a 1-D dataset of UTF-8 bytes.
+    pub fn text(&self, name: &str) -> Result<String> {
+        let dataset = self.dataset(name, "text")?;
+        let descriptor = dataset.dtype().and_then(|t| t.to_descriptor());
+        if dataset.ndim() != 1
+            || !matches!(
+                descriptor,
+                Ok(hdf5::types::TypeDescriptor::Unsigned(hdf5::types::IntSize::U1))
+            )
+        {
+            return Err(self.bad(name, "text is a 1-D dataset of bytes"));
+        }
+        let bytes = dataset
+            .read_raw::<u8>()
+            .map_err(|e| self.bad(name, format!("unreadable: {e}")))?;
+        String::from_utf8(bytes).map_err(|_| self.bad(name, "the text is not UTF-8"))
+    }
+
     /// Set `name` as an op2 [`Set`] of that name.
     pub fn set(&self, name: &str) -> Result<Set> {
         Set::new(name, self.set_size(name)?)

@@ -188,6 +188,12 @@ impl MeshWriter {
         self.type_attr(name, &dataset, text, text.len())
     }
 
+    /// Text `name`: a 1-D dataset of its UTF-8 bytes (op2's own objects,
+    /// such as a checkpoint's description; OP2 writes none).
+    pub fn write_text(&self, name: &str, text: &str) -> Result<()> {
+        self.dataset::<u8>(name, &[text.len()], text.as_bytes()).map(drop)
+    }
+
     /// Elements of a table of `len` values, `dim` each.
     fn rows(&self, name: &str, dim: usize, len: usize) -> Result<usize> {
         if dim == 0 || len % dim != 0 {

@@ -52,6 +52,7 @@ mod model;
 mod network;
 mod population_file;
 mod simulation;
+mod snapshot;
 mod typed;
 
 pub use agent_type::{AgentType, Variable};
@@ -64,6 +65,7 @@ pub use message::{Message, MessageKind};
 pub use model::Model;
 pub use network::Network;
 pub use simulation::{Simulation, DEFAULT_SORT_EVERY};
+pub use snapshot::{AgentValues, Snapshot, VariableValues};
 
 #[cfg(test)]
 mod tests;

@@ -441,6 +441,21 @@ impl Model {
         self.environment.iter().find(|p| p.name == name)
     }
 
+    /// The agent types, in declaration order.
+    pub fn agent_types(&self) -> &[AgentType] {
+        &self.agents
+    }
+
+    /// The environment properties, in declaration order.
+    pub fn properties(&self) -> &[EnvProperty] {
+        &self.environment
+    }
+
+    /// The networks, in declaration order.
+    pub fn networks(&self) -> &[Network] {
+        &self.networks
+    }
+
     /// The functions, in declaration order.
     pub fn functions(&self) -> &[AgentFunction] {
         &self.functions

@@ -53,21 +53,25 @@ pub const DEFAULT_SORT_EVERY: u64 = 10;
 
 /// A model running on a runtime.
 pub struct Simulation<'rt> {
-    model: Model,
+    pub(crate) model: Model,
     rt: &'rt Runtime,
-    layers: Layers,
+    pub(crate) layers: Layers,
     bodies: Vec<(String, Body<'rt>)>,
     conditions: Vec<(String, Body<'rt>)>,
-    initial: Vec<(String, Agents)>,
+    pub(crate) initial: Vec<(String, Agents)>,
     seed: u64,
-    seeds: Vec<(String, u64)>,
+    pub(crate) seeds: Vec<(String, u64)>,
     sort_every: Vec<(String, u64)>,
-    carriers: Option<Carriers>,
-    steps: u64,
+    pub(crate) carriers: Option<Carriers>,
+    pub(crate) steps: u64,
     hosts: Vec<(When, HostFunction<'rt>)>,
     exit_conditions: Vec<ExitCondition<'rt>>,
     /// `(network, edges as pairs of agent ids)`.
-    edges: Vec<(String, Vec<(u64, u64)>)>,
+    pub(crate) edges: Vec<(String, Vec<(u64, u64)>)>,
+    /// Every network's edges as given, kept for snapshots.
+    pub(crate) network_edges: Vec<(String, Vec<(u64, u64)>)>,
+    /// What a restored simulation takes from its snapshot when it starts.
+    pub(crate) resumed: Option<crate::snapshot::Resumed>,
     /// Device buffers that held selections, kept for the next ones (no
     /// device allocation per function and step).
     spare: RefCell<Vec<Box<dyn DeviceBuffer>>>,
@@ -462,6 +466,8 @@ impl<'rt> Simulation<'rt> {
             hosts: Vec::new(),
             exit_conditions: Vec::new(),
             edges: Vec::new(),
+            network_edges: Vec::new(),
+            resumed: None,
             spare: RefCell::new(Vec::new()),
             #[cfg(feature = "mpi")]
             domain: None,
@@ -536,6 +542,7 @@ impl<'rt> Simulation<'rt> {
             return Err(self.model.invalid(format!("edges of network `{network}` given twice")));
         }
         self.edges.push((network.to_string(), edges.to_vec()));
+        self.network_edges.push((network.to_string(), edges.to_vec()));
         Ok(self)
     }
 
@@ -660,6 +667,11 @@ impl<'rt> Simulation<'rt> {
             return Ok(());
         }
         self.make_carriers()?;
+        self.begin()
+    }
+
+    /// Runs the init functions, in order.
+    pub(crate) fn run_init_functions(&mut self) -> Result<()> {
         self.run_hosts(When::Init)
     }
 
@@ -780,7 +792,7 @@ impl<'rt> Simulation<'rt> {
         self.run_hosts(When::Exit)
     }
 
-    fn carriers(&self) -> Result<&Carriers> {
+    pub(crate) fn carriers(&self) -> Result<&Carriers> {
         self.carriers.as_ref().ok_or_else(|| {
             self.model
                 .invalid("has not started: its data exist once it does (Simulation::start, or a step)".to_string())
@@ -1254,7 +1266,7 @@ impl<'rt> Simulation<'rt> {
         }
         self.adopt_carriers(carriers);
         self.cut = cut;
-        self.run_hosts(When::Init)
+        self.begin()
     }
 
     /// How network `network` was cut among the ranks
@@ -1307,6 +1319,15 @@ impl<'rt> Simulation<'rt> {
         }
         self.finish()?;
         Ok(ran)
+    }
+
+    /// Whether the simulation is spread over ranks
+    /// (`Simulation::distribute`).
+    pub fn is_distributed(&self) -> bool {
+        #[cfg(feature = "mpi")]
+        return self.domain.is_some() || !self.cut.is_empty();
+        #[cfg(not(feature = "mpi"))]
+        false
     }
 
     /// Whether the simulation started (its data exist).

@@ -149,6 +149,31 @@ impl AnyGlobal {
         Ok(AnyGlobal { scalar, global })
     }
 
+    /// Its values, as bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        with_scalar!(self.scalar, T => {
+            let g = self.global.downcast_ref::<Global<T>>().expect("AnyGlobal's box holds a Global of its scalar type");
+            Ok(bytemuck::cast_slice(&g.try_data_ro()?[..]).to_vec())
+        })
+    }
+
+    /// Sets its values from `bytes` (as many as it holds).
+    pub fn set_bytes(&self, bytes: &[u8]) -> Result<()> {
+        with_scalar!(self.scalar, T => {
+            let g = self.global.downcast_ref::<Global<T>>().expect("AnyGlobal's box holds a Global of its scalar type");
+            let mut values = g.try_data_mut()?;
+            let given: Vec<T> = bytes.chunks_exact(self.scalar.size()).map(bytemuck::pod_read_unaligned).collect();
+            if given.len() != values.len() {
+                return Err(Error::InvalidModel {
+                    model: String::new(),
+                    reason: format!("{} values given for property `{}` of {}", given.len(), g.name(), values.len()),
+                });
+            }
+            values.copy_from_slice(&given);
+            Ok(())
+        })
+    }
+
     /// Shares the Global among the ranks of `ranks`
     /// ([`Global::reduce_across`]).
     #[cfg(feature = "mpi")]

@@ -56,8 +56,12 @@
 
 pub use op2_model::*;
 
+#[cfg(feature = "hdf5")]
+mod checkpoint;
 mod log;
 mod statistics;
 
+#[cfg(feature = "hdf5")]
+pub use checkpoint::{Checkpoints, CHECKPOINT_FORMAT};
 pub use log::{Log, LogFile, LogFormat, Logging, Statistic};
 pub use statistics::MAX_BINS;

@@ -1,0 +1,444 @@
+//! Checkpoints: a simulation's [`Snapshot`] in one HDF5 file, written so
+//! that a crash never leaves a broken file under the checkpoint's name
+//! (written to `<name>.writing`, then renamed), and read back by a
+//! simulation of the same model on any rank count, which then ends bit for
+//! bit where the uninterrupted run ends.
+//!
+//! The file (feature `hdf5`; tables in OP2's layout, see `op2::hdf5`):
+//!
+//! | object | what |
+//! |---|---|
+//! | `checkpoint/format` | [`CHECKPOINT_FORMAT`], the version of this layout |
+//! | `checkpoint/model`, `checkpoint/layout` | the model's name and [`Model::layout`], as text |
+//! | `checkpoint/steps` | steps run |
+//! | `agents/<type>/count` | its agents, over every rank |
+//! | `agents/<type>/counters` | its random streams' seed and loops, and its next child's id |
+//! | `agents/<type>/ids` | a table of the agents' ids (one per row) |
+//! | `agents/<type>/variables/<variable>` | a table of the variable's values, row by row as the ids |
+//! | `agents/<type>/states` | a table of each agent's state, for a type with states |
+//! | `environment/<property>` | each property's values |
+//! | `networks/<network>` | a table of its edges, a pair of ids per row |
+//!
+//! Under `mpirun` every rank writes its own rows of each table through
+//! MPI-IO ([`Checkpoints::checkpoint_across`]), and on resuming
+//! ([`Checkpoints::resume_across`]) reads a block of the rows of each
+//! type that moves, or every row of a network's type (a network is given
+//! whole to every rank, then cut); `Simulation::distribute` then places
+//! them. Everything read is checked: a file of another model or layout
+//! version, or cut short, is refused with an error naming the file and
+//! what differs.
+
+use std::path::{Path, PathBuf};
+
+use op2_hdf5::{MeshFile, MeshWriter};
+use op2_model::{AgentValues, Model, Simulation, Snapshot, VariableValues};
+
+use crate::{Error, Result, Scalar, ScalarType};
+
+/// The version of the file layout written here; a file of another version
+/// is refused.
+pub const CHECKPOINT_FORMAT: i32 = 1;
+
+/// Runs `$body` with `$t` the Rust type of `$scalar`.
+macro_rules! by_scalar {
+    ($scalar:expr, $t:ident => $body:expr) => {
+        match $scalar {
+            ScalarType::F64 => {
+                type $t = f64;
+                $body
+            }
+            ScalarType::F32 => {
+                type $t = f32;
+                $body
+            }
+            ScalarType::I32 => {
+                type $t = i32;
+                $body
+            }
+            ScalarType::I64 => {
+                type $t = i64;
+                $body
+            }
+            ScalarType::U32 => {
+                type $t = u32;
+                $body
+            }
+        }
+    };
+}
+
+/// Checkpoints of a [`Simulation`] (see the module's header).
+pub trait Checkpoints {
+    /// Writes the simulation as it stands, between two steps, to `path`
+    /// (replacing any file there, only once the new one is whole).
+    ///
+    /// # Errors
+    /// As [`Simulation::snapshot`]; [`Error::MeshFile`] if the file cannot
+    /// be written; [`Error::InvalidModel`] if the simulation is spread
+    /// over ranks (use [`Checkpoints::checkpoint_across`]).
+    fn checkpoint(&self, path: impl AsRef<Path>) -> Result<()>;
+
+    /// Continues from the checkpoint at `path`: call it on a simulation of
+    /// the same model (functions bound, host functions added) before it
+    /// starts, in place of its initial agents (see
+    /// [`Simulation::restore`]).
+    ///
+    /// # Errors
+    /// [`Error::MeshFile`] naming the file and the object if it cannot be
+    /// read, is of another layout version or model (naming the first
+    /// difference), or holds values that do not fit the model; as
+    /// [`Simulation::restore`].
+    fn resume(&mut self, path: impl AsRef<Path>) -> Result<&mut Self>;
+
+    /// [`Checkpoints::checkpoint`] of a run over the ranks of `mpi`: every
+    /// rank writes its agents' rows. Collective: every rank calls it, and
+    /// all return the same success or failure.
+    ///
+    /// # Errors
+    /// As [`Checkpoints::checkpoint`], on any rank.
+    #[cfg(feature = "mpi")]
+    fn checkpoint_across(&self, path: impl AsRef<Path>, mpi: &crate::mpi::Mpi) -> Result<()>;
+
+    /// [`Checkpoints::resume`] on the ranks of `mpi` (any number of them,
+    /// whatever number wrote the file): each reads a share of the agents
+    /// that move and every agent of a network's type; then distribute the
+    /// simulation as a fresh one. Collective.
+    ///
+    /// # Errors
+    /// As [`Checkpoints::resume`].
+    #[cfg(feature = "mpi")]
+    fn resume_across(&mut self, path: impl AsRef<Path>, mpi: &crate::mpi::Mpi) -> Result<&mut Self>;
+}
+
+impl Checkpoints for Simulation<'_> {
+    fn checkpoint(&self, path: impl AsRef<Path>) -> Result<()> {
+        if self.is_distributed() {
+            return Err(Error::InvalidModel {
+                model: self.model().name().to_string(),
+                reason: "is spread over ranks: write its checkpoint with every rank (Checkpoints::checkpoint_across)"
+                    .to_string(),
+            });
+        }
+        let path = path.as_ref();
+        let snapshot = self.snapshot()?;
+        let writing = writing_name(path);
+        let totals: Vec<usize> = snapshot.agents.iter().map(|a| a.ids.len()).collect();
+        let next_ids: Vec<u64> = snapshot.agents.iter().map(|a| a.next_id).collect();
+        let written = (|| {
+            let w = MeshWriter::create(&writing)?;
+            write_description(&w, self.model(), &snapshot, &totals, &next_ids)?;
+            for t in tables(&snapshot, &vec![0; totals.len()]) {
+                by_scalar!(t.scalar, T => w.write_dat_table::<T>(&t.name, t.dim, &values::<T>(&t.bytes))?);
+            }
+            w.finish()
+        })();
+        finish(written, &writing, path)
+    }
+
+    fn resume(&mut self, path: impl AsRef<Path>) -> Result<&mut Self> {
+        let snapshot = read(self.model(), path.as_ref(), None)?;
+        self.restore(snapshot)
+    }
+
+    #[cfg(feature = "mpi")]
+    fn checkpoint_across(&self, path: impl AsRef<Path>, mpi: &crate::mpi::Mpi) -> Result<()> {
+        let path = path.as_ref();
+        let (rank, ranks) = (mpi.rank(), mpi.size());
+        let snapshot = agree(mpi, path, self.snapshot(), "took its snapshot")?;
+        // Every rank's count of every type, and the next ids (the largest).
+        let types = snapshot.agents.len();
+        let mut counts = vec![0u64; types * ranks];
+        let mut next = vec![0u64; types * ranks];
+        for (k, a) in snapshot.agents.iter().enumerate() {
+            counts[k * ranks + rank] = a.ids.len() as u64;
+            next[k * ranks + rank] = a.next_id;
+        }
+        mpi.sum_u64(&mut counts);
+        mpi.sum_u64(&mut next);
+        let of = |v: &[u64], k: usize| v[k * ranks..(k + 1) * ranks].to_vec();
+        let totals: Vec<usize> = (0..types)
+            .map(|k| of(&counts, k).iter().sum::<u64>() as usize)
+            .collect();
+        let firsts: Vec<usize> = (0..types)
+            .map(|k| of(&counts, k)[..rank].iter().sum::<u64>() as usize)
+            .collect();
+        let next_ids: Vec<u64> = (0..types)
+            .map(|k| of(&next, k).into_iter().max().unwrap_or(0))
+            .collect();
+        let writing = writing_name(path);
+        let described = match rank {
+            0 => MeshWriter::create(&writing).and_then(|w| {
+                write_description(&w, self.model(), &snapshot, &totals, &next_ids).and_then(|()| w.finish())
+            }),
+            _ => Ok(()),
+        };
+        agree(mpi, path, described, "described the run")?;
+        let written = MeshWriter::append_parallel(&writing, mpi).and_then(|w| {
+            for t in tables(&snapshot, &firsts) {
+                let total = match t.total {
+                    Some(n) => n,
+                    None => totals[t.agent],
+                };
+                let rows = t.first..t.first + t.bytes.len() / (t.dim * t.scalar.size());
+                by_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(&t.bytes))?);
+            }
+            w.finish()
+        });
+        agree(mpi, path, written, "wrote its rows")?;
+        let renamed = match rank {
+            0 => finish(Ok(()), &writing, path),
+            _ => Ok(()),
+        };
+        agree(mpi, path, renamed, "renamed the file")
+    }
+
+    #[cfg(feature = "mpi")]
+    fn resume_across(&mut self, path: impl AsRef<Path>, mpi: &crate::mpi::Mpi) -> Result<&mut Self> {
+        let path = path.as_ref();
+        let snapshot = read(self.model(), path, Some((mpi.rank(), mpi.size())));
+        let snapshot = agree(mpi, path, snapshot, "read the checkpoint")?;
+        self.restore(snapshot)
+    }
+}
+
+/// Whether every rank succeeded: this rank's own error if it failed, an
+/// error naming the first rank that failed if another did.
+#[cfg(feature = "mpi")]
+fn agree<T>(mpi: &crate::mpi::Mpi, path: &Path, mine: Result<T>, step: &str) -> Result<T> {
+    let mut failed = vec![0u64; mpi.size()];
+    failed[mpi.rank()] = u64::from(mine.is_err());
+    mpi.sum_u64(&mut failed);
+    let mine = mine?;
+    match failed.iter().position(|&f| f != 0) {
+        Some(r) => Err(Error::mesh_file(
+            path,
+            "/",
+            format!("rank {r} failed where every rank {step} (its error is in its output)"),
+        )),
+        None => Ok(mine),
+    }
+}
+
+/// Where a checkpoint is written before it takes its name.
+fn writing_name(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".writing");
+    PathBuf::from(name)
+}
+
+/// Gives the file written at `writing` the name `path`, or removes it if
+/// writing failed.
+fn finish(written: Result<()>, writing: &Path, path: &Path) -> Result<()> {
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(writing);
+        return Err(e);
+    }
+    std::fs::rename(writing, path)
+        .map_err(|e| Error::mesh_file(path, "/", format!("cannot rename {} to it: {e}", writing.display())))
+}
+
+/// Everything but the tables: written by one process.
+fn write_description(w: &MeshWriter, model: &Model, s: &Snapshot, totals: &[usize], next: &[u64]) -> Result<()> {
+    w.write_constant::<i32>("checkpoint/format", &[CHECKPOINT_FORMAT])?;
+    w.write_text("checkpoint/model", &s.model)?;
+    w.write_text("checkpoint/layout", &s.layout.join("\n"))?;
+    w.write_constant::<i64>("checkpoint/steps", &[s.steps as i64])?;
+    for (k, a) in s.agents.iter().enumerate() {
+        let g = format!("agents/{}", a.name);
+        w.write_constant::<i64>(&format!("{g}/count"), &[totals[k] as i64])?;
+        let counters = [a.stream_seed as i64, i64::from(a.stream_loops), next[k] as i64];
+        w.write_constant::<i64>(&format!("{g}/counters"), &counters)?;
+    }
+    for (p, (name, bytes)) in model.properties().iter().zip(&s.environment) {
+        if !bytes.is_empty() {
+            let name = format!("environment/{name}");
+            by_scalar!(p.scalar(), T => w.write_constant::<T>(&name, &values::<T>(bytes))?);
+        }
+    }
+    for (name, edges) in &s.networks {
+        let flat: Vec<i64> = edges.iter().flat_map(|&(a, b)| [a as i64, b as i64]).collect();
+        w.write_dat_table::<i64>(&format!("networks/{name}"), 2, &flat)?;
+    }
+    Ok(())
+}
+
+/// One table of this process's rows.
+struct Table {
+    name: String,
+    scalar: ScalarType,
+    dim: usize,
+    /// The agent type whose count is its rows (`None` in `total`).
+    agent: usize,
+    /// Its rows over every process, when they are not its type's count.
+    total: Option<usize>,
+    /// This process's first row.
+    first: usize,
+    bytes: Vec<u8>,
+}
+
+/// The tables of `s`, this process's rows starting at `firsts[type]`.
+fn tables(s: &Snapshot, firsts: &[usize]) -> Vec<Table> {
+    let mut out = Vec::new();
+    for (k, a) in s.agents.iter().enumerate() {
+        let g = format!("agents/{}", a.name);
+        let table = |name: String, scalar, dim, bytes| Table {
+            name,
+            scalar,
+            dim,
+            agent: k,
+            total: None,
+            first: firsts[k],
+            bytes,
+        };
+        let ids: Vec<i64> = a.ids.iter().map(|&i| i as i64).collect();
+        out.push(table(format!("{g}/ids"), ScalarType::I64, 1, as_bytes(&ids)));
+        for v in &a.variables {
+            let name = format!("{g}/variables/{}", v.name);
+            out.push(table(name, v.scalar, v.dim, v.bytes.clone()));
+        }
+        if let Some(states) = &a.states {
+            out.push(table(format!("{g}/states"), ScalarType::I32, 1, as_bytes(states)));
+        }
+    }
+    out
+}
+
+fn as_bytes<T: Scalar>(values: &[T]) -> Vec<u8> {
+    bytemuck::cast_slice(values).to_vec()
+}
+
+/// Bytes as values of `T` (copied: the bytes need not be aligned).
+fn values<T: Scalar>(bytes: &[u8]) -> Vec<T> {
+    bytes
+        .chunks_exact(std::mem::size_of::<T>())
+        .map(bytemuck::pod_read_unaligned)
+        .collect()
+}
+
+/// The checkpoint at `path` for `model`: every agent's rows, or with
+/// `share` `(rank, ranks)` a block of the rows of each type that is not a
+/// network's.
+fn read(model: &Model, path: &Path, share: Option<(usize, usize)>) -> Result<Snapshot> {
+    let file = MeshFile::open(path)?;
+    let bad = |object: &str, reason: String| Error::mesh_file(path, object, reason);
+    match file.constant::<i32>("checkpoint/format")?[..] {
+        [CHECKPOINT_FORMAT] => {}
+        ref v => {
+            return Err(bad(
+                "checkpoint/format",
+                format!("layout version {v:?}; this op2 reads version {CHECKPOINT_FORMAT}"),
+            ))
+        }
+    }
+    let name = file.text("checkpoint/model")?;
+    let layout: Vec<String> = file.text("checkpoint/layout")?.lines().map(String::from).collect();
+    if let Some(why) = model.layout_differs(&name, &layout) {
+        return Err(bad(
+            "checkpoint/layout",
+            format!("not a checkpoint of this model: {why}"),
+        ));
+    }
+    let one = |object: &str| -> Result<i64> {
+        match file.constant::<i64>(object)?[..] {
+            [v] if v >= 0 => Ok(v),
+            ref v => Err(bad(object, format!("expected one count, found {v:?}"))),
+        }
+    };
+    let steps = one("checkpoint/steps")? as u64;
+    let mut agents = Vec::new();
+    for a in model.agent_types() {
+        let g = format!("agents/{}", a.name());
+        let count = one(&format!("{g}/count"))? as usize;
+        let rows = match share {
+            // A block of rows each (as `Agents::share` would give any).
+            Some((rank, ranks)) if model.network_of(a.name()).is_none() => {
+                count * rank / ranks..count * (rank + 1) / ranks
+            }
+            _ => 0..count,
+        };
+        let counters = file.constant::<i64>(&format!("{g}/counters"))?;
+        let [seed, loops, next_id] = counters[..] else {
+            return Err(bad(
+                &format!("{g}/counters"),
+                format!("expected 3 values, found {}", counters.len()),
+            ));
+        };
+        let table = |name: &str, scalar: ScalarType, dim: usize| -> Result<Vec<u8>> {
+            let t = file.dat_table(name)?;
+            if t.rows != count || t.dim != dim || t.element != scalar {
+                return Err(bad(
+                    name,
+                    format!(
+                        "a table of {} rows of {} {:?}, where {count} rows of {dim} {scalar:?} are expected",
+                        t.rows, t.dim, t.element
+                    ),
+                ));
+            }
+            by_scalar!(scalar, T => Ok(as_bytes(&file.read_dat_rows::<T>(name, rows.clone())?)))
+        };
+        let ids: Vec<u64> = values::<i64>(&table(&format!("{g}/ids"), ScalarType::I64, 1)?)
+            .into_iter()
+            .map(|i| i as u64)
+            .collect();
+        let variables = (a.variables().iter())
+            .map(|v| {
+                let name = format!("{g}/variables/{}", v.name());
+                Ok(VariableValues {
+                    name: v.name().to_string(),
+                    scalar: v.scalar(),
+                    dim: v.dim(),
+                    bytes: table(&name, v.scalar(), v.dim())?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        let states = match a.state_names().is_empty() {
+            true => None,
+            false => Some(values::<i32>(&table(&format!("{g}/states"), ScalarType::I32, 1)?)),
+        };
+        agents.push(AgentValues {
+            name: a.name().to_string(),
+            ids,
+            variables,
+            states,
+            stream_seed: seed as u64,
+            stream_loops: u32::try_from(loops).map_err(|_| bad(&format!("{g}/counters"), format!("{loops} loops")))?,
+            next_id: next_id as u64,
+        });
+    }
+    let environment = (model.properties().iter())
+        .map(|p| {
+            let name = format!("environment/{}", p.name());
+            let bytes = match p.len() {
+                0 => Vec::new(),
+                _ => by_scalar!(p.scalar(), T => as_bytes(&file.constant::<T>(&name)?)),
+            };
+            match bytes.len() == p.len() * p.scalar().size() {
+                true => Ok((p.name().to_string(), bytes)),
+                false => Err(bad(
+                    &name,
+                    format!("{} bytes where {} values are expected", bytes.len(), p.len()),
+                )),
+            }
+        })
+        .collect::<Result<_>>()?;
+    let networks = (model.networks().iter())
+        .map(|n| {
+            let name = format!("networks/{}", n.name());
+            let t = file.dat_table(&name)?;
+            if t.dim != 2 || t.element != ScalarType::I64 {
+                return Err(bad(&name, "a network's edges are pairs of 64-bit ids".to_string()));
+            }
+            let flat = file.read_dat_rows::<i64>(&name, 0..t.rows)?;
+            let edges = flat.chunks_exact(2).map(|e| (e[0] as u64, e[1] as u64)).collect();
+            Ok((n.name().to_string(), edges))
+        })
+        .collect::<Result<_>>()?;
+    Ok(Snapshot {
+        model: name,
+        layout,
+        steps,
+        agents,
+        environment,
+        networks,
+    })
+}
