@@ -4,7 +4,9 @@
 //! on every rank: the world size, the suite's indirect loops against a
 //! single-process `seq` run, halo exchange counts, moving agents (`mpi/agents.rs`),
 //! models run by the model layer's `Simulation` (`mpi/model.rs`),
-//! OP2's HDF5 files read in parallel (`mpi/hdf5.rs`, feature `hdf5`) and
+//! OP2's HDF5 files read in parallel (`mpi/hdf5.rs`, feature `hdf5`),
+//! checkpoints written by every rank and resumed on any rank count
+//! (`mpi/checkpoint.rs`) and
 //! Airfoil against one rank.
 #![cfg(feature = "mpi")]
 
@@ -14,6 +16,9 @@ mod agents;
 mod allocations;
 #[path = "mpi/blocks.rs"]
 mod blocks;
+#[cfg(feature = "hdf5")]
+#[path = "mpi/checkpoint.rs"]
+mod checkpoint;
 #[cfg(feature = "opencl")]
 #[path = "mpi/device_halos.rs"]
 mod device_halos;
@@ -221,6 +226,7 @@ fn distributed_runs_match_one_process() {
         hdf5::blocks_read_in_parallel_tile_the_file(&mpi);
         hdf5::airfoil_from_hdf5_matches_one_rank(&mpi);
         hdf5::airfoil_read_in_blocks_matches_one_rank(&mpi);
+        checkpoint::checkpoints_resume_on_any_rank_count(&mpi);
     }
 
     // Reference: one process, global carriers.

@@ -68,6 +68,36 @@ pub struct Snapshot {
     pub networks: Vec<(String, Vec<(u64, u64)>)>,
 }
 
+impl AgentValues {
+    /// Puts the agents in id order, their values with them.
+    pub fn sort_by_id(&mut self) {
+        let n = self.ids.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_unstable_by_key(|&k| self.ids[k]);
+        for v in &mut self.variables {
+            let each = v.bytes.len().checked_div(n).unwrap_or(0);
+            v.bytes = order
+                .iter()
+                .flat_map(|&k| &v.bytes[k * each..(k + 1) * each])
+                .copied()
+                .collect();
+        }
+        if let Some(states) = &mut self.states {
+            *states = order.iter().filter_map(|&k| states.get(k).copied()).collect();
+        }
+        self.ids = order.iter().map(|&k| self.ids[k]).collect();
+    }
+}
+
+impl Snapshot {
+    /// The snapshot with every type's agents in id order: two runs are in
+    /// the same state when these are equal, wherever each kept its agents.
+    pub fn in_id_order(mut self) -> Snapshot {
+        self.agents.iter_mut().for_each(AgentValues::sort_by_id);
+        self
+    }
+}
+
 /// What a restored simulation sets once its carriers exist.
 pub(crate) struct Resumed {
     steps: u64,
@@ -227,12 +257,20 @@ impl<'rt> Simulation<'rt> {
                 )));
             }
             let n = values.ids.len();
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_unstable_by_key(|&k| values.ids[k]);
-            let mut agents = Agents::with_ids(order.iter().map(|&k| values.ids[k]).collect());
+            if let Some(states) = &values.states {
+                if states.len() != n {
+                    return Err(self.model.invalid(format!(
+                        "cannot restore the snapshot: {} states for {n} agents of `{}`",
+                        states.len(),
+                        a.name
+                    )));
+                }
+            }
+            let mut values = values;
+            values.sort_by_id();
+            let mut agents = Agents::with_ids(values.ids.clone());
             for (v, given) in a.variables.iter().zip(values.variables) {
-                let each = v.dim * v.scalar.size();
-                if given.name != v.name || given.bytes.len() != n * each {
+                if given.name != v.name || given.bytes.len() != n * v.dim * v.scalar.size() {
                     return Err(self.model.invalid(format!(
                         "cannot restore the snapshot: variable `{}.{}` has {} bytes for {n} agents",
                         a.name,
@@ -240,20 +278,17 @@ impl<'rt> Simulation<'rt> {
                         given.bytes.len()
                     )));
                 }
-                let bytes = order.iter().flat_map(|&k| &given.bytes[k * each..(k + 1) * each]);
-                agents.values.push((v.name.clone(), v.scalar, bytes.copied().collect()));
+                agents.values.push((v.name.clone(), v.scalar, given.bytes));
             }
             if let Some(states) = values.states {
-                let named = order.iter().map(|&k| {
-                    let s = states.get(k).copied().unwrap_or(-1);
+                let named = states.iter().zip(&values.ids).map(|(&s, id)| {
                     usize::try_from(s)
                         .ok()
                         .and_then(|s| a.states.get(s))
                         .cloned()
                         .ok_or_else(|| {
                             self.model.invalid(format!(
-                                "cannot restore the snapshot: agent {} of `{}` is in state {s}, and the type has {}",
-                                values.ids[k],
+                                "cannot restore the snapshot: agent {id} of `{}` is in state {s}, and the type has {}",
                                 a.name,
                                 a.states.len()
                             ))

@@ -1,0 +1,128 @@
+//! Checkpoints under mpirun (`Checkpoints::checkpoint_across`, feature
+//! `hdf5`): a run spread over the ranks, checkpointed by all of them,
+//! resumes on one process and on every rank, and either way ends bit for
+//! bit where one process's uninterrupted run ends; for Circles (agents
+//! that move between ranks), predator-prey (births, deaths, random
+//! streams) and the network SIR (a network cut by METIS, a macro property
+//! shared by the ranks).
+
+use std::path::{Path, PathBuf};
+
+use op2::model::{Checkpoints, Simulation, Snapshot};
+use op2::mpi::{DomainOptions, Mpi};
+use op2::prelude::*;
+
+use super::run_tag;
+
+/// A folder every rank sees, made by rank 0.
+fn shared_dir(mpi: &Mpi, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("op2-mpi-checkpoint-{name}-{}", run_tag(mpi)));
+    if mpi.rank() == 0 {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    mpi.sum_u64(&mut [0]);
+    dir
+}
+
+/// The state of the run the checkpoint at `path` holds, as one process
+/// reads it into `alone` (a fresh simulation of the model).
+fn state_in(mut alone: Simulation<'_>, path: &Path) -> Snapshot {
+    alone.resume(path).unwrap();
+    alone.start().unwrap();
+    alone.snapshot().unwrap().in_id_order()
+}
+
+/// `steps` steps of `one()` (one process) against the same run spread over
+/// the ranks (`shared()`, then distributed), checkpointed by every rank
+/// after `at`: resumed by one process and resumed over the ranks, both end
+/// where one process ends.
+fn resumes_on_any_rank_count<'rt>(
+    mpi: &Mpi,
+    dir: &Path,
+    what: &str,
+    one: impl Fn() -> Simulation<'rt>,
+    shared: impl Fn() -> Simulation<'rt>,
+    (at, steps): (u64, u64),
+) {
+    let mut whole = one();
+    whole.run(steps).unwrap();
+    let want = whole.snapshot().unwrap().in_id_order();
+
+    let mid = dir.join(format!("{what}-mid.h5"));
+    let mut first = shared();
+    first.distribute(mpi, DomainOptions::default()).unwrap();
+    first.run(at).unwrap();
+    first.checkpoint_across(&mid, mpi).unwrap();
+    let alone = first.checkpoint(dir.join("alone.h5"));
+    assert!(alone.is_err(), "{what}: a distributed run checkpoints with every rank");
+    drop(first);
+
+    // On one process.
+    let mut alone = one();
+    alone.resume(&mid).unwrap();
+    alone.run(steps - at).unwrap();
+    assert!(
+        alone.snapshot().unwrap().in_id_order() == want,
+        "{what}: resumed on one process"
+    );
+
+    // On every rank, checkpointed again at the end to be compared.
+    let mut again = shared();
+    again.resume_across(&mid, mpi).unwrap();
+    again.distribute(mpi, DomainOptions::default()).unwrap();
+    again.run(steps - at).unwrap();
+    assert_eq!(again.steps(), steps);
+    let end = dir.join(format!("{what}-end.h5"));
+    again.checkpoint_across(&end, mpi).unwrap();
+    assert!(state_in(one(), &end) == want, "{what}: resumed on {} ranks", mpi.size());
+}
+
+pub fn checkpoints_resume_on_any_rank_count(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank(), mpi.size());
+    let dir = shared_dir(mpi, "models");
+    for rt in [Backend::Seq, Backend::Rayon].map(|b| Runtime::new(b).unwrap()) {
+        let b = rt.backend();
+        let n = 600;
+        let side = op2_circles::box_side(n, 1.0);
+        let start = op2_circles::initial_positions(n, side, 3);
+        let ids: Vec<u64> = (0..n as u64).collect();
+        let mine: Vec<usize> = (rank..n).step_by(size).collect();
+        let (my_ids, my_start): (Vec<u64>, Vec<[f32; 3]>) = mine.iter().map(|&i| (ids[i], start[i])).unzip();
+        let p = op2_circles::Params::default();
+        resumes_on_any_rank_count(
+            mpi,
+            &dir,
+            &format!("circles-{b}"),
+            || op2_circles::circles(&rt, &ids, &start, side, p).unwrap(),
+            || op2_circles::circles(&rt, &my_ids, &my_start, side, p).unwrap(),
+            (3, 8),
+        );
+
+        let params = op2_predator_prey::Params::default();
+        let pp = |ranks| op2_predator_prey::predator_prey(&rt, params, (600, 60), 4, ranks).unwrap();
+        resumes_on_any_rank_count(
+            mpi,
+            &dir,
+            &format!("predator-prey-{b}"),
+            || pp((0, 1)),
+            || pp((rank, size)),
+            (5, 12),
+        );
+
+        let mut rng = op2::Philox::new(17, 0, 0);
+        let nodes: Vec<u64> = (0..120u64).map(|i| 3 * i + 1).collect();
+        let mut edges = Vec::new();
+        while edges.len() < 300 {
+            let (a, b) = (rng.below(120) as usize, rng.below(120) as usize);
+            if a != b {
+                edges.push((nodes[a], nodes[b]));
+            }
+        }
+        let sir = || op2_sir::network_sir(&rt, &nodes, &edges, nodes[7], (0.4, 0.2), 5).unwrap();
+        resumes_on_any_rank_count(mpi, &dir, &format!("sir-{b}"), sir, sir, (4, 10));
+    }
+    if rank == 0 {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
