@@ -4,6 +4,7 @@
 //! cargo run --release --example circles -- --agents N [--density D] --steps S [--seed X]
 //!     [--init FILE.csv] [--write FILE.csv] [--vtk DIR --every K] [--backend NAME]
 //!     [--sort-every K] [--report K] [--timings] [--overlap]
+//!     [--checkpoint DIR --checkpoint-every K] [--resume FILE.h5]
 //! mpirun -n P target/release/examples/circles ...   (built with --features mpi)
 //! ```
 //!
@@ -23,6 +24,13 @@
 //! of ranks. `--timings` prints the runtime's timing summary (loops, list
 //! builds, and under MPI the exchanges and the domain's balance) to stderr.
 //!
+//! `--checkpoint DIR --checkpoint-every K` (feature `hdf5`) writes the run
+//! to `DIR/step_<k>.h5` every K steps, keeping the last two;
+//! `--resume FILE` continues from such a file with the rest of the command
+//! line (the same agents and density), `--steps` counting from the start of
+//! the run: the resumed run ends where the uninterrupted one ends, bit for
+//! bit, on any backend and number of ranks.
+//!
 //! The model is described on op2's model layer (`op2_circles::circles_model`)
 //! and run by `op2::model::Simulation`; `op2_circles::Circles` is the same
 //! model wired by hand, kept for the tests and benchmarks that compare them.
@@ -32,7 +40,8 @@
 //! rank owns a box of the message grid, agents move to the rank of their
 //! box before each step, and each rank receives the messages its agents
 //! read from its neighbours' boxes. The positions come out bitwise as on
-//! one rank; `--write` and `--vtk` need one rank. `--overlap` moves the
+//! one rank; `--write` gathers them to rank 0, `--vtk` writes a piece per
+//! rank and a `.pvtp` index per step. `--overlap` moves the
 //! agents whose neighbourhood holds no other rank's message while the
 //! ghost messages travel, then the others (the same positions). Rank 0 prints the
 //! domain's traffic per step to stderr.
@@ -94,6 +103,15 @@ struct Cli {
     /// the ghost messages travel, then the others (the same positions).
     #[arg(long)]
     overlap: bool,
+    /// Directory for checkpoints (with --checkpoint-every).
+    #[arg(long, value_name = "DIR", requires = "checkpoint_every")]
+    checkpoint: Option<PathBuf>,
+    /// Steps between checkpoints (the last two are kept).
+    #[arg(long, value_name = "K", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
+    /// A checkpoint to continue from.
+    #[arg(long, value_name = "FILE.h5")]
+    resume: Option<PathBuf>,
 }
 
 /// The agents here, their ids and positions (the model's `circle.id` and
@@ -132,8 +150,9 @@ fn run(cli: &Cli) -> Result<(), String> {
     let (rank, ranks) = (mpi.rank(), mpi.size());
     #[cfg(not(feature = "mpi"))]
     let (rank, ranks) = (0usize, 1usize);
-    if ranks > 1 && (cli.write.is_some() || cli.vtk.is_some()) {
-        return Err("--write and --vtk need one rank".into());
+    #[cfg(not(feature = "hdf5"))]
+    if cli.checkpoint.is_some() || cli.resume.is_some() {
+        return Err("--checkpoint and --resume need op2 built with the `hdf5` feature".into());
     }
     if !(cli.density.is_finite() && cli.density > 0.0) {
         return Err(format!("--density must be positive, not {}", cli.density));
@@ -169,6 +188,15 @@ fn run(cli: &Cli) -> Result<(), String> {
     let ids: Vec<u64> = (rank..positions.len()).step_by(ranks).map(|i| i as u64).collect();
     let mine: Vec<[f32; 3]> = ids.iter().map(|&i| positions[i as usize]).collect();
     let mut sim = circles(&rt, &ids, &mine, side, params).map_err(|e| e.to_string())?;
+    #[cfg(feature = "hdf5")]
+    if let Some(file) = &cli.resume {
+        use op2::model::Checkpoints;
+        #[cfg(feature = "mpi")]
+        let resumed = sim.resume_across(file, &mpi);
+        #[cfg(not(feature = "mpi"))]
+        let resumed = sim.resume(file);
+        resumed.map_err(|e| format!("--resume: {e}"))?;
+    }
     #[cfg(feature = "mpi")]
     if ranks > 1 {
         sim.distribute(&mpi, Default::default()).map_err(|e| e.to_string())?;
@@ -192,7 +220,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     };
     report(&sim)?;
     let mut series = match &cli.vtk {
-        Some(dir) => Some(VtkSeries::new(dir, "circles").map_err(|e| e.to_string())?),
+        Some(dir) => Some(VtkSeries::in_pieces(dir, "circles", rank, ranks).map_err(|e| e.to_string())?),
         None => None,
     };
     let every = cli.every.unwrap_or(1);
@@ -208,25 +236,51 @@ fn run(cli: &Cli) -> Result<(), String> {
     };
     write_vtk(&mut series, &sim)?;
     let mut stepping = 0.0;
-    for _ in 0..cli.steps {
+    let first = sim.steps();
+    #[cfg(feature = "hdf5")]
+    let mut checkpoints = std::collections::VecDeque::new();
+    while sim.steps() < cli.steps {
         let t = Instant::now();
         sim.step().map_err(|e| e.to_string())?;
         // The position comes back to the host only for output.
         stepping += t.elapsed().as_secs_f64();
         write_vtk(&mut series, &sim)?;
         report(&sim)?;
+        #[cfg(feature = "hdf5")]
+        if let (Some(dir), Some(k)) = (&cli.checkpoint, cli.checkpoint_every) {
+            if sim.steps() % k == 0 {
+                use op2::model::Checkpoints;
+                let path = dir.join(format!("step_{}.h5", sim.steps()));
+                if rank == 0 {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+                #[cfg(feature = "mpi")]
+                let written = sim.checkpoint_across(&path, &mpi);
+                #[cfg(not(feature = "mpi"))]
+                let written = sim.checkpoint(&path);
+                written.map_err(|e| format!("--checkpoint: {e}"))?;
+                checkpoints.push_back(path);
+                if checkpoints.len() > 2 {
+                    let old = checkpoints.pop_front().expect("three written");
+                    if rank == 0 {
+                        std::fs::remove_file(&old).map_err(|e| format!("{}: {e}", old.display()))?;
+                    }
+                }
+            }
+        }
     }
+    let ran = sim.steps() - first;
     let timing = format!(
         "{} agents, {} steps on {}{}: {:.3} ms per step",
         positions.len(),
-        cli.steps,
+        ran,
         rt.backend(),
         if ranks > 1 {
             format!(" x {ranks} ranks")
         } else {
             String::new()
         },
-        1e3 * stepping / cli.steps.max(1) as f64
+        1e3 * stepping / ran.max(1) as f64
     );
     if rank == 0 {
         if cli.report.is_some() {
@@ -243,21 +297,35 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     #[cfg(feature = "mpi")]
     if let Some(d) = sim.domain() {
-        mpi.eprintln(d.stats().per_step(cli.steps));
+        mpi.eprintln(d.stats().per_step(ran));
     }
     if let Some(path) = &cli.write {
-        // One rank: every agent is here.
+        // Every agent's id and position, gathered on rank 0.
         let (set, _, pos) = agents(&sim).map_err(|e| e.to_string())?;
-        let pos = pos.to_vec();
-        let mut by_id = vec![[0.0f32; 3]; positions.len()];
-        for (&id, p) in set.global_ids().iter().zip(pos.chunks_exact(3)) {
-            by_id[id as usize] = [p[0], p[1], p[2]];
+        let mut records = Vec::with_capacity(set.size() * 20);
+        for (&id, p) in set.global_ids().iter().zip(pos.to_vec().chunks_exact(3)) {
+            records.extend_from_slice(&id.to_le_bytes());
+            p.iter().for_each(|c| records.extend_from_slice(&c.to_le_bytes()));
         }
-        let mut text = String::with_capacity(positions.len() * 40);
-        for (id, p) in by_id.iter().enumerate() {
-            text += &format!("{id},{},{},{}\n", format_g9(p[0]), format_g9(p[1]), format_g9(p[2]));
+        #[cfg(feature = "mpi")]
+        let gathered = mpi.gather_bytes(&records).map_err(|e| e.to_string())?;
+        #[cfg(not(feature = "mpi"))]
+        let gathered = Some(vec![records]);
+        if let Some(parts) = gathered {
+            let mut by_id = vec![None; positions.len()];
+            for r in parts.iter().flat_map(|p| p.chunks_exact(20)) {
+                let id = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
+                let c = |k: usize| f32::from_le_bytes(r[8 + 4 * k..12 + 4 * k].try_into().expect("4 bytes"));
+                let slot = by_id.get_mut(id as usize).ok_or(format!("agent {id} is not one of the run's"))?;
+                *slot = Some([c(0), c(1), c(2)]);
+            }
+            let mut text = String::with_capacity(positions.len() * 40);
+            for (id, p) in by_id.iter().enumerate() {
+                let p = p.ok_or(format!("agent {id} is missing from the run"))?;
+                text += &format!("{id},{},{},{}\n", format_g9(p[0]), format_g9(p[1]), format_g9(p[2]));
+            }
+            std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }

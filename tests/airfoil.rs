@@ -101,7 +101,7 @@ fn the_flow_written_for_paraview_reads_back_with_vtkio() {
         })
         .collect();
     let names: Vec<&str> = cell.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["id", "density", "velocity", "pressure"]);
+    assert_eq!(names, ["global_id", "density", "velocity", "pressure"]);
     let q = dsl.q.to_vec();
     assert!(q.chunks(4).any(|q| q != c.qinf), "the flow moved off the free stream");
     for (k, q) in q.chunks(4).enumerate() {

@@ -113,7 +113,8 @@ fn type_name(scalar: ScalarType) -> &'static str {
 impl Model {
     /// What this model's data are, one line per item: each agent type
     /// with its variables (type and width) and states, each environment
-    /// property (type and length), each network. Two models with the same
+    /// property (type and length), each message list (its kind, bounds
+    /// and radius: where agents may be), each network. Two models with the same
     /// layout can take each other's snapshots.
     pub fn layout(&self) -> Vec<String> {
         let mut lines = Vec::new();
@@ -131,6 +132,9 @@ impl Model {
             let n = p.values.len() / p.scalar.size();
             let kind = if p.reduced { "macro property" } else { "property" };
             lines.push(format!("{kind} `{}`: {n} {}", p.name, type_name(p.scalar)));
+        }
+        for m in &self.messages {
+            lines.push(format!("message list `{}` from `{}`: {:?}", m.name, m.sender, m.kind));
         }
         for n in &self.networks {
             let d = if n.directed { "directed" } else { "undirected" };

@@ -142,6 +142,49 @@ impl Mpi {
         std::sync::Arc::new(RankReduction(crate::halo_exchange::Comm(self.comm.0.duplicate())))
     }
 
+    /// Every rank's `bytes`, in rank order, on rank 0 (`None` on the
+    /// others): output gathered to be written by one rank. Collective.
+    ///
+    /// # Errors
+    /// [`Error::Mpi`] on every rank if a rank gives more than `i32::MAX`
+    /// bytes or all of them together more (MPI counts them in `i32`).
+    pub fn gather_bytes(&self, bytes: &[u8]) -> Result<Option<Vec<Vec<u8>>>> {
+        use mpi::datatype::PartitionMut;
+        let comm = &self.comm.0;
+        let root = comm.process_at_rank(0);
+        let mine = bytes.len() as u64;
+        let mut lens = vec![0u64; self.size()];
+        comm.all_gather_into(&mine, &mut lens[..]);
+        let total: u64 = lens.iter().sum();
+        if total > i32::MAX as u64 {
+            return Err(Error::Mpi {
+                reason: format!("{total} bytes to gather on one rank (MPI counts them in i32): write in parts"),
+            });
+        }
+        if self.rank() != 0 {
+            root.gather_varcount_into(bytes);
+            return Ok(None);
+        }
+        let counts: Vec<i32> = lens.iter().map(|&c| c as i32).collect();
+        let displs: Vec<i32> = counts
+            .iter()
+            .scan(0, |at, &c| {
+                let d = *at;
+                *at += c;
+                Some(d)
+            })
+            .collect();
+        let mut all = vec![0u8; total as usize];
+        {
+            let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+            root.gather_varcount_into_root(bytes, &mut into);
+        }
+        let parts = (displs.iter().zip(&counts))
+            .map(|(&d, &c)| all[d as usize..(d + c) as usize].to_vec())
+            .collect();
+        Ok(Some(parts))
+    }
+
     /// The maximum of `value` over all ranks.
     pub fn max_f64(&self, value: f64) -> f64 {
         let mut bytes = value.to_ne_bytes();

@@ -29,6 +29,9 @@ pub trait Values {
     /// Appends component `c` of element `e` to `out`, in the shortest form
     /// that reads back to the same value.
     fn write(&self, e: usize, c: usize, out: &mut String);
+    /// Appends every component of element `e` to `out`, as this machine
+    /// holds them.
+    fn write_bytes(&self, e: usize, out: &mut Vec<u8>);
 }
 
 impl<T: Scalar + Display> Field for Dat<T> {
@@ -57,10 +60,14 @@ struct DatValues<'a, T> {
     dim: usize,
 }
 
-impl<T: Display> Values for DatValues<'_, T> {
+impl<T: Scalar + Display> Values for DatValues<'_, T> {
     fn write(&self, e: usize, c: usize, out: &mut String) {
         // Writing to a String cannot fail.
         let _ = write!(out, "{}", self.data[e * self.dim + c]);
+    }
+    fn write_bytes(&self, e: usize, out: &mut Vec<u8>) {
+        let values = &self.data[e * self.dim..(e + 1) * self.dim];
+        out.extend_from_slice(bytemuck::cast_slice(values));
     }
 }
 

@@ -1,6 +1,8 @@
-//! VTK XML PolyData: a Set's elements as points, its Dats as point data.
-//! ASCII, so that the values are exact and the files readable; a `.pvd`
-//! collection makes a run a time series in ParaView.
+//! VTK XML PolyData: a Set's elements as points, its Dats as point data,
+//! in VTK's inline binary format (exact, and a third of ASCII's size for
+//! doubles); a `.pvd` collection makes a run a time series in ParaView,
+//! and a distributed run writes a piece per process with a `.pvtp` index
+//! per step.
 
 use std::path::{Path, PathBuf};
 
@@ -8,17 +10,19 @@ use op2_core::{Error, Result};
 
 use crate::field::{by_id, check_fields, Field};
 use crate::file::write_file;
-use crate::xml::{check_positions, escape, field_array, int_array, points};
+use crate::field::vtk_type;
+use crate::xml::{check_names, check_positions, escape, field_array, file_open, int_array, points, GLOBAL_ID};
 
 /// Writes the elements of the positions' set that this process owns as a
 /// VTK XML PolyData file (`.vtp`): one vertex per element at `positions`
 /// (2 or 3 components; z = 0 in 2-D), in global-id order, with the point data
-/// `id` (the global ids, Int64) and every Dat of `fields` (same set, any
-/// number of components).
+/// `global_id` (the global ids, Int64) and every Dat of `fields` (same set,
+/// any number of components).
 ///
 /// # Errors
-/// [`Error::InvalidOption`] if `positions` has neither 2 nor 3 components
-/// or a field lives on another set; [`Error::HostBorrow`] if a Dat is
+/// [`Error::InvalidOption`] if `positions` has neither 2 nor 3 components,
+/// a field lives on another set, or two fields (or one and `global_id`)
+/// share a name; [`Error::HostBorrow`] if a Dat is
 /// mutably borrowed; [`Error::Io`] if the file cannot be written.
 pub fn write_vtp(path: impl AsRef<Path>, positions: &dyn Field, fields: &[&dyn Field]) -> Result<()> {
     let text = vtp_text(positions, fields)?;
@@ -29,17 +33,17 @@ fn vtp_text(positions: &dyn Field, fields: &[&dyn Field]) -> Result<String> {
     let set = positions.set();
     check_positions(positions)?;
     check_fields(set, fields, "a VTK file")?;
+    check_names(fields, "a VTK file's point data")?;
     let order = by_id(set);
     let n = order.len();
-    let mut out = String::with_capacity(64 * n + 1024);
-    out.push_str("<?xml version=\"1.0\"?>\n");
-    out.push_str("<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n");
+    let mut out = String::with_capacity(32 * n + 1024);
+    file_open(&mut out, "PolyData");
     out.push_str("<PolyData>\n");
     out.push_str(&format!(
         "<Piece NumberOfPoints=\"{n}\" NumberOfVerts=\"{n}\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
     ));
     out.push_str("<PointData>\n");
-    int_array(&mut out, "id", order.iter().map(|&(id, _)| id));
+    int_array(&mut out, GLOBAL_ID, order.iter().map(|&(id, _)| id));
     for f in fields {
         field_array(&mut out, *f, order.iter().map(|&(_, e)| e))?;
     }
@@ -52,14 +56,64 @@ fn vtp_text(positions: &dyn Field, fields: &[&dyn Field]) -> Result<String> {
     Ok(out)
 }
 
+/// Writes the index of points written in pieces, one `.vtp` per process
+/// ([`write_vtp`] with the same Dats on each): a VTK XML PPolyData
+/// (`.pvtp`) that ParaView opens as one data set. `pieces` are the
+/// pieces' paths relative to the index's directory, in rank order.
+///
+/// # Errors
+/// [`Error::InvalidOption`] if there is no piece, `positions` have neither
+/// 2 nor 3 components, or two fields share a name (no value is read);
+/// [`Error::Io`] if the file cannot be written.
+pub fn write_pvtp(path: impl AsRef<Path>, pieces: &[String], positions: &dyn Field, fields: &[&dyn Field]) -> Result<()> {
+    if pieces.is_empty() {
+        return Err(Error::InvalidOption {
+            option: "VTK pieces",
+            reason: "a parallel VTK file lists at least one piece".into(),
+        });
+    }
+    check_positions(positions)?;
+    check_names(fields, "a VTK file's point data")?;
+    let mut out = String::new();
+    file_open(&mut out, "PPolyData");
+    out.push_str("<PPolyData GhostLevel=\"0\">\n<PPointData>\n");
+    out.push_str(&format!(
+        "<PDataArray type=\"Int64\" Name=\"{GLOBAL_ID}\" NumberOfComponents=\"1\"/>\n"
+    ));
+    for f in fields {
+        out.push_str(&format!(
+            "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
+            vtk_type(f.scalar()),
+            escape(f.name()),
+            f.components()
+        ));
+    }
+    out.push_str("</PPointData>\n<PPoints>\n");
+    out.push_str(&format!(
+        "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"3\"/>\n",
+        vtk_type(positions.scalar()),
+        escape(positions.name())
+    ));
+    out.push_str("</PPoints>\n");
+    for piece in pieces {
+        out.push_str(&format!("<Piece Source=\"{}\"/>\n", escape(piece)));
+    }
+    out.push_str("</PPolyData>\n</VTKFile>\n");
+    write_file(path.as_ref(), out.as_bytes())
+}
+
 /// A run written for ParaView: [`VtkSeries::write`] puts one `.vtp` file per
 /// step in a directory, `<name>_<step>.vtp`, and rewrites `<name>.pvd`, the
 /// collection that lists them with their times (open it in ParaView to play
-/// the run).
+/// the run). A series of a distributed run ([`VtkSeries::in_pieces`]) has
+/// each process write its piece, `<name>_<step>_<rank>.vtp`, and rank 0 the
+/// step's index `<name>_<step>.pvtp` and the collection of the indices.
 pub struct VtkSeries {
     dir: PathBuf,
     name: String,
     steps: Vec<(f64, String)>,
+    /// `(rank, ranks)` of a series written in pieces.
+    pieces: Option<(usize, usize)>,
 }
 
 impl VtkSeries {
@@ -84,18 +138,55 @@ impl VtkSeries {
             dir,
             name: name.to_string(),
             steps: Vec::new(),
+            pieces: None,
         })
     }
 
+    /// A series written by process `rank` of `ranks` (each writing the
+    /// elements it owns); on one process, as [`VtkSeries::new`].
+    ///
+    /// # Errors
+    /// As [`VtkSeries::new`]; [`Error::InvalidOption`] if `rank` is not
+    /// below `ranks`.
+    pub fn in_pieces(dir: impl Into<PathBuf>, name: &str, rank: usize, ranks: usize) -> Result<VtkSeries> {
+        if rank >= ranks {
+            return Err(Error::InvalidOption {
+                option: "VTK pieces",
+                reason: format!("rank {rank} of {ranks}"),
+            });
+        }
+        let mut series = VtkSeries::new(dir, name)?;
+        series.pieces = (ranks > 1).then_some((rank, ranks));
+        Ok(series)
+    }
+
     /// Writes step `step` at time `time` ([`write_vtp`]) and the updated
-    /// collection; returns the step's file.
+    /// collection; returns the step's file (this process's piece, in a
+    /// series in pieces, whose index rank 0 writes with the collection).
     ///
     /// # Errors
     /// As [`write_vtp`], and [`Error::Io`] if the collection cannot be written.
     pub fn write(&mut self, step: u64, time: f64, positions: &dyn Field, fields: &[&dyn Field]) -> Result<PathBuf> {
-        let file = format!("{}_{step:06}.vtp", self.name);
-        let path = self.dir.join(&file);
-        write_vtp(&path, positions, fields)?;
+        let (file, path) = match self.pieces {
+            None => {
+                let file = format!("{}_{step:06}.vtp", self.name);
+                let path = self.dir.join(&file);
+                write_vtp(&path, positions, fields)?;
+                (file, path)
+            }
+            Some((rank, ranks)) => {
+                let piece = |r: usize| format!("{}_{step:06}_{r}.vtp", self.name);
+                let path = self.dir.join(piece(rank));
+                write_vtp(&path, positions, fields)?;
+                if rank != 0 {
+                    return Ok(path);
+                }
+                let file = format!("{}_{step:06}.pvtp", self.name);
+                let pieces: Vec<String> = (0..ranks).map(piece).collect();
+                write_pvtp(self.dir.join(&file), &pieces, positions, fields)?;
+                (file, path)
+            }
+        };
         self.steps.retain(|(_, f)| *f != file);
         self.steps.push((time, file));
         let mut pvd =
@@ -181,7 +272,7 @@ mod tests {
             .collect();
         assert_eq!(points, want);
         let names: Vec<&str> = arrays.iter().map(|(n, _, _)| n.as_str()).collect();
-        assert_eq!(names, ["id", "energy", "v<el>"]);
+        assert_eq!(names, ["global_id", "energy", "v<el>"]);
         assert_eq!(arrays[0].2.clone().cast_into::<i64>().unwrap(), [2, 5, 9]);
         assert_eq!(arrays[1].2.clone().cast_into::<i32>().unwrap(), [20, 30, 10]);
         assert_eq!(arrays[2].1, 2);
@@ -197,6 +288,56 @@ mod tests {
         series.write(4, 1.0, &pos, &[]).unwrap();
         let pvd = std::fs::read_to_string(series.collection()).unwrap();
         assert_eq!(pvd.matches("<DataSet ").count(), 2, "{pvd}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_series_in_pieces_reads_back_as_one_with_vtkio() {
+        let dir = temp_dir("pvtp");
+        // Two processes, each with its agents (ids 2k + rank).
+        for rank in 0..2u64 {
+            let agents = Set::with_global_ids("agents", vec![4 + rank, rank]).unwrap();
+            let pos = Dat::from_vec("pos", &agents, 2, vec![1.0f64, rank as f64, 0.0, rank as f64]).unwrap();
+            let mass = Dat::from_vec("mass", &agents, 1, vec![10 + rank as i32, rank as i32]).unwrap();
+            let mut series = VtkSeries::in_pieces(&dir, "agents", rank as usize, 2).unwrap();
+            let piece = series.write(7, 0.5, &pos, &[&mass]).unwrap();
+            assert_eq!(piece, dir.join(format!("agents_000007_{rank}.vtp")));
+        }
+        let pvd = std::fs::read_to_string(dir.join("agents.pvd")).unwrap();
+        assert!(pvd.contains("file=\"agents_000007.pvtp\""), "{pvd}");
+        let index = dir.join("agents_000007.pvtp");
+        let vtk = vtkio::Vtk::import(&index).expect("vtkio reads the index");
+        let DataSet::PolyData { pieces, .. } = vtk.data else {
+            panic!("not PolyData")
+        };
+        assert_eq!(pieces.len(), 2);
+        for (rank, piece) in pieces.iter().enumerate() {
+            let piece = piece.load_piece_data(Some(&index)).expect("the piece loads");
+            let points: Vec<f64> = piece.points.cast_into().unwrap();
+            assert_eq!(points, [0.0, rank as f64, 0.0, 1.0, rank as f64, 0.0], "piece {rank}, in id order");
+            let Attribute::DataArray(ids) = &piece.data.point[0] else {
+                panic!("point data")
+            };
+            assert_eq!(ids.name, "global_id");
+            assert_eq!(ids.data.clone().cast_into::<i64>().unwrap(), [rank as i64, 4 + rank as i64]);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn arrays_named_alike_are_refused() {
+        let agents = Set::new("agents", 1).unwrap();
+        let pos = Dat::from_vec("pos", &agents, 2, vec![0.0f64; 2]).unwrap();
+        let id = Dat::from_vec("global_id", &agents, 1, vec![1i64]).unwrap();
+        let a = Dat::from_vec("a", &agents, 1, vec![1i32]).unwrap();
+        let dir = temp_dir("names");
+        std::fs::create_dir_all(&dir).unwrap();
+        for fields in [vec![&id as &dyn Field], vec![&a as &dyn Field, &a]] {
+            let e = write_vtp(dir.join("x.vtp"), &pos, &fields).unwrap_err().to_string();
+            assert!(e.contains("two arrays would be named"), "{e}");
+            let e = write_pvtp(dir.join("x.pvtp"), &["x.vtp".into()], &pos, &fields).unwrap_err();
+            assert!(e.to_string().contains("distinct names"), "{e}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,7 +1,7 @@
 //! VTK XML UnstructuredGrid (`.vtu`): a mesh's cells, triangles or
 //! quadrilaterals given by a Map to their nodes, at the nodes' coordinates,
 //! with Dats of the cells as cell data and Dats of the nodes as point data.
-//! ASCII, so the values are exact, as in the `.vtp` files.
+//! Arrays in VTK's inline binary format, as in the `.vtp` files.
 
 use std::path::Path;
 
@@ -9,7 +9,9 @@ use op2_core::{Error, Map, Result};
 
 use crate::field::{by_id, check_fields, vtk_type, Field};
 use crate::file::write_file;
-use crate::xml::{check_positions, escape, field_array, int_array, points};
+use crate::xml::{
+    binary_array, check_names, check_positions, escape, field_array, file_open, int_array, points, GLOBAL_ID,
+};
 
 /// VTK's cell types by nodes per cell.
 const TRIANGLE: u8 = 5;
@@ -21,13 +23,14 @@ const QUAD: u8 = 9;
 /// through its nodes in the map's order; every node of the target set this
 /// process holds (halo copies too: a cell's nodes may be there), in index
 /// order, at `coordinates` (2 or 3 components; z = 0 in 2-D). Cell data:
-/// `id` (the cells' global ids) and each Dat of `cell_fields`; point data:
-/// `id` and each Dat of `point_fields`.
+/// `global_id` (the cells' global ids) and each Dat of `cell_fields`;
+/// point data: `global_id` and each Dat of `point_fields`.
 ///
 /// # Errors
 /// [`Error::InvalidOption`] if the map has another arity, `coordinates`
 /// are not on its target set or have neither 2 nor 3 components, or a
-/// field lives on another set than its kind's; [`Error::HostBorrow`] if a
+/// field lives on another set than its kind's, or two fields of a kind
+/// (or one and `global_id`) share a name; [`Error::HostBorrow`] if a
 /// Dat is mutably borrowed; [`Error::Io`] if the file cannot be written.
 pub fn write_vtu(
     path: impl AsRef<Path>,
@@ -64,7 +67,9 @@ pub fn write_pvtu(
     }
     check_positions(coordinates)?;
     let declare = |out: &mut String, fields: &[&dyn Field]| {
-        out.push_str("<PDataArray type=\"Int64\" Name=\"id\" NumberOfComponents=\"1\"/>\n");
+        out.push_str(&format!(
+            "<PDataArray type=\"Int64\" Name=\"{GLOBAL_ID}\" NumberOfComponents=\"1\"/>\n"
+        ));
         for f in fields {
             out.push_str(&format!(
                 "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
@@ -74,10 +79,10 @@ pub fn write_pvtu(
             ));
         }
     };
-    let mut out = String::from("<?xml version=\"1.0\"?>\n");
-    out.push_str(
-        "<VTKFile type=\"PUnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n",
-    );
+    check_names(point_fields, "a VTK mesh's point data")?;
+    check_names(cell_fields, "a VTK mesh's cell data")?;
+    let mut out = String::new();
+    file_open(&mut out, "PUnstructuredGrid");
     out.push_str("<PUnstructuredGrid GhostLevel=\"0\">\n<PPointData>\n");
     declare(&mut out, point_fields);
     out.push_str("</PPointData>\n<PCellData>\n");
@@ -121,14 +126,13 @@ fn vtu_text(
     check_positions(coordinates)?;
     check_fields(cell_set, cell_fields, "a VTK mesh's cell data")?;
     check_fields(node_set, point_fields, "a VTK mesh's point data")?;
+    check_names(point_fields, "a VTK mesh's point data")?;
+    check_names(cell_fields, "a VTK mesh's cell data")?;
     let order = by_id(cell_set);
     let (ncells, npoints) = (order.len(), node_set.total_size());
     let nodes = cells.values();
     let mut out = String::with_capacity(64 * (ncells + npoints) + 1024);
-    out.push_str("<?xml version=\"1.0\"?>\n");
-    out.push_str(
-        "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n",
-    );
+    file_open(&mut out, "UnstructuredGrid");
     out.push_str("<UnstructuredGrid>\n");
     out.push_str(&format!(
         "<Piece NumberOfPoints=\"{npoints}\" NumberOfCells=\"{ncells}\">\n"
@@ -136,14 +140,14 @@ fn vtu_text(
     out.push_str("<PointData>\n");
     int_array(
         &mut out,
-        "id",
+        GLOBAL_ID,
         (0..npoints).map(|e| node_set.global_id(e).unwrap_or(e as u64)),
     );
     for f in point_fields {
         field_array(&mut out, *f, 0..npoints)?;
     }
     out.push_str("</PointData>\n<CellData>\n");
-    int_array(&mut out, "id", order.iter().map(|&(id, _)| id));
+    int_array(&mut out, GLOBAL_ID, order.iter().map(|&(id, _)| id));
     for f in cell_fields {
         field_array(&mut out, *f, order.iter().map(|&(_, e)| e))?;
     }
@@ -155,10 +159,7 @@ fn vtu_text(
         .flat_map(|&(_, e)| nodes[e * arity..(e + 1) * arity].iter().map(|&n| n as u64));
     int_array(&mut out, "connectivity", corners);
     int_array(&mut out, "offsets", (1..=ncells).map(|k| (k * arity) as u64));
-    out.push_str(&format!(
-        "<DataArray type=\"UInt8\" Name=\"types\" NumberOfComponents=\"1\" format=\"ascii\">\n{}\n</DataArray>\n",
-        format!("{kind} ").repeat(ncells)
-    ));
+    binary_array(&mut out, "UInt8", "types", 1, &vec![kind; ncells]);
     out.push_str("</Cells>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
     Ok(out)
 }
@@ -231,8 +232,8 @@ mod tests {
         assert_eq!(r.offsets, [4, 8]);
         assert_eq!(r.types, [CellType::Quad, CellType::Quad]);
         let names = |a: &[(String, IOBuffer)]| a.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&r.point), ["id", "tag"]);
-        assert_eq!(names(&r.cell), ["id", "velocity"]);
+        assert_eq!(names(&r.point), ["global_id", "tag"]);
+        assert_eq!(names(&r.cell), ["global_id", "velocity"]);
         assert_eq!(r.point[1].1.clone().cast_into::<i32>().unwrap(), [1, 2, 3, 4, 5, 6]);
         assert_eq!(r.cell[0].1.clone().cast_into::<i64>().unwrap(), [3, 7]);
         assert_eq!(

@@ -1,13 +1,75 @@
-//! The pieces of VTK's XML formats the writers share.
+//! The pieces of VTK's XML formats the writers share. Data arrays are
+//! written in VTK's inline binary format: base64 of a 64-bit byte count
+//! and the values' bytes as this machine holds them (the files say which
+//! byte order), a third of ASCII's size for doubles and exact.
 
 use crate::field::{vtk_type, Field};
 
-/// Opens an ASCII `DataArray` of `components` values per tuple.
-pub(crate) fn array_open(out: &mut String, ty: &str, name: &str, components: usize) {
+/// The name of the array of every element's global id.
+pub(crate) const GLOBAL_ID: &str = "global_id";
+
+/// The byte order of the values written (this machine's).
+pub(crate) const BYTE_ORDER: &str = if cfg!(target_endian = "big") {
+    "BigEndian"
+} else {
+    "LittleEndian"
+};
+
+/// The opening of a VTK XML file of `kind` (`PolyData`, ...).
+pub(crate) fn file_open(out: &mut String, kind: &str) {
+    out.push_str("<?xml version=\"1.0\"?>\n");
     out.push_str(&format!(
-        "<DataArray type=\"{ty}\" Name=\"{}\" NumberOfComponents=\"{components}\" format=\"ascii\">\n",
+        "<VTKFile type=\"{kind}\" version=\"1.0\" byte_order=\"{BYTE_ORDER}\" header_type=\"UInt64\">\n"
+    ));
+}
+
+/// `bytes` in base64 (RFC 4648, with padding).
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            match k <= chunk.len() {
+                true => out.push(ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char),
+                false => out.push('='),
+            }
+        }
+    }
+    out
+}
+
+/// A whole binary `DataArray` of `components` values per tuple, `bytes`
+/// holding them.
+pub(crate) fn binary_array(out: &mut String, ty: &str, name: &str, components: usize, bytes: &[u8]) {
+    out.push_str(&format!(
+        "<DataArray type=\"{ty}\" Name=\"{}\" NumberOfComponents=\"{components}\" format=\"binary\">\n",
         escape(name)
     ));
+    let mut block = Vec::with_capacity(8 + bytes.len());
+    block.extend_from_slice(&(bytes.len() as u64).to_ne_bytes());
+    block.extend_from_slice(bytes);
+    out.push_str(&base64(&block));
+    out.push_str("\n</DataArray>\n");
+}
+
+/// `Err` naming the first of `fields` whose name is taken: by
+/// [`GLOBAL_ID`], or by a field before it (every array of a file's point
+/// data, or cell data, has its own name).
+pub(crate) fn check_names(fields: &[&dyn Field], what: &str) -> op2_core::Result<()> {
+    for (k, f) in fields.iter().enumerate() {
+        if f.name() == GLOBAL_ID || fields[..k].iter().any(|g| g.name() == f.name()) {
+            return Err(op2_core::Error::InvalidOption {
+                option: "output fields",
+                reason: format!(
+                    "{what}: two arrays would be named `{}` (`{GLOBAL_ID}` holds the global ids): give the Dats distinct names",
+                    f.name()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `text` as an XML attribute value.
@@ -33,25 +95,18 @@ pub(crate) fn field_array(
     elements: impl Iterator<Item = usize>,
 ) -> op2_core::Result<()> {
     let values = f.values()?;
-    array_open(out, vtk_type(f.scalar()), f.name(), f.components());
+    let mut bytes = Vec::new();
     for e in elements {
-        for c in 0..f.components() {
-            values.write(e, c, out);
-            out.push(' ');
-        }
+        values.write_bytes(e, &mut bytes);
     }
-    out.push_str("\n</DataArray>\n");
+    binary_array(out, vtk_type(f.scalar()), f.name(), f.components(), &bytes);
     Ok(())
 }
 
 /// A whole `Int64` `DataArray` of `values`.
 pub(crate) fn int_array(out: &mut String, name: &str, values: impl Iterator<Item = u64>) {
-    array_open(out, "Int64", name, 1);
-    for v in values {
-        out.push_str(&v.to_string());
-        out.push(' ');
-    }
-    out.push_str("\n</DataArray>\n");
+    let bytes: Vec<u8> = values.flat_map(|v| (v as i64).to_ne_bytes()).collect();
+    binary_array(out, "Int64", name, 1, &bytes);
 }
 
 /// `Err` unless `positions` has 2 or 3 components (z = 0 in 2-D).
@@ -77,17 +132,30 @@ pub(crate) fn points(
 ) -> op2_core::Result<()> {
     let dims = positions.components();
     let values = positions.values()?;
-    out.push_str("<Points>\n");
-    array_open(out, vtk_type(positions.scalar()), positions.name(), 3);
+    let zero = vec![0u8; positions.scalar().size()];
+    let mut bytes = Vec::new();
     for e in elements {
-        for c in 0..dims {
-            values.write(e, c, out);
-            out.push(' ');
-        }
+        values.write_bytes(e, &mut bytes);
         if dims == 2 {
-            out.push_str("0 ");
+            bytes.extend_from_slice(&zero);
         }
     }
-    out.push_str("\n</DataArray>\n</Points>\n");
+    out.push_str("<Points>\n");
+    binary_array(out, vtk_type(positions.scalar()), positions.name(), 3, &bytes);
+    out.push_str("</Points>\n");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    #[test]
+    fn base64_is_rfc_4648() {
+        // The RFC's test vectors.
+        let cases = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
+        for (text, want) in cases {
+            assert_eq!(base64(text.as_bytes()), want, "{text:?}");
+        }
+    }
 }
