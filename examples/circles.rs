@@ -316,7 +316,9 @@ fn run(cli: &Cli) -> Result<(), String> {
             for r in parts.iter().flat_map(|p| p.chunks_exact(20)) {
                 let id = u64::from_le_bytes(r[..8].try_into().expect("8 bytes"));
                 let c = |k: usize| f32::from_le_bytes(r[8 + 4 * k..12 + 4 * k].try_into().expect("4 bytes"));
-                let slot = by_id.get_mut(id as usize).ok_or(format!("agent {id} is not one of the run's"))?;
+                let slot = by_id
+                    .get_mut(id as usize)
+                    .ok_or(format!("agent {id} is not one of the run's"))?;
                 *slot = Some([c(0), c(1), c(2)]);
             }
             let mut text = String::with_capacity(positions.len() * 40);

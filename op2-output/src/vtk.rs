@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use op2_core::{Error, Result};
 
+use crate::field::vtk_type;
 use crate::field::{by_id, check_fields, Field};
 use crate::file::write_file;
-use crate::field::vtk_type;
 use crate::xml::{check_names, check_positions, escape, field_array, file_open, int_array, points, GLOBAL_ID};
 
 /// Writes the elements of the positions' set that this process owns as a
@@ -65,7 +65,12 @@ fn vtp_text(positions: &dyn Field, fields: &[&dyn Field]) -> Result<String> {
 /// [`Error::InvalidOption`] if there is no piece, `positions` have neither
 /// 2 nor 3 components, or two fields share a name (no value is read);
 /// [`Error::Io`] if the file cannot be written.
-pub fn write_pvtp(path: impl AsRef<Path>, pieces: &[String], positions: &dyn Field, fields: &[&dyn Field]) -> Result<()> {
+pub fn write_pvtp(
+    path: impl AsRef<Path>,
+    pieces: &[String],
+    positions: &dyn Field,
+    fields: &[&dyn Field],
+) -> Result<()> {
     if pieces.is_empty() {
         return Err(Error::InvalidOption {
             option: "VTK pieces",
@@ -314,12 +319,19 @@ mod tests {
         for (rank, piece) in pieces.iter().enumerate() {
             let piece = piece.load_piece_data(Some(&index)).expect("the piece loads");
             let points: Vec<f64> = piece.points.cast_into().unwrap();
-            assert_eq!(points, [0.0, rank as f64, 0.0, 1.0, rank as f64, 0.0], "piece {rank}, in id order");
+            assert_eq!(
+                points,
+                [0.0, rank as f64, 0.0, 1.0, rank as f64, 0.0],
+                "piece {rank}, in id order"
+            );
             let Attribute::DataArray(ids) = &piece.data.point[0] else {
                 panic!("point data")
             };
             assert_eq!(ids.name, "global_id");
-            assert_eq!(ids.data.clone().cast_into::<i64>().unwrap(), [rank as i64, 4 + rank as i64]);
+            assert_eq!(
+                ids.data.clone().cast_into::<i64>().unwrap(),
+                [rank as i64, 4 + rank as i64]
+            );
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

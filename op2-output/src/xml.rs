@@ -153,7 +153,15 @@ mod tests {
     #[test]
     fn base64_is_rfc_4648() {
         // The RFC's test vectors.
-        let cases = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
         for (text, want) in cases {
             assert_eq!(base64(text.as_bytes()), want, "{text:?}");
         }

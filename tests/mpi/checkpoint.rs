@@ -4,7 +4,8 @@
 //! bit where one process's uninterrupted run ends; for Circles (agents
 //! that move between ranks), predator-prey (births, deaths, random
 //! streams) and the network SIR (a network cut by METIS, a macro property
-//! shared by the ranks).
+//! shared by the ranks). Beside them, the output of such a run: a VTK
+//! series written in pieces holds one process's agents.
 
 use std::path::{Path, PathBuf};
 
@@ -123,6 +124,74 @@ pub fn checkpoints_resume_on_any_rank_count(mpi: &Mpi) {
         resumes_on_any_rank_count(mpi, &dir, &format!("sir-{b}"), sir, sir, (4, 10));
     }
     if rank == 0 {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Circles spread over the ranks writes a VTK series in pieces (a `.vtp`
+/// per rank, a `.pvtp` index per step): read back with vtkio, every agent
+/// is in one piece, with one process's position and its own global id.
+pub fn vtk_pieces_hold_one_ranks_agents(mpi: &Mpi) {
+    use op2::output::VtkSeries;
+    use vtkio::model::{Attribute, DataSet};
+    let (rank, size) = (mpi.rank(), mpi.size());
+    let dir = shared_dir(mpi, "vtk");
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let n = 500;
+    let side = op2_circles::box_side(n, 1.0);
+    let start = op2_circles::initial_positions(n, side, 8);
+    let ids: Vec<u64> = (0..n as u64).collect();
+    let mine: Vec<usize> = (rank..n).step_by(size).collect();
+    let (my_ids, my_start): (Vec<u64>, Vec<[f32; 3]>) = mine.iter().map(|&i| (ids[i], start[i])).unzip();
+    let p = op2_circles::Params::default();
+    let mut one = op2_circles::circles(&rt, &ids, &start, side, p).unwrap();
+    let mut shared = op2_circles::circles(&rt, &my_ids, &my_start, side, p).unwrap();
+    shared.distribute(mpi, DomainOptions::default()).unwrap();
+    one.run(5).unwrap();
+    shared.run(5).unwrap();
+    let mut series = VtkSeries::in_pieces(&dir, "circles", rank, size).unwrap();
+    let pos = shared.variable::<f32>("circle", "pos").unwrap();
+    let id = shared.variable::<u32>("circle", "id").unwrap();
+    series.write(5, 5.0, pos, &[id]).unwrap();
+    // Every piece is written (a collective as a barrier).
+    mpi.sum_u64(&mut [0]);
+    if rank == 0 {
+        let index = match size {
+            1 => dir.join("circles_000005.vtp"),
+            _ => dir.join("circles_000005.pvtp"),
+        };
+        let vtk = vtkio::Vtk::import(&index).expect("vtkio reads the index");
+        let DataSet::PolyData { pieces, .. } = vtk.data else {
+            panic!("not PolyData")
+        };
+        assert_eq!(pieces.len(), size);
+        let (set, want) = (
+            one.population("circle").unwrap(),
+            one.variable::<f32>("circle", "pos").unwrap().to_vec(),
+        );
+        let mut seen = vec![false; n];
+        for piece in &pieces {
+            let piece = piece.load_piece_data(Some(&index)).expect("a piece");
+            let points: Vec<f32> = piece.points.cast_into().unwrap();
+            let arrays: Vec<(String, Vec<i64>)> = (piece.data.point.iter())
+                .map(|a| match a {
+                    Attribute::DataArray(d) => (d.name.clone(), d.data.clone().cast_into().unwrap()),
+                    other => panic!("unexpected attribute {other:?}"),
+                })
+                .collect();
+            assert_eq!(arrays[0].0, "global_id");
+            assert_ne!(arrays[0].0, arrays[1].0, "distinct names");
+            for (k, (&gid, &own)) in arrays[0].1.iter().zip(&arrays[1].1).enumerate() {
+                assert_eq!(gid, own, "the model's id is the global id");
+                assert!(
+                    !std::mem::replace(&mut seen[gid as usize], true),
+                    "agent {gid} in two pieces"
+                );
+                let at = set.index_of(gid as u64).unwrap();
+                assert_eq!(points[3 * k..3 * k + 3], want[3 * at..3 * at + 3], "agent {gid}");
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "every agent in some piece");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Restarts of Circles (feature hdf5, under mpirun), against one rank's
+# uninterrupted run, file for file (its --write, gathered in id order on
+# any number of ranks: 3 ranks' is one rank's):
+#
+#   scripts/restarts.sh CIRCLES [OUT]   # CIRCLES: a circles binary built
+#                                       # with --features mpi,hdf5
+#
+# 1. a run on 4 ranks checkpoints every 10 steps; resumed from its step-30
+#    checkpoint on 1, 2 and 3 ranks, each --write equals the whole run's;
+# 2. the kill test: a run on 3 ranks checkpointing every 10 steps is killed
+#    with SIGKILL at a random moment after its first checkpoint; resumed on
+#    3 ranks from the newest checkpoint it left, it ends where the whole
+#    run ends. Files cut short are refused by tests/checkpoint.rs.
+set -euo pipefail
+circles=${1:?usage: scripts/restarts.sh CIRCLES [OUT]}
+out=${2:-target/restarts}
+rm -rf "$out"
+mkdir -p "$out"
+args="--agents 4000 --backend seq"
+
+echo "== restarts: 4 ranks checkpoint, 1 to 3 resume"
+"$circles" $args --steps 60 --write "$out/whole.csv" > /dev/null 2>&1
+mpirun -n 3 "$circles" $args --steps 60 --write "$out/three.csv" > /dev/null 2>&1
+cmp "$out/whole.csv" "$out/three.csv" || { echo "restarts: --write on 3 ranks differs from one rank's" >&2; exit 1; }
+mpirun -n 4 "$circles" $args --steps 60 --checkpoint "$out/four" --checkpoint-every 10 > /dev/null 2>&1
+[ -f "$out/four/step_60.h5" ] && [ -f "$out/four/step_50.h5" ] && [ ! -e "$out/four/step_40.h5" ] \
+    || { echo "restarts: --checkpoint-every kept other files than the last two" >&2; exit 1; }
+mpirun -n 4 "$circles" $args --steps 30 --checkpoint "$out/four" --checkpoint-every 10 > /dev/null 2>&1
+for n in 1 2 3; do
+    mpirun -n "$n" "$circles" $args --steps 60 --resume "$out/four/step_30.h5" --write "$out/resumed-$n.csv" > /dev/null 2>&1
+    cmp "$out/whole.csv" "$out/resumed-$n.csv" || { echo "restarts: resumed on $n ranks differs" >&2; exit 1; }
+done
+
+echo "== restarts: killed with SIGKILL, resumed"
+steps=200
+"$circles" $args --steps $steps --write "$out/long.csv" > /dev/null 2>&1
+# A process group of its own, so that the kill reaches mpirun and every rank.
+setsid mpirun -n 3 "$circles" $args --steps $steps --checkpoint "$out/kill" --checkpoint-every 10 \
+    --write "$out/never.csv" > /dev/null 2>&1 &
+run=$!
+until compgen -G "$out/kill/step_*.h5" > /dev/null; do
+    kill -0 "$run" 2> /dev/null || { echo "restarts: the run ended before its first checkpoint" >&2; exit 1; }
+    sleep 0.05
+done
+# A random moment in the next 4 s (the run takes longer on 2 cores).
+sleep "$(awk -v r=$RANDOM 'BEGIN { print (r % 400) / 100 }')"
+kill -KILL -- "-$run" 2> /dev/null || true
+wait "$run" 2> /dev/null || true
+latest=$(ls "$out/kill"/step_*.h5 | sed 's/.*step_\([0-9]*\)\.h5/\1/' | sort -n | tail -n 1)
+echo "killed after step $latest of $steps ($(ls "$out/kill" | tr '\n' ' '))"
+[ "$latest" -lt "$steps" ] && [ ! -e "$out/never.csv" ] \
+    || { echo "restarts: the run ended before the kill (make it longer)" >&2; exit 1; }
+mpirun -n 3 "$circles" $args --steps $steps --resume "$out/kill/step_$latest.h5" --write "$out/after-kill.csv" > /dev/null 2>&1
+cmp "$out/long.csv" "$out/after-kill.csv" || { echo "restarts: the run resumed after the kill differs" >&2; exit 1; }
+echo "restarts: every resumed run ends where the whole run ends"
