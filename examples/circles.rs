@@ -238,7 +238,15 @@ fn run(cli: &Cli) -> Result<(), String> {
     let mut stepping = 0.0;
     let first = sim.steps();
     #[cfg(feature = "hdf5")]
-    let mut checkpoints = std::collections::VecDeque::new();
+    let mut checkpoints = match (&cli.checkpoint, cli.checkpoint_every) {
+        (Some(dir), Some(k)) => {
+            let c = op2::model::CheckpointEvery::new(dir, k);
+            #[cfg(feature = "mpi")]
+            let c = c.across(&mpi);
+            Some(c)
+        }
+        _ => None,
+    };
     while sim.steps() < cli.steps {
         let t = Instant::now();
         sim.step().map_err(|e| e.to_string())?;
@@ -247,26 +255,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         write_vtk(&mut series, &sim)?;
         report(&sim)?;
         #[cfg(feature = "hdf5")]
-        if let (Some(dir), Some(k)) = (&cli.checkpoint, cli.checkpoint_every) {
-            if sim.steps() % k == 0 {
-                use op2::model::Checkpoints;
-                let path = dir.join(format!("step_{}.h5", sim.steps()));
-                if rank == 0 {
-                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                }
-                #[cfg(feature = "mpi")]
-                let written = sim.checkpoint_across(&path, &mpi);
-                #[cfg(not(feature = "mpi"))]
-                let written = sim.checkpoint(&path);
-                written.map_err(|e| format!("--checkpoint: {e}"))?;
-                checkpoints.push_back(path);
-                if checkpoints.len() > 2 {
-                    let old = checkpoints.pop_front().expect("three written");
-                    if rank == 0 {
-                        std::fs::remove_file(&old).map_err(|e| format!("{}: {e}", old.display()))?;
-                    }
-                }
-            }
+        if let Some(c) = &mut checkpoints {
+            c.after_step(&sim).map_err(|e| format!("--checkpoint: {e}"))?;
         }
     }
     let ran = sim.steps() - first;

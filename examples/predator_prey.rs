@@ -5,6 +5,7 @@
 //!     [--seed X] [--size W] [--prey-step A] [--predator-step B] [--sense R] [--kill K]
 //!     [--crowd-radius C] [--crowd Q] [--prey-birth P] [--gain G] [--threshold T]
 //!     [--energy E] [--vtk DIR --every K] [--csv DIR] [--backend NAME] [--timings] [--overlap]
+//!     [--checkpoint DIR --checkpoint-every K] [--resume FILE.h5]
 //! mpirun -n P target/release/examples/predator_prey ...   (built with --features mpi)
 //! ```
 //!
@@ -15,7 +16,12 @@
 //! steps for ParaView (`DIR/prey.pvd`, `DIR/predators.pvd`, with the
 //! predators' energy); `--csv DIR` writes the final `DIR/prey.csv`
 //! (`id,x,y`) and `DIR/predators.csv` (`id,x,y,energy`). `--timings` prints
-//! the runtime's timing summary to stderr.
+//! the runtime's timing summary to stderr. `--checkpoint DIR
+//! --checkpoint-every K` (feature `hdf5`) writes the run to
+//! `DIR/step_<k>.h5` every K steps, keeping the last two; `--resume FILE`
+//! continues from one with the rest of the command line (`--steps` counts
+//! from the start: the resumed run prints the lines the whole run prints
+//! from the checkpoint's step on).
 //!
 //! Built with `--features mpi` and started with `mpirun -n P`, both
 //! populations are shared among the ranks by space
@@ -23,7 +29,8 @@
 //! same lines as one rank's, and the domain's traffic per step.
 //! `--overlap` lets the prey that see no other rank's predator choose
 //! their eater while the predators' ghost messages travel (the same
-//! lines). `--vtk` and `--csv` need one rank.
+//! lines). `--vtk` writes a piece per rank and a `.pvtp` index per step;
+//! `--csv` gathers the rows to rank 0.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -104,6 +111,15 @@ struct Cli {
     /// the predators' ghost messages travel.
     #[arg(long)]
     overlap: bool,
+    /// Directory for checkpoints (with --checkpoint-every).
+    #[arg(long, value_name = "DIR", requires = "checkpoint_every")]
+    checkpoint: Option<PathBuf>,
+    /// Steps between checkpoints (the last two are kept).
+    #[arg(long, value_name = "K", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
+    /// A checkpoint to continue from.
+    #[arg(long, value_name = "FILE.h5")]
+    resume: Option<PathBuf>,
 }
 
 impl Cli {
@@ -159,11 +175,21 @@ fn run(cli: &Cli) -> Result<(), String> {
     let (rank, ranks) = (mpi.rank(), mpi.size());
     #[cfg(not(feature = "mpi"))]
     let (rank, ranks) = (0usize, 1usize);
-    if ranks > 1 && (cli.vtk.is_some() || cli.csv.is_some()) {
-        return Err("--vtk and --csv need one rank".into());
+    #[cfg(not(feature = "hdf5"))]
+    if cli.checkpoint.is_some() || cli.resume.is_some() {
+        return Err("--checkpoint and --resume need op2 built with the `hdf5` feature".into());
     }
     let (params, prey, predators, seed) = (cli.params(), cli.prey, cli.predators, cli.seed);
     let mut sim = predator_prey(&rt, params, (prey, predators), seed, (rank, ranks)).map_err(|e| e.to_string())?;
+    #[cfg(feature = "hdf5")]
+    if let Some(file) = &cli.resume {
+        use op2::model::Checkpoints;
+        #[cfg(feature = "mpi")]
+        let resumed = sim.resume_across(file, &mpi);
+        #[cfg(not(feature = "mpi"))]
+        let resumed = sim.resume(file);
+        resumed.map_err(|e| format!("--resume: {e}"))?;
+    }
     #[cfg(feature = "mpi")]
     if ranks > 1 {
         sim.distribute(&mpi, Default::default()).map_err(|e| e.to_string())?;
@@ -183,8 +209,8 @@ fn run(cli: &Cli) -> Result<(), String> {
     };
     let mut series = match &cli.vtk {
         Some(dir) => Some((
-            VtkSeries::new(dir, "prey").map_err(|e| e.to_string())?,
-            VtkSeries::new(dir, "predators").map_err(|e| e.to_string())?,
+            VtkSeries::in_pieces(dir, "prey", rank, ranks).map_err(|e| e.to_string())?,
+            VtkSeries::in_pieces(dir, "predators", rank, ranks).map_err(|e| e.to_string())?,
         )),
         None => None,
     };
@@ -202,26 +228,41 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
         Ok(())
     };
-    print_counts(0, &sim)?;
+    #[cfg(feature = "hdf5")]
+    let mut checkpoints = match (&cli.checkpoint, cli.checkpoint_every) {
+        (Some(dir), Some(k)) => {
+            let c = op2::model::CheckpointEvery::new(dir, k);
+            #[cfg(feature = "mpi")]
+            let c = c.across(&mpi);
+            Some(c)
+        }
+        _ => None,
+    };
+    print_counts(sim.steps(), &sim)?;
     write_vtk(&sim)?;
     let mut stepping = 0.0;
-    for step in 1..=cli.steps {
+    let first = sim.steps();
+    while sim.steps() < cli.steps {
         let t = Instant::now();
         sim.step().map_err(|e| e.to_string())?;
         stepping += t.elapsed().as_secs_f64();
-        print_counts(step, &sim)?;
+        print_counts(sim.steps(), &sim)?;
         write_vtk(&sim)?;
+        #[cfg(feature = "hdf5")]
+        if let Some(c) = &mut checkpoints {
+            c.after_step(&sim).map_err(|e| format!("--checkpoint: {e}"))?;
+        }
     }
+    let ran = sim.steps() - first;
     if rank == 0 {
         let on = match ranks {
             1 => String::new(),
             _ => format!(" x {ranks} ranks"),
         };
         eprintln!(
-            "{prey} prey, {predators} predators, {} steps on {}{on}: {:.3} ms per step",
-            cli.steps,
+            "{prey} prey, {predators} predators, {ran} steps on {}{on}: {:.3} ms per step",
             rt.backend(),
-            1e3 * stepping / cli.steps.max(1) as f64
+            1e3 * stepping / ran.max(1) as f64
         );
     }
     if cli.timings {
@@ -232,20 +273,34 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     #[cfg(feature = "mpi")]
     if let Some(d) = sim.domain() {
-        mpi.eprintln(d.stats().per_step(cli.steps));
+        mpi.eprintln(d.stats().per_step(ran));
     }
     if let Some(dir) = &cli.csv {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let a = Agents::of(&sim).map_err(|e| e.to_string())?;
-        CsvTable::new(a.prey)
-            .named(a.prey_pos, &["x", "y"])
-            .write(dir.join("prey.csv"))
-            .map_err(|e| e.to_string())?;
-        CsvTable::new(a.predators)
-            .named(a.predator_pos, &["x", "y"])
-            .named(a.energy, &["energy"])
-            .write(dir.join("predators.csv"))
-            .map_err(|e| e.to_string())?;
+        let tables = [
+            ("prey.csv", CsvTable::new(a.prey).named(a.prey_pos, &["x", "y"])),
+            (
+                "predators.csv",
+                CsvTable::new(a.predators)
+                    .named(a.predator_pos, &["x", "y"])
+                    .named(a.energy, &["energy"]),
+            ),
+        ];
+        for (name, table) in tables {
+            let mine = table.to_string().map_err(|e| e.to_string())?;
+            // Every rank's rows, merged in id order by rank 0.
+            #[cfg(feature = "mpi")]
+            let parts = mpi.gather_bytes(mine.as_bytes()).map_err(|e| e.to_string())?;
+            #[cfg(not(feature = "mpi"))]
+            let parts = Some(vec![mine.into_bytes()]);
+            if let Some(parts) = parts {
+                let texts: Vec<&str> = parts.iter().map(|p| std::str::from_utf8(p).unwrap_or("")).collect();
+                let text = op2::output::merge_by_id(&texts).map_err(|e| e.to_string())?;
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let path = dir.join(name);
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
     }
     Ok(())
 }

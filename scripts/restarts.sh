@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# Restarts of Circles (feature hdf5, under mpirun), against one rank's
+# Restarts of Circles and predator-prey (feature hdf5, under mpirun), against one rank's
 # uninterrupted run, file for file (its --write, gathered in id order on
 # any number of ranks: 3 ranks' is one rank's):
 #
-#   scripts/restarts.sh CIRCLES [OUT]   # CIRCLES: a circles binary built
-#                                       # with --features mpi,hdf5
+#   scripts/restarts.sh CIRCLES PREDATOR_PREY [OUT]
+#   # the examples' binaries, built with --features mpi,hdf5
 #
 # 1. a run on 4 ranks checkpoints every 10 steps; resumed from its step-30
 #    checkpoint on 1, 2 and 3 ranks, each --write equals the whole run's;
 # 2. the kill test: a run on 3 ranks checkpointing every 10 steps is killed
 #    with SIGKILL at a random moment after its first checkpoint; resumed on
 #    3 ranks from the newest checkpoint it left, it ends where the whole
-#    run ends. Files cut short are refused by tests/checkpoint.rs.
+#    run ends. Files cut short are refused by tests/checkpoint.rs;
+# 3. predator-prey (births, deaths, random streams) checkpointed on 3 ranks
+#    and resumed on 2 prints the whole run's lines from there on and
+#    writes its CSV files (gathered in id order).
 set -euo pipefail
-circles=${1:?usage: scripts/restarts.sh CIRCLES [OUT]}
-out=${2:-target/restarts}
+circles=${1:?usage: scripts/restarts.sh CIRCLES PREDATOR_PREY [OUT]}
+pp=${2:?usage: scripts/restarts.sh CIRCLES PREDATOR_PREY [OUT]}
+out=${3:-target/restarts}
 rm -rf "$out"
 mkdir -p "$out"
 args="--agents 4000 --backend seq"
@@ -53,4 +57,14 @@ echo "killed after step $latest of $steps ($(ls "$out/kill" | tr '\n' ' '))"
     || { echo "restarts: the run ended before the kill (make it longer)" >&2; exit 1; }
 mpirun -n 3 "$circles" $args --steps $steps --resume "$out/kill/step_$latest.h5" --write "$out/after-kill.csv" > /dev/null 2>&1
 cmp "$out/long.csv" "$out/after-kill.csv" || { echo "restarts: the run resumed after the kill differs" >&2; exit 1; }
+
+echo "== restarts: predator-prey on 3 ranks, resumed on 2"
+pp_args="--prey 3000 --predators 300 --steps 40 --size 80 --backend seq"
+"$pp" $pp_args --csv "$out/pp-one" > "$out/pp-one.txt" 2> /dev/null
+mpirun -n 3 "$pp" $pp_args --checkpoint "$out/pp" --checkpoint-every 10 > /dev/null 2>&1
+mpirun -n 2 "$pp" $pp_args --resume "$out/pp/step_30.h5" --csv "$out/pp-resumed" > "$out/pp-resumed.txt" 2> /dev/null
+tail -n 11 "$out/pp-one.txt" | cmp - "$out/pp-resumed.txt" || { echo "restarts: predator-prey resumed prints other lines" >&2; exit 1; }
+for f in prey.csv predators.csv; do
+    cmp "$out/pp-one/$f" "$out/pp-resumed/$f" || { echo "restarts: predator-prey resumed writes another $f" >&2; exit 1; }
+done
 echo "restarts: every resumed run ends where the whole run ends"

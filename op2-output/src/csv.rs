@@ -114,8 +114,65 @@ impl<'a> CsvTable<'a> {
     }
 }
 
+/// One table from the parts several processes wrote of it
+/// ([`CsvTable::to_string`] of each one's elements, with the same header):
+/// the header once, then every row in id order (the first column).
+///
+/// # Errors
+/// [`Error::InvalidOption`] if the parts' headers differ or a row does not
+/// start with an id.
+pub fn merge_by_id(parts: &[&str]) -> Result<String> {
+    let bad = |reason: String| Error::InvalidOption {
+        option: "CSV parts",
+        reason,
+    };
+    let mut header = None;
+    let mut rows: Vec<(u64, &str)> = Vec::new();
+    for (k, part) in parts.iter().enumerate() {
+        let mut lines = part.lines();
+        let Some(h) = lines.next() else { continue };
+        match header {
+            None => header = Some(h),
+            Some(first) if first != h => {
+                return Err(bad(format!("part {k} has header {h:?}, part 0 {first:?}")));
+            }
+            Some(_) => {}
+        }
+        for line in lines {
+            let id = line.split(',').next().and_then(|f| f.parse().ok());
+            let id = id.ok_or_else(|| bad(format!("part {k}: row {line:?} does not start with an id")))?;
+            rows.push((id, line));
+        }
+    }
+    // Stable: rows of one id (none in a table of a Set) keep their order.
+    rows.sort_by_key(|&(id, _)| id);
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    if let Some(h) = header {
+        out.push_str(h);
+        out.push('\n');
+    }
+    for (_, line) in rows {
+        out.push_str(line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn parts_merge_in_id_order() {
+        let a = "id,x\n1,0.5\n4,2\n";
+        let b = "id,x\n0,7\n2,1\n9,3\n";
+        assert_eq!(
+            super::merge_by_id(&[a, b]).unwrap(),
+            "id,x\n0,7\n1,0.5\n2,1\n4,2\n9,3\n"
+        );
+        assert_eq!(super::merge_by_id(&[a, ""]).unwrap(), a);
+        assert!(super::merge_by_id(&[a, "id,y\n3,1\n"]).is_err());
+        assert!(super::merge_by_id(&[a, "id,x\nthree,1\n"]).is_err());
+    }
+
     use super::*;
     use op2_core::Dat;
 

@@ -2,7 +2,8 @@
 //! values of its Dats, written as
 //!
 //! - a CSV table ([`CsvTable`]): one row per element in global-id order, an
-//!   `id` column and one column per component of each Dat;
+//!   `id` column and one column per component of each Dat (the tables of
+//!   several processes merge into one with [`merge_by_id`]);
 //! - VTK XML PolyData (`.vtp`, [`write_vtp`]): the elements as points at a
 //!   position Dat (2-D or 3-D), every Dat as point data, for ParaView or
 //!   VisIt; [`VtkSeries`] writes one file per step and keeps a `.pvd`
@@ -29,7 +30,7 @@ mod vtk;
 mod vtu;
 mod xml;
 
-pub use csv::CsvTable;
+pub use csv::{merge_by_id, CsvTable};
 pub use field::{Field, Values};
 pub use vtk::{write_pvtp, write_vtp, VtkSeries};
 pub use vtu::{write_pvtu, write_vtu};

@@ -201,6 +201,82 @@ impl Checkpoints for Simulation<'_> {
     }
 }
 
+/// Checkpoints every few steps into a folder, keeping the last two (what
+/// `--checkpoint DIR --checkpoint-every K` asks of the examples): call
+/// [`CheckpointEvery::after_step`] after each step.
+pub struct CheckpointEvery<'m> {
+    dir: PathBuf,
+    every: u64,
+    written: std::collections::VecDeque<PathBuf>,
+    #[cfg(feature = "mpi")]
+    mpi: Option<&'m crate::mpi::Mpi>,
+    #[cfg(not(feature = "mpi"))]
+    mpi: std::marker::PhantomData<&'m ()>,
+}
+
+impl<'m> CheckpointEvery<'m> {
+    /// Checkpoints `dir/step_<k>.h5` at every step `k` that is a multiple
+    /// of `every` (at least 1), by this process alone.
+    pub fn new(dir: impl Into<PathBuf>, every: u64) -> CheckpointEvery<'m> {
+        CheckpointEvery {
+            dir: dir.into(),
+            every: every.max(1),
+            written: std::collections::VecDeque::new(),
+            mpi: Default::default(),
+        }
+    }
+
+    /// The same, written by every rank of `mpi`
+    /// ([`Checkpoints::checkpoint_across`]; rank 0 makes the folder and
+    /// removes old files).
+    #[cfg(feature = "mpi")]
+    pub fn across(mut self, mpi: &'m crate::mpi::Mpi) -> CheckpointEvery<'m> {
+        self.mpi = Some(mpi);
+        self
+    }
+
+    /// After a step of `sim`: writes its checkpoint if the step is one to
+    /// write, and removes the one before the last two; returns the file
+    /// written.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the folder cannot be made or an old file removed;
+    /// as [`Checkpoints::checkpoint`].
+    pub fn after_step(&mut self, sim: &Simulation<'_>) -> Result<Option<PathBuf>> {
+        let step = sim.steps();
+        if step % self.every != 0 {
+            return Ok(None);
+        }
+        #[cfg(feature = "mpi")]
+        let first = self.mpi.is_none_or(|m| m.rank() == 0);
+        #[cfg(not(feature = "mpi"))]
+        let first = true;
+        let io = |path: &Path, e: std::io::Error| Error::Io {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        };
+        if first {
+            std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e))?;
+        }
+        let path = self.dir.join(format!("step_{step}.h5"));
+        #[cfg(feature = "mpi")]
+        match self.mpi {
+            Some(mpi) => sim.checkpoint_across(&path, mpi)?,
+            None => sim.checkpoint(&path)?,
+        }
+        #[cfg(not(feature = "mpi"))]
+        sim.checkpoint(&path)?;
+        self.written.push_back(path.clone());
+        if self.written.len() > 2 {
+            let old = self.written.pop_front().expect("three written");
+            if first {
+                std::fs::remove_file(&old).map_err(|e| io(&old, e))?;
+            }
+        }
+        Ok(Some(path))
+    }
+}
+
 /// Whether every rank succeeded: this rank's own error if it failed, an
 /// error naming the first rank that failed if another did.
 #[cfg(feature = "mpi")]

@@ -62,6 +62,6 @@ mod log;
 mod statistics;
 
 #[cfg(feature = "hdf5")]
-pub use checkpoint::{Checkpoints, CHECKPOINT_FORMAT};
+pub use checkpoint::{CheckpointEvery, Checkpoints, CHECKPOINT_FORMAT};
 pub use log::{Log, LogFile, LogFormat, Logging, Statistic};
 pub use statistics::MAX_BINS;
