@@ -23,6 +23,43 @@ pub trait Scalar:
     fn max_of(self, other: Self) -> Self;
 }
 
+/// Runs `$body` with `$t` the Rust type that the run-time tag `$scalar`
+/// (a [`ScalarType`]) names: the bridge from data whose type is known only
+/// at run time (a model's variables, a file's tables) to generic code.
+///
+/// ```
+/// use op2_core::{with_scalar, Scalar, ScalarType};
+/// let size = with_scalar!(ScalarType::F32, T => std::mem::size_of::<T>());
+/// assert_eq!(size, 4);
+/// ```
+#[macro_export]
+macro_rules! with_scalar {
+    ($scalar:expr, $t:ident => $body:expr) => {
+        match $scalar {
+            $crate::ScalarType::F64 => {
+                type $t = f64;
+                $body
+            }
+            $crate::ScalarType::F32 => {
+                type $t = f32;
+                $body
+            }
+            $crate::ScalarType::I32 => {
+                type $t = i32;
+                $body
+            }
+            $crate::ScalarType::I64 => {
+                type $t = i64;
+                $body
+            }
+            $crate::ScalarType::U32 => {
+                type $t = u32;
+                $body
+            }
+        }
+    };
+}
+
 mod sealed {
     pub trait Sealed {}
 }

@@ -6,35 +6,7 @@
 use std::any::Any;
 
 use op2_agents::MessageList;
-use op2_core::{Dat, Error, Global, Result, Scalar, ScalarType, Set};
-
-/// Runs `$body` with `$t` the Rust type of `$scalar`.
-macro_rules! with_scalar {
-    ($scalar:expr, $t:ident => $body:expr) => {
-        match $scalar {
-            ScalarType::F64 => {
-                type $t = f64;
-                $body
-            }
-            ScalarType::F32 => {
-                type $t = f32;
-                $body
-            }
-            ScalarType::I32 => {
-                type $t = i32;
-                $body
-            }
-            ScalarType::I64 => {
-                type $t = i64;
-                $body
-            }
-            ScalarType::U32 => {
-                type $t = u32;
-                $body
-            }
-        }
-    };
-}
+use op2_core::{with_scalar, Dat, Error, Global, Result, Scalar, ScalarType, Set};
 
 /// `value` (one value of `scalar`, as bytes) as text that parses back to
 /// the same bits ([`parse_value`]).

@@ -50,14 +50,7 @@ impl BirthNumbering for SharedBirths {
             return Ok(next);
         }
         let counts: Vec<i32> = counts.iter().map(|&c| c as i32).collect();
-        let displs: Vec<i32> = counts
-            .iter()
-            .scan(0, |at, &c| {
-                let d = *at;
-                *at += c;
-                Some(d)
-            })
-            .collect();
+        let displs = displacements(&counts);
         let mut every = vec![0u64; total as usize];
         {
             let mut into = PartitionMut::new(&mut every[..], &counts[..], &displs[..]);
@@ -74,4 +67,17 @@ impl BirthNumbering for SharedBirths {
         children.extend(parents.iter().map(|p| next + every.partition_point(|q| q < p) as u64));
         Ok(next + total)
     }
+}
+
+/// Where each rank's part starts in a gathered buffer of parts of `counts`
+/// (their exclusive prefix sums).
+pub(crate) fn displacements(counts: &[i32]) -> Vec<i32> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let d = *at;
+            *at += c;
+            Some(d)
+        })
+        .collect()
 }

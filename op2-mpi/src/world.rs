@@ -166,14 +166,7 @@ impl Mpi {
             return Ok(None);
         }
         let counts: Vec<i32> = lens.iter().map(|&c| c as i32).collect();
-        let displs: Vec<i32> = counts
-            .iter()
-            .scan(0, |at, &c| {
-                let d = *at;
-                *at += c;
-                Some(d)
-            })
-            .collect();
+        let displs = crate::shared_births::displacements(&counts);
         let mut all = vec![0u8; total as usize];
         {
             let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);

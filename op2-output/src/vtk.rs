@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 
 use op2_core::{Error, Result};
 
-use crate::field::vtk_type;
 use crate::field::{by_id, check_fields, Field};
 use crate::file::write_file;
-use crate::xml::{check_names, check_positions, escape, field_array, file_open, int_array, points, GLOBAL_ID};
+use crate::xml::{
+    check_names, check_positions, escape, field_array, file_open, int_array, p_data_arrays, p_points_and_pieces,
+    points, GLOBAL_ID,
+};
 
 /// Writes the elements of the positions' set that this process owns as a
 /// VTK XML PolyData file (`.vtp`): one vertex per element at `positions`
@@ -82,27 +84,9 @@ pub fn write_pvtp(
     let mut out = String::new();
     file_open(&mut out, "PPolyData");
     out.push_str("<PPolyData GhostLevel=\"0\">\n<PPointData>\n");
-    out.push_str(&format!(
-        "<PDataArray type=\"Int64\" Name=\"{GLOBAL_ID}\" NumberOfComponents=\"1\"/>\n"
-    ));
-    for f in fields {
-        out.push_str(&format!(
-            "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
-            vtk_type(f.scalar()),
-            escape(f.name()),
-            f.components()
-        ));
-    }
-    out.push_str("</PPointData>\n<PPoints>\n");
-    out.push_str(&format!(
-        "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"3\"/>\n",
-        vtk_type(positions.scalar()),
-        escape(positions.name())
-    ));
-    out.push_str("</PPoints>\n");
-    for piece in pieces {
-        out.push_str(&format!("<Piece Source=\"{}\"/>\n", escape(piece)));
-    }
+    p_data_arrays(&mut out, fields);
+    out.push_str("</PPointData>\n");
+    p_points_and_pieces(&mut out, positions, pieces);
     out.push_str("</PPolyData>\n</VTKFile>\n");
     write_file(path.as_ref(), out.as_bytes())
 }

@@ -7,10 +7,11 @@ use std::path::Path;
 
 use op2_core::{Error, Map, Result};
 
-use crate::field::{by_id, check_fields, vtk_type, Field};
+use crate::field::{by_id, check_fields, Field};
 use crate::file::write_file;
 use crate::xml::{
-    binary_array, check_names, check_positions, escape, field_array, file_open, int_array, points, GLOBAL_ID,
+    binary_array, check_names, check_positions, field_array, file_open, int_array, p_data_arrays, p_points_and_pieces,
+    points, GLOBAL_ID,
 };
 
 /// VTK's cell types by nodes per cell.
@@ -66,37 +67,16 @@ pub fn write_pvtu(
         });
     }
     check_positions(coordinates)?;
-    let declare = |out: &mut String, fields: &[&dyn Field]| {
-        out.push_str(&format!(
-            "<PDataArray type=\"Int64\" Name=\"{GLOBAL_ID}\" NumberOfComponents=\"1\"/>\n"
-        ));
-        for f in fields {
-            out.push_str(&format!(
-                "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
-                vtk_type(f.scalar()),
-                escape(f.name()),
-                f.components()
-            ));
-        }
-    };
     check_names(point_fields, "a VTK mesh's point data")?;
     check_names(cell_fields, "a VTK mesh's cell data")?;
     let mut out = String::new();
     file_open(&mut out, "PUnstructuredGrid");
     out.push_str("<PUnstructuredGrid GhostLevel=\"0\">\n<PPointData>\n");
-    declare(&mut out, point_fields);
+    p_data_arrays(&mut out, point_fields);
     out.push_str("</PPointData>\n<PCellData>\n");
-    declare(&mut out, cell_fields);
-    out.push_str("</PCellData>\n<PPoints>\n");
-    out.push_str(&format!(
-        "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"3\"/>\n",
-        vtk_type(coordinates.scalar()),
-        escape(coordinates.name())
-    ));
-    out.push_str("</PPoints>\n");
-    for piece in pieces {
-        out.push_str(&format!("<Piece Source=\"{}\"/>\n", escape(piece)));
-    }
+    p_data_arrays(&mut out, cell_fields);
+    out.push_str("</PCellData>\n");
+    p_points_and_pieces(&mut out, coordinates, pieces);
     out.push_str("</PUnstructuredGrid>\n</VTKFile>\n");
     write_file(path.as_ref(), out.as_bytes())
 }

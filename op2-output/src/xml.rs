@@ -54,6 +54,36 @@ pub(crate) fn binary_array(out: &mut String, ty: &str, name: &str, components: u
     out.push_str("\n</DataArray>\n");
 }
 
+/// The `PDataArray` declarations of a parallel file's point or cell data:
+/// the global ids, then each of `fields`.
+pub(crate) fn p_data_arrays(out: &mut String, fields: &[&dyn Field]) {
+    out.push_str(&format!(
+        "<PDataArray type=\"Int64\" Name=\"{GLOBAL_ID}\" NumberOfComponents=\"1\"/>\n"
+    ));
+    for f in fields {
+        out.push_str(&format!(
+            "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
+            vtk_type(f.scalar()),
+            escape(f.name()),
+            f.components()
+        ));
+    }
+}
+
+/// A parallel file's `PPoints` (of `positions`) and its `pieces`.
+pub(crate) fn p_points_and_pieces(out: &mut String, positions: &dyn Field, pieces: &[String]) {
+    out.push_str("<PPoints>\n");
+    out.push_str(&format!(
+        "<PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"3\"/>\n",
+        vtk_type(positions.scalar()),
+        escape(positions.name())
+    ));
+    out.push_str("</PPoints>\n");
+    for piece in pieces {
+        out.push_str(&format!("<Piece Source=\"{}\"/>\n", escape(piece)));
+    }
+}
+
 /// `Err` naming the first of `fields` whose name is taken: by
 /// [`GLOBAL_ID`], or by a field before it (every array of a file's point
 /// data, or cell data, has its own name).

@@ -34,38 +34,11 @@ use op2_hdf5::{MeshFile, MeshWriter};
 use op2_model::{AgentValues, Model, Simulation, Snapshot, VariableValues};
 
 use crate::{Error, Result, Scalar, ScalarType};
+use op2_core::with_scalar;
 
 /// The version of the file layout written here; a file of another version
 /// is refused.
 pub const CHECKPOINT_FORMAT: i32 = 1;
-
-/// Runs `$body` with `$t` the Rust type of `$scalar`.
-macro_rules! by_scalar {
-    ($scalar:expr, $t:ident => $body:expr) => {
-        match $scalar {
-            ScalarType::F64 => {
-                type $t = f64;
-                $body
-            }
-            ScalarType::F32 => {
-                type $t = f32;
-                $body
-            }
-            ScalarType::I32 => {
-                type $t = i32;
-                $body
-            }
-            ScalarType::I64 => {
-                type $t = i64;
-                $body
-            }
-            ScalarType::U32 => {
-                type $t = u32;
-                $body
-            }
-        }
-    };
-}
 
 /// Checkpoints of a [`Simulation`] (see the module's header).
 pub trait Checkpoints {
@@ -128,7 +101,7 @@ impl Checkpoints for Simulation<'_> {
             let w = MeshWriter::create(&writing)?;
             write_description(&w, self.model(), &snapshot, &totals, &next_ids)?;
             for t in tables(&snapshot, &vec![0; totals.len()]) {
-                by_scalar!(t.scalar, T => w.write_dat_table::<T>(&t.name, t.dim, &values::<T>(&t.bytes))?);
+                with_scalar!(t.scalar, T => w.write_dat_table::<T>(&t.name, t.dim, &values::<T>(&t.bytes))?);
             }
             w.finish()
         })();
@@ -180,7 +153,7 @@ impl Checkpoints for Simulation<'_> {
                     None => totals[t.agent],
                 };
                 let rows = t.first..t.first + t.bytes.len() / (t.dim * t.scalar.size());
-                by_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(&t.bytes))?);
+                with_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(&t.bytes))?);
             }
             w.finish()
         });
@@ -328,7 +301,7 @@ fn write_description(w: &MeshWriter, model: &Model, s: &Snapshot, totals: &[usiz
     for (p, (name, bytes)) in model.properties().iter().zip(&s.environment) {
         if !bytes.is_empty() {
             let name = format!("environment/{name}");
-            by_scalar!(p.scalar(), T => w.write_constant::<T>(&name, &values::<T>(bytes))?);
+            with_scalar!(p.scalar(), T => w.write_constant::<T>(&name, &values::<T>(bytes))?);
         }
     }
     for (name, edges) in &s.networks {
@@ -450,7 +423,7 @@ fn read(model: &Model, path: &Path, share: Option<(usize, usize)>) -> Result<Sna
                     ),
                 ));
             }
-            by_scalar!(scalar, T => Ok(as_bytes(&file.read_dat_rows::<T>(name, rows.clone())?)))
+            with_scalar!(scalar, T => Ok(as_bytes(&file.read_dat_rows::<T>(name, rows.clone())?)))
         };
         let ids: Vec<u64> = values::<i64>(&table(&format!("{g}/ids"), ScalarType::I64, 1)?)
             .into_iter()
@@ -486,7 +459,7 @@ fn read(model: &Model, path: &Path, share: Option<(usize, usize)>) -> Result<Sna
             let name = format!("environment/{}", p.name());
             let bytes = match p.len() {
                 0 => Vec::new(),
-                _ => by_scalar!(p.scalar(), T => as_bytes(&file.constant::<T>(&name)?)),
+                _ => with_scalar!(p.scalar(), T => as_bytes(&file.constant::<T>(&name)?)),
             };
             match bytes.len() == p.len() * p.scalar().size() {
                 true => Ok((p.name().to_string(), bytes)),
