@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE] [--vtk FILE.vtu]
-//!     [--write-solution FILE.h5]
+//!     [--write-solution FILE.h5] [--checkpoint DIR --checkpoint-every K] [--resume FILE.h5]
 //!     [--iterations N] [--backend NAME] [--threads N] [--block-size N]
 //!     [--overlap on|off] [--increments colouring|atomics|auto]
 //! ```
@@ -54,6 +54,21 @@ struct Cli {
     /// it continues from there. Under MPI rank 0 gathers and writes it.
     #[arg(long, value_name = "FILE.h5", value_parser = parse_hdf5_path)]
     write_solution: Option<PathBuf>,
+    /// Write a checkpoint (the solution file with its iteration) to
+    /// `DIR/step_<k>.h5` every K iterations, keeping the last two (feature
+    /// `hdf5`; written to a temporary name and renamed when whole).
+    #[arg(long, value_name = "DIR", requires = "checkpoint_every")]
+    checkpoint: Option<PathBuf>,
+    /// Iterations between checkpoints.
+    #[arg(long, value_name = "K", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_every: Option<u64>,
+    /// Continue from a checkpoint: its mesh, constants and flow state, from
+    /// its iteration on (--iterations counts from the start); under MPI the
+    /// mesh is shared out as the run that wrote it did (blocks or whole),
+    /// so that on as many ranks the run ends bit for bit where the
+    /// uninterrupted one does.
+    #[arg(long, value_name = "FILE.h5", value_parser = parse_hdf5_path, conflicts_with_all = ["grid", "mesh"])]
+    resume: Option<PathBuf>,
     /// After the iterations, write the mesh and its flow (density, velocity
     /// and pressure per cell) as a VTK UnstructuredGrid file for ParaView;
     /// under MPI one piece per rank, `FILE_<rank>.vtu`, and their index
@@ -144,6 +159,8 @@ struct Options {
     grid: Option<PathBuf>,
     write_grid: Option<PathBuf>,
     write_solution: Option<PathBuf>,
+    checkpoint: Option<(PathBuf, u64)>,
+    resume: Option<PathBuf>,
     vtk: Option<PathBuf>,
     iterations: usize,
     backend: Option<String>,
@@ -168,7 +185,10 @@ impl From<Cli> for Options {
         }
         Options {
             mesh: cli.mesh,
-            grid: cli.grid,
+            // A checkpoint is a grid file with its flow state.
+            grid: cli.grid.or(cli.resume.clone()),
+            checkpoint: cli.checkpoint.zip(cli.checkpoint_every),
+            resume: cli.resume,
             write_grid: cli.write_grid,
             write_solution: cli.write_solution,
             vtk: cli.vtk,
@@ -353,6 +373,41 @@ impl Local {
         }
     }
 
+    /// Writes the solution after iteration `iter` with that iteration as
+    /// `DIR/step_<iter>.h5` (collective): to a temporary name, renamed by
+    /// rank 0 once whole. Returns the file's path.
+    fn write_checkpoint(&self, dir: &Path, iter: usize, ranks: &Ranks) -> Result<PathBuf, AirfoilError> {
+        #[cfg(feature = "hdf5")]
+        {
+            let path = dir.join(format!("step_{iter}.h5"));
+            let writing = dir.join(format!("step_{iter}.h5.writing"));
+            let io = |e: std::io::Error| AirfoilError::Usage(format!("--checkpoint {}: {e}", dir.display()));
+            if ranks.rank() == 0 {
+                std::fs::create_dir_all(dir).map_err(io)?;
+            }
+            if self.write_solution(&writing, ranks)? {
+                let w = op2::hdf5::MeshWriter::append(&writing)?;
+                w.write_constant::<i64>(CHECKPOINT_ITERATION, &[iter as i64])?;
+                #[cfg(feature = "mpi")]
+                let blocks = self.blocks.is_some();
+                #[cfg(not(feature = "mpi"))]
+                let blocks = false;
+                w.write_constant::<i32>(CHECKPOINT_BLOCKS, &[i32::from(blocks)])?;
+                w.finish()?;
+                std::fs::rename(&writing, &path).map_err(io)?;
+            }
+            Ok(path)
+        }
+        #[cfg(not(feature = "hdf5"))]
+        {
+            let _ = (iter, ranks);
+            Err(AirfoilError::NotBuiltIn {
+                feature: "hdf5",
+                what: format!("checkpoints in {}", dir.display()),
+            })
+        }
+    }
+
     /// The whole flow state `q` in the mesh's cell order, on rank 0 (`None`
     /// on the others; collective).
     fn q_on_root(&self) -> Result<Option<Vec<f64>>, AirfoilError> {
@@ -411,7 +466,21 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     };
     let rt = Runtime::with_options(backend, o.runtime.clone())?;
     let start = Instant::now();
-    let in_blocks = match (o.distribute, &o.grid) {
+    // A resumed run shares the mesh out as the run that wrote it did, so
+    // that its sums add in the same order.
+    let (first, blocks_before) = match &o.resume {
+        Some(path) => checkpoint_info(path)?,
+        None => (0, false),
+    };
+    let distribute = match (o.distribute, &o.resume) {
+        (None, Some(_)) => Some(if blocks_before {
+            Distribute::Blocks
+        } else {
+            Distribute::Whole
+        }),
+        (d, _) => d,
+    };
+    let in_blocks = match (distribute, &o.grid) {
         (Some(Distribute::Blocks), Some(path)) if is_hdf5(path) => Some(path),
         (Some(Distribute::Blocks), _) => {
             return Err(AirfoilError::Usage(
@@ -448,7 +517,8 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     let progress = root && std::io::stderr().is_terminal();
     let start = Instant::now();
     let mut rms_1000 = None;
-    for iter in 1..=o.iterations {
+    let mut checkpoints = std::collections::VecDeque::new();
+    for iter in first + 1..=o.iterations {
         // The rms is read (from a device: downloaded) only when printed.
         airfoil.step(&rt)?;
         if iter % 100 == 0 && root {
@@ -462,11 +532,65 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         if iter == 1000 {
             rms_1000 = Some(airfoil.rms());
         }
+        if let Some((dir, every)) = &o.checkpoint {
+            if iter as u64 % every == 0 {
+                checkpoints.push_back(local.write_checkpoint(dir, iter, ranks)?);
+                if checkpoints.len() > 2 && root {
+                    let old = checkpoints.pop_front().expect("three written");
+                    std::fs::remove_file(&old).map_err(|e| AirfoilError::Usage(format!("{}: {e}", old.display())))?;
+                }
+            }
+        }
     }
     // Waits for a device's queued work, so that the time counts all of it.
     airfoil.rms();
-    run_end(o, ranks, &rt, &local, start, rms_1000)
+    run_end(
+        o,
+        ranks,
+        &rt,
+        &local,
+        start,
+        rms_1000,
+        o.iterations.saturating_sub(first),
+    )
 }
+
+/// The iteration a checkpoint was written after, and whether its run read
+/// the mesh in blocks.
+fn checkpoint_info(path: &Path) -> Result<(usize, bool), AirfoilError> {
+    #[cfg(feature = "hdf5")]
+    {
+        let file = op2::hdf5::MeshFile::open(path)?;
+        if !file.contains(CHECKPOINT_ITERATION) {
+            return Err(AirfoilError::Usage(format!(
+                "--resume: {} is a grid file, not a checkpoint (it has no {CHECKPOINT_ITERATION})",
+                path.display()
+            )));
+        }
+        let iteration = match file.constant::<i64>(CHECKPOINT_ITERATION)?[..] {
+            [k] if k >= 0 => k as usize,
+            ref v => {
+                return Err(Error::mesh_file(path, CHECKPOINT_ITERATION, format!("{v:?} is not an iteration")).into())
+            }
+        };
+        let blocks = file.contains(CHECKPOINT_BLOCKS) && file.constant::<i32>(CHECKPOINT_BLOCKS)? == [1];
+        Ok((iteration, blocks))
+    }
+    #[cfg(not(feature = "hdf5"))]
+    Err(AirfoilError::NotBuiltIn {
+        feature: "hdf5",
+        what: format!("resuming from {}", path.display()),
+    })
+}
+
+/// Where a checkpoint keeps the iteration it was written after.
+#[cfg(feature = "hdf5")]
+const CHECKPOINT_ITERATION: &str = "checkpoint/iteration";
+
+/// Where a checkpoint says whether its run read the mesh in blocks (1) or
+/// whole (0): a resumed run shares it out the same way by default.
+#[cfg(feature = "hdf5")]
+const CHECKPOINT_BLOCKS: &str = "checkpoint/blocks";
 
 /// Every rank reads or generates the whole mesh, writes it if asked (rank
 /// 0), and keeps its part.
@@ -481,7 +605,7 @@ fn whole_mesh(o: &Options, ranks: &Ranks) -> Result<Local, AirfoilError> {
     let counts = [mesh.nnode(), mesh.ncell(), mesh.nedge(), mesh.nbedge()];
     // The mesh is kept only for the files written from it; otherwise its
     // tables move into the maps and Dats (peak memory: never held twice).
-    let keep = o.write_grid.is_some() || o.write_solution.is_some();
+    let keep = o.write_grid.is_some() || o.write_solution.is_some() || o.checkpoint.is_some();
     let (airfoil, mesh) = if keep {
         (AirfoilDsl::new(&mesh, &constants)?, Some(mesh))
     } else {
@@ -512,6 +636,7 @@ fn run_end(
     local: &Local,
     start: Instant,
     rms_1000: Option<f64>,
+    ran: usize,
 ) -> Result<bool, AirfoilError> {
     let root = ranks.rank() == 0;
     let airfoil = &local.airfoil;
@@ -564,10 +689,9 @@ fn run_end(
         }
     }
     println!(
-        "\n{} iterations in {:.3} s ({:.3} ms/iteration)\n",
-        o.iterations,
+        "\n{ran} iterations in {:.3} s ({:.3} ms/iteration)\n",
         seconds,
-        1e3 * seconds / o.iterations.max(1) as f64
+        1e3 * seconds / ran.max(1) as f64
     );
     println!("{summary}");
     if ranks.size() > 1 {
@@ -586,8 +710,7 @@ fn run_end(
             halo(&airfoil.edges)
         );
         println!(
-            "rank 0 halo exchanges in {} iterations: q {}, adt {}, x {}, res {}",
-            o.iterations,
+            "rank 0 halo exchanges in {ran} iterations: q {}, adt {}, x {}, res {}",
             airfoil.q.halo_exchanges(),
             airfoil.adt.halo_exchanges(),
             airfoil.x.halo_exchanges(),

@@ -3,7 +3,7 @@
 # uninterrupted run, file for file (its --write, gathered in id order on
 # any number of ranks: 3 ranks' is one rank's):
 #
-#   scripts/restarts.sh CIRCLES PREDATOR_PREY [OUT]
+#   scripts/restarts.sh CIRCLES PREDATOR_PREY AIRFOIL [OUT]
 #   # the examples' binaries, built with --features mpi,hdf5
 #
 # 1. a run on 4 ranks checkpoints every 10 steps; resumed from its step-30
@@ -14,11 +14,15 @@
 #    run ends. Files cut short are refused by tests/checkpoint.rs;
 # 3. predator-prey (births, deaths, random streams) checkpointed on 3 ranks
 #    and resumed on 2 prints the whole run's lines from there on and
-#    writes its CSV files (gathered in id order).
+#    writes its CSV files (gathered in id order);
+# 4. Airfoil checkpointed on 1 and 2 ranks and resumed on as many prints
+#    the uninterrupted run's rms lines from there on, digit for digit.
 set -euo pipefail
-circles=${1:?usage: scripts/restarts.sh CIRCLES PREDATOR_PREY [OUT]}
-pp=${2:?usage: scripts/restarts.sh CIRCLES PREDATOR_PREY [OUT]}
-out=${3:-target/restarts}
+usage="usage: scripts/restarts.sh CIRCLES PREDATOR_PREY AIRFOIL [OUT]"
+circles=${1:?$usage}
+pp=${2:?$usage}
+airfoil=${3:?$usage}
+out=${4:-target/restarts}
 rm -rf "$out"
 mkdir -p "$out"
 args="--agents 4000 --backend seq"
@@ -66,5 +70,17 @@ mpirun -n 2 "$pp" $pp_args --resume "$out/pp/step_30.h5" --csv "$out/pp-resumed"
 tail -n 11 "$out/pp-one.txt" | cmp - "$out/pp-resumed.txt" || { echo "restarts: predator-prey resumed prints other lines" >&2; exit 1; }
 for f in prey.csv predators.csv; do
     cmp "$out/pp-one/$f" "$out/pp-resumed/$f" || { echo "restarts: predator-prey resumed writes another $f" >&2; exit 1; }
+done
+
+echo "== restarts: Airfoil on 1 and 2 ranks"
+af_args="--mesh 120x80 --iterations 400 --backend seq"
+for n in 1 2; do
+    mpirun -n "$n" "$airfoil" $af_args | grep '^  [0-9]' > "$out/af-$n.txt"
+    mpirun -n "$n" "$airfoil" ${af_args/--iterations 400/--iterations 250} --checkpoint "$out/af-$n" \
+        --checkpoint-every 100 > /dev/null
+    mpirun -n "$n" "$airfoil" --resume "$out/af-$n/step_200.h5" --iterations 400 --backend seq \
+        | grep '^  [0-9]' > "$out/af-resumed-$n.txt"
+    tail -n 2 "$out/af-$n.txt" | cmp - "$out/af-resumed-$n.txt" \
+        || { echo "restarts: Airfoil resumed on $n ranks prints other rms lines" >&2; exit 1; }
 done
 echo "restarts: every resumed run ends where the whole run ends"
