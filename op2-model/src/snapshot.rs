@@ -71,16 +71,19 @@ pub struct Snapshot {
 impl AgentValues {
     /// Puts the agents in id order, their values with them.
     pub fn sort_by_id(&mut self) {
+        if self.ids.is_sorted() {
+            return;
+        }
         let n = self.ids.len();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_unstable_by_key(|&k| self.ids[k]);
         for v in &mut self.variables {
             let each = v.bytes.len().checked_div(n).unwrap_or(0);
-            v.bytes = order
-                .iter()
-                .flat_map(|&k| &v.bytes[k * each..(k + 1) * each])
-                .copied()
-                .collect();
+            let mut sorted = Vec::with_capacity(v.bytes.len());
+            for &k in &order {
+                sorted.extend_from_slice(&v.bytes[k * each..(k + 1) * each]);
+            }
+            v.bytes = sorted;
         }
         if let Some(states) = &mut self.states {
             *states = order.iter().filter_map(|&k| states.get(k).copied()).collect();

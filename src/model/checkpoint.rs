@@ -101,7 +101,7 @@ impl Checkpoints for Simulation<'_> {
             let w = MeshWriter::create(&writing)?;
             write_description(&w, self.model(), &snapshot, &totals, &next_ids)?;
             for t in tables(&snapshot, &vec![0; totals.len()]) {
-                with_scalar!(t.scalar, T => w.write_dat_table::<T>(&t.name, t.dim, &values::<T>(&t.bytes))?);
+                with_scalar!(t.scalar, T => w.write_dat_table::<T>(&t.name, t.dim, &values::<T>(t.bytes))?);
             }
             w.finish()
         })();
@@ -153,7 +153,7 @@ impl Checkpoints for Simulation<'_> {
                     None => totals[t.agent],
                 };
                 let rows = t.first..t.first + t.bytes.len() / (t.dim * t.scalar.size());
-                with_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(&t.bytes))?);
+                with_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(t.bytes))?);
             }
             w.finish()
         });
@@ -312,7 +312,7 @@ fn write_description(w: &MeshWriter, model: &Model, s: &Snapshot, totals: &[usiz
 }
 
 /// One table of this process's rows.
-struct Table {
+struct Table<'a> {
     name: String,
     scalar: ScalarType,
     dim: usize,
@@ -322,11 +322,11 @@ struct Table {
     total: Option<usize>,
     /// This process's first row.
     first: usize,
-    bytes: Vec<u8>,
+    bytes: &'a [u8],
 }
 
 /// The tables of `s`, this process's rows starting at `firsts[type]`.
-fn tables(s: &Snapshot, firsts: &[usize]) -> Vec<Table> {
+fn tables<'a>(s: &'a Snapshot, firsts: &[usize]) -> Vec<Table<'a>> {
     let mut out = Vec::new();
     for (k, a) in s.agents.iter().enumerate() {
         let g = format!("agents/{}", a.name);
@@ -339,14 +339,24 @@ fn tables(s: &Snapshot, firsts: &[usize]) -> Vec<Table> {
             first: firsts[k],
             bytes,
         };
-        let ids: Vec<i64> = a.ids.iter().map(|&i| i as i64).collect();
-        out.push(table(format!("{g}/ids"), ScalarType::I64, 1, as_bytes(&ids)));
+        // Ids are stored as i64 (HDF5's signed 64-bit; the same bits).
+        out.push(table(
+            format!("{g}/ids"),
+            ScalarType::I64,
+            1,
+            bytemuck::cast_slice(&a.ids),
+        ));
         for v in &a.variables {
             let name = format!("{g}/variables/{}", v.name);
-            out.push(table(name, v.scalar, v.dim, v.bytes.clone()));
+            out.push(table(name, v.scalar, v.dim, &v.bytes));
         }
         if let Some(states) = &a.states {
-            out.push(table(format!("{g}/states"), ScalarType::I32, 1, as_bytes(states)));
+            out.push(table(
+                format!("{g}/states"),
+                ScalarType::I32,
+                1,
+                bytemuck::cast_slice(states),
+            ));
         }
     }
     out
@@ -356,12 +366,15 @@ fn as_bytes<T: Scalar>(values: &[T]) -> Vec<u8> {
     bytemuck::cast_slice(values).to_vec()
 }
 
-/// Bytes as values of `T` (copied: the bytes need not be aligned).
-fn values<T: Scalar>(bytes: &[u8]) -> Vec<T> {
-    bytes
-        .chunks_exact(std::mem::size_of::<T>())
-        .map(bytemuck::pod_read_unaligned)
-        .collect()
+/// Bytes as values of `T`: the bytes themselves where they are aligned
+/// for `T`, else a copy.
+fn values<T: Scalar>(bytes: &[u8]) -> std::borrow::Cow<'_, [T]> {
+    match bytemuck::try_cast_slice(bytes) {
+        Ok(values) => std::borrow::Cow::Borrowed(values),
+        Err(_) => (bytes.chunks_exact(std::mem::size_of::<T>()))
+            .map(bytemuck::pod_read_unaligned)
+            .collect(),
+    }
 }
 
 /// The checkpoint at `path` for `model`: every agent's rows, or with
@@ -426,8 +439,8 @@ fn read(model: &Model, path: &Path, share: Option<(usize, usize)>) -> Result<Sna
             with_scalar!(scalar, T => Ok(as_bytes(&file.read_dat_rows::<T>(name, rows.clone())?)))
         };
         let ids: Vec<u64> = values::<i64>(&table(&format!("{g}/ids"), ScalarType::I64, 1)?)
-            .into_iter()
-            .map(|i| i as u64)
+            .iter()
+            .map(|&i| i as u64)
             .collect();
         let variables = (a.variables().iter())
             .map(|v| {
@@ -442,7 +455,7 @@ fn read(model: &Model, path: &Path, share: Option<(usize, usize)>) -> Result<Sna
             .collect::<Result<_>>()?;
         let states = match a.state_names().is_empty() {
             true => None,
-            false => Some(values::<i32>(&table(&format!("{g}/states"), ScalarType::I32, 1)?)),
+            false => Some(values::<i32>(&table(&format!("{g}/states"), ScalarType::I32, 1)?).into_owned()),
         };
         agents.push(AgentValues {
             name: a.name().to_string(),
