@@ -47,16 +47,6 @@ fn plain_write(path: &Path, bytes: usize) -> f64 {
 }
 
 fn main() {
-    #[cfg(not(feature = "hdf5"))]
-    {
-        println!("checkpoint: built without the `hdf5` feature; nothing to time");
-    }
-    #[cfg(feature = "hdf5")]
-    run();
-}
-
-#[cfg(feature = "hdf5")]
-fn run() {
     use op2::model::Checkpoints;
     use op2_circles::{box_side, circles, initial_positions, Params};
     let n = env_number("CHECKPOINT_BENCH_AGENTS", 1_000_000) as usize;

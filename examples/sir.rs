@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --release --example sir -- --graph SPEC --seed-node ID --p-infect P
-//!     --p-recover Q --ticks T [--seed S] [--runs R] [--backend NAME]
+//!     --p-recover Q --ticks T [--seed S] [--runs R [--threads N] [--csv FILE]]
+//!     [--backend NAME]
 //! ```
 //!
 //! SPEC: `grid:WxH` (4-neighbour, not periodic, node id y*W + x), `complete:N`,
@@ -12,21 +13,28 @@
 //!
 //! Prints `<tick> <S> <I> <R>` for ticks 0..T, stopping early when no node is
 //! infected. With `--runs R`, runs R independent epidemics (seeds S, S+1, ...)
-//! and prints `final <ever infected> <runs>` for each distinct final size,
-//! smallest first.
+//! as an ensemble (`op2::model::Ensemble`: `--threads N` workers, and under
+//! `mpirun` each rank a share of the runs) and prints `final <ever infected>
+//! <runs>` for each distinct final size, smallest first. `--p-infect` and
+//! `--p-recover` then take lists (`0.02,0.05,0.1`): a sweep over every pair,
+//! R runs each, its distributions printed pair by pair after a line
+//! `p-infect P p-recover Q`; `--csv FILE` writes one row per run,
+//! `p_infect,p_recover,seed,final_size`. Every run's result is the same
+//! whatever thread or rank ran it.
 //!
-//! Built with `--features mpi` and started with `mpirun -n P`, the nodes are
-//! partitioned over the ranks; rank 0 prints. Every rank count and backend
+//! Built with `--features mpi` and started with `mpirun -n P`, a single
+//! epidemic's nodes are partitioned over the ranks; rank 0 prints. Every rank count and backend
 //! prints the same lines for the same seed.
 //!
 //! The epidemic runs on op2's model layer (`op2_sir::network_sir`); the
 //! tests compare it with the hand-wired `op2_sir::Sir`.
 
 use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use op2::model::Simulation;
+use op2::model::{Ensemble, RunPlan, Simulation};
 use op2::{Backend, Runtime};
 use op2_graph::GraphSpec;
 use op2_sir::{network_counts, network_sir, Counts};
@@ -41,12 +49,13 @@ struct Cli {
     /// The id of the node infected at tick 0.
     #[arg(long, value_name = "ID")]
     seed_node: u64,
-    /// Probability of transmission along an edge per tick.
-    #[arg(long, value_name = "P")]
-    p_infect: f64,
-    /// Probability of recovery per tick.
-    #[arg(long, value_name = "Q")]
-    p_recover: f64,
+    /// Probability of transmission along an edge per tick (with --runs, a
+    /// comma-separated list to sweep).
+    #[arg(long, value_name = "P", value_parser = parse_list, allow_hyphen_values = true)]
+    p_infect: List,
+    /// Probability of recovery per tick (with --runs, a list to sweep).
+    #[arg(long, value_name = "Q", value_parser = parse_list, allow_hyphen_values = true)]
+    p_recover: List,
     /// Ticks to run.
     #[arg(long, value_name = "T")]
     ticks: u32,
@@ -56,10 +65,27 @@ struct Cli {
     /// Independent runs (seeds S, S+1, ...): print the final sizes only.
     #[arg(long, value_name = "R", value_parser = clap::value_parser!(u64).range(1..))]
     runs: Option<u64>,
+    /// Worker threads of an ensemble (--runs).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "runs")]
+    threads: usize,
+    /// One CSV row per run of an ensemble: p_infect,p_recover,seed,final_size.
+    #[arg(long, value_name = "FILE", requires = "runs")]
+    csv: Option<PathBuf>,
     /// Backend (seq, rayon, jit, opencl, cuda); default: OP2_BACKEND, else
     /// rayon where it is built in, else seq.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
+}
+
+/// Numbers given as a comma-separated list.
+#[derive(Clone, Debug)]
+struct List(Vec<f64>);
+
+fn parse_list(value: &str) -> Result<List, String> {
+    let values = value
+        .split(',')
+        .map(|v| v.trim().parse::<f64>().map_err(|_| format!("{v:?} is not a number")));
+    values.collect::<Result<_, _>>().map(List)
 }
 
 /// The network as node ids and undirected edges between them.
@@ -87,14 +113,15 @@ fn network(cli: &Cli) -> Result<Network, String> {
 fn epidemic(
     cli: &Cli,
     net: &Network,
-    seed: u64,
+    (pq, seed): ((f64, f64), u64),
     rt: &Runtime,
-    ctx: &Ranks,
+    ctx: Option<&Ranks>,
     on_tick: &mut dyn FnMut(u64, Counts),
 ) -> op2::Result<Counts> {
-    let pq = (cli.p_infect, cli.p_recover);
     let mut sim = network_sir(rt, &net.ids, &net.edges, cli.seed_node, pq, seed)?;
-    ctx.distribute(&mut sim)?;
+    if let Some(ranks) = ctx {
+        ranks.distribute(&mut sim)?;
+    }
     sim.start()?;
     let mut counts = network_counts(&sim)?;
     on_tick(0, counts);
@@ -152,30 +179,64 @@ fn run(cli: &Cli) -> Result<(), String> {
         None => Backend::from_env(),
     }
     .map_err(|e| e.to_string())?;
-    let rt = Runtime::new(backend).map_err(|e| e.to_string())?;
     let rank0 = ranks.rank() == 0;
-    match cli.runs {
-        None => {
-            // Each tick's line as soon as it is computed.
-            let mut print = |tick: u64, c: Counts| {
-                if rank0 {
-                    println!("{tick} {} {} {}", c.susceptible, c.infected, c.recovered);
-                }
-            };
-            epidemic(cli, &net, cli.seed, &rt, &ranks, &mut print).map_err(|e| e.to_string())?;
-        }
-        Some(runs) => {
-            let mut finals: BTreeMap<u64, u64> = BTreeMap::new();
-            for r in 0..runs {
-                let last = epidemic(cli, &net, cli.seed + r, &rt, &ranks, &mut |_, _| {}).map_err(|e| e.to_string())?;
-                *finals.entry(last.infected + last.recovered).or_default() += 1;
-            }
+    let Some(runs) = cli.runs else {
+        let (&[p], &[q]) = (&cli.p_infect.0[..], &cli.p_recover.0[..]) else {
+            return Err("a single epidemic takes one --p-infect and one --p-recover (lists need --runs)".into());
+        };
+        let rt = Runtime::new(backend).map_err(|e| e.to_string())?;
+        // Each tick's line as soon as it is computed.
+        let mut print = |tick: u64, c: Counts| {
             if rank0 {
-                for (size, count) in finals {
-                    println!("final {size} {count}");
-                }
+                println!("{tick} {} {} {}", c.susceptible, c.infected, c.recovered);
+            }
+        };
+        epidemic(cli, &net, ((p, q), cli.seed), &rt, Some(&ranks), &mut print).map_err(|e| e.to_string())?;
+        return Ok(());
+    };
+    // The sweep: every pair, `runs` seeds each.
+    let mut plans = Vec::new();
+    for &p in &cli.p_infect.0 {
+        for &q in &cli.p_recover.0 {
+            for r in 0..runs {
+                let plan = RunPlan::new(cli.seed + r, u64::from(cli.ticks));
+                plans.push(plan.with("p_infect", p).with("p_recover", q));
             }
         }
+    }
+    let ensemble = Ensemble::new(backend).threads(cli.threads);
+    #[cfg(feature = "mpi")]
+    let ensemble = ensemble.across(&ranks.mpi);
+    let finals = ensemble
+        .run(&plans, |_, plan, rt| {
+            let pq = (plan.parameter("p_infect")?, plan.parameter("p_recover")?);
+            let last = epidemic(cli, &net, (pq, plan.seed), rt, None, &mut |_, _| {})?;
+            Ok((last.infected + last.recovered).to_string())
+        })
+        .map_err(|e| e.to_string())?;
+    if !rank0 {
+        return Ok(());
+    }
+    let sweep = cli.p_infect.0.len() * cli.p_recover.0.len() > 1;
+    let mut csv = String::from("p_infect,p_recover,seed,final_size\n");
+    for (pair, chunk) in plans.chunks(runs as usize).zip(finals.chunks(runs as usize)) {
+        let (p, q) = (pair[0].parameters[0].1, pair[0].parameters[1].1);
+        let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
+        for (plan, size) in pair.iter().zip(chunk) {
+            csv += &format!("{p},{q},{},{size}\n", plan.seed);
+            *counts
+                .entry(size.parse().map_err(|_| format!("run output {size:?}"))?)
+                .or_default() += 1;
+        }
+        if sweep {
+            println!("p-infect {p} p-recover {q}");
+        }
+        for (size, count) in counts {
+            println!("final {size} {count}");
+        }
+    }
+    if let Some(path) = &cli.csv {
+        std::fs::write(path, csv).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }

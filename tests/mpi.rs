@@ -6,7 +6,8 @@
 //! models run by the model layer's `Simulation` (`mpi/model.rs`),
 //! OP2's HDF5 files read in parallel (`mpi/hdf5.rs`, feature `hdf5`),
 //! checkpoints written by every rank and resumed on any rank count
-//! (`mpi/checkpoint.rs`) and
+//! (`mpi/checkpoint.rs`), ensembles shared among the ranks
+//! (`mpi/ensemble.rs`) and
 //! Airfoil against one rank.
 #![cfg(feature = "mpi")]
 
@@ -22,11 +23,15 @@ mod checkpoint;
 #[cfg(feature = "opencl")]
 #[path = "mpi/device_halos.rs"]
 mod device_halos;
+#[path = "mpi/ensemble.rs"]
+mod ensemble;
 #[cfg(feature = "hdf5")]
 #[path = "mpi/hdf5.rs"]
 mod hdf5;
 #[path = "mpi/model.rs"]
 mod model;
+#[path = "support/sir_ensemble.rs"]
+mod sir_ensemble;
 
 use op2::mpi::{Mpi, Partitioner};
 
@@ -214,6 +219,7 @@ fn distributed_runs_match_one_process() {
     model::networks_and_mobile_agents_match_one_rank(&mpi);
     model::brute_force_lists_reach_every_rank(&mpi);
     model::discrete_lists_match_one_rank(&mpi);
+    ensemble::ensembles_over_ranks_give_every_lone_run(&mpi);
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);
     blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
     blocks::no_rank_allocates_a_whole_set(&mpi);

@@ -58,10 +58,12 @@ pub use op2_model::*;
 
 #[cfg(feature = "hdf5")]
 mod checkpoint;
+mod ensemble;
 mod log;
 mod statistics;
 
 #[cfg(feature = "hdf5")]
 pub use checkpoint::{CheckpointEvery, Checkpoints, CHECKPOINT_FORMAT};
+pub use ensemble::{Ensemble, RunPlan};
 pub use log::{Log, LogFile, LogFormat, Logging, Statistic};
 pub use statistics::MAX_BINS;

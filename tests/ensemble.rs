@@ -1,0 +1,53 @@
+//! Ensembles (`op2::model::Ensemble`): 64 runs of the network SIR, each
+//! with its own seed and probabilities, give every run's output exactly as
+//! a lone run with that plan gives it, whatever the number of worker
+//! threads (1 and 4) and on every backend; a failed run is an error naming
+//! it. (On 3 ranks: `tests/mpi.rs`.)
+
+use op2::model::{Ensemble, RunPlan};
+use op2::prelude::*;
+
+#[path = "support/sir_ensemble.rs"]
+mod sir_ensemble;
+use sir_ensemble::{epidemic_log, plans, small_network};
+
+#[test]
+fn every_run_of_an_ensemble_is_its_lone_run() {
+    let (ids, edges) = small_network();
+    let plans = plans(64);
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    let alone: Vec<String> = plans
+        .iter()
+        .map(|p| epidemic_log(&seq, &ids, &edges, p).unwrap())
+        .collect();
+    // The runs differ (else the comparison would say little).
+    let distinct: std::collections::HashSet<&String> = alone.iter().collect();
+    assert!(distinct.len() > 32, "{} distinct logs", distinct.len());
+    let backends = [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl];
+    for backend in backends {
+        if Runtime::new(backend).is_err() {
+            continue; // not built in
+        }
+        for threads in [1, 4] {
+            let ensemble = Ensemble::new(backend).threads(threads);
+            let got = ensemble
+                .run(&plans, |_, plan, rt| epidemic_log(rt, &ids, &edges, plan))
+                .unwrap();
+            assert!(got == alone, "{backend}, {threads} threads: every run as alone");
+        }
+    }
+}
+
+#[test]
+fn a_failed_run_is_an_error_naming_it() {
+    let (ids, edges) = small_network();
+    let mut plans = plans(10);
+    plans[6] = plans[6].clone().with("p_infect", 1.5);
+    let e = Ensemble::new(Backend::Seq)
+        .threads(3)
+        .run(&plans, |_, plan, rt| epidemic_log(rt, &ids, &edges, plan))
+        .unwrap_err();
+    assert!(e.to_string().contains("p-infect"), "{e}");
+    let e = RunPlan::new(1, 1).parameter("beta").unwrap_err();
+    assert!(e.to_string().contains("`beta`"), "{e}");
+}
