@@ -7,8 +7,8 @@
 #   # copy DIR to the GPU machine, then, in it:
 #   bash run.sh                      # OP2_REQUIRE_GPU=1: a missing GPU fails
 #
-# run.sh runs the CUDA conformance suite, transfer tests and the model
-# layer's tests (Circles and predator-prey on cuda, bitwise against their
+# run.sh runs the CUDA conformance suite, transfer tests, an ensemble on
+# cuda and the model layer's tests (Circles and predator-prey on cuda, bitwise against their
 # hand-wired versions on seq), then prints one
 # table of Airfoil on 720 000 cells (each run must print PASSED): op2-rs
 # `cuda` with colouring and atomics, each with Dats in columns (struct of
@@ -44,7 +44,7 @@ for line in sys.stdin:
 
 {
     cargo test --release --features cuda --no-run --message-format=json \
-        --test conformance --test device_transfers --test cuda_ptx --test model --test model_log
+        --test conformance --test device_transfers --test cuda_ptx --test model --test model_log --test ensemble
     cargo build --release --features cuda --example airfoil --example circles --example predator_prey --example boids \
         --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
@@ -84,6 +84,8 @@ part "conformance and transfers"
 # The model layer's examples on cuda against their hand-wired versions on seq.
 ./model --test-threads=1 || status=1
 ./model_log --test-threads=1 || status=1
+# An ensemble's runs on cuda runtimes of their own, each as a lone run.
+./ensemble --test-threads=1 || status=1
 
 # OP2's own CUDA Airfoil, built here when the bundle carries it.
 op2_app=$PWD/op2/OP2-Common/apps/c/airfoil/airfoil_plain

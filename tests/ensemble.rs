@@ -23,10 +23,13 @@ fn every_run_of_an_ensemble_is_its_lone_run() {
     // The runs differ (else the comparison would say little).
     let distinct: std::collections::HashSet<&String> = alone.iter().collect();
     assert!(distinct.len() > 32, "{} distinct logs", distinct.len());
-    let backends = [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl];
+    let backends = [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl, Backend::Cuda];
     for backend in backends {
-        if Runtime::new(backend).is_err() {
-            continue; // not built in
+        if let Err(e) = Runtime::new(backend) {
+            // Not built in, or no GPU; with OP2_REQUIRE_GPU set, cuda must run.
+            let required = backend == Backend::Cuda && std::env::var_os("OP2_REQUIRE_GPU").is_some();
+            assert!(!required, "OP2_REQUIRE_GPU is set: {e}");
+            continue;
         }
         for threads in [1, 4] {
             let ensemble = Ensemble::new(backend).threads(threads);

@@ -1,7 +1,10 @@
 //! Agent models described, ordered and run (`op2-model`), and their logs:
 //! [`Log`] says what to log, computed by loops on the simulation's runtime
 //! (`statistics.rs`), [`LogFile`] where, and [`Logging`] hangs them on a
-//! [`Simulation`].
+//! [`Simulation`]. [`Ensemble`] runs many plans of a model over threads,
+//! devices and ranks; with feature `hdf5`, `Checkpoints` writes a
+//! simulation to a file and resumes it, on any rank count, and
+//! `CheckpointEvery` does so every few steps.
 //!
 //! A model of walkers on a line that drift towards the mean of their
 //! neighbours, described, run for a few steps and logged:
