@@ -240,3 +240,20 @@ fn counters_come_through_a_checkpoint_even_past_the_agents_ids() {
     }
     assert!(got.in_id_order() == s.in_id_order());
 }
+
+#[test]
+fn a_snapshot_that_does_not_fit_is_refused_and_changes_nothing() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = fresh_circles(&rt);
+    let mut bad = sim.snapshot().unwrap();
+    bad.environment.push(("heat".into(), vec![0; 8]));
+    let e = sim.restore(bad).map(drop).unwrap_err();
+    assert!(e.to_string().contains("environment"), "{e}");
+    let mut bad = sim.snapshot().unwrap();
+    bad.agents[0].variables[1].scalar = op2::ScalarType::F64;
+    let e = sim.restore(bad).map(drop).unwrap_err();
+    assert!(e.to_string().contains("circle.pos"), "{e}");
+    // The simulation is as it was: it steps.
+    sim.run(2).unwrap();
+    assert_eq!(sim.steps(), 2);
+}

@@ -23,7 +23,13 @@ fn every_run_of_an_ensemble_is_its_lone_run() {
     // The runs differ (else the comparison would say little).
     let distinct: std::collections::HashSet<&String> = alone.iter().collect();
     assert!(distinct.len() > 32, "{} distinct logs", distinct.len());
-    let backends = [Backend::Seq, Backend::Rayon, Backend::Jit, Backend::OpenCl, Backend::Cuda];
+    let backends = [
+        Backend::Seq,
+        Backend::Rayon,
+        Backend::Jit,
+        Backend::OpenCl,
+        Backend::Cuda,
+    ];
     for backend in backends {
         if let Err(e) = Runtime::new(backend) {
             // Not built in, or no GPU; with OP2_REQUIRE_GPU set, cuda must run.
@@ -50,7 +56,10 @@ fn a_failed_run_is_an_error_naming_it() {
         .threads(3)
         .run(&plans, |_, plan, rt| epidemic_log(rt, &ids, &edges, plan))
         .unwrap_err();
-    assert!(e.to_string().contains("p-infect"), "{e}");
+    assert!(
+        e.to_string().contains("run 6 failed") && e.to_string().contains("p-infect"),
+        "{e}"
+    );
     let e = RunPlan::new(1, 1).parameter("beta").unwrap_err();
     assert!(e.to_string().contains("`beta`"), "{e}");
 }

@@ -221,7 +221,7 @@ impl<'rt> Simulation<'rt> {
 
     /// Continues from `snapshot` (of a simulation of this model; in a
     /// distributed run, each rank gives a share of the agents of types
-    /// that move, as [`Agents::share`] would, and every agent of a
+    /// that move (any share: `Simulation::distribute` places them), and every agent of a
     /// network's type): its agents replace the initial ones, in id order,
     /// its edges the networks', its seeds and counters the streams', its
     /// values the environment's, and the step count goes on from its.
@@ -253,6 +253,16 @@ impl<'rt> Simulation<'rt> {
                 self.model.agents.len()
             )));
         }
+        // Everything is checked before anything changes.
+        let properties = &self.model.environment;
+        let fits = snapshot.environment.len() == properties.len()
+            && (snapshot.environment.iter().zip(properties))
+                .all(|((name, bytes), p)| *name == p.name && bytes.len() == p.values.len());
+        if !fits {
+            return Err(self.model.invalid(
+                "cannot restore the snapshot: its environment is not this model's (names, order or sizes)".to_string(),
+            ));
+        }
         let mut initial = Vec::new();
         let mut counters = Vec::new();
         let mut seeds = Vec::new();
@@ -277,7 +287,8 @@ impl<'rt> Simulation<'rt> {
             values.sort_by_id();
             let mut agents = Agents::with_ids(values.ids.clone());
             for (v, given) in a.variables.iter().zip(values.variables) {
-                if given.name != v.name || given.bytes.len() != n * v.dim * v.scalar.size() {
+                let shape = given.scalar == v.scalar && given.dim == v.dim;
+                if given.name != v.name || !shape || given.bytes.len() != n * v.dim * v.scalar.size() {
                     return Err(self.model.invalid(format!(
                         "cannot restore the snapshot: variable `{}.{}` has {} bytes for {n} agents",
                         a.name,

@@ -117,6 +117,13 @@ impl Checkpoints for Simulation<'_> {
     fn checkpoint_across(&self, path: impl AsRef<Path>, mpi: &crate::mpi::Mpi) -> Result<()> {
         let path = path.as_ref();
         let (rank, ranks) = (mpi.rank(), mpi.size());
+        if ranks > 1 && !self.is_distributed() {
+            // Every rank holds every agent: the file would hold each P times.
+            return Err(Error::InvalidModel {
+                model: self.model().name().to_string(),
+                reason: "is not distributed (Simulation::distribute): each rank holds a whole run, so write its checkpoint with Checkpoints::checkpoint".to_string(),
+            });
+        }
         let snapshot = agree(mpi, path, self.snapshot(), "took its snapshot")?;
         // Every rank's count of every type, and the next ids (the largest).
         let types = snapshot.agents.len();
@@ -145,19 +152,31 @@ impl Checkpoints for Simulation<'_> {
             }),
             _ => Ok(()),
         };
-        agree(mpi, path, described, "described the run")?;
-        let written = MeshWriter::append_parallel(&writing, mpi).and_then(|w| {
-            for t in tables(&snapshot, &firsts) {
-                let total = match t.total {
-                    Some(n) => n,
-                    None => totals[t.agent],
-                };
-                let rows = t.first..t.first + t.bytes.len() / (t.dim * t.scalar.size());
-                with_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(t.bytes))?);
+        if let Err(e) = agree(mpi, path, described, "described the run") {
+            if rank == 0 {
+                let _ = std::fs::remove_file(&writing);
             }
-            w.finish()
+            return Err(e);
+        }
+        let failed = |e| {
+            if rank == 0 {
+                let _ = std::fs::remove_file(&writing);
+            }
+            e
+        };
+        let written = MeshWriter::append_parallel(&writing, mpi).and_then(|w| {
+            // Every table's making is collective: a rank that failed one
+            // goes on with the others, and reports its first failure.
+            let mut first = Ok(());
+            for t in tables(&snapshot, &firsts) {
+                let total = t.total.unwrap_or(totals[t.agent]);
+                let rows = t.first..t.first + t.bytes.len() / (t.dim * t.scalar.size());
+                let r = with_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(t.bytes)));
+                first = first.and(r);
+            }
+            first.and(w.finish())
         });
-        agree(mpi, path, written, "wrote its rows")?;
+        agree(mpi, path, written, "wrote its rows").map_err(failed)?;
         let renamed = match rank {
             0 => finish(Ok(()), &writing, path),
             _ => Ok(()),
@@ -170,7 +189,10 @@ impl Checkpoints for Simulation<'_> {
         let path = path.as_ref();
         let snapshot = read(self.model(), path, Some((mpi.rank(), mpi.size())));
         let snapshot = agree(mpi, path, snapshot, "read the checkpoint")?;
-        self.restore(snapshot)
+        // A rank's share may be refused where another's is not.
+        let restored = self.restore(snapshot).map(drop);
+        agree(mpi, path, restored, "restored its share")?;
+        Ok(self)
     }
 }
 
@@ -213,8 +235,9 @@ impl<'m> CheckpointEvery<'m> {
     /// written.
     ///
     /// # Errors
-    /// [`Error::Io`] if the folder cannot be made or an old file removed;
-    /// as [`Checkpoints::checkpoint`].
+    /// [`Error::Io`] if the folder cannot be made (on every rank); as
+    /// [`Checkpoints::checkpoint`]. An old file that cannot be removed is
+    /// only reported on stderr.
     pub fn after_step(&mut self, sim: &Simulation<'_>) -> Result<Option<PathBuf>> {
         let step = sim.steps();
         if step % self.every != 0 {
@@ -228,22 +251,35 @@ impl<'m> CheckpointEvery<'m> {
             path: path.to_path_buf(),
             reason: e.to_string(),
         };
-        if first {
-            std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e))?;
-        }
+        let made = match first {
+            true => std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e)),
+            false => Ok(()),
+        };
         let path = self.dir.join(format!("step_{step}.h5"));
         #[cfg(feature = "mpi")]
         match self.mpi {
-            Some(mpi) => sim.checkpoint_across(&path, mpi)?,
-            None => sim.checkpoint(&path)?,
+            Some(mpi) => {
+                agree(mpi, &path, made, "made the folder")?;
+                sim.checkpoint_across(&path, mpi)?
+            }
+            None => {
+                made?;
+                sim.checkpoint(&path)?
+            }
         }
         #[cfg(not(feature = "mpi"))]
-        sim.checkpoint(&path)?;
+        {
+            made?;
+            sim.checkpoint(&path)?;
+        }
         self.written.push_back(path.clone());
         if self.written.len() > 2 {
             let old = self.written.pop_front().expect("three written");
+            // Best effort: a file that cannot go is no reason to stop a run.
             if first {
-                std::fs::remove_file(&old).map_err(|e| io(&old, e))?;
+                if let Err(e) = std::fs::remove_file(&old) {
+                    eprintln!("checkpoints: cannot remove {}: {e}", old.display());
+                }
             }
         }
         Ok(Some(path))
@@ -412,9 +448,10 @@ fn read(model: &Model, path: &Path, share: Option<(usize, usize)>) -> Result<Sna
         let g = format!("agents/{}", a.name());
         let count = one(&format!("{g}/count"))? as usize;
         let rows = match share {
-            // A block of rows each (as `Agents::share` would give any).
+            // A block of rows each (any share will do: distribute places them).
             Some((rank, ranks)) if model.network_of(a.name()).is_none() => {
-                count * rank / ranks..count * (rank + 1) / ranks
+                let at = |r: usize| (count as u128 * r as u128 / ranks as u128) as usize;
+                at(rank)..at(rank + 1)
             }
             _ => 0..count,
         };

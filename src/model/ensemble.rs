@@ -144,7 +144,7 @@ impl<'m> Ensemble<'m> {
                         let j = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&k) = mine.get(j) else { break };
                         let out = match &rt {
-                            Ok(rt) => run(k, &plans[k], rt),
+                            Ok(rt) => run(k, &plans[k], rt).map_err(|e| run_failed(k, &e.to_string())),
                             Err(e) => Err(Error::InvalidOption {
                                 option: "ensemble",
                                 reason: format!("worker {worker} has no runtime: {e}"),

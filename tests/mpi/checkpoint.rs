@@ -51,6 +51,11 @@ fn resumes_on_any_rank_count<'rt>(
     let want = whole.snapshot().unwrap().in_id_order();
 
     let mid = dir.join(format!("{what}-mid.h5"));
+    if mpi.size() > 1 {
+        // Not distributed, each rank holds a run of its own: refused on all.
+        let e = shared().checkpoint_across(&mid, mpi).unwrap_err();
+        assert!(e.to_string().contains("not distributed"), "{what}: {e}");
+    }
     let mut first = shared();
     first.distribute(mpi, DomainOptions::default()).unwrap();
     first.run(at).unwrap();
