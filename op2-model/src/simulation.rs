@@ -66,10 +66,9 @@ pub struct Simulation<'rt> {
     pub(crate) steps: u64,
     hosts: Vec<(When, HostFunction<'rt>)>,
     exit_conditions: Vec<ExitCondition<'rt>>,
-    /// `(network, edges as pairs of agent ids)`.
+    /// `(network, edges as pairs of agent ids)`, as given: kept once the
+    /// simulation starts, for its snapshots.
     pub(crate) edges: Vec<(String, Vec<(u64, u64)>)>,
-    /// Every network's edges as given, kept for snapshots.
-    pub(crate) network_edges: Vec<(String, Vec<(u64, u64)>)>,
     /// What a restored simulation takes from its snapshot when it starts.
     pub(crate) resumed: Option<crate::snapshot::Resumed>,
     /// Device buffers that held selections, kept for the next ones (no
@@ -466,7 +465,6 @@ impl<'rt> Simulation<'rt> {
             hosts: Vec::new(),
             exit_conditions: Vec::new(),
             edges: Vec::new(),
-            network_edges: Vec::new(),
             resumed: None,
             spare: RefCell::new(Vec::new()),
             #[cfg(feature = "mpi")]
@@ -542,7 +540,6 @@ impl<'rt> Simulation<'rt> {
             return Err(self.model.invalid(format!("edges of network `{network}` given twice")));
         }
         self.edges.push((network.to_string(), edges.to_vec()));
-        self.network_edges.push((network.to_string(), edges.to_vec()));
         Ok(self)
     }
 
@@ -729,10 +726,10 @@ impl<'rt> Simulation<'rt> {
         Ok(carriers)
     }
 
-    /// Starts running on `carriers`: the initial agents and edges are theirs.
+    /// Starts running on `carriers`: the initial agents are theirs (the
+    /// edges stay, for snapshots).
     fn adopt_carriers(&mut self, carriers: Carriers) {
         self.initial = Vec::new();
-        self.edges = Vec::new();
         self.carriers = Some(carriers);
     }
 

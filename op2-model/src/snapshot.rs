@@ -215,7 +215,7 @@ impl<'rt> Simulation<'rt> {
             steps: self.steps,
             agents,
             environment,
-            networks: self.network_edges.clone(),
+            networks: self.edges.clone(),
         })
     }
 
@@ -320,8 +320,7 @@ impl<'rt> Simulation<'rt> {
         }
         self.initial = initial;
         self.seeds = seeds;
-        self.edges = snapshot.networks.clone();
-        self.network_edges = snapshot.networks;
+        self.edges = snapshot.networks;
         self.resumed = Some(Resumed {
             steps: snapshot.steps,
             counters,
