@@ -169,9 +169,8 @@ impl Checkpoints for Simulation<'_> {
             // goes on with the others, and reports its first failure.
             let mut first = Ok(());
             for t in tables(&snapshot, &firsts) {
-                let total = t.total.unwrap_or(totals[t.agent]);
                 let rows = t.first..t.first + t.bytes.len() / (t.dim * t.scalar.size());
-                let r = with_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, total, rows, &values::<T>(t.bytes)));
+                let r = with_scalar!(t.scalar, T => w.write_dat_rows::<T>(&t.name, t.dim, totals[t.agent], rows, &values::<T>(t.bytes)));
                 first = first.and(r);
             }
             first.and(w.finish())
@@ -352,10 +351,8 @@ struct Table<'a> {
     name: String,
     scalar: ScalarType,
     dim: usize,
-    /// The agent type whose count is its rows (`None` in `total`).
+    /// The agent type whose count (over every process) is its rows.
     agent: usize,
-    /// Its rows over every process, when they are not its type's count.
-    total: Option<usize>,
     /// This process's first row.
     first: usize,
     bytes: &'a [u8],
@@ -371,7 +368,6 @@ fn tables<'a>(s: &'a Snapshot, firsts: &[usize]) -> Vec<Table<'a>> {
             scalar,
             dim,
             agent: k,
-            total: None,
             first: firsts[k],
             bytes,
         };
