@@ -9,17 +9,13 @@ use op2::prelude::*;
 
 #[path = "support/sir_ensemble.rs"]
 mod sir_ensemble;
-use sir_ensemble::{epidemic_log, plans, small_network};
+use sir_ensemble::{epidemic_log, lone_logs, plans, small_network};
 
 #[test]
 fn every_run_of_an_ensemble_is_its_lone_run() {
     let (ids, edges) = small_network();
     let plans = plans(64);
-    let seq = Runtime::new(Backend::Seq).unwrap();
-    let alone: Vec<String> = plans
-        .iter()
-        .map(|p| epidemic_log(&seq, &ids, &edges, p).unwrap())
-        .collect();
+    let alone = lone_logs(&ids, &edges, &plans);
     // The runs differ (else the comparison would say little).
     let distinct: std::collections::HashSet<&String> = alone.iter().collect();
     assert!(distinct.len() > 32, "{} distinct logs", distinct.len());
@@ -62,4 +58,18 @@ fn a_failed_run_is_an_error_naming_it() {
     );
     let e = RunPlan::new(1, 1).parameter("beta").unwrap_err();
     assert!(e.to_string().contains("`beta`"), "{e}");
+}
+
+#[test]
+fn workers_without_a_runtime_fail_every_run_naming_it() {
+    let (ids, edges) = small_network();
+    let plans = plans(3);
+    // No OpenCL device has this name (nor is OpenCL built in everywhere).
+    let e = Ensemble::new(Backend::OpenCl)
+        .devices(["no-such-device"])
+        .threads(2)
+        .run(&plans, |_, plan, rt| epidemic_log(rt, &ids, &edges, plan))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("run 0 failed") && e.contains("has no runtime"), "{e}");
 }

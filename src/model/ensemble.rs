@@ -156,8 +156,8 @@ impl<'m> Ensemble<'m> {
             }
         });
         let done = done.into_inner().unwrap_or_else(|p| p.into_inner());
-        done.into_iter()
-            .map(|o| o.unwrap_or_else(|| Err(run_failed(0, "a worker stopped before it"))))
+        (done.into_iter().zip(mine))
+            .map(|(o, &k)| o.unwrap_or_else(|| Err(run_failed(k, "no worker ran it"))))
             .collect()
     }
 

@@ -7,16 +7,12 @@ use op2::model::Ensemble;
 use op2::mpi::Mpi;
 use op2::prelude::*;
 
-use crate::sir_ensemble::{epidemic_log, plans, small_network};
+use crate::sir_ensemble::{epidemic_log, lone_logs, plans, small_network};
 
 pub fn ensembles_over_ranks_give_every_lone_run(mpi: &Mpi) {
     let (ids, edges) = small_network();
     let plans = plans(64);
-    let seq = Runtime::new(Backend::Seq).unwrap();
-    let alone: Vec<String> = plans
-        .iter()
-        .map(|p| epidemic_log(&seq, &ids, &edges, p).unwrap())
-        .collect();
+    let alone = lone_logs(&ids, &edges, &plans);
     for threads in [1, 4] {
         let got = Ensemble::new(Backend::Seq)
             .threads(threads)

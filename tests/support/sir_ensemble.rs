@@ -44,3 +44,12 @@ pub fn epidemic_log(rt: &Runtime, ids: &[u64], edges: &[(u64, u64)], plan: &RunP
     }
     Ok(log)
 }
+
+/// Every plan's output as a lone run gives it, one after another on seq.
+pub fn lone_logs(ids: &[u64], edges: &[(u64, u64)], plans: &[RunPlan]) -> Vec<String> {
+    let seq = Runtime::new(op2::Backend::Seq).unwrap();
+    plans
+        .iter()
+        .map(|p| epidemic_log(&seq, ids, edges, p).unwrap())
+        .collect()
+}
