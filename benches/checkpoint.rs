@@ -16,15 +16,7 @@ use std::time::Instant;
 
 use op2::{Backend, Runtime};
 
-fn env_number(var: &str, default: u64) -> u64 {
-    let value = std::env::var(var).unwrap_or_default();
-    match value.trim() {
-        "" => default,
-        v => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{var}={v:?}: expected a whole number")),
-    }
-}
+mod support;
 
 /// `path`'s bytes to the disk.
 fn sync(path: &Path) {
@@ -49,7 +41,7 @@ fn plain_write(path: &Path, bytes: usize) -> f64 {
 fn main() {
     use op2::model::Checkpoints;
     use op2_circles::{box_side, circles, initial_positions, Params};
-    let n = env_number("CHECKPOINT_BENCH_AGENTS", 1_000_000) as usize;
+    let n = support::number_from_env("CHECKPOINT_BENCH_AGENTS", 1_000_000) as usize;
     let dir: PathBuf = std::env::var_os("CHECKPOINT_BENCH_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir)

@@ -15,18 +15,10 @@ use op2::{Backend, Runtime};
 use op2_graph::GraphSpec;
 use op2_sir::{network_counts, network_sir};
 
-fn env_number(var: &str, default: u64) -> u64 {
-    let value = std::env::var(var).unwrap_or_default();
-    match value.trim() {
-        "" => default,
-        v => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{var}={v:?}: expected a whole number")),
-    }
-}
+mod support;
 
 fn main() {
-    let runs = env_number("ENSEMBLE_BENCH_RUNS", 1000);
+    let runs = support::number_from_env("ENSEMBLE_BENCH_RUNS", 1000);
     let list = GraphSpec::parse("ba:2000,3").expect("a graph").build(1).expect("built");
     let ids: Vec<u64> = list.nodes().collect();
     let edges: Vec<(u64, u64)> = list.edges().iter().copied().filter(|(a, b)| a != b).collect();

@@ -24,20 +24,12 @@ use op2_sir::{network_counts, network_sir, Sir};
 const THREADS: usize = 2;
 const SEED: u64 = 11;
 
-fn env_number(var: &str, default: u64) -> u64 {
-    let value = std::env::var(var).unwrap_or_default();
-    match value.trim() {
-        "" => default,
-        v => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{var}={v:?}: expected a whole number")),
-    }
-}
+mod support;
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is read.
-    let n = env_number("MODEL_BENCH_AGENTS", 1_000_000) as usize;
-    let steps = env_number("MODEL_BENCH_STEPS", 40);
+    let n = support::number_from_env("MODEL_BENCH_AGENTS", 1_000_000) as usize;
+    let steps = support::number_from_env("MODEL_BENCH_STEPS", 40);
     #[cfg(feature = "mpi")]
     let mpi = op2::mpi::Mpi::init().expect("MPI");
     #[cfg(feature = "mpi")]
@@ -51,7 +43,7 @@ fn main() {
             return;
         }
     };
-    let nodes = env_number("MODEL_BENCH_NODES", 1_000_000) as usize;
+    let nodes = support::number_from_env("MODEL_BENCH_NODES", 1_000_000) as usize;
     #[cfg(feature = "mpi")]
     circles_cost(&rt, n, steps, rank, ranks, &mpi);
     #[cfg(not(feature = "mpi"))]

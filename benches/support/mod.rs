@@ -28,7 +28,24 @@ pub fn size_from_env(var: &str, default: (usize, usize)) -> (usize, usize) {
         .unwrap_or_else(|| panic!("{var}={value:?}: expected AxB with A, B >= 1 (e.g. 512x512)"))
 }
 
+/// The whole number in the environment variable `var`, else `default` when
+/// it is unset or empty (trimmed).
+///
+/// # Panics
+/// On any other value, naming the variable.
+#[allow(dead_code, reason = "sizes of the benchmarks without criterion")]
+pub fn number_from_env(var: &str, default: u64) -> u64 {
+    let value = std::env::var(var).unwrap_or_default();
+    match value.trim() {
+        "" => default,
+        v => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{var}={v:?}: expected a whole number")),
+    }
+}
+
 /// Mean time of benchmark `name` of `group` from criterion's saved estimates, in ns.
+#[allow(dead_code, reason = "the criterion benchmarks' ratios; not every benchmark has them")]
 pub fn mean_ns(group: &str, name: &str) -> Option<f64> {
     let dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
