@@ -89,4 +89,11 @@ for n in 1 2; do
     tail -n 2 "$out/af-$n.txt" | cmp - "$out/af-resumed-$n.txt" \
         || { echo "restarts: Airfoil resumed on $n ranks prints other rms lines" >&2; exit 1; }
 done
+# A grid file is not a checkpoint: refused, naming what it lacks.
+"$airfoil" --mesh 20x10 --iterations 0 --write-grid "$out/grid.h5" > /dev/null
+if "$airfoil" --resume "$out/grid.h5" --iterations 10 > "$out/af-not.txt" 2>&1 \
+    || ! grep -q "not a checkpoint" "$out/af-not.txt"; then
+    echo "restarts: Airfoil resumed from a grid file without refusing it" >&2
+    exit 1
+fi
 echo "restarts: every resumed run ends where the whole run ends"

@@ -257,3 +257,38 @@ fn a_snapshot_that_does_not_fit_is_refused_and_changes_nothing() {
     sim.run(2).unwrap();
     assert_eq!(sim.steps(), 2);
 }
+
+#[test]
+fn checkpoints_every_k_steps_keep_the_last_two_and_name_a_bad_folder() {
+    let dir = scratch("every");
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = fresh_circles(&rt);
+    let mut every = op2::model::CheckpointEvery::new(dir.join("ck"), 3);
+    let mut written = Vec::new();
+    for _ in 0..10 {
+        sim.step().unwrap();
+        written.extend(every.after_step(&sim).unwrap());
+    }
+    let steps: Vec<u64> = [3, 6, 9].to_vec();
+    assert_eq!(
+        written,
+        steps
+            .iter()
+            .map(|k| dir.join(format!("ck/step_{k}.h5")))
+            .collect::<Vec<_>>()
+    );
+    let mut left: Vec<String> = std::fs::read_dir(dir.join("ck"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["step_6.h5", "step_9.h5"], "the last two, nothing half written");
+    // A folder where a file is.
+    std::fs::write(dir.join("file"), "").unwrap();
+    let mut bad = op2::model::CheckpointEvery::new(dir.join("file"), 1);
+    sim.step().unwrap();
+    match bad.after_step(&sim) {
+        Err(Error::Io { path, .. }) => assert_eq!(path, dir.join("file")),
+        other => panic!("a folder that cannot be made: {other:?}"),
+    }
+}

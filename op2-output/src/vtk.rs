@@ -369,6 +369,10 @@ mod tests {
             "{e}"
         );
         assert!(VtkSeries::new(&dir, "a/b").is_err());
+        let e = VtkSeries::in_pieces(&dir, "pieces", 2, 2)
+            .err()
+            .expect("rank 2 of 2 is refused");
+        assert!(e.to_string().contains("rank 2 of 2"), "{e}");
         assert!(VtkSeries::new(&dir, "").is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
