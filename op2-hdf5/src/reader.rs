@@ -73,7 +73,14 @@ impl MeshFile {
     /// Opens `path` for reading by this process alone.
     pub fn open(path: impl AsRef<Path>) -> Result<MeshFile> {
         let path = path.as_ref().to_path_buf();
-        let file = hdf5::File::open(&path).map_err(|e| bad(&path, "/", format!("cannot open as HDF5: {e}")))?;
+        // No lock: HDF5 locks through the file descriptor, which a child
+        // process another thread forks (a JIT's compiler) inherits and
+        // keeps after the file is closed, so that a file just written
+        // could not be opened again. op2 never shares a file being written.
+        let file = hdf5::File::with_options()
+            .with_fapl(|p| p.file_locking(false))
+            .open(&path)
+            .map_err(|e| bad(&path, "/", format!("cannot open as HDF5: {e}")))?;
         Ok(MeshFile { file, path })
     }
 

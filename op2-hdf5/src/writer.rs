@@ -24,7 +24,10 @@ impl MeshWriter {
     /// Creates `path` (replacing any file there).
     pub fn create(path: impl AsRef<Path>) -> Result<MeshWriter> {
         let path = path.as_ref().to_path_buf();
-        let file = hdf5::File::create(&path).map_err(|e| bad(&path, "/", format!("cannot create: {e}")))?;
+        let file = hdf5::File::with_options()
+            .with_fapl(|p| p.file_locking(false))
+            .create(&path)
+            .map_err(|e| bad(&path, "/", format!("cannot create: {e}")))?;
         Ok(MeshWriter { file, path })
     }
 
@@ -33,7 +36,10 @@ impl MeshWriter {
     /// the mesh file it started from.
     pub fn append(path: impl AsRef<Path>) -> Result<MeshWriter> {
         let path = path.as_ref().to_path_buf();
-        let file = hdf5::File::append(&path).map_err(|e| bad(&path, "/", format!("cannot open for writing: {e}")))?;
+        let file = hdf5::File::with_options()
+            .with_fapl(|p| p.file_locking(false))
+            .append(&path)
+            .map_err(|e| bad(&path, "/", format!("cannot open for writing: {e}")))?;
         Ok(MeshWriter { file, path })
     }
 
