@@ -145,10 +145,7 @@ impl<'m> Ensemble<'m> {
                         let Some(&k) = mine.get(j) else { break };
                         let out = match &rt {
                             Ok(rt) => run(k, &plans[k], rt).map_err(|e| run_failed(k, &e.to_string())),
-                            Err(e) => Err(Error::InvalidOption {
-                                option: "ensemble",
-                                reason: format!("worker {worker} has no runtime: {e}"),
-                            }),
+                            Err(e) => Err(run_failed(k, &format!("worker {worker} has no runtime: {e}"))),
                         };
                         done.lock().unwrap_or_else(|p| p.into_inner())[j] = Some(out);
                     }
