@@ -59,8 +59,9 @@ pub use op2_hdf5 as hdf5;
 #[cfg(feature = "mpi")]
 pub mod mpi {
     pub use op2_mpi::{
-        block_rows, AgentDomain, BinBox, BinDecomposition, BlockDistributed, BlockMesh, BlockPartitioner, BlockSetId,
-        Distributed, DomainOptions, DomainStats, Mpi, Partitioner, Readers,
+        block_rows, dat_to_blocks, map_to_blocks, AgentDomain, BinBox, BinDecomposition, BlockDistributed, BlockMesh,
+        BlockPartitioner, BlockSetId, Distributed, DomainOptions, DomainStats, Mpi, Partitioner, Readers, SetNumbering,
+        SpreadMesh,
     };
 }
 

@@ -898,37 +898,29 @@ impl BlockDistributed {
     /// The owned values of `local` (a Dat on one of these sets) moved back
     /// to the blocks they were read from: this rank's rows of the file, in
     /// file order, ready to be written where they were read. Collective.
-    pub fn to_blocks<T: Scalar + Equivalence>(&self, local: &Dat<T>) -> Result<Vec<T>> {
+    pub fn to_blocks<T: Scalar>(&self, local: &Dat<T>) -> Result<Vec<T>> {
+        crate::dat_to_blocks(self, local)
+    }
+
+    /// The layout of a local set, and the whole set's size.
+    pub(crate) fn layout_of(&self, local: &Set) -> Result<(&SetLayout, usize)> {
         let s = self
             .sets
             .iter()
-            .position(|s| s.2.same(local.set()))
+            .position(|s| s.2.same(local))
             .ok_or_else(|| Error::Mpi {
-                reason: format!("dat `{}` is not on a set distributed from blocks", local.name()),
+                reason: format!("set `{}` is not a set distributed from blocks", local.name()),
             })?;
-        let (n, dim) = (self.sets[s].1, local.dim());
-        let layout = &self.layouts[s];
-        let owned = layout.regions.owned_size();
-        let comm = &self.comm.0;
-        let data = local.data_ro();
-        let mut gids: Vec<Vec<u32>> = vec![Vec::new(); self.nranks as usize];
-        let mut values: Vec<Vec<T>> = vec![Vec::new(); self.nranks as usize];
-        for (l, &g) in layout.globals[..owned].iter().enumerate() {
-            let q = block_owner(g as usize, n, self.nranks) as usize;
-            gids[q].push(g);
-            values[q].extend_from_slice(&data[l * dim..(l + 1) * dim]);
-        }
-        drop(data);
-        let gids = exchange(comm, &gids, "gathering rows into blocks")?;
-        let values = exchange(comm, &values, "gathering rows into blocks")?;
-        let block = block_rows(n, self.rank, self.nranks);
-        let mut out = vec![T::ZERO; block.len() * dim];
-        for (g, v) in gids.iter().zip(&values) {
-            for (i, &id) in g.iter().enumerate() {
-                let at = (id as usize - block.start) * dim;
-                out[at..at + dim].copy_from_slice(&v[i * dim..(i + 1) * dim]);
-            }
-        }
-        Ok(out)
+        Ok((&self.layouts[s], self.sets[s].1))
+    }
+
+    /// The communicator the mesh was distributed over.
+    pub(crate) fn comm(&self) -> &Comm {
+        &self.comm
+    }
+
+    /// This rank and the number of ranks.
+    pub(crate) fn rank_and_size(&self) -> (usize, usize) {
+        (self.rank as usize, self.nranks as usize)
     }
 }

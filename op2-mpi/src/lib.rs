@@ -24,6 +24,10 @@
 //! (`block_distribution.rs`, over the all-to-all exchanges and block
 //! directory of `all_to_all.rs`).
 //!
+//! To write a distributed mesh, `SpreadMesh` (both `Distributed` and
+//! `BlockDistributed`) moves every rank's owned rows of a table to
+//! contiguous blocks of the whole, in global order (`spread_mesh.rs`).
+//!
 //! Moving agents are shared by space: [`BinDecomposition`] cuts a spatial
 //! message grid's bins among ranks and lists which ranks read which bins;
 //! with `mpi`, `AgentDomain` moves agents to the rank owning their bin,
@@ -64,6 +68,8 @@ mod report;
 #[cfg(feature = "mpi")]
 mod shared_births;
 #[cfg(feature = "mpi")]
+mod spread_mesh;
+#[cfg(feature = "mpi")]
 mod world;
 
 #[cfg(feature = "mpi")]
@@ -81,5 +87,7 @@ pub use ownership::{block_owner, block_rows, derive_owners};
 pub use partition::Distributed;
 pub use partitioner::Partitioner;
 pub use report::{rank_message, write_rank_message};
+#[cfg(feature = "mpi")]
+pub use spread_mesh::{dat_to_blocks, map_to_blocks, SetNumbering, SpreadMesh};
 #[cfg(feature = "mpi")]
 pub use world::Mpi;

@@ -215,6 +215,23 @@ impl Distributed {
             })
     }
 
+    /// The layout of a local set, and the whole set's size.
+    pub(crate) fn layout_of(&self, local: &Set) -> Result<(&crate::SetLayout, usize)> {
+        let k = self
+            .local_sets
+            .iter()
+            .position(|s| s.same(local))
+            .ok_or_else(|| Error::Mpi {
+                reason: format!("set `{}` is not a local set of this distributed mesh", local.name()),
+            })?;
+        Ok((&self.layouts[self.rank].sets[k], self.global_sets[k].size()))
+    }
+
+    /// The communicator the mesh was distributed over.
+    pub(crate) fn comm(&self) -> &Comm {
+        &self.comm
+    }
+
     /// The local set of a global one.
     pub fn set(&self, global: &Set) -> Result<Set> {
         Ok(self.local_sets[self.set_index(global)?].clone())

@@ -1,0 +1,163 @@
+//! A mesh spread over ranks, seen from a writer: where each local element
+//! sits in the whole set, and every rank's owned rows of a table moved to
+//! contiguous blocks of the whole (rank `r` gets rows
+//! [`block_rows`]`(n, r, P)`), so that each rank writes one contiguous
+//! slice of a file's table and together they write it whole, in the
+//! global order, whatever the partition. Both ways of distributing a mesh
+//! ([`Distributed`], [`BlockDistributed`]) are one.
+
+use mpi::traits::*;
+use op2_core::{Dat, Error, Map, Result, Scalar, Set};
+
+use crate::all_to_all::exchange;
+use crate::halo_exchange::Comm;
+use crate::{block_owner, block_rows, BlockDistributed, Distributed, SetLayout};
+
+/// A mesh spread over the ranks (see the module's header).
+pub trait SpreadMesh {
+    /// The global number of each of this rank's elements of the local set
+    /// `local` (owned first, then halos), how many are owned, and the
+    /// whole set's size.
+    ///
+    /// # Errors
+    /// [`Error::Mpi`] if `local` is not one of this mesh's local sets.
+    fn numbering(&self, local: &Set) -> Result<SetNumbering<'_>>;
+
+    /// This rank's block of a whole table (`row_bytes` bytes a row) whose
+    /// rows each rank holds for its owned elements of `local`, in local
+    /// order (`owned` holds exactly those rows). Collective.
+    ///
+    /// # Errors
+    /// As [`SpreadMesh::numbering`]; [`Error::Mpi`] if `owned` is not
+    /// whole rows of the owned elements, or the exchange cannot be made.
+    fn rows_to_blocks(&self, local: &Set, owned: &[u8], row_bytes: usize) -> Result<Vec<u8>>;
+
+    /// This rank's number and the number of ranks.
+    fn rank_and_size(&self) -> (usize, usize);
+}
+
+/// Where a rank's elements of a set sit in the whole set.
+pub struct SetNumbering<'a> {
+    /// The global number of each local element: owned, then halos.
+    pub globals: &'a [u32],
+    /// How many of them this rank owns (the first ones).
+    pub owned: usize,
+    /// The whole set's size.
+    pub global_size: usize,
+}
+
+/// This rank's block of `local`'s values in the global order (see
+/// [`SpreadMesh::rows_to_blocks`]). Collective.
+///
+/// # Errors
+/// As [`SpreadMesh::rows_to_blocks`].
+pub fn dat_to_blocks<T: Scalar>(mesh: &dyn SpreadMesh, local: &Dat<T>) -> Result<Vec<T>> {
+    let owned = mesh.numbering(local.set())?.owned;
+    let bytes = {
+        let data = local.try_data_ro()?;
+        bytemuck::cast_slice::<T, u8>(&data[..owned * local.dim()]).to_vec()
+    };
+    let block = mesh.rows_to_blocks(local.set(), &bytes, local.dim() * std::mem::size_of::<T>())?;
+    Ok(block
+        .chunks_exact(std::mem::size_of::<T>())
+        .map(bytemuck::pod_read_unaligned)
+        .collect())
+}
+
+/// This rank's block of `local`'s table in the global order and numbering:
+/// each entry the global number of its target. Collective.
+///
+/// # Errors
+/// As [`SpreadMesh::rows_to_blocks`]; [`Error::Mpi`] if the target set is
+/// not one of the mesh's.
+pub fn map_to_blocks(mesh: &dyn SpreadMesh, local: &Map) -> Result<Vec<i32>> {
+    let from = mesh.numbering(local.from_set())?;
+    let to = mesh.numbering(local.to_set())?;
+    let arity = local.arity();
+    let entries: Vec<i32> = local.values()[..from.owned * arity]
+        .iter()
+        .map(|&l| to.globals[l as usize] as i32)
+        .collect();
+    let block = mesh.rows_to_blocks(local.from_set(), bytemuck::cast_slice(&entries), arity * 4)?;
+    Ok(block.chunks_exact(4).map(bytemuck::pod_read_unaligned).collect())
+}
+
+/// Moves each owned row to the rank whose block holds it (see the module's
+/// header).
+fn to_blocks(
+    comm: &Comm,
+    (rank, ranks): (usize, usize),
+    n: &SetNumbering<'_>,
+    owned: &[u8],
+    row: usize,
+) -> Result<Vec<u8>> {
+    if row == 0 || owned.len() != n.owned * row {
+        return Err(Error::Mpi {
+            reason: format!(
+                "{} bytes are not {} owned rows of {row} bytes each",
+                owned.len(),
+                n.owned
+            ),
+        });
+    }
+    let nranks = ranks as u32;
+    let mut ids: Vec<Vec<u32>> = vec![Vec::new(); ranks];
+    let mut rows: Vec<Vec<u8>> = vec![Vec::new(); ranks];
+    for (l, &g) in n.globals[..n.owned].iter().enumerate() {
+        let q = block_owner(g as usize, n.global_size, nranks) as usize;
+        ids[q].push(g);
+        rows[q].extend_from_slice(&owned[l * row..(l + 1) * row]);
+    }
+    let ids = exchange(&comm.0, &ids, "moving rows into blocks")?;
+    let rows = exchange(&comm.0, &rows, "moving rows into blocks")?;
+    let block = block_rows(n.global_size, rank as u32, nranks);
+    let mut out = vec![0u8; block.len() * row];
+    for (ids, rows) in ids.iter().zip(&rows) {
+        for (i, &g) in ids.iter().enumerate() {
+            let at = (g as usize - block.start) * row;
+            out[at..at + row].copy_from_slice(&rows[i * row..(i + 1) * row]);
+        }
+    }
+    Ok(out)
+}
+
+impl SpreadMesh for Distributed {
+    fn numbering(&self, local: &Set) -> Result<SetNumbering<'_>> {
+        let (layout, global_size) = self.layout_of(local)?;
+        Ok(numbering(layout, global_size))
+    }
+
+    fn rows_to_blocks(&self, local: &Set, owned: &[u8], row_bytes: usize) -> Result<Vec<u8>> {
+        let n = self.numbering(local)?;
+        to_blocks(self.comm(), self.rank_and_size(), &n, owned, row_bytes)
+    }
+
+    fn rank_and_size(&self) -> (usize, usize) {
+        let c = &self.comm().0;
+        (c.rank() as usize, c.size() as usize)
+    }
+}
+
+impl SpreadMesh for BlockDistributed {
+    fn numbering(&self, local: &Set) -> Result<SetNumbering<'_>> {
+        let (layout, global_size) = self.layout_of(local)?;
+        Ok(numbering(layout, global_size))
+    }
+
+    fn rows_to_blocks(&self, local: &Set, owned: &[u8], row_bytes: usize) -> Result<Vec<u8>> {
+        let n = self.numbering(local)?;
+        to_blocks(self.comm(), self.rank_and_size(), &n, owned, row_bytes)
+    }
+
+    fn rank_and_size(&self) -> (usize, usize) {
+        BlockDistributed::rank_and_size(self)
+    }
+}
+
+fn numbering(layout: &SetLayout, global_size: usize) -> SetNumbering<'_> {
+    SetNumbering {
+        globals: &layout.globals,
+        owned: layout.regions.owned_size(),
+        global_size,
+    }
+}
