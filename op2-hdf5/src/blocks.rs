@@ -86,6 +86,32 @@ impl MeshWriter {
         rows: Range<usize>,
         values: &[T],
     ) -> Result<()> {
+        self.write_rows(name, dim, total, rows, values, |d| self.dat_attrs::<T>(name, d, dim))
+    }
+
+    /// [`MeshWriter::write_dat_rows`] for the Map `name` (`dim` entries a
+    /// row), made with OP2's attributes for a map.
+    pub fn write_map_rows(
+        &self,
+        name: &str,
+        dim: usize,
+        total: usize,
+        rows: Range<usize>,
+        values: &[i32],
+    ) -> Result<()> {
+        self.write_rows(name, dim, total, rows, values, |d| self.map_attrs(name, d, dim, total))
+    }
+
+    /// Rows of a table, made with `attrs` if it is not there.
+    fn write_rows<T: Scalar>(
+        &self,
+        name: &str,
+        dim: usize,
+        total: usize,
+        rows: Range<usize>,
+        values: &[T],
+        attrs: impl FnOnce(&hdf5::Dataset) -> Result<()>,
+    ) -> Result<()> {
         if rows.end > total || values.len() != rows.len() * dim {
             return Err(bad(
                 self.path(),
@@ -97,7 +123,7 @@ impl MeshWriter {
             Some(d) => d,
             None => {
                 let d = self.typed(name, &[total, dim], &[] as &[T])?;
-                self.dat_attrs::<T>(name, &d, dim)?;
+                attrs(&d)?;
                 d
             }
         };

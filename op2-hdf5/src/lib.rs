@@ -23,6 +23,12 @@
 //! refused: gather its values first, or, with `mpi`, write each rank's block
 //! (`MeshWriter::append_parallel`, `MeshWriter::write_dat_rows`).
 //!
+//! `MeshCheckpoint` writes the Sets, Maps, Dats and Globals a mesh program
+//! chooses, with its step, as one file in this layout that appears whole
+//! or not at all (under `mpirun` each rank writing its own rows), and
+//! `MeshCheckpointFile` reads it back (`mesh_checkpoint.rs`,
+//! `whole_file.rs`).
+//!
 //! With `mpi`, `MeshFile::block_set`, `block_map` and `block_dat` read each
 //! rank's block of a mesh into an `op2_mpi::BlockMesh`, for distribution
 //! with no rank holding a whole set (`blocks.rs`).
@@ -48,11 +54,21 @@ mod blocks;
 #[cfg(feature = "hdf5")]
 mod element_type;
 #[cfg(feature = "hdf5")]
+mod mesh_checkpoint;
+#[cfg(feature = "hdf5")]
 mod reader;
+#[cfg(feature = "hdf5")]
+mod whole_file;
 #[cfg(feature = "hdf5")]
 mod writer;
 
 #[cfg(feature = "hdf5")]
+pub use mesh_checkpoint::{MeshCheckpoint, MeshCheckpointFile, MESH_CHECKPOINT_FORMAT};
+#[cfg(feature = "hdf5")]
 pub use reader::{MeshFile, Table};
+#[cfg(feature = "mpi")]
+pub use whole_file::agree;
+#[cfg(feature = "hdf5")]
+pub use whole_file::{rename_when_whole, writing_name};
 #[cfg(feature = "hdf5")]
 pub use writer::MeshWriter;

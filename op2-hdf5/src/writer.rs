@@ -149,9 +149,14 @@ impl MeshWriter {
     pub fn write_map_table(&self, name: &str, dim: usize, values: &[i32]) -> Result<()> {
         let rows = self.rows(name, dim, values.len())?;
         let dataset = self.dataset::<i32>(name, &[rows, dim], values)?;
-        self.int_attr(name, &dataset, "dim", dim)?;
-        self.int_attr(name, &dataset, "size", rows)?;
-        self.type_attr(name, &dataset, "int", MAP_TYPE_LEN)
+        self.map_attrs(name, &dataset, dim, rows)
+    }
+
+    /// A Map's attributes, as OP2 writes them.
+    pub(crate) fn map_attrs(&self, name: &str, dataset: &Dataset, dim: usize, rows: usize) -> Result<()> {
+        self.int_attr(name, dataset, "dim", dim)?;
+        self.int_attr(name, dataset, "size", rows)?;
+        self.type_attr(name, dataset, "int", MAP_TYPE_LEN)
     }
 
     /// Dat `name`: `values.len() / dim` elements of `dim` values.

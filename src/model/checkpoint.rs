@@ -30,7 +30,9 @@
 
 use std::path::{Path, PathBuf};
 
-use op2_hdf5::{MeshFile, MeshWriter};
+#[cfg(feature = "mpi")]
+use op2_hdf5::agree;
+use op2_hdf5::{rename_when_whole, writing_name, MeshFile, MeshWriter};
 use op2_model::{AgentValues, Model, Simulation, Snapshot, VariableValues};
 
 use crate::{Error, Result, Scalar, ScalarType};
@@ -105,7 +107,7 @@ impl Checkpoints for Simulation<'_> {
             }
             w.finish()
         })();
-        finish(written, &writing, path)
+        rename_when_whole(written, &writing, path)
     }
 
     fn resume(&mut self, path: impl AsRef<Path>) -> Result<&mut Self> {
@@ -177,7 +179,7 @@ impl Checkpoints for Simulation<'_> {
         });
         agree(mpi, path, written, "wrote its rows").map_err(failed)?;
         let renamed = match rank {
-            0 => finish(Ok(()), &writing, path),
+            0 => rename_when_whole(Ok(()), &writing, path),
             _ => Ok(()),
         };
         agree(mpi, path, renamed, "renamed the file")
@@ -285,42 +287,6 @@ impl<'m> CheckpointEvery<'m> {
     }
 }
 
-/// Whether every rank succeeded: this rank's own error if it failed, an
-/// error naming the first rank that failed if another did.
-#[cfg(feature = "mpi")]
-fn agree<T>(mpi: &crate::mpi::Mpi, path: &Path, mine: Result<T>, step: &str) -> Result<T> {
-    let mut failed = vec![0u64; mpi.size()];
-    failed[mpi.rank()] = u64::from(mine.is_err());
-    mpi.sum_u64(&mut failed);
-    let mine = mine?;
-    match failed.iter().position(|&f| f != 0) {
-        Some(r) => Err(Error::mesh_file(
-            path,
-            "/",
-            format!("rank {r} failed where every rank {step} (its error is in its output)"),
-        )),
-        None => Ok(mine),
-    }
-}
-
-/// Where a checkpoint is written before it takes its name.
-fn writing_name(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".writing");
-    PathBuf::from(name)
-}
-
-/// Gives the file written at `writing` the name `path`, or removes it if
-/// writing failed.
-fn finish(written: Result<()>, writing: &Path, path: &Path) -> Result<()> {
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(writing);
-        return Err(e);
-    }
-    std::fs::rename(writing, path)
-        .map_err(|e| Error::mesh_file(path, "/", format!("cannot rename {} to it: {e}", writing.display())))
-}
-
 /// Everything but the tables: written by one process.
 fn write_description(w: &MeshWriter, model: &Model, s: &Snapshot, totals: &[usize], next: &[u64]) -> Result<()> {
     w.write_constant::<i32>("checkpoint/format", &[CHECKPOINT_FORMAT])?;
@@ -352,8 +318,10 @@ struct Table<'a> {
     scalar: ScalarType,
     dim: usize,
     /// The agent type whose count (over every process) is its rows.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     agent: usize,
     /// This process's first row.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     first: usize,
     bytes: &'a [u8],
 }

@@ -1,0 +1,53 @@
+//! Files that appear whole or not at all: a checkpoint is written to
+//! `<name>.writing` and renamed to its name only once every byte is
+//! written, so that a crash during a write never leaves a broken file
+//! under the name a run resumes from. Under `mpirun`, [`agree`] tells
+//! every rank whether every rank managed a stage, so that all of them go
+//! on or all stop.
+
+use std::path::{Path, PathBuf};
+
+use op2_core::{Error, Result};
+
+/// Where a file is written before it takes the name `path`.
+pub fn writing_name(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".writing");
+    PathBuf::from(name)
+}
+
+/// Gives the file written at `writing` the name `path`, or removes it if
+/// writing failed (returning that failure).
+///
+/// # Errors
+/// `written`'s error; [`Error::MeshFile`] if the rename fails.
+pub fn rename_when_whole(written: Result<()>, writing: &Path, path: &Path) -> Result<()> {
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(writing);
+        return Err(e);
+    }
+    std::fs::rename(writing, path)
+        .map_err(|e| Error::mesh_file(path, "/", format!("cannot rename {} to it: {e}", writing.display())))
+}
+
+/// Whether every rank of `mpi` managed `stage` of writing or reading
+/// `path` (collective): this rank's own error if it failed, an error
+/// naming the first rank that failed if another did.
+///
+/// # Errors
+/// As above.
+#[cfg(feature = "mpi")]
+pub fn agree<T>(mpi: &op2_mpi::Mpi, path: &Path, mine: Result<T>, stage: &str) -> Result<T> {
+    let mut failed = vec![0u64; mpi.size()];
+    failed[mpi.rank()] = u64::from(mine.is_err());
+    mpi.sum_u64(&mut failed);
+    let mine = mine?;
+    match failed.iter().position(|&f| f != 0) {
+        Some(r) => Err(Error::mesh_file(
+            path,
+            "/",
+            format!("rank {r} failed where every rank {stage} (its error is in its output)"),
+        )),
+        None => Ok(mine),
+    }
+}
