@@ -237,19 +237,13 @@ impl Ranks {
     }
 
     /// The local part of the state on this rank (the whole on one rank).
-    /// `counts` are the whole mesh's; `whole` is the mesh itself where a
-    /// later step needs it (writing the solution).
-    fn local(
-        &self,
-        airfoil: AirfoilDsl,
-        counts: [usize; 4],
-        whole: Option<(Mesh, Constants)>,
-    ) -> Result<Local, AirfoilError> {
+    /// `counts` are the whole mesh's.
+    fn local(&self, airfoil: AirfoilDsl, counts: [usize; 4], constants: Constants) -> Result<Local, AirfoilError> {
         #[allow(unused_mut)]
         let mut local = Local {
             airfoil,
             counts,
-            whole,
+            constants,
             #[cfg(feature = "mpi")]
             distributed: None,
             #[cfg(all(feature = "mpi", feature = "hdf5"))]
@@ -276,9 +270,9 @@ impl Ranks {
             Ok(Local {
                 airfoil,
                 counts,
-                whole: None,
+                constants,
                 distributed: None,
-                blocks: Some((d, path.to_path_buf())),
+                blocks: Some(d),
             })
         }
         #[cfg(not(all(feature = "mpi", feature = "hdf5")))]
@@ -345,78 +339,65 @@ struct Local {
     airfoil: AirfoilDsl,
     /// Nodes, cells, edges and boundary edges in the whole mesh.
     counts: [usize; 4],
-    /// The whole mesh, where every rank holds it.
-    whole: Option<(Mesh, Constants)>,
+    /// The constants the mesh came with (written with the solution).
+    #[cfg_attr(not(feature = "hdf5"), allow(dead_code))]
+    constants: Constants,
     #[cfg(feature = "mpi")]
     distributed: Option<op2::mpi::Distributed>,
-    /// The distribution from blocks and the grid file read.
+    /// The distribution from blocks.
     #[cfg(all(feature = "mpi", feature = "hdf5"))]
-    blocks: Option<(op2::mpi::BlockDistributed, PathBuf)>,
+    blocks: Option<op2::mpi::BlockDistributed>,
 }
 
 impl Local {
-    /// Writes the mesh, the constants and the flow state to `path`
-    /// (collective): read in blocks, each rank writes its block of `p_q`
-    /// into a copy of the grid; otherwise rank 0 gathers `q` and writes all.
-    /// Whether this rank reports it.
-    fn write_solution(&self, path: &Path, ranks: &Ranks) -> Result<bool, AirfoilError> {
-        #[cfg(all(feature = "mpi", feature = "hdf5"))]
-        if let Some((d, grid)) = &self.blocks {
-            op2_airfoil::hdf5_grid::write_blocks(path, grid, &ranks.mpi, d, &self.airfoil.q)?;
-            return Ok(ranks.rank() == 0);
-        }
-        let _ = ranks;
-        let q = self.q_on_root()?;
-        match (q, &self.whole) {
-            (Some(q), Some((mesh, constants))) => write_hdf5(path, mesh, constants, &q).map(|()| true),
-            _ => Ok(false),
-        }
-    }
-
-    /// Writes the solution after iteration `iter` with that iteration as
-    /// `DIR/step_<iter>.h5` (collective): to a temporary name, renamed by
-    /// rank 0 once whole. Returns the file's path.
-    fn write_checkpoint(&self, dir: &Path, iter: usize, ranks: &Ranks) -> Result<PathBuf, AirfoilError> {
+    /// Writes the mesh, the constants and the flow state after `iter`
+    /// iterations to `path` as a checkpoint in OP2's layout
+    /// (`op2::hdf5::MeshCheckpoint`; collective: on more than one rank
+    /// each writes its own rows). Whether this rank reports it.
+    fn write_solution(&self, path: &Path, iter: usize, ranks: &Ranks) -> Result<bool, AirfoilError> {
         #[cfg(feature = "hdf5")]
         {
-            let path = dir.join(format!("step_{iter}.h5"));
-            let writing = dir.join(format!("step_{iter}.h5.writing"));
-            let io = |e: std::io::Error| AirfoilError::Usage(format!("--checkpoint {}: {e}", dir.display()));
-            if ranks.rank() == 0 {
-                std::fs::create_dir_all(dir).map_err(io)?;
+            #[cfg(feature = "mpi")]
+            let blocks = self.blocks.is_some();
+            #[cfg(not(feature = "mpi"))]
+            let blocks = false;
+            let checkpoint = op2_airfoil::hdf5_grid::checkpoint(&self.airfoil, &self.constants, iter as u64)
+                .constant::<i32>(CHECKPOINT_BLOCKS, &[i32::from(blocks)]);
+            #[cfg(feature = "mpi")]
+            {
+                let spread: Option<&dyn op2::mpi::SpreadMesh> = match (&self.distributed, &self.blocks) {
+                    (Some(d), _) => Some(d),
+                    (_, Some(d)) => Some(d),
+                    _ => None,
+                };
+                if let Some(mesh) = spread {
+                    checkpoint.write_across(path, mesh, &ranks.mpi)?;
+                    return Ok(ranks.rank() == 0);
+                }
             }
-            if self.write_solution(&writing, ranks)? {
-                let w = op2::hdf5::MeshWriter::append(&writing)?;
-                w.write_constant::<i64>(CHECKPOINT_ITERATION, &[iter as i64])?;
-                #[cfg(feature = "mpi")]
-                let blocks = self.blocks.is_some();
-                #[cfg(not(feature = "mpi"))]
-                let blocks = false;
-                w.write_constant::<i32>(CHECKPOINT_BLOCKS, &[i32::from(blocks)])?;
-                w.finish()?;
-                std::fs::rename(&writing, &path).map_err(io)?;
-            }
-            Ok(path)
+            checkpoint.write(path)?;
+            Ok(ranks.rank() == 0)
         }
         #[cfg(not(feature = "hdf5"))]
         {
             let _ = (iter, ranks);
             Err(AirfoilError::NotBuiltIn {
                 feature: "hdf5",
-                what: format!("checkpoints in {}", dir.display()),
+                what: format!("writing {}", path.display()),
             })
         }
     }
 
-    /// The whole flow state `q` in the mesh's cell order, on rank 0 (`None`
-    /// on the others; collective).
-    fn q_on_root(&self) -> Result<Option<Vec<f64>>, AirfoilError> {
-        #[cfg(feature = "mpi")]
-        if let Some(d) = &self.distributed {
-            return Ok(d.gather(&self.airfoil.q)?);
+    /// Writes the solution after iteration `iter` as the checkpoint
+    /// `DIR/step_<iter>.h5` (collective). Returns the file's path.
+    fn write_checkpoint(&self, dir: &Path, iter: usize, ranks: &Ranks) -> Result<PathBuf, AirfoilError> {
+        if ranks.rank() == 0 {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| AirfoilError::Usage(format!("--checkpoint {}: {e}", dir.display())))?;
         }
-        let q = self.airfoil.q.try_data_ro()?;
-        Ok(Some(q[..4 * self.airfoil.cells.size()].to_vec()))
+        let path = dir.join(format!("step_{iter}.h5"));
+        self.write_solution(&path, iter, ranks)?;
+        Ok(path)
     }
 }
 
@@ -560,21 +541,10 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
 fn checkpoint_info(path: &Path) -> Result<(usize, bool), AirfoilError> {
     #[cfg(feature = "hdf5")]
     {
-        let file = op2::hdf5::MeshFile::open(path)?;
-        if !file.contains(CHECKPOINT_ITERATION) {
-            return Err(AirfoilError::Usage(format!(
-                "--resume: {} is a grid file, not a checkpoint (it has no {CHECKPOINT_ITERATION})",
-                path.display()
-            )));
-        }
-        let iteration = match file.constant::<i64>(CHECKPOINT_ITERATION)?[..] {
-            [k] if k >= 0 => k as usize,
-            ref v => {
-                return Err(Error::mesh_file(path, CHECKPOINT_ITERATION, format!("{v:?} is not an iteration")).into())
-            }
-        };
+        let checkpoint = op2::hdf5::MeshCheckpointFile::open(path)?;
+        let file = checkpoint.file();
         let blocks = file.contains(CHECKPOINT_BLOCKS) && file.constant::<i32>(CHECKPOINT_BLOCKS)? == [1];
-        Ok((iteration, blocks))
+        Ok((checkpoint.step() as usize, blocks))
     }
     #[cfg(not(feature = "hdf5"))]
     Err(AirfoilError::NotBuiltIn {
@@ -583,14 +553,10 @@ fn checkpoint_info(path: &Path) -> Result<(usize, bool), AirfoilError> {
     })
 }
 
-/// Where a checkpoint keeps the iteration it was written after.
-#[cfg(feature = "hdf5")]
-const CHECKPOINT_ITERATION: &str = "checkpoint/iteration";
-
 /// Where a checkpoint says whether its run read the mesh in blocks (1) or
 /// whole (0): a resumed run shares it out the same way by default.
 #[cfg(feature = "hdf5")]
-const CHECKPOINT_BLOCKS: &str = "checkpoint/blocks";
+const CHECKPOINT_BLOCKS: &str = "airfoil/blocks";
 
 /// Every rank reads or generates the whole mesh, writes it if asked (rank
 /// 0), and keeps its part.
@@ -603,9 +569,10 @@ fn whole_mesh(o: &Options, ranks: &Ranks) -> Result<Local, AirfoilError> {
         None => (generate(o.mesh.0, o.mesh.1), None, Constants::default()),
     };
     let counts = [mesh.nnode(), mesh.ncell(), mesh.nedge(), mesh.nbedge()];
-    // The mesh is kept only for the files written from it; otherwise its
-    // tables move into the maps and Dats (peak memory: never held twice).
-    let keep = o.write_grid.is_some() || o.write_solution.is_some() || o.checkpoint.is_some();
+    // The mesh is kept only for the grid file written from it; otherwise
+    // its tables move into the maps and Dats (peak memory: never held
+    // twice).
+    let keep = o.write_grid.is_some();
     let (airfoil, mesh) = if keep {
         (AirfoilDsl::new(&mesh, &constants)?, Some(mesh))
     } else {
@@ -624,7 +591,7 @@ fn whole_mesh(o: &Options, ranks: &Ranks) -> Result<Local, AirfoilError> {
             grid_file::write(path, mesh)?;
         }
     }
-    ranks.local(airfoil, counts, mesh.map(|m| (m, constants)))
+    ranks.local(airfoil, counts, constants)
 }
 
 /// After the iterations: VTK and solution files, the reference check and
@@ -664,7 +631,7 @@ fn run_end(
     }
     // After the timing: writing is not an iteration's work.
     if let Some(path) = &o.write_solution {
-        if local.write_solution(path, ranks)? {
+        if local.write_solution(path, o.iterations, ranks)? {
             println!(
                 "wrote {} (the mesh and the flow state after {} iterations)",
                 path.display(),

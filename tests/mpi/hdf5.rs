@@ -63,7 +63,7 @@ pub fn blocks_read_in_parallel_tile_the_file(mpi: &Mpi) {
 
 /// Airfoil from the file OP2 wrote, on every rank and distributed, against
 /// one process from the same file; then its solution gathered to rank 0,
-/// written and read back.
+/// written and read back, and written as a checkpoint by every rank.
 pub fn airfoil_from_hdf5_matches_one_rank(mpi: &Mpi) {
     let s = hdf5_grid::read(OP2_WRITTEN).unwrap();
     let seq = Runtime::new(Backend::Seq).unwrap();
@@ -97,12 +97,38 @@ pub fn airfoil_from_hdf5_matches_one_rank(mpi: &Mpi) {
         }
         assert!(q.chunks(4).any(|q| q != s.constants.qinf), "the flow moved");
     }
+    // The same as a checkpoint, each rank writing its own rows.
+    let path = std::env::temp_dir().join(format!("op2-mpi-checkpoint-{tag}.h5"));
+    hdf5_grid::checkpoint(&local, &s.constants, 10)
+        .write_across(&path, &d, mpi)
+        .unwrap();
+    if mpi.rank() == 0 {
+        checkpoint_reads_back(&path, &s, &one);
+    }
+}
+
+/// The checkpoint at `path` (removed after) holds the mesh `s` came with,
+/// bit for bit, and `one`'s state after 10 iterations to rounding.
+fn checkpoint_reads_back(path: &std::path::Path, s: &hdf5_grid::GridState, one: &AirfoilDsl) {
+    let k = op2::hdf5::MeshCheckpointFile::open(path).unwrap();
+    assert_eq!(k.step(), 10);
+    let back = hdf5_grid::read(path).unwrap();
+    std::fs::remove_file(path).unwrap();
+    assert_eq!(back.mesh, s.mesh, "every map and Dat in the global numbering");
+    assert_eq!(back.constants, s.constants);
+    let (q, want) = (back.q.unwrap(), one.q.to_vec());
+    assert_eq!(q.len(), want.len());
+    for (k, (a, b)) in q.chunks(4).zip(want.chunks(4)).enumerate() {
+        let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let worst = a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+        assert!(worst <= 1e-12 * scale, "cell {k}: q {a:?} vs one rank {b:?}");
+    }
 }
 
 /// Airfoil read in blocks from the file OP2 wrote (each rank its own rows,
 /// partitioned in parallel: PT-Scotch where built), against one process;
-/// then each rank writes its block of the solution into a copy of the file,
-/// which one process reads back as one rank's solution.
+/// then each rank writes its rows of a checkpoint, which one process reads
+/// back as one rank's mesh and solution.
 pub fn airfoil_read_in_blocks_matches_one_rank(mpi: &Mpi) {
     let s = hdf5_grid::read(OP2_WRITTEN).unwrap();
     let seq = Runtime::new(Backend::Seq).unwrap();
@@ -114,20 +140,12 @@ pub fn airfoil_read_in_blocks_matches_one_rank(mpi: &Mpi) {
         .unwrap();
     let local = AirfoilDsl::from_blocks(&d, &constants).unwrap();
     airfoil_matches_one_rank(&one, &seq, &local, &seq, 10);
-    let tag = run_tag(mpi);
-    let path = std::env::temp_dir().join(format!("op2-mpi-blocks-{tag}.h5"));
-    hdf5_grid::write_blocks(&path, OP2_WRITTEN, mpi, &d, &local.q).unwrap();
+    let path = std::env::temp_dir().join(format!("op2-mpi-blocks-{}.h5", run_tag(mpi)));
+    hdf5_grid::checkpoint(&local, &constants, 10)
+        .write_across(&path, &d, mpi)
+        .unwrap();
     if mpi.rank() == 0 {
-        let back = hdf5_grid::read(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(back.mesh, s.mesh, "the grid is copied as it was");
-        let (q, want) = (back.q.unwrap(), one.q.to_vec());
-        assert_eq!(q.len(), want.len());
-        for (k, (a, b)) in q.chunks(4).zip(want.chunks(4)).enumerate() {
-            let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-            let worst = a.iter().zip(b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
-            assert!(worst <= 1e-12 * scale, "cell {k}: q {a:?} vs one rank {b:?}");
-        }
+        checkpoint_reads_back(&path, &s, &one);
     }
     // A grid that is not there: an error on every rank, naming it.
     let Err(e) = hdf5_grid::read_blocks("/nonexistent-op2/grid.h5", mpi) else {

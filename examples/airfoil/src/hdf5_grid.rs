@@ -7,10 +7,10 @@
 
 use std::path::Path;
 
-use op2::hdf5::{MeshFile, MeshWriter};
+use op2::hdf5::{MeshCheckpoint, MeshFile, MeshWriter};
 use op2::Set;
 
-use crate::{AirfoilError, Constants, Mesh};
+use crate::{AirfoilDsl, AirfoilError, Constants, Mesh};
 
 /// What an Airfoil HDF5 file holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +30,18 @@ pub struct GridState {
 /// Airfoil, like OP2's, does not use it.
 fn alpha() -> f64 {
     3.0 * 1.0f64.atan() / 45.0
+}
+
+/// The one-value constants an OP2 Airfoil file holds, by name.
+fn scalar_constants(c: &Constants) -> [(&'static str, f64); 6] {
+    [
+        ("gam", c.gam),
+        ("gm1", c.gm1),
+        ("cfl", c.cfl),
+        ("eps", c.eps),
+        ("mach", c.mach),
+        ("alpha", alpha()),
+    ]
 }
 
 /// A map's values, checked to have the arity Airfoil gives it.
@@ -142,39 +154,28 @@ pub fn read_blocks(
     Ok((mesh, constants(&file)?))
 }
 
-/// Writes the state `q` of an Airfoil distributed from blocks into `path`,
-/// each rank its own block of rows (`BlockDistributed::to_blocks`), as
-/// `p_q`: a copy of the grid file `grid` it was read from, made by rank 0,
-/// so that the result is a whole Airfoil file to resume from. Collective.
-#[cfg(feature = "mpi")]
-pub fn write_blocks(
-    path: impl AsRef<Path>,
-    grid: impl AsRef<Path>,
-    mpi: &op2::mpi::Mpi,
-    d: &op2::mpi::BlockDistributed,
-    q: &op2::Dat<f64>,
-) -> Result<(), AirfoilError> {
-    let path = path.as_ref();
-    let copied = match mpi.rank() {
-        0 => std::fs::copy(grid.as_ref(), path).map(drop).map_err(|e| e.to_string()),
-        _ => Ok(()),
-    };
-    let mut failed = [u64::from(copied.is_err())];
-    mpi.sum_u64(&mut failed);
-    if failed[0] != 0 {
-        let reason = format!(
-            "cannot copy the grid {} there: {}",
-            grid.as_ref().display(),
-            copied.err().unwrap_or_else(|| "(on rank 0)".into())
-        );
-        return Err(op2::Error::mesh_file(path, "/", reason).into());
+/// Airfoil's mesh, flow state and constants as a checkpoint after
+/// `iteration` iterations, under OP2's names (`p_q` the state as it is
+/// now): a file OP2 reads as a grid and [`read`] reads back, to resume from.
+/// Write it with `write` on one process or `write_across` (each rank its
+/// own rows) under `mpirun`.
+pub fn checkpoint<'a>(a: &'a AirfoilDsl, c: &Constants, iteration: u64) -> MeshCheckpoint<'a> {
+    let mut k = MeshCheckpoint::new(iteration)
+        .map(&a.pedge)
+        .map(&a.pecell)
+        .map(&a.pbedge)
+        .map(&a.pbecell)
+        .map(&a.pcell)
+        .dat_as("p_bound", &a.bound)
+        .dat_as("p_x", &a.x)
+        .dat_as("p_q", &a.q)
+        .dat_as("p_qold", &a.qold)
+        .dat_as("p_res", &a.res)
+        .dat_as("p_adt", &a.adt);
+    for (name, value) in scalar_constants(c) {
+        k = k.constant(name, &[value]);
     }
-    let mine = d.to_blocks(q)?;
-    let total = d.global_size("cells")?;
-    let rows = op2::mpi::block_rows(total, mpi.rank() as u32, mpi.size() as u32);
-    let w = MeshWriter::append_parallel(path, mpi)?;
-    w.write_dat_rows("p_q", 4, total, rows, &mine)?;
-    Ok(w.finish()?)
+    k.constant("qinf", &c.qinf)
 }
 
 /// Reads an Airfoil mesh, its state and its constants from `path`. Every
@@ -253,17 +254,9 @@ pub fn write(path: impl AsRef<Path>, mesh: &Mesh, constants: &Constants, q: &[f6
     w.write_dat_table("p_qold", 4, &vec![0.0f64; q.len()])?;
     w.write_dat_table("p_res", 4, &vec![0.0f64; q.len()])?;
     w.write_dat_table("p_adt", 1, &vec![0.0f64; mesh.ncell()])?;
-    let c = constants;
-    for (name, value) in [
-        ("gam", c.gam),
-        ("gm1", c.gm1),
-        ("cfl", c.cfl),
-        ("eps", c.eps),
-        ("mach", c.mach),
-        ("alpha", alpha()),
-    ] {
+    for (name, value) in scalar_constants(constants) {
         w.write_constant(name, &[value])?;
     }
-    w.write_constant("qinf", &c.qinf)?;
+    w.write_constant("qinf", &constants.qinf)?;
     Ok(w.finish()?)
 }
