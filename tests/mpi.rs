@@ -234,6 +234,7 @@ fn distributed_runs_match_one_process() {
         hdf5::airfoil_read_in_blocks_matches_one_rank(&mpi);
         checkpoint::checkpoints_resume_on_any_rank_count(&mpi);
         checkpoint::vtk_pieces_hold_one_ranks_agents(&mpi);
+        checkpoint::populations_gathered_equal_one_process(&mpi);
     }
 
     // Reference: one process, global carriers.

@@ -36,6 +36,67 @@ impl Simulation<'_> {
     /// written.
     pub fn write_population(&self, agent: &str, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
+        let (header, rows) = self.population_lines(agent, is_json(path))?;
+        write_text(path, &(header + &rows.into_iter().map(|r| r.1).collect::<String>()))
+    }
+
+    /// [`Simulation::write_population`] in id order: the same file whatever
+    /// the backend, the sorting of agents in memory or (with
+    /// `Simulation::write_population_across`) the rank count.
+    ///
+    /// # Errors
+    /// As [`Simulation::write_population`].
+    pub fn write_population_by_id(&self, agent: &str, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let (header, mut rows) = self.population_lines(agent, is_json(path))?;
+        rows.sort_by_key(|r| r.0);
+        write_text(path, &(header + &rows.into_iter().map(|r| r.1).collect::<String>()))
+    }
+
+    /// Writes the agents of type `agent` on every rank of `mpi` to `path`,
+    /// in id order, as [`Simulation::write_population_by_id`] does: rank
+    /// 0 gathers every rank's lines and writes the file, so that it is the
+    /// same whatever the rank count. Collective; every rank returns the
+    /// same success or failure.
+    ///
+    /// # Errors
+    /// As [`Simulation::write_population`], on any rank; [`Error::Mpi`] if
+    /// the lines are too many bytes for one gather (2 GiB).
+    #[cfg(feature = "mpi")]
+    pub fn write_population_across(&self, agent: &str, path: impl AsRef<Path>, mpi: &op2_mpi::Mpi) -> Result<()> {
+        let path = path.as_ref();
+        let mine = self.population_lines(agent, is_json(path)).map(|(header, mut rows)| {
+            rows.sort_by_key(|r| r.0);
+            let ids: Vec<u8> = rows.iter().flat_map(|r| r.0.to_le_bytes()).collect();
+            (header, ids, rows.into_iter().map(|r| r.1).collect::<String>())
+        });
+        let mut failed = vec![0u64; mpi.size()];
+        failed[mpi.rank()] = u64::from(mine.is_err());
+        mpi.sum_u64(&mut failed);
+        let first_failed = failed.iter().position(|&f| f != 0);
+        let (header, ids, lines) = match (mine, first_failed) {
+            (Err(e), _) => return Err(e),
+            (Ok(_), Some(r)) => return Err(rank_failed(path, r)),
+            (Ok(m), None) => m,
+        };
+        let ids = mpi.gather_bytes(&ids)?;
+        let lines = mpi.gather_bytes(lines.as_bytes())?;
+        let written = match (ids, lines) {
+            (Some(ids), Some(lines)) => write_text(path, &(header + &merge_in_id_order(&ids, &lines))),
+            _ => Ok(()),
+        };
+        let mut failed = [u64::from(written.is_err())];
+        mpi.sum_u64(&mut failed);
+        match (written, failed[0]) {
+            (Err(e), _) => Err(e),
+            (Ok(()), 0) => Ok(()),
+            (Ok(()), _) => Err(rank_failed(path, 0)),
+        }
+    }
+
+    /// The header (empty for JSON lines) and a line per agent here, with
+    /// its id, in memory order.
+    fn population_lines(&self, agent: &str, json: bool) -> Result<(String, Vec<(u64, String)>)> {
         let set = self.population(agent)?;
         let a = self.model().agent(agent).expect("population() checked the type");
         let ids = set.try_global_ids()?;
@@ -44,26 +105,27 @@ impl Simulation<'_> {
             let dat = self.any_variable(agent, v.name())?;
             columns.push((v, dat.to_bytes()?));
         }
-        let json = is_json(path);
-        let mut text = String::new();
+        let mut header = String::new();
         if !json {
-            text += "id";
+            header += "id";
             for (v, _) in &columns {
                 for c in 0..v.dim() {
-                    text += &match v.dim() {
+                    header += &match v.dim() {
                         1 => format!(",{}", v.name()),
                         _ => format!(",{}[{c}]", v.name()),
                     };
                 }
             }
-            text += "\n";
+            header += "\n";
         }
-        for (k, id) in ids.iter().enumerate() {
+        let mut rows = Vec::with_capacity(ids.len());
+        for (k, &id) in ids.iter().enumerate() {
             let value = |v: &crate::Variable, bytes: &[u8], c: usize| {
                 let size = v.scalar().size();
                 let at = (k * v.dim() + c) * size;
                 format_value(v.scalar(), &bytes[at..at + size])
             };
+            let mut text = String::new();
             if json {
                 text += &format!("{{\"id\":{id}");
                 for (v, bytes) in &columns {
@@ -84,12 +146,42 @@ impl Simulation<'_> {
                 }
                 text += "\n";
             }
+            rows.push((id, text));
         }
-        std::fs::write(path, text).map_err(|e| Error::Io {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })
+        Ok((header, rows))
     }
+}
+
+fn write_text(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::Io {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+/// An error for a failure on another rank.
+#[cfg(feature = "mpi")]
+fn rank_failed(path: &Path, rank: usize) -> Error {
+    Error::Io {
+        path: path.to_path_buf(),
+        reason: format!("rank {rank} failed to give its agents or write them (its error is in its output)"),
+    }
+}
+
+/// Every rank's lines (each part's in id order, `ids` as little-endian
+/// u64s, a line each) merged into one text in id order.
+#[cfg(feature = "mpi")]
+fn merge_in_id_order(ids: &[Vec<u8>], lines: &[Vec<u8>]) -> String {
+    let mut all: Vec<(u64, &str)> = Vec::new();
+    for (ids, lines) in ids.iter().zip(lines) {
+        let text = std::str::from_utf8(lines).unwrap_or("");
+        let ids = ids
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        all.extend(ids.zip(text.split_inclusive('\n')));
+    }
+    all.sort_by_key(|r| r.0);
+    all.into_iter().map(|r| r.1).collect()
 }
 
 /// A value as a JSON token: NaN and infinities (which JSON lacks) as

@@ -202,3 +202,46 @@ pub fn vtk_pieces_hold_one_ranks_agents(mpi: &Mpi) {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Circles spread over the ranks writes its agents as one population file
+/// (CSV and JSON lines), gathered in id order: byte for byte the file one
+/// process writes in id order.
+pub fn populations_gathered_equal_one_process(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank(), mpi.size());
+    let dir = shared_dir(mpi, "population");
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let n = 400;
+    let side = op2_circles::box_side(n, 1.0);
+    let start = op2_circles::initial_positions(n, side, 4);
+    let ids: Vec<u64> = (0..n as u64).collect();
+    let mine: Vec<usize> = (rank..n).step_by(size).collect();
+    let (my_ids, my_start): (Vec<u64>, Vec<[f32; 3]>) = mine.iter().map(|&i| (ids[i], start[i])).unzip();
+    let p = op2_circles::Params::default();
+    let mut one = op2_circles::circles(&rt, &ids, &start, side, p).unwrap();
+    let mut shared = op2_circles::circles(&rt, &my_ids, &my_start, side, p).unwrap();
+    shared.distribute(mpi, DomainOptions::default()).unwrap();
+    one.run(4).unwrap();
+    shared.run(4).unwrap();
+    for file in ["circles.csv", "circles.jsonl"] {
+        let path = dir.join(file);
+        shared.write_population_across("circle", &path, mpi).unwrap();
+        if rank == 0 {
+            let alone = dir.join(format!("alone-{file}"));
+            one.write_population_by_id("circle", &alone).unwrap();
+            let (got, want) = (std::fs::read(&path).unwrap(), std::fs::read(&alone).unwrap());
+            assert!(got == want, "{file}: gathered from {size} ranks, not one process's");
+            assert_eq!(
+                want.iter().filter(|&&b| b == b'\n').count(),
+                n + usize::from(file.ends_with("csv"))
+            );
+        }
+    }
+    // A folder that is not there: an error on every rank, naming the file.
+    let e = shared
+        .write_population_across("circle", "/nonexistent-op2/circles.csv", mpi)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("circles.csv") || e.to_string().contains("rank 0"),
+        "{e}"
+    );
+}
