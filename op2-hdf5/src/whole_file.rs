@@ -17,17 +17,33 @@ pub fn writing_name(path: &Path) -> PathBuf {
 }
 
 /// Gives the file written at `writing` the name `path`, or removes it if
-/// writing failed (returning that failure).
+/// writing failed (returning that failure). The file reaches the disk
+/// before the rename, and the rename before this returns, so that even a
+/// power cut leaves the old file or the whole new one under `path`.
 ///
 /// # Errors
-/// `written`'s error; [`Error::MeshFile`] if the rename fails.
+/// `written`'s error; [`Error::MeshFile`] if the file cannot be synced
+/// or renamed.
 pub fn rename_when_whole(written: Result<()>, writing: &Path, path: &Path) -> Result<()> {
-    if let Err(e) = written {
+    let synced = written.and_then(|()| {
+        std::fs::File::open(writing)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::mesh_file(writing, "/", format!("cannot sync to the disk: {e}")))
+    });
+    if let Err(e) = synced {
         let _ = std::fs::remove_file(writing);
         return Err(e);
     }
     std::fs::rename(writing, path)
-        .map_err(|e| Error::mesh_file(path, "/", format!("cannot rename {} to it: {e}", writing.display())))
+        .map_err(|e| Error::mesh_file(path, "/", format!("cannot rename {} to it: {e}", writing.display())))?;
+    // The folder's entry too; a file system that cannot sync a folder
+    // (some network ones) still has the renamed file.
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let _ = std::fs::File::open(folder).and_then(|f| f.sync_all());
+    Ok(())
 }
 
 /// Whether every rank of `mpi` managed `stage` of writing or reading
