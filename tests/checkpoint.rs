@@ -283,6 +283,21 @@ fn checkpoints_every_k_steps_keep_the_last_two_and_name_a_bad_folder() {
         .collect();
     left.sort();
     assert_eq!(left, ["step_6.h5", "step_9.h5"], "the last two, nothing half written");
+    // A run resumed from step 6 into the same folder counts the files
+    // before it among the two it keeps.
+    let mut resumed = fresh_circles(&rt);
+    resumed.resume(dir.join("ck/step_6.h5")).unwrap();
+    let mut every = op2::model::CheckpointEvery::new(dir.join("ck"), 3);
+    for _ in 0..6 {
+        resumed.step().unwrap();
+        every.after_step(&resumed).unwrap();
+    }
+    let mut left: Vec<String> = std::fs::read_dir(dir.join("ck"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["step_12.h5", "step_9.h5"], "the resumed run's last two");
     // A folder where a file is.
     std::fs::write(dir.join("file"), "").unwrap();
     let mut bad = op2::model::CheckpointEvery::new(dir.join("file"), 1);

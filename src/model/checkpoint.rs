@@ -273,8 +273,13 @@ impl<'m> CheckpointEvery<'m> {
             made?;
             sim.checkpoint(&path)?;
         }
+        if self.written.is_empty() {
+            // A resumed run's folder holds the checkpoints before it: they
+            // count among the ones kept.
+            self.written = earlier_checkpoints(&self.dir, step);
+        }
         self.written.push_back(path.clone());
-        if self.written.len() > 2 {
+        while self.written.len() > 2 {
             let old = self.written.pop_front().expect("three written");
             // Best effort: a file that cannot go is no reason to stop a run.
             if first {
@@ -285,6 +290,23 @@ impl<'m> CheckpointEvery<'m> {
         }
         Ok(Some(path))
     }
+}
+
+/// The files `dir/step_<k>.h5` with `k` before `step`, oldest first.
+fn earlier_checkpoints(dir: &Path, step: u64) -> std::collections::VecDeque<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Default::default();
+    };
+    let mut found: Vec<(u64, PathBuf)> = entries
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let name = path.file_name()?.to_str()?;
+            let k = name.strip_prefix("step_")?.strip_suffix(".h5")?.parse::<u64>().ok()?;
+            (k < step).then_some((k, path))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|f| f.1).collect()
 }
 
 /// Everything but the tables: written by one process.
