@@ -10,6 +10,12 @@
 //!   backend's fraction of it (floor / time: 1 would be an iteration at the
 //!   machine's bandwidth), with the speed-ups between backends.
 //!
+//! - with `OP2_AIRFOIL_BUNDLE` pointing at a bundle of OP2-Common's own
+//!   Airfoil built by the team's `op2_airfoil.sh` (`prepare`, then `cpu`),
+//!   OP2's `genseq` and OpenMP (on the same threads) on the same mesh, and
+//!   each threaded backend's time as a ratio to OP2's OpenMP
+//!   (`support/op2_peer.rs`); without it, a line saying so.
+//!
 //! `cargo bench --bench airfoil` (`AIRFOIL_BENCH_MESH=IxJ` changes the mesh;
 //! `--features jit` adds jit).
 
@@ -20,6 +26,8 @@ use op2::{Backend, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, AirfoilDsl, Constants, Handwritten};
 use rayon::prelude::*;
 
+#[path = "support/op2_peer.rs"]
+mod op2_peer;
 mod support;
 
 const GROUP: &str = "airfoil_iteration";
@@ -185,5 +193,21 @@ fn main() {
         support::mean_ns(GROUP, "dsl_jit_2"),
     ) {
         println!("ratio dsl_jit_2/dsl_rayon_2 = {:.3}", jt / r);
+    }
+    match op2_peer::op2_times(&mesh, THREADS) {
+        Ok(times) => {
+            println!("\nOP2-Common's Airfoil, same mesh, same run (one-off costs excluded):");
+            for (label, ms) in &times {
+                println!("op2_{label:<10}{ms:>14.3}{:>18.3}", floor_ms / ms);
+            }
+            if let Some(&(_, omp)) = times.iter().find(|t| t.0 == "openmp") {
+                for (name, _) in THREADED {
+                    if let Some(t) = support::mean_ns(GROUP, name) {
+                        println!("ratio {name}/op2_openmp = {:.3}", t / 1e6 / omp);
+                    }
+                }
+            }
+        }
+        Err(why) => println!("\nOP2's own Airfoil not timed: {why}"),
     }
 }
