@@ -1,0 +1,43 @@
+//! Results that do not depend on the thread count: Airfoil on the threaded
+//! host backends with 1, 2, 4 and 16 threads gives, iteration by iteration,
+//! the same rms bits and leaves the same flow state, so that a run is
+//! reproducible on any machine whatever its cores. (The plan's colours fix
+//! the order of the increments, and reductions add per-block partials in
+//! block order, whatever thread ran a block. `seq` adds increments in
+//! element order instead, so a few values differ from it in the last bits.)
+
+use op2::{Backend, Runtime, RuntimeOptions};
+use op2_airfoil::{generate, AirfoilDsl, Constants};
+
+/// The rms of each of `iterations` iterations and the flow state after.
+fn run(rt: &Runtime, iterations: usize) -> (Vec<u64>, Vec<u64>) {
+    let airfoil = AirfoilDsl::new(&generate(48, 32), &Constants::default()).unwrap();
+    let rms = (0..iterations)
+        .map(|_| airfoil.iteration(rt).unwrap().to_bits())
+        .collect();
+    (rms, airfoil.q.to_vec().iter().map(|v| v.to_bits()).collect())
+}
+
+#[test]
+fn airfoil_gives_the_same_bits_on_any_thread_count() {
+    let mut backends = vec![Backend::Rayon];
+    if cfg!(feature = "jit") {
+        backends.push(Backend::Jit);
+    }
+    for backend in backends {
+        let mut first = None;
+        for threads in [1, 2, 4, 16] {
+            let rt = Runtime::with_options(backend, RuntimeOptions::default().threads(threads)).unwrap();
+            let got = run(&rt, 30);
+            let first = first.get_or_insert(got.clone());
+            assert!(
+                got.0 == first.0,
+                "{backend} on {threads} threads: the rms differs from 1 thread's"
+            );
+            assert!(
+                got.1 == first.1,
+                "{backend} on {threads} threads: the flow state differs from 1 thread's"
+            );
+        }
+    }
+}
