@@ -145,17 +145,7 @@ pub fn vtk_pieces_hold_one_ranks_agents(mpi: &Mpi) {
     let dir = shared_dir(mpi, "vtk");
     let rt = Runtime::new(Backend::Seq).unwrap();
     let n = 500;
-    let side = op2_circles::box_side(n, 1.0);
-    let start = op2_circles::initial_positions(n, side, 8);
-    let ids: Vec<u64> = (0..n as u64).collect();
-    let mine: Vec<usize> = (rank..n).step_by(size).collect();
-    let (my_ids, my_start): (Vec<u64>, Vec<[f32; 3]>) = mine.iter().map(|&i| (ids[i], start[i])).unzip();
-    let p = op2_circles::Params::default();
-    let mut one = op2_circles::circles(&rt, &ids, &start, side, p).unwrap();
-    let mut shared = op2_circles::circles(&rt, &my_ids, &my_start, side, p).unwrap();
-    shared.distribute(mpi, DomainOptions::default()).unwrap();
-    one.run(5).unwrap();
-    shared.run(5).unwrap();
+    let (one, shared) = circles_alone_and_shared(mpi, &rt, n, 8, 5);
     let mut series = VtkSeries::in_pieces(&dir, "circles", rank, size).unwrap();
     let pos = shared.variable::<f32>("circle", "pos").unwrap();
     let id = shared.variable::<u32>("circle", "id").unwrap();
@@ -211,17 +201,7 @@ pub fn populations_gathered_equal_one_process(mpi: &Mpi) {
     let dir = shared_dir(mpi, "population");
     let rt = Runtime::new(Backend::Seq).unwrap();
     let n = 400;
-    let side = op2_circles::box_side(n, 1.0);
-    let start = op2_circles::initial_positions(n, side, 4);
-    let ids: Vec<u64> = (0..n as u64).collect();
-    let mine: Vec<usize> = (rank..n).step_by(size).collect();
-    let (my_ids, my_start): (Vec<u64>, Vec<[f32; 3]>) = mine.iter().map(|&i| (ids[i], start[i])).unzip();
-    let p = op2_circles::Params::default();
-    let mut one = op2_circles::circles(&rt, &ids, &start, side, p).unwrap();
-    let mut shared = op2_circles::circles(&rt, &my_ids, &my_start, side, p).unwrap();
-    shared.distribute(mpi, DomainOptions::default()).unwrap();
-    one.run(4).unwrap();
-    shared.run(4).unwrap();
+    let (one, shared) = circles_alone_and_shared(mpi, &rt, n, 4, 4);
     for file in ["circles.csv", "circles.jsonl"] {
         let path = dir.join(file);
         shared.write_population_across("circle", &path, mpi).unwrap();
@@ -244,4 +224,28 @@ pub fn populations_gathered_equal_one_process(mpi: &Mpi) {
         e.to_string().contains("circles.csv") || e.to_string().contains("rank 0"),
         "{e}"
     );
+}
+
+/// Circles of `n` agents (positions from `seed`) run `steps` steps by one
+/// process alone and, every rank starting with every `P`-th agent, spread
+/// over the ranks.
+fn circles_alone_and_shared<'rt>(
+    mpi: &Mpi,
+    rt: &'rt Runtime,
+    n: usize,
+    seed: u64,
+    steps: u64,
+) -> (Simulation<'rt>, Simulation<'rt>) {
+    let side = op2_circles::box_side(n, 1.0);
+    let start = op2_circles::initial_positions(n, side, seed);
+    let ids: Vec<u64> = (0..n as u64).collect();
+    let mine: Vec<usize> = (mpi.rank()..n).step_by(mpi.size()).collect();
+    let (my_ids, my_start): (Vec<u64>, Vec<[f32; 3]>) = mine.iter().map(|&i| (ids[i], start[i])).unzip();
+    let p = op2_circles::Params::default();
+    let mut one = op2_circles::circles(rt, &ids, &start, side, p).unwrap();
+    let mut shared = op2_circles::circles(rt, &my_ids, &my_start, side, p).unwrap();
+    shared.distribute(mpi, DomainOptions::default()).unwrap();
+    one.run(steps).unwrap();
+    shared.run(steps).unwrap();
+    (one, shared)
 }
