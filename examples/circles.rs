@@ -219,8 +219,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         Ok(())
     };
     report(&sim)?;
+    // A resumed run continues the series its checkpoint's run wrote.
     let mut series = match &cli.vtk {
-        Some(dir) => Some(VtkSeries::in_pieces(dir, "circles", rank, ranks).map_err(|e| e.to_string())?),
+        Some(dir) => Some(
+            VtkSeries::in_pieces(dir, "circles", rank, ranks)
+                .map_err(|e| e.to_string())?
+                .resumed_at(sim.steps()),
+        ),
         None => None,
     };
     let every = cli.every.unwrap_or(1);

@@ -207,10 +207,15 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
         Ok(())
     };
+    // A resumed run continues the series its checkpoint's run wrote.
     let mut series = match &cli.vtk {
         Some(dir) => Some((
-            VtkSeries::in_pieces(dir, "prey", rank, ranks).map_err(|e| e.to_string())?,
-            VtkSeries::in_pieces(dir, "predators", rank, ranks).map_err(|e| e.to_string())?,
+            VtkSeries::in_pieces(dir, "prey", rank, ranks)
+                .map_err(|e| e.to_string())?
+                .resumed_at(sim.steps()),
+            VtkSeries::in_pieces(dir, "predators", rank, ranks)
+                .map_err(|e| e.to_string())?
+                .resumed_at(sim.steps()),
         )),
         None => None,
     };

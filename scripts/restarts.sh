@@ -13,8 +13,8 @@
 #    3 ranks from the newest checkpoint it left, it ends where the whole
 #    run ends. Files cut short are refused by tests/checkpoint.rs;
 # 3. predator-prey (births, deaths, random streams) checkpointed on 3 ranks
-#    and resumed on 2 prints the whole run's lines from there on and
-#    writes its CSV files (gathered in id order);
+#    and resumed on 2 prints the whole run's lines from there on, writes
+#    its CSV files (gathered in id order) and continues the VTK series;
 # 4. Airfoil checkpointed on 1 and 2 ranks and resumed on as many prints
 #    the uninterrupted run's rms lines from there on, digit for digit.
 set -euo pipefail
@@ -71,8 +71,12 @@ cmp "$out/long.csv" "$out/after-kill.csv" || { echo "restarts: the run resumed a
 echo "== restarts: predator-prey on 3 ranks, resumed on 2"
 pp_args="--prey 3000 --predators 300 --steps 40 --size 80 --backend seq"
 "$pp" $pp_args --csv "$out/pp-one" > "$out/pp-one.txt" 2> /dev/null
-mpirun -n 3 "$pp" $pp_args --checkpoint "$out/pp" --checkpoint-every 10 > /dev/null 2>&1
-mpirun -n 2 "$pp" $pp_args --resume "$out/pp/step_30.h5" --csv "$out/pp-resumed" > "$out/pp-resumed.txt" 2> /dev/null
+mpirun -n 3 "$pp" $pp_args --checkpoint "$out/pp" --checkpoint-every 10 --vtk "$out/pp-vtk" --every 10 > /dev/null 2>&1
+mpirun -n 2 "$pp" $pp_args --resume "$out/pp/step_30.h5" --csv "$out/pp-resumed" \
+    --vtk "$out/pp-vtk" --every 10 > "$out/pp-resumed.txt" 2> /dev/null
+# The resumed run's VTK series goes on from the first run's: steps 0 to 40.
+listed=$(grep -o 'file="prey_[0-9]*\.pvtp"' "$out/pp-vtk/prey.pvd" | tr -dc '0-9\n' | sed 's/^0*\([0-9]\)/\1/' | tr '\n' ' ')
+[ "$listed" = "0 10 20 30 40 " ] || { echo "restarts: the resumed VTK series lists steps '$listed', not 0 to 40" >&2; exit 1; }
 tail -n 11 "$out/pp-one.txt" | cmp - "$out/pp-resumed.txt" || { echo "restarts: predator-prey resumed prints other lines" >&2; exit 1; }
 for f in prey.csv predators.csv; do
     cmp "$out/pp-one/$f" "$out/pp-resumed/$f" || { echo "restarts: predator-prey resumed writes another $f" >&2; exit 1; }

@@ -12,7 +12,7 @@ use crate::field::{by_id, check_fields, Field};
 use crate::file::write_file;
 use crate::xml::{
     check_names, check_positions, escape, field_array, file_open, int_array, p_data_arrays, p_points_and_pieces,
-    points, GLOBAL_ID,
+    points, unescape, GLOBAL_ID,
 };
 
 /// Writes the elements of the positions' set that this process owns as a
@@ -149,6 +149,31 @@ impl VtkSeries {
         Ok(series)
     }
 
+    /// The same series continued by a run resumed at step `step`: the steps
+    /// before it that the folder's collection already lists stay listed
+    /// (their files are the run's up to there), the others go. A fresh run
+    /// (`step` 0) lists only what it writes.
+    pub fn resumed_at(mut self, step: u64) -> VtkSeries {
+        let Ok(pvd) = std::fs::read_to_string(self.collection()) else {
+            return self;
+        };
+        let attribute = |line: &str, key: &str| -> Option<String> {
+            let rest = &line[line.find(&format!(" {key}=\""))? + key.len() + 3..];
+            Some(unescape(&rest[..rest.find('"')?]))
+        };
+        let step_of = |file: &str| -> Option<u64> {
+            let rest = file.strip_prefix(&self.name)?.strip_prefix('_')?;
+            rest.split(['.', '_']).next()?.parse().ok()
+        };
+        self.steps = pvd
+            .lines()
+            .filter(|l| l.trim_start().starts_with("<DataSet "))
+            .filter_map(|l| Some((attribute(l, "timestep")?.parse().ok()?, attribute(l, "file")?)))
+            .filter(|(_, file): &(f64, String)| step_of(file).is_some_and(|k| k < step))
+            .collect();
+        self
+    }
+
     /// Writes step `step` at time `time` ([`write_vtp`]) and the updated
     /// collection; returns the step's file (this process's piece, in a
     /// series in pieces, whose index rank 0 writes with the collection).
@@ -277,6 +302,28 @@ mod tests {
         series.write(4, 1.0, &pos, &[]).unwrap();
         let pvd = std::fs::read_to_string(series.collection()).unwrap();
         assert_eq!(pvd.matches("<DataSet ").count(), 2, "{pvd}");
+        // A run resumed at step 4 keeps step 3 and writes 4 and 6 anew; a
+        // fresh run keeps nothing.
+        series.write(5, 1.25, &pos, &[]).unwrap();
+        let mut resumed = VtkSeries::new(&dir, "agents").unwrap().resumed_at(4);
+        resumed.write(4, 1.0, &pos, &[]).unwrap();
+        resumed.write(6, 1.5, &pos, &[]).unwrap();
+        let pvd = std::fs::read_to_string(series.collection()).unwrap();
+        let files: Vec<&str> = pvd.lines().filter_map(|l| l.split("file=\"").nth(1)).collect();
+        assert_eq!(
+            files,
+            [
+                "agents_000003.vtp\"/>",
+                "agents_000004.vtp\"/>",
+                "agents_000006.vtp\"/>"
+            ],
+            "{pvd}"
+        );
+        assert!(pvd.contains("timestep=\"0.75\""), "{pvd}");
+        let mut fresh = VtkSeries::new(&dir, "agents").unwrap().resumed_at(0);
+        fresh.write(0, 0.0, &pos, &[]).unwrap();
+        let pvd = std::fs::read_to_string(series.collection()).unwrap();
+        assert_eq!(pvd.matches("<DataSet ").count(), 1, "{pvd}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -102,7 +102,17 @@ pub(crate) fn check_names(fields: &[&dyn Field], what: &str) -> op2_core::Result
     Ok(())
 }
 
-/// `text` as an XML attribute value.
+/// An XML attribute value's text, its entities replaced (those [`escape`]
+/// writes).
+pub(crate) fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+/// `text` with XML's special characters as entities.
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
