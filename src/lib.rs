@@ -74,10 +74,11 @@ pub use op2_core::device_halo::MpiDeviceBuffers;
 pub use op2_core::node_rank;
 pub use op2_core::portable_math;
 pub use op2_core::{
-    Access, AgentLayout, AgentPack, AllReduce, ArgRef, CodeCacheStats, Dat, DeviceLayout, Duplicates, EdgeRules, Error,
-    FatesLeft, Global, HostMut, HostRef, IterationSpace, Kernel, KernelInfo, KernelUses, LoopTiming, Map, NearKind,
-    NodeRank, ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams, Result, Scalar, ScalarType, ScopedThreads,
-    SelfLoops, Set, SetRegions, Stencil, Subset, TimingSummary, TransferStats, Workers,
+    dual_graph, reverse_cuthill_mckee, Access, AgentLayout, AgentPack, AllReduce, ArgRef, CodeCacheStats, Dat,
+    DeviceLayout, Duplicates, EdgeRules, Error, FatesLeft, Global, HostMut, HostRef, IterationSpace, Kernel,
+    KernelInfo, KernelUses, LoopTiming, Map, MapDesc, MeshDesc, NearKind, NodeRank, ParamForm, ParamInfo, Philox,
+    RaggedMap, RandomStreams, Renumbering, Result, Scalar, ScalarType, ScopedThreads, SelfLoops, Set, SetRegions,
+    Stencil, Subset, TimingSummary, TransferStats, Workers,
 };
 pub use op2_macros::{kernel, par_loop};
 pub mod model;

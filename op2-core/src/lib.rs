@@ -40,6 +40,7 @@ pub mod device_halo;
 mod device_pack;
 mod device_state;
 mod device_work;
+mod dual_graph;
 mod error;
 mod executor;
 mod global;
@@ -47,6 +48,7 @@ mod halo;
 mod host_sync;
 mod id;
 mod map;
+mod mesh_desc;
 mod node_rank;
 mod partials;
 mod philox;
@@ -57,6 +59,7 @@ mod population;
 pub mod portable_math;
 mod ragged_map;
 mod random_streams;
+mod renumber;
 mod row;
 mod scalar;
 mod set;
@@ -83,6 +86,7 @@ pub use device_state::{
     before_loop, host_overwrite, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse,
 };
 pub use device_work::{scratch_buffer, BinJob, DeviceWork, GatherJob, GatherTail, HaloJob, LookupJob, SelectJob};
+pub use dual_graph::dual_graph;
 pub use error::{ArgRef, Error, FatesLeft, Result};
 pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;
@@ -92,6 +96,7 @@ pub use halo::{
 };
 pub use host_sync::{sync_args_to_host, sync_to_host};
 pub use map::Map;
+pub use mesh_desc::{MapDesc, MeshDesc};
 pub use node_rank::{default_device_index, node_rank, set_node_rank, NodeRank};
 pub use op2_kernel_abi::Access;
 pub use op2_kernel_abi::ScalarType;
@@ -106,6 +111,7 @@ pub use plural::plural;
 pub use population::{AgentLayout, AgentPack, SetsInUse};
 pub use ragged_map::{Duplicates, EdgeRules, RaggedMap, SelfLoops};
 pub use random_streams::RandomStreams;
+pub use renumber::{reverse_cuthill_mckee, Renumbering};
 #[doc(hidden)]
 pub use row::{Row, RowIter};
 pub use scalar::Scalar;

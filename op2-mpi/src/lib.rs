@@ -1,7 +1,8 @@
 //! Distributed op2 runs under `mpirun` (docs/ARCHITECTURE.md, Distributed runs).
 //!
 //! The distribution logic needs no MPI and is tested as plain Rust:
-//! [`dual_graph`] is what METIS partitions; [`derive_owners`] gives every
+//! [`dual_graph`] (op2-core's, as is the mesh description [`MeshDesc`]) is
+//! what METIS partitions; [`derive_owners`] gives every
 //! element of every set an owner rank from a partition of one primary set
 //! (`ownership.rs`); the halo layout (`halo_layout.rs`): [`rank_layout`]
 //! numbers each rank's elements as core / owned / exec halo / non-exec halo
@@ -53,11 +54,9 @@ mod bin_decomposition;
 mod block_distribution;
 #[cfg(feature = "mpi")]
 mod block_mesh;
-mod dual_graph;
 #[cfg(feature = "mpi")]
 mod halo_exchange;
 mod halo_layout;
-mod mesh;
 mod ownership;
 #[cfg(feature = "mpi")]
 mod partition;
@@ -79,9 +78,8 @@ pub use bin_decomposition::{BinBox, BinDecomposition, Readers};
 pub use block_distribution::{BlockDistributed, BlockPartitioner};
 #[cfg(feature = "mpi")]
 pub use block_mesh::{BlockMesh, BlockSetId};
-pub use dual_graph::dual_graph;
 pub use halo_layout::{local_map, local_ragged, neighbours, rank_layout, Neighbour, RankLayout, SetLayout};
-pub use mesh::{MapDesc, MeshDesc};
+pub use op2_core::{dual_graph, MapDesc, MeshDesc};
 pub use ownership::{block_owner, block_rows, derive_owners};
 #[cfg(feature = "mpi")]
 pub use partition::Distributed;
