@@ -23,7 +23,14 @@ pub(crate) fn exchange<C: Communicator, T: Equivalence + Copy + Default>(
             reason: format!("{what}: {n} values for one rank, more than an MPI count holds"),
         })
     };
-    let send_counts = sends.iter().map(|s| count(s.len())).collect::<Result<Vec<i32>>>()?;
+    // Every check ends in an agreement, so that a rank with too much to
+    // send or receive fails with the others instead of leaving them in the
+    // collective.
+    let both = |r: Result<Vec<i32>>| match r {
+        Ok(v) => agree(comm, Ok(())).map(|()| v),
+        Err(e) => agree(comm, Err(e)).map(|()| Vec::new()),
+    };
+    let send_counts = both(sends.iter().map(|s| count(s.len())).collect())?;
     let mut recv_counts = vec![0i32; p];
     comm.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
     let displs = |counts: &[i32]| -> Result<Vec<i32>> {
@@ -37,8 +44,8 @@ pub(crate) fn exchange<C: Communicator, T: Equivalence + Copy + Default>(
             })
             .collect()
     };
-    let send_displs = displs(&send_counts)?;
-    let recv_displs = displs(&recv_counts)?;
+    let send_displs = both(displs(&send_counts))?;
+    let recv_displs = both(displs(&recv_counts))?;
     let flat: Vec<T> = sends.concat();
     let mut incoming = vec![T::default(); recv_counts.iter().map(|&c| c as usize).sum()];
     {

@@ -9,7 +9,7 @@
 use mpi::traits::*;
 use op2_core::{Dat, Error, Map, Result, Scalar, Set};
 
-use crate::all_to_all::exchange;
+use crate::all_to_all::{agree, exchange};
 use crate::halo_exchange::Comm;
 use crate::{block_owner, block_rows, BlockDistributed, Distributed, SetLayout};
 
@@ -23,9 +23,10 @@ pub trait SpreadMesh {
     /// [`Error::Mpi`] if `local` is not one of this mesh's local sets.
     fn numbering(&self, local: &Set) -> Result<SetNumbering<'_>>;
 
-    /// This rank's block of a whole table (`row_bytes` bytes a row) whose
-    /// rows each rank holds for its owned elements of `local`, in local
-    /// order (`owned` holds exactly those rows). Collective.
+    /// This rank's block of a whole table (`row_bytes` bytes a row, a
+    /// multiple of 4) whose rows each rank holds for its owned elements of
+    /// `local`, in local order (`owned` holds exactly those rows).
+    /// Collective; a failure on any rank is an error on every rank.
     ///
     /// # Errors
     /// As [`SpreadMesh::numbering`]; [`Error::Mpi`] if `owned` is not
@@ -34,6 +35,29 @@ pub trait SpreadMesh {
 
     /// This rank's number and the number of ranks.
     fn rank_and_size(&self) -> (usize, usize);
+
+    /// Every rank's `mine` made common (collective): if any rank failed,
+    /// every rank returns an error, the lowest failing rank's (so that no
+    /// rank goes on into a collective the others have left).
+    ///
+    /// # Errors
+    /// As above.
+    fn agree(&self, mine: Result<()>) -> Result<()>;
+}
+
+/// `mine`'s value if every rank of `mesh` succeeded (see
+/// [`SpreadMesh::agree`]).
+fn agreed<T>(mesh: &dyn SpreadMesh, mine: Result<T>) -> Result<T> {
+    match mine {
+        Ok(v) => mesh.agree(Ok(())).map(|()| v),
+        Err(e) => {
+            mesh.agree(Err(e))?;
+            // `agree` makes a failure every rank's: not reached.
+            Err(Error::Mpi {
+                reason: "a failure was agreed as a success".to_string(),
+            })
+        }
+    }
 }
 
 /// Where a rank's elements of a set sit in the whole set.
@@ -52,11 +76,12 @@ pub struct SetNumbering<'a> {
 /// # Errors
 /// As [`SpreadMesh::rows_to_blocks`].
 pub fn dat_to_blocks<T: Scalar>(mesh: &dyn SpreadMesh, local: &Dat<T>) -> Result<Vec<T>> {
-    let owned = mesh.numbering(local.set())?.owned;
-    let bytes = {
+    let read = (|| {
+        let owned = mesh.numbering(local.set())?.owned;
         let data = local.try_data_ro()?;
-        bytemuck::cast_slice::<T, u8>(&data[..owned * local.dim()]).to_vec()
-    };
+        Ok(bytemuck::cast_slice::<T, u8>(&data[..owned * local.dim()]).to_vec())
+    })();
+    let bytes = agreed(mesh, read)?;
     let block = mesh.rows_to_blocks(local.set(), &bytes, local.dim() * std::mem::size_of::<T>())?;
     Ok(block
         .chunks_exact(std::mem::size_of::<T>())
@@ -71,19 +96,22 @@ pub fn dat_to_blocks<T: Scalar>(mesh: &dyn SpreadMesh, local: &Dat<T>) -> Result
 /// As [`SpreadMesh::rows_to_blocks`]; [`Error::Mpi`] if the target set is
 /// not one of the mesh's.
 pub fn map_to_blocks(mesh: &dyn SpreadMesh, local: &Map) -> Result<Vec<i32>> {
-    let from = mesh.numbering(local.from_set())?;
-    let to = mesh.numbering(local.to_set())?;
-    let arity = local.arity();
-    let entries: Vec<i32> = local.values()[..from.owned * arity]
-        .iter()
-        .map(|&l| to.globals[l as usize] as i32)
-        .collect();
+    let translated = (|| {
+        let from = mesh.numbering(local.from_set())?;
+        let to = mesh.numbering(local.to_set())?;
+        Ok(local.values()[..from.owned * local.arity()]
+            .iter()
+            .map(|&l| to.globals[l as usize] as i32)
+            .collect::<Vec<i32>>())
+    })();
+    let (entries, arity) = (agreed(mesh, translated)?, local.arity());
     let block = mesh.rows_to_blocks(local.from_set(), bytemuck::cast_slice(&entries), arity * 4)?;
     Ok(block.chunks_exact(4).map(bytemuck::pod_read_unaligned).collect())
 }
 
 /// Moves each owned row to the rank whose block holds it (see the module's
-/// header).
+/// header). Rows travel as 4-byte words (every scalar type is a whole
+/// number of them), so a rank may send up to 2^31 words (8 GiB), not bytes.
 fn to_blocks(
     comm: &Comm,
     (rank, ranks): (usize, usize),
@@ -91,22 +119,31 @@ fn to_blocks(
     owned: &[u8],
     row: usize,
 ) -> Result<Vec<u8>> {
-    if row == 0 || owned.len() != n.owned * row {
-        return Err(Error::Mpi {
+    // Agreed, so that a rank given the wrong rows fails with the others
+    // instead of leaving them in the exchange.
+    let fits = match row == 0 || row % 4 != 0 || owned.len() != n.owned * row {
+        false => Ok(()),
+        true => Err(Error::Mpi {
             reason: format!(
-                "{} bytes are not {} owned rows of {row} bytes each",
+                "{} bytes are not {} owned rows of {row} bytes each (a whole number of 4-byte words)",
                 owned.len(),
                 n.owned
             ),
-        });
-    }
-    let nranks = ranks as u32;
+        }),
+    };
+    agree(&comm.0, fits)?;
+    let (words, nranks) = (row / 4, ranks as u32);
     let mut ids: Vec<Vec<u32>> = vec![Vec::new(); ranks];
-    let mut rows: Vec<Vec<u8>> = vec![Vec::new(); ranks];
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); ranks];
     for (l, &g) in n.globals[..n.owned].iter().enumerate() {
         let q = block_owner(g as usize, n.global_size, nranks) as usize;
         ids[q].push(g);
-        rows[q].extend_from_slice(&owned[l * row..(l + 1) * row]);
+        let bytes = &owned[l * row..(l + 1) * row];
+        rows[q].extend(
+            bytes
+                .chunks_exact(4)
+                .map(|w| u32::from_ne_bytes(w.try_into().expect("4 bytes"))),
+        );
     }
     let ids = exchange(&comm.0, &ids, "moving rows into blocks")?;
     let rows = exchange(&comm.0, &rows, "moving rows into blocks")?;
@@ -115,7 +152,9 @@ fn to_blocks(
     for (ids, rows) in ids.iter().zip(&rows) {
         for (i, &g) in ids.iter().enumerate() {
             let at = (g as usize - block.start) * row;
-            out[at..at + row].copy_from_slice(&rows[i * row..(i + 1) * row]);
+            for (k, w) in rows[i * words..(i + 1) * words].iter().enumerate() {
+                out[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_ne_bytes());
+            }
         }
     }
     Ok(out)
@@ -136,6 +175,10 @@ impl SpreadMesh for Distributed {
         let c = &self.comm().0;
         (c.rank() as usize, c.size() as usize)
     }
+
+    fn agree(&self, mine: Result<()>) -> Result<()> {
+        agree(&self.comm().0, mine)
+    }
 }
 
 impl SpreadMesh for BlockDistributed {
@@ -151,6 +194,10 @@ impl SpreadMesh for BlockDistributed {
 
     fn rank_and_size(&self) -> (usize, usize) {
         BlockDistributed::rank_and_size(self)
+    }
+
+    fn agree(&self, mine: Result<()>) -> Result<()> {
+        agree(&self.comm().0, mine)
     }
 }
 
