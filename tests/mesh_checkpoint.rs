@@ -186,6 +186,31 @@ fn what_does_not_fit_is_refused_naming_the_object() {
         .unwrap_err();
     assert!(message(e).contains("checkpoint's own"));
     assert!(!dir.join("twice.h5").exists() && !dir.join("own.h5.writing").exists());
+    let e = MeshCheckpoint::new(1)
+        .dat_as("my x", &p.x)
+        .write(dir.join("spaced.h5"))
+        .unwrap_err();
+    assert!(message(e).contains("without spaces"));
+    MeshCheckpoint::new(1)
+        .dat_as("globalsum", &p.x)
+        .write(dir.join("globalsum.h5"))
+        .unwrap();
+
+    // Tables that do not say what the contents line says: refused, never
+    // a panic or a Dat half filled.
+    let odd = dir.join("odd.h5");
+    std::fs::copy(&path, &odd).unwrap();
+    let w = MeshWriter::append(&odd).unwrap();
+    w.write_dat_table::<f64>("x", 3, &[0.5; 24]).unwrap();
+    w.write_constant::<f64>("globals/total", &[1.0, 2.0, 3.0]).unwrap();
+    w.finish().unwrap();
+    let k = MeshCheckpointFile::open(&odd).unwrap();
+    let fresh = program(7.0);
+    let e = message(k.restore(&fresh.x).unwrap_err());
+    assert!(e.contains("8 rows of 3"), "{e}");
+    let e = message(k.restore_global(&fresh.total).unwrap_err());
+    assert!(e.contains("3 values"), "{e}");
+    assert_eq!(fresh.x.to_vec(), program(7.0).x.to_vec(), "nothing written");
 
     // A grid file, and another version of the layout.
     let grid = dir.join("grid.h5");

@@ -159,10 +159,11 @@ impl<'a> MeshCheckpoint<'a> {
             if names.iter().any(|m| m == n) {
                 return Err(bad(path, n, "two objects of the checkpoint have this name"));
             }
-            if n.starts_with("checkpoint/")
-                || n == "checkpoint"
-                || (n.starts_with("globals") && !line.starts_with("global "))
-            {
+            if n.is_empty() || n.contains(char::is_whitespace) {
+                return Err(bad(path, n, "a checkpoint's object needs a name without spaces"));
+            }
+            let own = |prefix: &str| n == prefix || n.starts_with(&format!("{prefix}/"));
+            if own("checkpoint") || (own("globals") && !line.starts_with("global ")) {
                 return Err(bad(
                     path,
                     n,
@@ -275,8 +276,10 @@ impl<'a> MeshCheckpoint<'a> {
         };
         agree(mpi, path, described, "described the checkpoint").map_err(remove)?;
         let written = MeshWriter::append_parallel(&writing, mpi).and_then(|w| {
-            // Making each table is collective: a rank that failed one goes
-            // on with the others, and reports its first failure.
+            // Making each table is collective. Moving rows agrees on every
+            // failure (every rank gets it and skips the table alike); a
+            // rank whose write of its rows failed goes on with the others'
+            // tables and reports its first failure.
             let mut first = Ok(());
             for m in &self.maps {
                 let rows = (|| {
@@ -463,6 +466,20 @@ impl MeshCheckpointFile {
                 format!("has {size} elements in the checkpoint, {} in the run", dat.set().size()),
             ));
         }
+        // The table itself, not only its contents line, must fit.
+        let table = self.file.dat_table(name)?;
+        if (table.rows, table.dim) != (size, dat.dim()) {
+            return Err(bad(
+                path,
+                name,
+                format!(
+                    "the table is {} rows of {}, its contents line says {size} of {}",
+                    table.rows,
+                    table.dim,
+                    dat.dim()
+                ),
+            ));
+        }
         let values = self.file.read_dat_rows::<T>(name, 0..size)?;
         dat.try_data_mut()?[..values.len()].copy_from_slice(&values);
         Ok(())
@@ -490,6 +507,13 @@ impl MeshCheckpointFile {
             ));
         }
         let values = self.file.constant::<T>(&name)?;
+        if values.len() != global.dim() {
+            return Err(bad(
+                self.file.path(),
+                &name,
+                format!("holds {} values, its contents line says {}", values.len(), global.dim()),
+            ));
+        }
         global.try_data_mut()?.copy_from_slice(&values);
         Ok(())
     }
