@@ -34,15 +34,17 @@ pub fn reverse_cuthill_mckee(xadj: &[i32], adjncy: &[i32]) -> Vec<u32> {
     let mut placed = vec![false; n];
     let mut order: Vec<u32> = Vec::with_capacity(n);
     // Breadth-first levels from `start` among the unplaced elements: the
-    // elements in visiting order and the index where the last level begins.
+    // elements in visiting order, the index where the last level begins and
+    // the number of levels.
     let mut mark = vec![0u32; n];
     let mut round = 0u32;
-    let mut levels = |start: usize, placed: &[bool]| -> (Vec<usize>, usize) {
+    let mut levels = |start: usize, placed: &[bool]| -> (Vec<usize>, usize, usize) {
         round += 1;
-        let (mut seen, mut last, mut head) = (vec![start], 0, 0);
+        let (mut seen, mut last, mut head, mut depth) = (vec![start], 0, 0, 0);
         mark[start] = round;
         while head < seen.len() {
             last = head;
+            depth += 1;
             let end = seen.len();
             while head < end {
                 for u in neighbours(seen[head]) {
@@ -54,28 +56,28 @@ pub fn reverse_cuthill_mckee(xadj: &[i32], adjncy: &[i32]) -> Vec<u32> {
                 head += 1;
             }
         }
-        (seen, last)
+        (seen, last, depth)
     };
     for &s in &by_degree {
         if placed[s] {
             continue;
         }
-        // A pseudo-peripheral start: move to the last level's element of
-        // lowest degree while that deepens the search (a few rounds).
+        // A pseudo-peripheral start (George and Liu): move to the last
+        // level's element of lowest degree while that gives more levels (a
+        // few rounds).
         let mut start = s;
-        let (mut seen, mut last) = levels(start, &placed);
+        let (mut seen, mut last, mut depth) = levels(start, &placed);
         for _ in 0..4 {
             let far = seen[last..]
                 .iter()
                 .copied()
                 .min_by_key(|&v| (degree(v), v))
                 .unwrap_or(start);
-            let (far_seen, far_last) = levels(far, &placed);
-            let deeper = far_seen.len() - far_last < seen.len() - last && far_last > last;
-            if far == start || !deeper {
+            let (far_seen, far_last, far_depth) = levels(far, &placed);
+            if far == start || far_depth <= depth {
                 break;
             }
-            (start, seen, last) = (far, far_seen, far_last);
+            (start, seen, last, depth) = (far, far_seen, far_last, far_depth);
         }
         let first = order.len();
         order.push(start as u32);
@@ -217,7 +219,8 @@ fn first_reached(m: &MapDesc<'_>, order: &[u32], n: usize) -> Vec<u32> {
 }
 
 /// The source set's elements sorted by the first new place among their
-/// targets (`place`), ties and elements without targets as they were.
+/// targets (`place`), ties in their old order, elements without targets
+/// last.
 fn by_first_target(m: &MapDesc<'_>, place: &[u32], n: usize) -> Vec<u32> {
     let key = |e: usize| m.row(e).iter().filter_map(|&t| place.get(t as usize)).min().copied();
     let mut out: Vec<u32> = (0..n as u32).collect();
