@@ -530,10 +530,19 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         }
         if let Some((dir, every)) = &o.checkpoint {
             if iter as u64 % every == 0 {
+                // A resumed run counts the folder's earlier files among
+                // the two it keeps.
+                #[cfg(feature = "hdf5")]
+                if checkpoints.is_empty() {
+                    checkpoints.extend(op2::hdf5::checkpoints_before(dir, iter as u64));
+                }
                 checkpoints.push_back(local.write_checkpoint(dir, iter, ranks)?);
-                if checkpoints.len() > 2 && root {
+                while checkpoints.len() > 2 {
                     let old = checkpoints.pop_front().expect("three written");
-                    std::fs::remove_file(&old).map_err(|e| AirfoilError::Usage(format!("{}: {e}", old.display())))?;
+                    if root {
+                        std::fs::remove_file(&old)
+                            .map_err(|e| AirfoilError::Usage(format!("{}: {e}", old.display())))?;
+                    }
                 }
             }
         }

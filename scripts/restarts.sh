@@ -89,7 +89,10 @@ for n in 1 2; do
     mpirun -n "$n" "$airfoil" ${af_args/--iterations 400/--iterations 250} --checkpoint "$out/af-$n" \
         --checkpoint-every 100 > /dev/null
     mpirun -n "$n" "$airfoil" --resume "$out/af-$n/step_200.h5" --iterations 400 --backend seq \
-        | grep '^  [0-9]' > "$out/af-resumed-$n.txt"
+        --checkpoint "$out/af-$n" --checkpoint-every 100 | grep '^  [0-9]' > "$out/af-resumed-$n.txt"
+    # The resumed run keeps the last two checkpoints, counting the earlier ones.
+    [ "$(ls "$out/af-$n" | tr '\n' ' ')" = "step_300.h5 step_400.h5 " ] \
+        || { echo "restarts: Airfoil resumed on $n ranks left $(ls "$out/af-$n" | tr '\n' ' ')" >&2; exit 1; }
     tail -n 2 "$out/af-$n.txt" | cmp - "$out/af-resumed-$n.txt" \
         || { echo "restarts: Airfoil resumed on $n ranks prints other rms lines" >&2; exit 1; }
 done

@@ -69,6 +69,6 @@ pub use reader::{MeshFile, Table};
 #[cfg(feature = "mpi")]
 pub use whole_file::agree;
 #[cfg(feature = "hdf5")]
-pub use whole_file::{rename_when_whole, writing_name};
+pub use whole_file::{checkpoints_before, rename_when_whole, writing_name};
 #[cfg(feature = "hdf5")]
 pub use writer::MeshWriter;

@@ -1,9 +1,10 @@
 //! Files that appear whole or not at all: a checkpoint is written to
 //! `<name>.writing` and renamed to its name only once every byte is
 //! written, so that a crash during a write never leaves a broken file
-//! under the name a run resumes from. Under `mpirun`, [`agree`] tells
-//! every rank whether every rank managed a stage, so that all of them go
-//! on or all stop.
+//! under the name a run resumes from. Under `mpirun`, `agree` tells every
+//! rank whether every rank managed a stage, so that all of them go on or
+//! all stop. [`checkpoints_before`] lists a folder's earlier checkpoints,
+//! for a resumed run that keeps the last few.
 
 use std::path::{Path, PathBuf};
 
@@ -17,9 +18,12 @@ pub fn writing_name(path: &Path) -> PathBuf {
 }
 
 /// Gives the file written at `writing` the name `path`, or removes it if
-/// writing failed (returning that failure). The file reaches the disk
-/// before the rename, and the rename before this returns, so that even a
-/// power cut leaves the old file or the whole new one under `path`.
+/// writing failed (returning that failure). The file is synced to the
+/// disk before the rename, and the folder after it, so that on a local
+/// file system even a power cut leaves the old file or the whole new one
+/// under `path`. (A file several machines wrote through MPI-IO on a
+/// parallel file system is as durable as that file system makes a closed
+/// file; the rename still comes only after every rank's rows are in.)
 ///
 /// # Errors
 /// `written`'s error; [`Error::MeshFile`] if the file cannot be synced
@@ -66,4 +70,23 @@ pub fn agree<T>(mpi: &op2_mpi::Mpi, path: &Path, mine: Result<T>, stage: &str) -
         )),
         None => Ok(mine),
     }
+}
+
+/// The checkpoints `dir/step_<k>.h5` with `k` before `step`, oldest first:
+/// those a run resumed at `step` into the same folder counts among the
+/// files it keeps.
+pub fn checkpoints_before(dir: &Path, step: u64) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u64, PathBuf)> = entries
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let name = path.file_name()?.to_str()?;
+            let k = name.strip_prefix("step_")?.strip_suffix(".h5")?.parse::<u64>().ok()?;
+            (k < step).then_some((k, path))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|f| f.1).collect()
 }

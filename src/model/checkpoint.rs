@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 #[cfg(feature = "mpi")]
 use op2_hdf5::agree;
-use op2_hdf5::{rename_when_whole, writing_name, MeshFile, MeshWriter};
+use op2_hdf5::{checkpoints_before, rename_when_whole, writing_name, MeshFile, MeshWriter};
 use op2_model::{AgentValues, Model, Simulation, Snapshot, VariableValues};
 
 use crate::{Error, Result, Scalar, ScalarType};
@@ -276,7 +276,7 @@ impl<'m> CheckpointEvery<'m> {
         if self.written.is_empty() {
             // A resumed run's folder holds the checkpoints before it: they
             // count among the ones kept.
-            self.written = earlier_checkpoints(&self.dir, step);
+            self.written = checkpoints_before(&self.dir, step).into();
         }
         self.written.push_back(path.clone());
         while self.written.len() > 2 {
@@ -290,23 +290,6 @@ impl<'m> CheckpointEvery<'m> {
         }
         Ok(Some(path))
     }
-}
-
-/// The files `dir/step_<k>.h5` with `k` before `step`, oldest first.
-fn earlier_checkpoints(dir: &Path, step: u64) -> std::collections::VecDeque<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Default::default();
-    };
-    let mut found: Vec<(u64, PathBuf)> = entries
-        .filter_map(|e| {
-            let path = e.ok()?.path();
-            let name = path.file_name()?.to_str()?;
-            let k = name.strip_prefix("step_")?.strip_suffix(".h5")?.parse::<u64>().ok()?;
-            (k < step).then_some((k, path))
-        })
-        .collect();
-    found.sort();
-    found.into_iter().map(|f| f.1).collect()
 }
 
 /// Everything but the tables: written by one process.
