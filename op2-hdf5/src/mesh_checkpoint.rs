@@ -152,7 +152,7 @@ impl<'a> MeshCheckpoint<'a> {
 
     /// The `checkpoint/contents` text, after checking that no two objects
     /// share a name and none takes one of the checkpoint's own.
-    fn contents(&self, path: &Path, set_name: impl Fn(&Set) -> String) -> Result<String> {
+    fn contents(&self, path: &Path) -> Result<String> {
         let mut lines = Vec::new();
         let mut names: Vec<String> = Vec::new();
         let mut name = |n: &str, line: String| -> Result<()> {
@@ -175,7 +175,7 @@ impl<'a> MeshCheckpoint<'a> {
             Ok(())
         };
         for s in &self.sets {
-            name(s.name(), format!("set {}", set_name(s)))?;
+            name(s.name(), format!("set {}", s.name()))?;
         }
         for m in &self.maps {
             let line = format!("map {} {} {}", m.name(), m.from_set().name(), m.to_set().name());
@@ -195,10 +195,7 @@ impl<'a> MeshCheckpoint<'a> {
     fn write_description(&self, w: &MeshWriter, size: impl Fn(&Set) -> Result<usize>) -> Result<()> {
         w.write_constant::<i32>("checkpoint/format", &[MESH_CHECKPOINT_FORMAT])?;
         w.write_constant::<i64>("checkpoint/step", &[self.step as i64])?;
-        w.write_text(
-            "checkpoint/contents",
-            &self.contents(w.path(), |s| s.name().to_string())?,
-        )?;
+        w.write_text("checkpoint/contents", &self.contents(w.path())?)?;
         for s in &self.sets {
             w.write_set_size(s.name(), size(s)?)?;
         }
@@ -217,7 +214,7 @@ impl<'a> MeshCheckpoint<'a> {
     /// cannot be written; as [`Dat::try_data_ro`].
     pub fn write(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        self.contents(path, |s| s.name().to_string())?;
+        self.contents(path)?;
         if let Some(s) = self.sets.iter().find(|s| s.distribution().is_some()) {
             return Err(bad(
                 path,
@@ -266,7 +263,7 @@ impl<'a> MeshCheckpoint<'a> {
                 self.write_description(&w, |s| Ok(mesh.numbering(s)?.global_size))?;
                 w.finish()
             }),
-            _ => self.contents(path, |s| s.name().to_string()).map(drop),
+            _ => self.contents(path).map(drop),
         };
         let remove = |e| {
             if rank == 0 {
