@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use op2_core::{Dat, Duplicates, EdgeRules, Error, RaggedMap, RandomStreams, Result, ScalarType, SelfLoops, Set};
 
 use crate::typed::{AnyDat, AnyGlobal};
-use crate::{AgentType, Agents, Message, MessageKind, Model};
+use crate::{AgentType, Agents, Message, MessageKind, Model, Variable};
 
 /// One agent type's carriers.
 pub(crate) struct AgentCarriers {
@@ -177,6 +177,44 @@ impl Carriers {
     }
 }
 
+/// `bytes`, the initial values of `v` for `start`'s agents, with the
+/// values [`Agents::set_agent`] gave single agents put in.
+fn set_single_agents(
+    model: &Model,
+    a: &AgentType,
+    start: &Agents,
+    v: &Variable,
+    mut bytes: Vec<u8>,
+) -> Result<Vec<u8>> {
+    let mut single = start.single.iter().filter(|(_, name, ..)| name == &v.name).peekable();
+    if single.peek().is_none() {
+        return Ok(bytes);
+    }
+    let at: HashMap<u64, usize> = start.ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
+    let each = v.dim * v.scalar.size();
+    for (id, _, scalar, values) in single {
+        let k = at.get(id).ok_or_else(|| {
+            model.invalid(format!(
+                "the initial agents of type `{}` give agent {id} a value of `{}`, and no agent has id {id}",
+                a.name, v.name
+            ))
+        })?;
+        if *scalar != v.scalar || values.len() != each {
+            return Err(model.invalid(format!(
+                "the initial agents of type `{}` give agent {id} {} `{}` values of `{}`, which holds {} `{}`",
+                a.name,
+                values.len() / scalar.size(),
+                scalar.rust_name(),
+                v.name,
+                v.dim,
+                v.scalar.rust_name()
+            )));
+        }
+        bytes[k * each..(k + 1) * each].copy_from_slice(values);
+    }
+    Ok(bytes)
+}
+
 impl AgentCarriers {
     fn new(model: &Model, a: &AgentType, start: &Agents, with_life: bool, seed: u64) -> Result<AgentCarriers> {
         let n = start.len();
@@ -187,7 +225,8 @@ impl AgentCarriers {
             Some(_) => Set::with_global_ids(a.name.clone(), start.ids.clone())?,
             None => Set::dynamic_with_ids(a.name.clone(), start.ids.clone(), capacity)?,
         };
-        for (v, _, _) in &start.values {
+        let single = start.single.iter().map(|(_, v, ..)| v);
+        for v in start.values.iter().map(|(v, ..)| v).chain(single) {
             if a.variable_named(v).is_none() {
                 return Err(model.invalid(format!(
                     "the initial agents of type `{}` give values of `{v}`, which the type does not declare",
@@ -217,6 +256,7 @@ impl AgentCarriers {
                 }
                 None => v.default.repeat(n),
             };
+            let bytes = set_single_agents(model, a, start, v, bytes)?;
             let dat = AnyDat::from_bytes(format!("{}.{}", a.name, v.name), &set, v.scalar, v.dim, &bytes)?;
             variables.push((v.name.clone(), dat));
         }

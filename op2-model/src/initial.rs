@@ -1,6 +1,7 @@
 //! A population to start from: the agents' ids and the values of any of
-//! their variables (the others take the declared defaults). Checked against
-//! the model when given to a simulation (`Simulation::populate`).
+//! their variables (the others take the declared defaults), and values of
+//! single agents named by id over those. Checked against the model when
+//! the simulation starts (`Simulation::populate`).
 
 use op2_core::{Scalar, ScalarType};
 
@@ -12,6 +13,9 @@ pub struct Agents {
     pub(crate) values: Vec<(String, ScalarType, Vec<u8>)>,
     /// Each agent's state, by name (none given: the type's first).
     pub(crate) states: Option<Vec<String>>,
+    /// `(id, variable, type, values as bytes)`: one agent's values, over
+    /// the others, in the order given.
+    pub(crate) single: Vec<(u64, String, ScalarType, Vec<u8>)>,
 }
 
 impl Agents {
@@ -27,6 +31,7 @@ impl Agents {
             ids,
             values: Vec::new(),
             states: None,
+            single: Vec::new(),
         }
     }
 
@@ -35,6 +40,17 @@ impl Agents {
     pub fn set<T: Scalar>(mut self, variable: impl Into<String>, values: Vec<T>) -> Agents {
         self.values
             .push((variable.into(), T::TYPE, bytemuck::cast_slice(&values).to_vec()));
+        self
+    }
+
+    /// Gives the agent with id `id` these values of `variable` (its `dim`
+    /// values), over the declared default or the values given by
+    /// [`Agents::set`], whichever order they come in: say, the one infected
+    /// node of an epidemic. Checked when the simulation starts: an `id` that
+    /// is not one of the agents' is an error naming it.
+    pub fn set_agent<T: Scalar>(mut self, id: u64, variable: impl Into<String>, values: &[T]) -> Agents {
+        let bytes = bytemuck::cast_slice(values).to_vec();
+        self.single.push((id, variable.into(), T::TYPE, bytes));
         self
     }
 
@@ -60,7 +76,22 @@ impl Agents {
             ids: keep.iter().map(|&k| self.ids[k]).collect(),
             values,
             states: (self.states.as_ref()).map(|s| keep.iter().filter_map(|&k| s.get(k).cloned()).collect()),
+            single: self.single_share(&keep),
         }
+    }
+
+    /// The single agents' values a share keeps: those of its own agents,
+    /// and those of ids that no agent has (so that every rank refuses them).
+    fn single_share(&self, keep: &[usize]) -> Vec<(u64, String, ScalarType, Vec<u8>)> {
+        if self.single.is_empty() {
+            return Vec::new();
+        }
+        let all: std::collections::HashSet<u64> = self.ids.iter().copied().collect();
+        let mine: std::collections::HashSet<u64> = keep.iter().map(|&k| self.ids[k]).collect();
+        (self.single.iter())
+            .filter(|(id, ..)| mine.contains(id) || !all.contains(id))
+            .cloned()
+            .collect()
     }
 
     /// Puts the agents in these states (one name per agent, in the order
