@@ -74,6 +74,9 @@ pub struct Simulation<'rt> {
     /// Device buffers that held selections, kept for the next ones (no
     /// device allocation per function and step).
     spare: RefCell<Vec<Box<dyn DeviceBuffer>>>,
+    /// The ranks sharing the run, once distributed: what host reductions
+    /// of its agents combine over.
+    ranks: Option<std::sync::Arc<dyn op2_core::AllReduce>>,
     #[cfg(feature = "mpi")]
     domain: Option<Distributed>,
     /// `(network, how it was cut)`, once distributed.
@@ -467,6 +470,7 @@ impl<'rt> Simulation<'rt> {
             edges: Vec::new(),
             resumed: None,
             spare: RefCell::new(Vec::new()),
+            ranks: None,
             #[cfg(feature = "mpi")]
             domain: None,
             #[cfg(feature = "mpi")]
@@ -1178,6 +1182,7 @@ impl<'rt> Simulation<'rt> {
             self.cut_networks(mpi)?;
             if placing.is_empty() {
                 self.share_macro_properties(mpi)?;
+                self.ranks = Some(mpi.all_reduce());
                 return Ok(self);
             }
         }
@@ -1194,6 +1199,7 @@ impl<'rt> Simulation<'rt> {
             overlap: false,
         });
         self.share_macro_properties(mpi)?;
+        self.ranks = Some(mpi.all_reduce());
         Ok(self)
     }
 
@@ -1285,6 +1291,14 @@ impl<'rt> Simulation<'rt> {
         if let Some(d) = &mut self.domain {
             d.overlap = overlap;
         }
+    }
+
+    /// The ranks this simulation is shared by, once distributed
+    /// (`Simulation::distribute`); `None` in one process. A Global that
+    /// host code reduces the agents into is shared by them
+    /// (`Global::reduce_across`), so each rank gets the whole run's value.
+    pub fn ranks(&self) -> Option<std::sync::Arc<dyn op2_core::AllReduce>> {
+        self.ranks.clone()
     }
 
     /// The ranks sharing the agents (`Simulation::distribute`).

@@ -312,7 +312,7 @@ impl Log {
                     let k = match moments.iter().position(|(a, v, _, _)| a == agent && v == variable) {
                         Some(k) => k,
                         None => {
-                            let mut m = statistics::moments(sim, agent, variable, scalar, dim)?;
+                            let mut m = statistics::moments(sim, agent, variable, scalar, dim, None)?;
                             let mut n = [sim.population(agent)?.size() as f64];
                             reduce(&mut n, Access::Inc);
                             let reduce = looped(agent)?;
@@ -345,7 +345,8 @@ impl Log {
                     bins,
                 } => {
                     let (scalar, dim) = Log::shape(sim, agent, variable)?;
-                    let counts = statistics::histogram(sim, agent, variable, scalar, dim, *component, *range, *bins)?;
+                    let counts =
+                        statistics::histogram(sim, agent, variable, scalar, dim, *component, *range, *bins, None)?;
                     let mut counts: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
                     looped(agent)?(&mut counts, Access::Inc);
                     out.extend(counts);

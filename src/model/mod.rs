@@ -1,7 +1,9 @@
 //! Agent models described, ordered and run (`op2-model`), and their logs:
 //! [`Log`] says what to log, computed by loops on the simulation's runtime
 //! (`statistics.rs`), [`LogFile`] where, and [`Logging`] hangs them on a
-//! [`Simulation`]. [`Ensemble`] runs many plans of a model over threads,
+//! [`Simulation`]. [`AgentReductions`] gives host code counts, sums,
+//! extremes and histograms of agent variables, reduced over the ranks of a
+//! distributed run. [`Ensemble`] runs many plans of a model over threads,
 //! devices and ranks; with feature `hdf5`, `Checkpoints` writes a
 //! simulation to a file and resumes it, on any rank count, and
 //! `CheckpointEvery` does so every few steps.
@@ -63,10 +65,12 @@ pub use op2_model::*;
 mod checkpoint;
 mod ensemble;
 mod log;
+mod reductions;
 mod statistics;
 
 #[cfg(feature = "hdf5")]
 pub use checkpoint::{CheckpointEvery, Checkpoints, CHECKPOINT_FORMAT};
 pub use ensemble::{Ensemble, RunPlan};
 pub use log::{Log, LogFile, LogFormat, Logging, Statistic};
+pub use reductions::AgentReductions;
 pub use statistics::MAX_BINS;

@@ -2,7 +2,8 @@
 //! variable, one loop that sums its values and their squares and takes
 //! their minimum and maximum (INC, MIN and MAX into Globals), and one that
 //! counts them into histogram bins. They run on the simulation's runtime,
-//! on whatever backend it is: the values never go to the host.
+//! on whatever backend it is: the values never go to the host. Their
+//! results are this process's agents' unless given the ranks to combine.
 
 use op2_model::Simulation;
 
@@ -11,6 +12,10 @@ use crate::{Result, ScalarType};
 
 /// Most bins a histogram has (its counts are one Global).
 pub const MAX_BINS: usize = 64;
+
+/// The ranks a loop's reductions are combined over (`None`: this
+/// process's agents alone; see `Global::reduce_across`).
+pub(crate) type Ranks = Option<std::sync::Arc<dyn crate::AllReduce>>;
 
 /// Sums, sums of squares, minima and maxima of each component of a
 /// variable.
@@ -122,12 +127,16 @@ pub(crate) fn moments(
     variable: &str,
     scalar: ScalarType,
     dim: usize,
+    ranks: Ranks,
 ) -> Result<Moments> {
     let set = sim.population(agent)?;
     let sum = Global::<f64>::zeros("log.sum", dim)?;
     let sum_sq = Global::<f64>::zeros("log.sum_sq", dim)?;
     let lo = Global::new("log.min", vec![f64::INFINITY; dim])?;
     let hi = Global::new("log.max", vec![f64::NEG_INFINITY; dim])?;
+    for g in [&sum, &sum_sq, &lo, &hi] {
+        g.reduce_across(ranks.clone());
+    }
     macro_rules! run {
         ($k:ident) => {{
             let x = typed(sim, agent, variable)?;
@@ -182,11 +191,13 @@ pub(crate) fn histogram(
     component: usize,
     (lo, hi): (f64, f64),
     bins: usize,
+    ranks: Ranks,
 ) -> Result<Vec<u64>> {
     let set = sim.population(agent)?;
     let range = Global::new("log.range", vec![lo, hi])?;
     let shape = Global::new("log.shape", vec![component as i32, bins as i32])?;
     let counts = Global::<i64>::zeros("log.counts", MAX_BINS)?;
+    counts.reduce_across(ranks);
     macro_rules! run {
         ($k:ident) => {{
             let x = typed(sim, agent, variable)?;

@@ -4,7 +4,7 @@
 //! rank agent by agent, overlapped or not, and a log across the ranks
 //! holds one rank's values.
 
-use op2::model::{Agents, Log, Simulation};
+use op2::model::{AgentReductions, Agents, Log, Simulation};
 use op2::mpi::{DomainOptions, Mpi};
 use op2::prelude::*;
 
@@ -95,6 +95,14 @@ pub fn described_models_match_one_rank(mpi: &Mpi) {
                 for (g, w) in got[1..4].iter().zip(&want[1..4]) {
                     assert!((g - w).abs() < 1e-12, "{b}: mean velocity {g} vs {w}");
                 }
+                // Host reductions, shared by the ranks by themselves.
+                let host = |sim: &Simulation<'_>| {
+                    let hist = sim.histogram("boid", "pos", 0, (0.0, side), 8).unwrap();
+                    (hist, sim.min("boid", "vel").unwrap(), sim.max("boid", "pos").unwrap())
+                };
+                let (got, want) = (host(&shared), host(&one));
+                assert_eq!(got, want, "{b}: host reductions");
+                assert_eq!(got.0.iter().sum::<u64>(), n as u64, "{b}: every boid in the box");
             }
         }
         // Circles.
