@@ -19,14 +19,7 @@ pub const RECOVERED: i32 = 2;
 /// The chance of escaping infection is a product rather than `powi`, so that
 /// every backend computes the same bits.
 #[op2::kernel]
-pub fn transition(
-    next: &mut i32,
-    counts: &mut [i64; 3],
-    state: &i32,
-    neighbours: &[i32],
-    params: &[f64; 2],
-    rng: &mut Philox,
-) {
+pub fn transition(next: &mut i32, state: &i32, neighbours: &[i32], params: &[f64; 2], rng: &mut Philox) {
     let mut s = *state;
     if s == 0 {
         let mut infected = 0;
@@ -48,7 +41,6 @@ pub fn transition(
         s = 2;
     }
     *next = s;
-    counts[s as usize] += 1;
 }
 
 /// Susceptible, infected and recovered nodes after a tick.
@@ -151,25 +143,18 @@ impl Sir {
 
     /// One tick; the counts after it.
     pub fn step(&mut self, rt: &Runtime) -> op2::Result<Counts> {
-        let counts = Global::<i64>::zeros("counts", 3)?;
         par_loop!(
             rt,
             transition,
             self.nodes,
             self.next(WRITE),
-            counts(INC),
             self.state(READ),
             self.state(READ, self.neighbours[..]),
             self.params(READ),
             self.streams(DRAW)
         )?;
         self.state.swap(&self.next)?;
-        let c = counts.data_ro();
-        Ok(Counts {
-            susceptible: c[0] as u64,
-            infected: c[1] as u64,
-            recovered: c[2] as u64,
-        })
+        self.counts(rt)
     }
 
     /// Goes back to `states` (every local node's, in node order) after
