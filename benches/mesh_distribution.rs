@@ -49,10 +49,10 @@ fn main() {
     for _ in 0..repeats {
         let start = Instant::now();
         let (mesh, constants) = hdf5_grid::read_blocks(&path, &mpi).expect("read in blocks");
-        let d = mpi
+        let mut d = mpi
             .distribute_blocks(mesh, "cells", &BlockPartitioner::PtScotchThrough("pecell".into()))
             .expect("distributed from blocks");
-        let local = AirfoilDsl::from_blocks(&d, &constants).expect("Airfoil from blocks");
+        let local = AirfoilDsl::from_blocks(&mut d, &constants).expect("Airfoil from blocks");
         blocks.push(mpi.max_f64(start.elapsed().as_secs_f64()));
         cells[0] = local.cells.size() as u64;
 

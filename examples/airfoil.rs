@@ -273,8 +273,8 @@ impl Ranks {
         #[cfg(all(feature = "mpi", feature = "hdf5"))]
         {
             let (mesh, constants) = op2_airfoil::hdf5_grid::read_blocks(path, &self.mpi)?;
-            let d = self.mpi.distribute_blocks(mesh, "cells", &block_partitioner())?;
-            let airfoil = AirfoilDsl::from_blocks(&d, &constants)?;
+            let mut d = self.mpi.distribute_blocks(mesh, "cells", &block_partitioner())?;
+            let airfoil = AirfoilDsl::from_blocks(&mut d, &constants)?;
             let counts = ["nodes", "cells", "edges", "bedges"].map(|s| d.global_size(s).unwrap_or(0));
             Ok(Local {
                 airfoil,

@@ -16,8 +16,31 @@ pub(crate) fn exchange<C: Communicator, T: Equivalence + Copy + Default>(
     sends: &[Vec<T>],
     what: &str,
 ) -> Result<Vec<Vec<T>>> {
+    let counts: Vec<usize> = sends.iter().map(Vec::len).collect();
+    let (incoming, recv_counts) = exchange_flat(comm, &sends.concat(), &counts, what)?;
+    let mut received = Vec::with_capacity(recv_counts.len());
+    let mut rest = &incoming[..];
+    for c in recv_counts {
+        let (head, tail) = rest.split_at(c);
+        received.push(head.to_vec());
+        rest = tail;
+    }
+    Ok(received)
+}
+
+/// Sends the next `counts[q]` values of `flat` to rank `q`, for every `q`
+/// in order, and returns what every rank sent to this one, one after
+/// another in rank order, with how many came from each. Holds no copy of
+/// either side: the largest tables move this way. Collective.
+pub(crate) fn exchange_flat<C: Communicator, T: Equivalence + Copy + Default>(
+    comm: &C,
+    flat: &[T],
+    counts: &[usize],
+    what: &str,
+) -> Result<(Vec<T>, Vec<usize>)> {
     let p = comm.size() as usize;
-    debug_assert_eq!(sends.len(), p);
+    debug_assert_eq!(counts.len(), p);
+    debug_assert_eq!(counts.iter().sum::<usize>(), flat.len());
     let count = |n: usize| {
         i32::try_from(n).map_err(|_| Error::Mpi {
             reason: format!("{what}: {n} values for one rank, more than an MPI count holds"),
@@ -30,7 +53,7 @@ pub(crate) fn exchange<C: Communicator, T: Equivalence + Copy + Default>(
         Ok(v) => agree(comm, Ok(())).map(|()| v),
         Err(e) => agree(comm, Err(e)).map(|()| Vec::new()),
     };
-    let send_counts = both(sends.iter().map(|s| count(s.len())).collect())?;
+    let send_counts = both(counts.iter().map(|&c| count(c)).collect())?;
     let mut recv_counts = vec![0i32; p];
     comm.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
     let displs = |counts: &[i32]| -> Result<Vec<i32>> {
@@ -46,21 +69,13 @@ pub(crate) fn exchange<C: Communicator, T: Equivalence + Copy + Default>(
     };
     let send_displs = both(displs(&send_counts))?;
     let recv_displs = both(displs(&recv_counts))?;
-    let flat: Vec<T> = sends.concat();
     let mut incoming = vec![T::default(); recv_counts.iter().map(|&c| c as usize).sum()];
     {
-        let out = Partition::new(&flat[..], &send_counts[..], &send_displs[..]);
+        let out = Partition::new(flat, &send_counts[..], &send_displs[..]);
         let mut into = PartitionMut::new(&mut incoming[..], &recv_counts[..], &recv_displs[..]);
         comm.all_to_all_varcount_into(&out, &mut into);
     }
-    let mut received = Vec::with_capacity(p);
-    let mut rest = &incoming[..];
-    for &c in &recv_counts {
-        let (head, tail) = rest.split_at(c as usize);
-        received.push(head.to_vec());
-        rest = tail;
-    }
-    Ok(received)
+    Ok((incoming, recv_counts.iter().map(|&c| c as usize).collect()))
 }
 
 /// Asks, for every id in `ids` (global rows of a set of `n` cut into blocks),
@@ -79,21 +94,32 @@ pub(crate) fn ask_blocks<C: Communicator>(
     for &g in ids {
         questions[block_owner(g as usize, n, p) as usize].push(g);
     }
-    let asked = exchange(comm, &questions, what)?;
-    let answers: Vec<Vec<u32>> = asked
+    let counts: Vec<usize> = questions.iter().map(Vec::len).collect();
+    let flat = questions.concat();
+    drop(questions);
+    // Each question is answered in its place: the answers go back as the
+    // questions came, with no second table.
+    let (mut asked, asked_counts) = exchange_flat(comm, &flat, &counts, what)?;
+    drop(flat);
+    for g in &mut asked {
+        *g = block[*g as usize - block_start];
+    }
+    let (answers, _) = exchange_flat(comm, &asked, &asked_counts, what)?;
+    drop(asked);
+    let mut next: Vec<usize> = counts
         .iter()
-        .map(|q| q.iter().map(|&g| block[g as usize - block_start]).collect())
-        .collect();
-    let mut by_rank: Vec<_> = exchange(comm, &answers, what)?
-        .into_iter()
-        .map(|r| r.into_iter())
+        .scan(0, |at, &c| {
+            let start = *at;
+            *at += c;
+            Some(start)
+        })
         .collect();
     Ok(ids
         .iter()
         .map(|&g| {
-            by_rank[block_owner(g as usize, n, p) as usize]
-                .next()
-                .expect("one answer per question")
+            let at = &mut next[block_owner(g as usize, n, p) as usize];
+            *at += 1;
+            answers[*at - 1]
         })
         .collect())
 }

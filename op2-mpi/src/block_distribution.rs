@@ -19,7 +19,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use op2_core::{Dat, Error, Map, Result, Scalar, ScalarType, Set, SetRegions};
 
-use crate::all_to_all::{agree, ask_blocks, exchange};
+use crate::all_to_all::{agree, ask_blocks, exchange, exchange_flat};
 use crate::block_mesh::{BlockDat, BlockMap, BlockSet};
 use crate::halo_exchange::{Comm, SetComm};
 use crate::{block_owner, block_rows, BlockMesh, Mpi, Neighbour, SetLayout};
@@ -98,7 +98,12 @@ impl Mpi {
         };
         agree(comm, checked)?;
         let pi = pi.expect("agreed");
-        let BlockMesh { sets, maps, dats, .. } = mesh;
+        let BlockMesh {
+            sets,
+            mut maps,
+            mut dats,
+            ..
+        } = mesh;
         let n = sets[pi].size;
         let empty_rank = |rank: u64| Error::Mpi {
             reason: format!(
@@ -152,11 +157,12 @@ impl Mpi {
                 Some((xadj, adjncy)) => {
                     // As METIS on the in-memory path: 1 + degree.
                     let weights: Vec<i64> = xadj.windows(2).map(|w| 1 + w[1] - w[0]).collect();
-                    crate::ptscotch::part(comm, &xadj, &adjncy, &weights)?
+                    crate::ptscotch::part(comm, xadj, adjncy, weights)?
                 }
                 None => vec![me; my_block.len()],
             },
         };
+        crate::heap::release_freed();
         let mut counts = vec![0u64; p as usize];
         for &r in &part {
             counts[r as usize] += 1;
@@ -168,16 +174,24 @@ impl Mpi {
         }
         let owners = block_owners(comm, &sets, &maps, pi, part)?;
         let ranks = Ranks { comm, me, p };
-        let moved = move_rows(&ranks, &sets, &maps, &dats, &owners)?;
+        // The blocks' tables move out, and are freed as they go.
+        let mut moved = move_rows(&ranks, &sets, &mut maps, &mut dats, &owners)?;
         let target_owners = find_target_owners(&ranks, &sets, &maps, &moved.rows, &owners)?;
         drop(owners);
-        let exec = exec_halos(&ranks, &maps, &moved, &target_owners)?;
+        crate::heap::release_freed();
+        let mut exec = exec_halos(&ranks, &maps, &moved, &target_owners)?;
         let order = local_order(&ranks, &maps, &moved.owned, &target_owners);
         let nonexec = nonexec_halos(&ranks, &maps, &moved, &target_owners, &exec)?;
+        // What only the halos needed goes before the local tables are made.
+        drop(target_owners);
+        exec.target_owners = Vec::new();
+        crate::heap::release_freed();
         let local = self.local_sets(&sets, &moved.owned, &exec, &nonexec, &order)?;
-        let local_maps = local_maps(&maps, &moved.rows, &exec.rows, &order, &local)?;
+        moved.owned = Vec::new();
+        let local_maps = local_maps(&maps, std::mem::take(&mut moved.rows), &exec.rows, &order, &local)?;
         let local_dats = local_dats(comm, &dats, moved.dat_rows, &order, &local)?;
-        Ok(BlockDistributed {
+        drop((order, exec, nonexec));
+        let distributed = BlockDistributed {
             comm: self.comm.clone(),
             sets: sets
                 .iter()
@@ -189,7 +203,9 @@ impl Mpi {
             layouts: local.layouts,
             rank: me,
             nranks: p,
-        })
+        };
+        crate::heap::release_freed();
+        Ok(distributed)
     }
 
     /// Layouts, exchange lists and local sets: owned elements in local
@@ -218,7 +234,7 @@ impl Mpi {
             };
             let globals: Vec<u32> = order.order[s]
                 .iter()
-                .map(|&i| o.gids[i])
+                .map(|&i| o.gids[i as usize])
                 .chain(ex.gids.iter().copied())
                 .chain(nx.gids.iter().copied())
                 .collect();
@@ -297,7 +313,7 @@ struct NonExecHalos {
 /// Per set: the owned elements in local order (core first), how many are
 /// core, and each owned element's local index.
 struct LocalOrder {
-    order: Vec<Vec<usize>>,
+    order: Vec<Vec<u32>>,
     cores: Vec<usize>,
     local_of: Vec<Vec<u32>>,
 }
@@ -310,12 +326,13 @@ struct LocalSets {
 }
 
 /// Every row to its owner: blocks arrive in rank order, each in row order,
-/// so owned elements come in global id order.
+/// so owned elements come in global id order. Each map's and Dat's block
+/// is taken from it and freed once sent.
 fn move_rows(
     r: &Ranks<'_>,
     sets: &[BlockSet],
-    maps: &[BlockMap],
-    dats: &[BlockDat],
+    maps: &mut [BlockMap],
+    dats: &mut [BlockDat],
     owners: &[Vec<u32>],
 ) -> Result<MovedRows> {
     let comm = r.comm;
@@ -324,29 +341,25 @@ fn move_rows(
             let start = block_rows(sets[s].size, r.me, r.p).start as u32;
             let gids: Vec<u32> = (start..start + owners[s].len() as u32).collect();
             Ok(OwnedRows {
-                gids: migrate(comm, &owners[s], &gids, 1, "moving elements to their owners")?,
+                gids: migrate(comm, &owners[s], gids, 1, "moving elements to their owners")?,
             })
         })
         .collect::<Result<_>>()?;
     let rows: Vec<Vec<i32>> = maps
-        .iter()
+        .iter_mut()
         .map(|m| {
-            migrate(
-                comm,
-                &owners[m.from],
-                &m.rows,
-                m.arity,
-                "moving map rows to their owners",
-            )
+            let rows = std::mem::take(&mut m.rows);
+            migrate(comm, &owners[m.from], rows, m.arity, "moving map rows to their owners")
         })
         .collect::<Result<_>>()?;
     let dat_rows: Vec<Vec<u8>> = dats
-        .iter()
+        .iter_mut()
         .map(|d| {
+            let bytes = std::mem::take(&mut d.bytes);
             migrate(
                 comm,
                 &owners[d.set],
-                &d.bytes,
+                bytes,
                 d.row_bytes(),
                 "moving dat rows to their owners",
             )
@@ -452,16 +465,17 @@ fn exec_halos(r: &Ranks<'_>, maps: &[BlockMap], moved: &MovedRows, target_owners
 /// position in the local numbering of each owned element (by its place in
 /// global id order).
 fn local_order(r: &Ranks<'_>, maps: &[BlockMap], owned: &[OwnedRows], target_owners: &[Vec<u32>]) -> LocalOrder {
-    let mut order: Vec<Vec<usize>> = Vec::with_capacity(owned.len());
+    let mut order: Vec<Vec<u32>> = Vec::with_capacity(owned.len());
     let mut cores = Vec::with_capacity(owned.len());
     for (s, o) in owned.iter().enumerate() {
-        let all_here = |&i: &usize| {
+        let all_here = |&i: &u32| {
+            let i = i as usize;
             out_maps(maps, s).all(|k| {
                 let a = maps[k].arity;
                 target_owners[k][i * a..(i + 1) * a].iter().all(|&q| q == r.me)
             })
         };
-        let (core, rest): (Vec<usize>, Vec<usize>) = (0..o.gids.len()).partition(all_here);
+        let (core, rest): (Vec<u32>, Vec<u32>) = (0..o.gids.len() as u32).partition(all_here);
         cores.push(core.len());
         order.push(core.into_iter().chain(rest).collect());
     }
@@ -470,7 +484,7 @@ fn local_order(r: &Ranks<'_>, maps: &[BlockMap], owned: &[OwnedRows], target_own
         .map(|ord| {
             let mut inv = vec![0u32; ord.len()];
             for (l, &i) in ord.iter().enumerate() {
-                inv[i] = l as u32;
+                inv[i as usize] = l as u32;
             }
             inv
         })
@@ -533,7 +547,7 @@ fn nonexec_halos(
 /// non-exec halo's rows are never executed and point to 0.
 fn local_maps(
     maps: &[BlockMap],
-    rows: &[Vec<i32>],
+    mut rows: Vec<Vec<i32>>,
     exec_rows: &[Vec<i32>],
     order: &LocalOrder,
     local: &LocalSets,
@@ -554,11 +568,15 @@ fn local_maps(
                 reason: format!("map `{}`: target {g} is not local (a halo was built wrong)", m.name),
             })
         };
+        // This map's owned rows are freed once renumbered.
+        let owned_rows = std::mem::take(&mut rows[k]);
         for &i in &order.order[m.from] {
-            for g in &rows[k][i * a..(i + 1) * a] {
+            let i = i as usize;
+            for g in &owned_rows[i * a..(i + 1) * a] {
                 values.push(to_local(g)?);
             }
         }
+        drop(owned_rows);
         for g in &exec_rows[k] {
             values.push(to_local(g)?);
         }
@@ -585,6 +603,7 @@ fn local_dats(
         let layout = &local.layouts[d.set];
         let mut values = vec![0u8; layout.globals.len() * w];
         for (l, &i) in order.order[d.set].iter().enumerate() {
+            let i = i as usize;
             values[l * w..(l + 1) * w].copy_from_slice(&bytes[i * w..(i + 1) * w]);
         }
         fill_halo(comm, &local.neighbours[d.set], &mut values, w)?;
@@ -593,7 +612,7 @@ fn local_dats(
             set: d.set,
             dim: d.dim,
             ty: d.ty,
-            bytes: values,
+            bytes: Some(values),
         });
     }
     Ok(local_dats)
@@ -601,18 +620,35 @@ fn local_dats(
 
 /// Sends row `i` of `rows` (`width` values each) to rank `dest[i]`; returns
 /// the rows this rank receives, by sending rank then in the order sent.
+/// `rows` is freed once sorted by destination: at most two copies of a
+/// table live at once.
 fn migrate<T: Equivalence + Copy + Default>(
     comm: &impl Communicator,
     dest: &[u32],
-    rows: &[T],
+    rows: Vec<T>,
     width: usize,
     what: &str,
 ) -> Result<Vec<T>> {
-    let mut sends: Vec<Vec<T>> = vec![Vec::new(); comm.size() as usize];
-    for (i, &q) in dest.iter().enumerate() {
-        sends[q as usize].extend_from_slice(&rows[i * width..(i + 1) * width]);
+    let mut counts = vec![0usize; comm.size() as usize];
+    for &q in dest {
+        counts[q as usize] += width;
     }
-    Ok(exchange(comm, &sends, what)?.concat())
+    let mut at: Vec<usize> = counts
+        .iter()
+        .scan(0, |next, &c| {
+            let start = *next;
+            *next += c;
+            Some(start)
+        })
+        .collect();
+    let mut flat = vec![T::default(); rows.len()];
+    for (i, &q) in dest.iter().enumerate() {
+        let to = &mut at[q as usize];
+        flat[*to..*to + width].copy_from_slice(&rows[i * width..(i + 1) * width]);
+        *to += width;
+    }
+    drop(rows);
+    Ok(exchange_flat(comm, &flat, &counts, what)?.0)
 }
 
 /// The owner of every element of this rank's block of every set: the
@@ -655,11 +691,14 @@ fn block_owners(
                     }
                     let start = block(m.to).start;
                     let mut own = vec![u32::MAX; block(m.to).len()];
-                    for got in exchange(comm, &claims, "deriving owners")? {
-                        for c in got.chunks(2) {
-                            let o = &mut own[c[0] as usize - start];
-                            *o = (*o).min(c[1]);
-                        }
+                    let counts: Vec<usize> = claims.iter().map(Vec::len).collect();
+                    let flat = claims.concat();
+                    drop(claims);
+                    let (got, _) = exchange_flat(comm, &flat, &counts, "deriving owners")?;
+                    drop(flat);
+                    for c in got.chunks(2) {
+                        let o = &mut own[c[0] as usize - start];
+                        *o = (*o).min(c[1]);
                     }
                     // Elements no map reaches stay in their block.
                     for o in own.iter_mut().filter(|o| **o == u32::MAX) {
@@ -772,22 +811,38 @@ fn dual_graph_blocks(
     } else {
         return Ok(None);
     }
-    let mut adjacent: Vec<(u32, u32)> = exchange(comm, &pairs, "building the graph")?
-        .iter()
-        .flat_map(|g| g.chunks(2).map(|c| (c[0], c[1])))
-        .collect();
-    adjacent.sort_unstable();
-    adjacent.dedup();
+    // The pairs travel flat and are sorted, deduplicated and cut down to
+    // their second halves in place: the graph is the largest table a rank
+    // builds, and the partitioner's own memory comes on top of it.
+    let counts: Vec<usize> = pairs.iter().map(Vec::len).collect();
+    let flat = pairs.concat();
+    drop(pairs);
+    let (mut adjacent, _) = exchange_flat(comm, &flat, &counts, "building the graph")?;
+    drop(flat);
+    let arcs: &mut [[u32; 2]] = bytemuck::cast_slice_mut(&mut adjacent[..]);
+    arcs.sort_unstable();
+    let mut kept = 0;
+    for i in 0..arcs.len() {
+        if i == 0 || arcs[i] != arcs[kept - 1] {
+            arcs[kept] = arcs[i];
+            kept += 1;
+        }
+    }
     let mut xadj = Vec::with_capacity(mine.len() + 1);
     xadj.push(0i64);
     let mut at = 0;
     for v in mine.clone() {
-        while at < adjacent.len() && adjacent[at].0 as usize == v {
+        while at < kept && arcs[at][0] as usize == v {
             at += 1;
         }
         xadj.push(at as i64);
     }
-    Ok(Some((xadj, adjacent.into_iter().map(|(_, b)| b).collect())))
+    for i in 0..kept {
+        adjacent[i] = adjacent[2 * i + 1];
+    }
+    adjacent.truncate(kept);
+    adjacent.shrink_to_fit();
+    Ok(Some((xadj, adjacent)))
 }
 
 /// Fills the halo rows of `local` (`width` bytes each) from their owners
@@ -815,13 +870,22 @@ fn fill_halo(comm: &impl Communicator, neighbours: &[Neighbour], local: &mut [u8
     Ok(())
 }
 
-/// A Dat's local rows (owned, then halos), as bytes of its type.
+/// A Dat's local rows (owned, then halos), as bytes of its type; `None`
+/// once taken.
 struct LocalDat {
     name: String,
     set: usize,
     dim: usize,
     ty: ScalarType,
-    bytes: Vec<u8>,
+    bytes: Option<Vec<u8>>,
+}
+
+/// `bytes` as values of `T` (whatever their alignment).
+fn values_of<T: Scalar>(bytes: &[u8]) -> Vec<T> {
+    bytes
+        .chunks_exact(T::TYPE.size())
+        .map(bytemuck::pod_read_unaligned)
+        .collect()
 }
 
 /// A mesh distributed from blocks ([`Mpi::distribute_blocks`]): this rank's
@@ -873,8 +937,30 @@ impl BlockDistributed {
     }
 
     /// The local Dat named `name` (owned and halo values), as `T`: an `Err`
-    /// if it was given as another type.
+    /// if it was given as another type, or was taken. The distribution
+    /// keeps its values (see [`BlockDistributed::take_dat`]).
     pub fn dat<T: Scalar>(&self, name: &str) -> Result<Dat<T>> {
+        let (d, bytes) = self.local_dat::<T>(name)?;
+        Dat::from_vec(name, &self.sets[d.set].2, d.dim, values_of(bytes))
+    }
+
+    /// The local Dat named `name`, as `T`, named `local_name` (a file's
+    /// names, like OP2's `p_q`, are often not the program's), handed over:
+    /// the distribution keeps no copy of its values, so a program holds
+    /// its mesh once. A later `dat` or `take_dat` of it is an `Err`.
+    pub fn take_dat<T: Scalar>(&mut self, name: &str, local_name: &str) -> Result<Dat<T>> {
+        let (set, dim) = {
+            let (d, _) = self.local_dat::<T>(name)?;
+            (d.set, d.dim)
+        };
+        let d = self.dats.iter_mut().find(|d| d.name == name).expect("found above");
+        let bytes = d.bytes.take().expect("found above");
+        Dat::from_vec(local_name, &self.sets[set].2, dim, values_of(&bytes))
+    }
+
+    /// The local Dat named `name` and its values, if they are of type `T`
+    /// and still here.
+    fn local_dat<T: Scalar>(&self, name: &str) -> Result<(&LocalDat, &[u8])> {
         let d = self.dats.iter().find(|d| d.name == name).ok_or_else(|| Error::Mpi {
             reason: format!("no dat `{name}` was distributed"),
         })?;
@@ -887,12 +973,10 @@ impl BlockDistributed {
                 ),
             });
         }
-        let values: Vec<T> = d
-            .bytes
-            .chunks_exact(d.ty.size())
-            .map(bytemuck::pod_read_unaligned)
-            .collect();
-        Dat::from_vec(name, &self.sets[d.set].2, d.dim, values)
+        let bytes = d.bytes.as_deref().ok_or_else(|| Error::Mpi {
+            reason: format!("dat `{name}` was taken already (BlockDistributed::take_dat)"),
+        })?;
+        Ok((d, bytes))
     }
 
     /// The owned values of `local` (a Dat on one of these sets) moved back

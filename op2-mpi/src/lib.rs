@@ -57,6 +57,8 @@ mod block_mesh;
 #[cfg(feature = "mpi")]
 mod halo_exchange;
 mod halo_layout;
+#[cfg(feature = "mpi")]
+mod heap;
 mod ownership;
 #[cfg(feature = "mpi")]
 mod partition;

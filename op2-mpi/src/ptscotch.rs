@@ -80,13 +80,14 @@ impl Drop for Handles {
 /// Cuts a distributed graph into `comm.size()` parts: this rank holds
 /// vertices `first..first + xadj.len() - 1` (blocks in rank order), their
 /// adjacency in CSR form (`xadj` local offsets, `adjncy` global vertex
-/// numbers, symmetric, no self loops) and weights. Returns each local
+/// numbers, symmetric, no self loops) and weights, which it frees as it
+/// goes. Returns each local
 /// vertex's part. Collective; every rank gets an `Err` if one fails.
 pub(crate) fn part<C: Communicator + AsRaw<Raw = mpi::ffi::MPI_Comm>>(
     comm: &C,
-    xadj: &[i64],
-    adjncy: &[u32],
-    weights: &[i64],
+    xadj: Vec<i64>,
+    adjncy: Vec<u32>,
+    weights: Vec<i64>,
 ) -> Result<Vec<u32>> {
     let fail = |what: &str| Error::Mpi {
         reason: format!("PT-Scotch: {what}"),
@@ -96,9 +97,13 @@ pub(crate) fn part<C: Communicator + AsRaw<Raw = mpi::ffi::MPI_Comm>>(
         return Err(fail("the library was built with another SCOTCH_Num size than 32 bits"));
     }
     let num = |x: i64, what: &str| Num::try_from(x).map_err(|_| fail(&format!("{what} {x} does not fit SCOTCH_Num")));
+    // Each table is freed once converted: Scotch's own memory comes on top.
     let mut vert: Vec<Num> = xadj.iter().map(|&x| num(x, "offset")).collect::<Result<_>>()?;
+    drop(xadj);
     let mut edges: Vec<Num> = adjncy.iter().map(|&x| num(x.into(), "vertex")).collect::<Result<_>>()?;
+    drop(adjncy);
     let mut velo: Vec<Num> = weights.iter().map(|&x| num(x, "weight")).collect::<Result<_>>()?;
+    drop(weights);
     let n = vert.len() - 1;
     let mut part: Vec<Num> = vec![0; n.max(1)];
     // SAFETY: the handles are freed by Handles; every array outlives the

@@ -58,7 +58,7 @@ pub fn blocks_distribute_as_the_in_memory_path(mpi: &Mpi) {
     b.add_dat("x", ids[0], 2, block(&m.x, 2, m.nnode(), mpi));
     b.add_dat("bound", ids[2], 1, block(&m.bound, 1, m.nbedge(), mpi));
     let mine = block(&owners, 1, m.ncell(), mpi);
-    let blocks = mpi
+    let mut blocks = mpi
         .distribute_blocks(b, "cells", &BlockPartitioner::Given(mine))
         .unwrap();
 
@@ -96,6 +96,26 @@ pub fn blocks_distribute_as_the_in_memory_path(mpi: &Mpi) {
     assert_eq!(blocks.to_blocks(&local_x).unwrap(), block(&m.x, 2, m.nnode(), mpi));
     let e = blocks.dat::<f32>("x").unwrap_err();
     assert!(e.to_string().contains("dat `x` was distributed as f64, not f32"), "{e}");
+    // Taken, a Dat is handed over under its new name with the same values,
+    // and the distribution keeps none of it.
+    let e = blocks.take_dat::<f32>("bound", "b").unwrap_err();
+    assert!(
+        e.to_string().contains("dat `bound` was distributed as i32, not f32"),
+        "{e}"
+    );
+    let taken = blocks.take_dat::<i32>("bound", "b").unwrap();
+    assert_eq!(taken.name(), "b");
+    assert_eq!(
+        taken.to_vec(),
+        d.dat(&bound).unwrap().to_vec(),
+        "rank {rank}: bound taken"
+    );
+    for e in [
+        blocks.dat::<i32>("bound").unwrap_err(),
+        blocks.take_dat::<i32>("bound", "b").unwrap_err(),
+    ] {
+        assert!(e.to_string().contains("dat `bound` was taken already"), "{e}");
+    }
     // The halos exchange: a loop over edges incrementing cells through
     // pecell sums, on every rank, what it sums on one.
     let seq = Runtime::new(Backend::Seq).unwrap();

@@ -135,10 +135,10 @@ pub fn airfoil_read_in_blocks_matches_one_rank(mpi: &Mpi) {
     let one = AirfoilDsl::new(&s.mesh, &s.constants).unwrap();
     let (blocks, constants) = hdf5_grid::read_blocks(OP2_WRITTEN, mpi).unwrap();
     assert_eq!(constants, s.constants);
-    let d = mpi
+    let mut d = mpi
         .distribute_blocks(blocks, "cells", &op2::mpi::BlockPartitioner::default())
         .unwrap();
-    let local = AirfoilDsl::from_blocks(&d, &constants).unwrap();
+    let local = AirfoilDsl::from_blocks(&mut d, &constants).unwrap();
     airfoil_matches_one_rank(&one, &seq, &local, &seq, 10);
     let path = std::env::temp_dir().join(format!("op2-mpi-blocks-{}.h5", run_tag(mpi)));
     hdf5_grid::checkpoint(&local, &constants, 10)

@@ -138,12 +138,13 @@ impl AirfoilDsl {
     /// The Airfoil of a mesh distributed from blocks
     /// (`op2::mpi::Mpi::distribute_blocks` of what `hdf5_grid::read_blocks`
     /// read): sets, maps and Dats under OP2's names, `q` from `p_q` where
-    /// the file had it, else the free stream `c.qinf`.
+    /// the file had it, else the free stream `c.qinf`. The Dats are taken
+    /// from `d` (`BlockDistributed::take_dat`): the mesh is held once.
     #[cfg(feature = "mpi")]
-    pub fn from_blocks(d: &op2::mpi::BlockDistributed, c: &Constants) -> op2::Result<AirfoilDsl> {
+    pub fn from_blocks(d: &mut op2::mpi::BlockDistributed, c: &Constants) -> op2::Result<AirfoilDsl> {
         let cells = d.set("cells")?;
-        let q = match d.dat::<f64>("p_q") {
-            Ok(q) => Dat::from_vec("q", &cells, 4, q.to_vec())?,
+        let q = match d.take_dat::<f64>("p_q", "q") {
+            Ok(q) => q,
             Err(_) => {
                 let q0: Vec<f64> = c.qinf.iter().copied().cycle().take(4 * cells.total_size()).collect();
                 Dat::from_vec("q", &cells, 4, q0)?
@@ -158,8 +159,8 @@ impl AirfoilDsl {
             pbedge: d.map("pbedge")?,
             pbecell: d.map("pbecell")?,
             pcell: d.map("pcell")?,
-            bound: d.dat("p_bound")?,
-            x: d.dat("p_x")?,
+            bound: d.take_dat("p_bound", "p_bound")?,
+            x: d.take_dat("p_x", "p_x")?,
             q,
             global_cells: d.global_size("cells")?,
             cells,
