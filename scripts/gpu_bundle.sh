@@ -9,7 +9,9 @@
 #
 # run.sh runs the CUDA conformance suite, transfer tests, an ensemble on
 # cuda and the model layer's tests (Circles and predator-prey on cuda, bitwise against their
-# hand-wired versions on seq), then prints one
+# hand-wired versions on seq, host reductions), checkpoints written and
+# resumed on cuda (with the HDF5 libraries the bundle carries, should the
+# machine lack them), then prints one
 # table of Airfoil on 720 000 cells (each run must print PASSED): op2-rs
 # `cuda` with colouring and atomics, each with Dats in columns (struct of
 # arrays, the default) and in rows, and with increments measured per loop
@@ -44,7 +46,8 @@ for line in sys.stdin:
 
 {
     cargo test --release --features cuda --no-run --message-format=json \
-        --test conformance --test device_transfers --test cuda_ptx --test model --test model_log --test ensemble
+        --test conformance --test device_transfers --test cuda_ptx --test model --test model_log --test ensemble \
+        --test model_reductions
     cargo build --release --features cuda --example airfoil --example circles --example predator_prey --example boids \
         --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
@@ -54,6 +57,23 @@ for line in sys.stdin:
     cp "$exe" "$out/$name"
     strip "$out/$name" 2>/dev/null || true
 done
+
+# Checkpoints on cuda (feature hdf5): the tests, and HDF5 with MPICH (the
+# libraries it loads that a machine without them lacks; compressed, ~9 MB)
+# in case the GPU machine has none.
+cargo test --release --features cuda,hdf5 --no-run --message-format=json --test checkpoint --test mesh_checkpoint |
+    executables | while read -r exe; do
+    name=$(basename "$exe")
+    cp "$exe" "$out/${name%-*}"
+    strip "$out/${name%-*}" 2>/dev/null || true
+done
+libs=$(mktemp -d)
+ldd "$out/checkpoint" "$out/mesh_checkpoint" | awk '/=> \// { print $3 }' | sort -u |
+    grep -E '/lib(hdf5|mpich|sz|aec|hwloc|uc[mpst]|numa)[^/]*\.so' | while read -r lib; do
+    cp -L "$lib" "$libs/"
+done
+tar -C "$libs" -cJf "$out/hdf5-lib.tar.xz" .
+rm -rf "$libs"
 
 op2_bundle=${OP2_BUNDLE:-target/op2-bundle}
 if [ -f "$op2_bundle/build_and_run.sh" ]; then
@@ -86,6 +106,16 @@ part "conformance and transfers"
 ./model_log --test-threads=1 || status=1
 # An ensemble's runs on cuda runtimes of their own, each as a lone run.
 ./ensemble --test-threads=1 || status=1
+./model_reductions --test-threads=1 || status=1
+part "checkpoints on cuda"
+# HDF5 from the bundle where the machine has none.
+if ldd ./checkpoint | grep -q "not found"; then
+    mkdir -p hdf5-lib && tar -C hdf5-lib -xJf hdf5-lib.tar.xz
+    echo "HDF5: the bundle's"
+fi
+for t in checkpoint mesh_checkpoint; do
+    LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:$PWD/hdf5-lib" ./$t --test-threads=1 || status=1
+done
 
 # OP2's own CUDA Airfoil, built here when the bundle carries it.
 op2_app=$PWD/op2/OP2-Common/apps/c/airfoil/airfoil_plain
@@ -181,3 +211,6 @@ RUN
 chmod +x "$out/run.sh"
 ls -la "$out"
 du -sh "$out"
+# The device tool carries at most 64 MiB with the working tree.
+size=$(du -sm "$out" | cut -f1)
+[ "$size" -lt 60 ] || echo "warning: $out is $size MiB: near the 64 MiB the device tool carries" >&2
