@@ -106,14 +106,7 @@ pub(crate) fn ask_blocks<C: Communicator>(
     }
     let (answers, _) = exchange_flat(comm, &asked, &asked_counts, what)?;
     drop(asked);
-    let mut next: Vec<usize> = counts
-        .iter()
-        .scan(0, |at, &c| {
-            let start = *at;
-            *at += c;
-            Some(start)
-        })
-        .collect();
+    let mut next = starts(&counts);
     Ok(ids
         .iter()
         .map(|&g| {
@@ -122,6 +115,18 @@ pub(crate) fn ask_blocks<C: Communicator>(
             answers[*at - 1]
         })
         .collect())
+}
+
+/// Where each of runs of `counts` values starts when laid end to end.
+pub(crate) fn starts(counts: &[usize]) -> Vec<usize> {
+    let mut at = 0;
+    counts
+        .iter()
+        .map(|&c| {
+            at += c;
+            at - c
+        })
+        .collect()
 }
 
 /// Every rank's `Err` made common: if some rank failed, every rank returns

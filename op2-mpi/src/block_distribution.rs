@@ -19,7 +19,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use op2_core::{Dat, Error, Map, Result, Scalar, ScalarType, Set, SetRegions};
 
-use crate::all_to_all::{agree, ask_blocks, exchange, exchange_flat};
+use crate::all_to_all::{agree, ask_blocks, exchange, exchange_flat, starts};
 use crate::block_mesh::{BlockDat, BlockMap, BlockSet};
 use crate::halo_exchange::{Comm, SetComm};
 use crate::{block_owner, block_rows, BlockMesh, Mpi, Neighbour, SetLayout};
@@ -633,14 +633,7 @@ fn migrate<T: Equivalence + Copy + Default>(
     for &q in dest {
         counts[q as usize] += width;
     }
-    let mut at: Vec<usize> = counts
-        .iter()
-        .scan(0, |next, &c| {
-            let start = *next;
-            *next += c;
-            Some(start)
-        })
-        .collect();
+    let mut at = starts(&counts);
     let mut flat = vec![T::default(); rows.len()];
     for (i, &q) in dest.iter().enumerate() {
         let to = &mut at[q as usize];
