@@ -155,6 +155,14 @@ fn bad_reductions_are_errors_naming_the_variable() {
         (sim.histogram("a", "x", 0, (0.0, 1.0), 0).unwrap_err(), "1 to 64 bins"),
         (sim.histogram("a", "x", 0, (1.0, 1.0), 4).unwrap_err(), "lo < hi"),
         (sim.histogram("a", "x", 0, (0.0, f64::NAN), 4).unwrap_err(), "lo < hi"),
+        (
+            sim.histogram("a", "x", 0, (0.0, f64::INFINITY), 4).unwrap_err(),
+            "finite lo < hi",
+        ),
+        (
+            sim.histogram("a", "x", 0, (-f64::MAX, f64::MAX), 4).unwrap_err(),
+            "finite lo < hi",
+        ),
     ];
     for (e, want) in cases {
         let r = reason(e);
@@ -205,17 +213,27 @@ fn single_agents_take_their_own_initial_values() {
         assert!(e.contains(want), "{e:?} should say {want:?}");
     }
 
-    // Shares keep their own agents' values, and every share keeps one of
-    // an id no agent has (so that every rank refuses it).
-    let agents = Agents::new(4)
-        .set_agent(1, "n", &[8])
-        .set_agent(2, "n", &[9])
-        .set_agent(99, "n", &[1]);
-    for (rank, ids, wants_error) in [(0, [0, 2], true), (1, [1, 3], true)] {
-        let share = agents.share(rank, 2);
-        assert_eq!(share.ids(), ids);
-        let mut sim = simulation_of(&rt, share);
-        assert_eq!(sim.start().is_err(), wants_error);
+    // Every share refuses what any rank would: an id no agent has, values
+    // of the wrong width for another rank's agent, a variable the type
+    // lacks (so that no rank goes on alone into a distributed start).
+    let bad = [
+        (Agents::new(4).set_agent(99, "n", &[1]), "no agent has id 99"),
+        (
+            Agents::new(4).set_agent(2, "x", &[1.0]),
+            "give agent 2 1 `f64` values of `x`",
+        ),
+        (
+            Agents::new(4).set_agent(2, "q", &[1]),
+            "values of `q`, which the type does not declare",
+        ),
+    ];
+    for (agents, want) in bad {
+        for (rank, ids) in [(0, [0, 2]), (1, [1, 3])] {
+            let share = agents.clone().set_agent(1, "n", &[8]).share(rank, 2);
+            assert_eq!(share.ids(), ids);
+            let e = simulation_of(&rt, share).start().unwrap_err().to_string();
+            assert!(e.contains(want), "rank {rank}: {e:?} should say {want:?}");
+        }
     }
     let agents = Agents::new(4).set_agent(1, "n", &[8]).set_agent(2, "n", &[9]);
     for (rank, want) in [(0, [0, 9]), (1, [8, 0])] {

@@ -178,7 +178,8 @@ impl Carriers {
 }
 
 /// `bytes`, the initial values of `v` for `start`'s agents, with the
-/// values [`Agents::set_agent`] gave single agents put in.
+/// values [`Agents::set_agent`] gave single agents put in (those of
+/// another rank's agents only checked).
 fn set_single_agents(
     model: &Model,
     a: &AgentType,
@@ -186,31 +187,35 @@ fn set_single_agents(
     v: &Variable,
     mut bytes: Vec<u8>,
 ) -> Result<Vec<u8>> {
-    let mut single = start.single.iter().filter(|(_, name, ..)| name == &v.name).peekable();
+    let mut single = start.single.iter().filter(|one| one.variable == v.name).peekable();
     if single.peek().is_none() {
         return Ok(bytes);
     }
     let at: HashMap<u64, usize> = start.ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
     let each = v.dim * v.scalar.size();
-    for (id, _, scalar, values) in single {
-        let k = at.get(id).ok_or_else(|| {
-            model.invalid(format!(
-                "the initial agents of type `{}` give agent {id} a value of `{}`, and no agent has id {id}",
-                a.name, v.name
-            ))
-        })?;
-        if *scalar != v.scalar || values.len() != each {
+    for one in single {
+        let id = one.id;
+        if one.scalar != v.scalar || one.bytes.len() != each {
             return Err(model.invalid(format!(
                 "the initial agents of type `{}` give agent {id} {} `{}` values of `{}`, which holds {} `{}`",
                 a.name,
-                values.len() / scalar.size(),
-                scalar.rust_name(),
+                one.bytes.len() / one.scalar.size(),
+                one.scalar.rust_name(),
                 v.name,
                 v.dim,
                 v.scalar.rust_name()
             )));
         }
-        bytes[k * each..(k + 1) * each].copy_from_slice(values);
+        if one.elsewhere {
+            continue;
+        }
+        let k = at.get(&id).ok_or_else(|| {
+            model.invalid(format!(
+                "the initial agents of type `{}` give agent {id} a value of `{}`, and no agent has id {id}",
+                a.name, v.name
+            ))
+        })?;
+        bytes[k * each..(k + 1) * each].copy_from_slice(&one.bytes);
     }
     Ok(bytes)
 }
@@ -225,7 +230,7 @@ impl AgentCarriers {
             Some(_) => Set::with_global_ids(a.name.clone(), start.ids.clone())?,
             None => Set::dynamic_with_ids(a.name.clone(), start.ids.clone(), capacity)?,
         };
-        let single = start.single.iter().map(|(_, v, ..)| v);
+        let single = start.single.iter().map(|one| &one.variable);
         for v in start.values.iter().map(|(v, ..)| v).chain(single) {
             if a.variable_named(v).is_none() {
                 return Err(model.invalid(format!(

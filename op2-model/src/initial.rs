@@ -13,9 +13,21 @@ pub struct Agents {
     pub(crate) values: Vec<(String, ScalarType, Vec<u8>)>,
     /// Each agent's state, by name (none given: the type's first).
     pub(crate) states: Option<Vec<String>>,
-    /// `(id, variable, type, values as bytes)`: one agent's values, over
-    /// the others, in the order given.
-    pub(crate) single: Vec<(u64, String, ScalarType, Vec<u8>)>,
+    /// Single agents' values, over the others, in the order given.
+    pub(crate) single: Vec<SingleAgent>,
+}
+
+/// One agent's values of one variable ([`Agents::set_agent`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SingleAgent {
+    pub(crate) id: u64,
+    pub(crate) variable: String,
+    pub(crate) scalar: ScalarType,
+    pub(crate) bytes: Vec<u8>,
+    /// The agent is another rank's (a share's): the values are checked
+    /// here too, so that every rank refuses a bad one alike, and applied
+    /// there.
+    pub(crate) elsewhere: bool,
 }
 
 impl Agents {
@@ -47,10 +59,19 @@ impl Agents {
     /// values), over the declared default or the values given by
     /// [`Agents::set`], whichever order they come in: say, the one infected
     /// node of an epidemic. Checked when the simulation starts: an `id` that
-    /// is not one of the agents' is an error naming it.
+    /// is not one of the agents', or values of another type or width than
+    /// the variable's, are an error naming them. In a distributed run, give
+    /// them to the whole population and take each rank's part with
+    /// [`Agents::share`], which keeps them where they belong and lets every
+    /// rank check them all.
     pub fn set_agent<T: Scalar>(mut self, id: u64, variable: impl Into<String>, values: &[T]) -> Agents {
-        let bytes = bytemuck::cast_slice(values).to_vec();
-        self.single.push((id, variable.into(), T::TYPE, bytes));
+        self.single.push(SingleAgent {
+            id,
+            variable: variable.into(),
+            scalar: T::TYPE,
+            bytes: bytemuck::cast_slice(values).to_vec(),
+            elsewhere: false,
+        });
         self
     }
 
@@ -80,17 +101,20 @@ impl Agents {
         }
     }
 
-    /// The single agents' values a share keeps: those of its own agents,
-    /// and those of ids that no agent has (so that every rank refuses them).
-    fn single_share(&self, keep: &[usize]) -> Vec<(u64, String, ScalarType, Vec<u8>)> {
+    /// The single agents' values in a share: every one, applied to its own
+    /// agents only; those of other ranks' agents are only checked, and
+    /// those of ids no agent has are refused on every rank.
+    fn single_share(&self, keep: &[usize]) -> Vec<SingleAgent> {
         if self.single.is_empty() {
             return Vec::new();
         }
         let all: std::collections::HashSet<u64> = self.ids.iter().copied().collect();
         let mine: std::collections::HashSet<u64> = keep.iter().map(|&k| self.ids[k]).collect();
         (self.single.iter())
-            .filter(|(id, ..)| mine.contains(id) || !all.contains(id))
-            .cloned()
+            .map(|one| SingleAgent {
+                elsewhere: one.elsewhere || (all.contains(&one.id) && !mine.contains(&one.id)),
+                ..one.clone()
+            })
             .collect()
     }
 
