@@ -113,7 +113,7 @@ fn network_and_lattice_epidemics_resume_bitwise_on_every_backend() {
         let what = format!("network-{}", rt.backend());
         let make = || network_sir(&rt, &ids, &edges, ids[4], (0.35, 0.2), 9).unwrap();
         resumes_bitwise(&dir, &what, make, 5, 12);
-        // The macro property (the counts) comes back with the run.
+        // The states come back with the run, so the counts taken from them do.
         let mut resumed = make();
         resumed.resume(dir.join(format!("{what}.h5"))).unwrap();
         resumed.start().unwrap();

@@ -88,7 +88,8 @@ pub trait AgentReductions {
     /// # Errors
     /// As [`AgentReductions::sum`]; [`Error::InvalidModel`] if `component`
     /// is not one of the variable's, `bins` is 0 or more than
-    /// [`MAX_BINS`], or `lo < hi` does not hold.
+    /// [`MAX_BINS`], or `lo < hi` do not hold with both (and `hi - lo`)
+    /// finite.
     fn histogram(
         &self,
         agent: &str,
@@ -172,13 +173,14 @@ impl AgentReductions for Simulation<'_> {
         bins: usize,
     ) -> Result<Vec<u64>> {
         let (scalar, dim) = shape(self, agent, variable)?;
-        let ordered = matches!(lo.partial_cmp(&hi), Some(std::cmp::Ordering::Less));
+        // Finite, ordered bounds whose width is finite: equal bins exist.
+        let ordered = lo < hi && (hi - lo).is_finite();
         if component >= dim || !(1..=MAX_BINS).contains(&bins) || !ordered {
             return Err(invalid(
                 self,
                 format!(
                     "a histogram of component {component} of `{agent}.{variable}` ({dim} per agent) in {bins} bins \
-                     over [{lo}, {hi}): it needs a component below {dim}, 1 to {MAX_BINS} bins and lo < hi"
+                     over [{lo}, {hi}): it needs a component below {dim}, 1 to {MAX_BINS} bins and finite lo < hi"
                 ),
             ));
         }

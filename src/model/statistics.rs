@@ -2,8 +2,10 @@
 //! variable, one loop that sums its values and their squares and takes
 //! their minimum and maximum (INC, MIN and MAX into Globals), and one that
 //! counts them into histogram bins. They run on the simulation's runtime,
-//! on whatever backend it is: the values never go to the host. Their
-//! results are this process's agents' unless given the ranks to combine.
+//! on whatever backend it is: the values never go to the host. Over a
+//! network's nodes (a Set cut among ranks) the loops combine the ranks'
+//! results themselves; over agents shared by space, only when given the
+//! ranks (`Ranks`) to combine them over.
 
 use op2_model::Simulation;
 
