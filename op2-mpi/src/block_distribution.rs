@@ -942,13 +942,14 @@ impl BlockDistributed {
     /// the distribution keeps no copy of its values, so a program holds
     /// its mesh once. A later `dat` or `take_dat` of it is an `Err`.
     pub fn take_dat<T: Scalar>(&mut self, name: &str, local_name: &str) -> Result<Dat<T>> {
-        let (set, dim) = {
-            let (d, _) = self.local_dat::<T>(name)?;
-            (d.set, d.dim)
+        let dat = {
+            let (d, bytes) = self.local_dat::<T>(name)?;
+            Dat::from_vec(local_name, &self.sets[d.set].2, d.dim, values_of(bytes))?
         };
+        // Only a Dat made lets the values go.
         let d = self.dats.iter_mut().find(|d| d.name == name).expect("found above");
-        let bytes = d.bytes.take().expect("found above");
-        Dat::from_vec(local_name, &self.sets[set].2, dim, values_of(&bytes))
+        d.bytes = None;
+        Ok(dat)
     }
 
     /// The local Dat named `name` and its values, if they are of type `T`

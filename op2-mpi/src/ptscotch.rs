@@ -98,12 +98,21 @@ pub(crate) fn part<C: Communicator + AsRaw<Raw = mpi::ffi::MPI_Comm>>(
     }
     let num = |x: i64, what: &str| Num::try_from(x).map_err(|_| fail(&format!("{what} {x} does not fit SCOTCH_Num")));
     // Each table is freed once converted: Scotch's own memory comes on top.
-    let mut vert: Vec<Num> = xadj.iter().map(|&x| num(x, "offset")).collect::<Result<_>>()?;
-    drop(xadj);
-    let mut edges: Vec<Num> = adjncy.iter().map(|&x| num(x.into(), "vertex")).collect::<Result<_>>()?;
-    drop(adjncy);
-    let mut velo: Vec<Num> = weights.iter().map(|&x| num(x, "weight")).collect::<Result<_>>()?;
-    drop(weights);
+    let converted = (|| -> Result<(Vec<Num>, Vec<Num>, Vec<Num>)> {
+        let vert = xadj.iter().map(|&x| num(x, "offset")).collect::<Result<_>>()?;
+        drop(xadj);
+        let edges = adjncy.iter().map(|&x| num(x.into(), "vertex")).collect::<Result<_>>()?;
+        drop(adjncy);
+        let velo = weights.iter().map(|&x| num(x, "weight")).collect::<Result<_>>()?;
+        Ok((vert, edges, velo))
+    })();
+    // A rank whose graph does not fit fails with the others, not alone
+    // before their collective part.
+    let (mut vert, mut edges, mut velo) = match converted {
+        Ok(tables) => crate::all_to_all::agree(comm, Ok(())).map(|()| tables)?,
+        // agree returns the failure (this rank's or the lowest failing one's).
+        Err(e) => return crate::all_to_all::agree(comm, Err(e)).map(|()| Vec::new()),
+    };
     let n = vert.len() - 1;
     let mut part: Vec<Num> = vec![0; n.max(1)];
     // SAFETY: the handles are freed by Handles; every array outlives the
