@@ -181,6 +181,10 @@ fn bad_log_entries_are_named() {
             Log::new().histogram("p", "n", 0, (1.0, 1.0), 4),
             "a range from lower to higher",
         ),
+        (
+            Log::new().histogram("p", "n", 0, (0.0, f64::INFINITY), 4),
+            "finite lo < hi",
+        ),
         (Log::new().environment("g"), "environment property `g`"),
     ];
     for (log, want) in cases {

@@ -162,24 +162,7 @@ impl Log {
     /// The variable `agent.variable` of `sim`'s model: its type and width
     /// (1 to 4 values for a statistic).
     fn shape(sim: &Simulation<'_>, agent: &str, variable: &str) -> Result<(ScalarType, usize)> {
-        let v = (sim.model().agent(agent))
-            .and_then(|a| a.variable_named(variable))
-            .ok_or_else(|| {
-                Log::invalid(
-                    sim,
-                    format!("logs `{agent}.{variable}`, which the model does not declare"),
-                )
-            })?;
-        if !(1..=4).contains(&v.dim()) {
-            return Err(Log::invalid(
-                sim,
-                format!(
-                    "logs `{agent}.{variable}` of {} values: statistics take 1 to 4",
-                    v.dim()
-                ),
-            ));
-        }
-        Ok((v.scalar(), v.dim()))
+        statistics::shape(sim, agent, variable).map_err(|reason| Log::invalid(sim, format!("logs {reason}")))
     }
 
     /// The names of a row's values, in order (after the step).
@@ -233,15 +216,8 @@ impl Log {
                     bins,
                 } => {
                     let (_, dim) = Log::shape(sim, agent, variable)?;
-                    let ordered = range.0 < range.1;
-                    if *c >= dim || !(1..=MAX_BINS).contains(bins) || !ordered {
-                        return Err(Log::invalid(
-                            sim,
-                            format!(
-                                "a histogram of `{agent}.{variable}` component {c} over {range:?} in {bins} bins: \
-                                 a component below {dim}, 1 to {MAX_BINS} bins, a range from lower to higher"
-                            ),
-                        ));
+                    if let Some(fault) = statistics::histogram_fault((agent, variable, dim), *c, *range, *bins) {
+                        return Err(Log::invalid(sim, fault));
                     }
                     let name = component(format!("{agent}.{variable}"), dim, *c);
                     out.extend((0..*bins).map(|k| format!("{name}.hist[{k}]")));

@@ -173,16 +173,8 @@ impl AgentReductions for Simulation<'_> {
         bins: usize,
     ) -> Result<Vec<u64>> {
         let (scalar, dim) = shape(self, agent, variable)?;
-        // Finite, ordered bounds whose width is finite: equal bins exist.
-        let ordered = lo < hi && (hi - lo).is_finite();
-        if component >= dim || !(1..=MAX_BINS).contains(&bins) || !ordered {
-            return Err(invalid(
-                self,
-                format!(
-                    "a histogram of component {component} of `{agent}.{variable}` ({dim} per agent) in {bins} bins \
-                     over [{lo}, {hi}): it needs a component below {dim}, 1 to {MAX_BINS} bins and finite lo < hi"
-                ),
-            ));
+        if let Some(fault) = statistics::histogram_fault((agent, variable, dim), component, (lo, hi), bins) {
+            return Err(invalid(self, fault));
         }
         let range = (lo, hi);
         statistics::histogram(self, agent, variable, scalar, dim, component, range, bins, self.ranks())
@@ -198,13 +190,7 @@ fn moments(sim: &Simulation<'_>, agent: &str, variable: &str) -> Result<statisti
 /// The type and width of `agent.variable`, if the model declares it with
 /// 1 to 4 values.
 fn shape(sim: &Simulation<'_>, agent: &str, variable: &str) -> Result<(ScalarType, usize)> {
-    let v = (sim.model().agent(agent)).and_then(|a| a.variable_named(variable));
-    let v = v.ok_or_else(|| invalid(sim, format!("`{agent}.{variable}`, which the model does not declare")))?;
-    if !(1..=4).contains(&v.dim()) {
-        let reason = format!("`{agent}.{variable}` of {} values: reductions take 1 to 4", v.dim());
-        return Err(invalid(sim, reason));
-    }
-    Ok((v.scalar(), v.dim()))
+    statistics::shape(sim, agent, variable).map_err(|reason| invalid(sim, reason))
 }
 
 fn invalid(sim: &Simulation<'_>, reason: String) -> Error {

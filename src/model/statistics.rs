@@ -117,6 +117,44 @@ macro_rules! by_shape {
     };
 }
 
+/// The type and width of `agent.variable`, or why no statistic takes it
+/// (not declared, or not 1 to 4 values): what logs and host reductions
+/// both check.
+pub(crate) fn shape(
+    sim: &Simulation<'_>,
+    agent: &str,
+    variable: &str,
+) -> std::result::Result<(ScalarType, usize), String> {
+    let v = (sim.model().agent(agent)).and_then(|a| a.variable_named(variable));
+    let v = v.ok_or_else(|| format!("`{agent}.{variable}`, which the model does not declare"))?;
+    if !(1..=4).contains(&v.dim()) {
+        return Err(format!(
+            "`{agent}.{variable}` of {} values: statistics take 1 to 4",
+            v.dim()
+        ));
+    }
+    Ok((v.scalar(), v.dim()))
+}
+
+/// Why a histogram of component `component` of `agent.variable` (`dim`
+/// values) in `bins` equal bins over `[lo, hi)` cannot be made, if it
+/// cannot: the bounds must be finite and ordered, with a finite width.
+pub(crate) fn histogram_fault(
+    (agent, variable, dim): (&str, &str, usize),
+    component: usize,
+    (lo, hi): (f64, f64),
+    bins: usize,
+) -> Option<String> {
+    let ordered = lo < hi && (hi - lo).is_finite();
+    (component >= dim || !(1..=MAX_BINS).contains(&bins) || !ordered).then(|| {
+        format!(
+            "a histogram of component {component} of `{agent}.{variable}` ({dim} per agent) in {bins} bins over \
+             [{lo}, {hi}): it needs a component below {dim}, 1 to {MAX_BINS} bins and finite lo < hi (a range from \
+             lower to higher)"
+        )
+    })
+}
+
 /// The Dat of `agent.variable` as the kernel's element type.
 fn typed<'a, T: crate::Scalar>(sim: &'a Simulation<'_>, agent: &str, variable: &str) -> Result<&'a Dat<T>> {
     sim.variable::<T>(agent, variable)
