@@ -24,7 +24,7 @@ use op2_core::{
 use crate::call::{Call, Over};
 use crate::carriers::{AgentCarriers, Carriers};
 #[cfg(feature = "mpi")]
-use crate::typed::{AnyDat, AnyGlobal};
+use crate::typed::AnyDat;
 use crate::{AgentFunction, Agents, Layers, MessageKind, Model};
 #[cfg(feature = "mpi")]
 use op2_core::RandomStreams;
@@ -1181,8 +1181,8 @@ impl<'rt> Simulation<'rt> {
             // are shared by space below, if any list places them.
             self.cut_networks(mpi)?;
             if placing.is_empty() {
-                self.share_macro_properties(mpi)?;
                 self.ranks = Some(mpi.all_reduce());
+                self.share_macro_properties()?;
                 return Ok(self);
             }
         }
@@ -1198,25 +1198,23 @@ impl<'rt> Simulation<'rt> {
             lists: names,
             overlap: false,
         });
-        self.share_macro_properties(mpi)?;
         self.ranks = Some(mpi.all_reduce());
+        self.share_macro_properties()?;
         Ok(self)
     }
 
-    /// Shares every macro property among the ranks: the loops that update
-    /// it on each rank's agents combine the ranks' contributions, so each
-    /// rank holds what one process would (sums up to rounding).
-    /// Collective.
+    /// Shares every macro property among the ranks (`Simulation::ranks`,
+    /// which host reductions share too): the loops that update it on each
+    /// rank's agents combine the ranks' contributions, so each rank holds
+    /// what one process would (sums up to rounding).
     #[cfg(feature = "mpi")]
-    fn share_macro_properties(&self, mpi: &op2_mpi::Mpi) -> Result<()> {
-        let carriers = self.carriers()?;
+    fn share_macro_properties(&self) -> Result<()> {
+        let (carriers, Some(ranks)) = (self.carriers()?, &self.ranks) else {
+            return Ok(());
+        };
         let reduced = self.model.environment.iter().filter(|p| p.reduced);
-        let globals: Vec<&AnyGlobal> = reduced.filter_map(|p| carriers.property(&p.name)).collect();
-        if !globals.is_empty() {
-            let ranks = mpi.all_reduce();
-            for g in globals {
-                g.reduce_across(ranks.clone());
-            }
+        for g in reduced.filter_map(|p| carriers.property(&p.name)) {
+            g.reduce_across(ranks.clone());
         }
         Ok(())
     }
