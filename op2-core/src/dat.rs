@@ -82,12 +82,23 @@ impl<T: Scalar> Dat<T> {
         Ok(Self::build(name, set, dim, values))
     }
 
-    /// A Dat of zeros.
+    /// A Dat of zeros. Its memory comes zeroed from the system (`calloc`),
+    /// so pages never written take no physical memory: a Dat on a huge set
+    /// ([`Set::new_long`]) costs only what its loops touch.
     ///
     /// # Errors
     /// As [`Dat::filled`].
     pub fn zeros(name: impl Into<String>, set: &Set, dim: usize) -> Result<Dat<T>> {
-        Dat::filled(name, set, dim, T::ZERO)
+        let name = name.into();
+        let _still = SetStill::hold(set)?;
+        let len = Self::checked_len(&name, set, dim)?;
+        let Some(values) = zeroed_vec::<T>(len) else {
+            return Err(Error::HostOutOfMemory {
+                name,
+                bytes: len * std::mem::size_of::<T>(),
+            });
+        };
+        Ok(Self::build(name, set, dim, values))
     }
 
     /// The number of values of a Dat of `dim` on `set`, checked: `dim` in
@@ -395,6 +406,26 @@ impl<T: Scalar> fmt::Debug for Dat<T> {
             self.dim()
         )
     }
+}
+
+/// `len` zeros, allocated zeroed (pages the system has not yet given are
+/// not touched), or `None` if the memory cannot be had. `len` times the
+/// value size was checked to fit `isize::MAX` bytes.
+fn zeroed_vec<T: Scalar>(len: usize) -> Option<Vec<T>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<T>(len).ok()?;
+    // SAFETY: the layout has a non-zero size (len > 0, and no Scalar is
+    // zero-sized).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of
+    // `len` values of T, all initialised: every Scalar is `Pod`, whose
+    // all-zero bytes are a value (its ZERO).
+    Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
 }
 
 #[cfg(test)]
