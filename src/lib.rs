@@ -76,9 +76,9 @@ pub use op2_core::portable_math;
 pub use op2_core::{
     dual_graph, reverse_cuthill_mckee, Access, AgentLayout, AgentPack, AllReduce, ArgRef, CodeCacheStats, Dat,
     DeviceLayout, Duplicates, EdgeRules, Error, FatesLeft, Global, HostMut, HostRef, IterationSpace, Kernel,
-    KernelInfo, KernelUses, LoopTiming, Map, MapDesc, MeshDesc, NearKind, NodeRank, ParamForm, ParamInfo, Philox,
-    RaggedMap, RandomStreams, Renumbering, Result, Scalar, ScalarType, ScopedThreads, SelfLoops, Set, SetRegions,
-    Stencil, Subset, TimingSummary, TransferStats, Workers,
+    KernelInfo, KernelUses, LongMap, LoopTiming, Map, MapDesc, MapTable, MeshDesc, NearKind, NodeRank, ParamForm,
+    ParamInfo, Philox, RaggedMap, RandomStreams, Renumbering, Result, Scalar, ScalarType, ScopedThreads, SelfLoops,
+    Set, SetRegions, Stencil, Subset, TimingSummary, TransferStats, Workers,
 };
 pub use op2_macros::{kernel, par_loop};
 pub mod model;
@@ -86,7 +86,7 @@ pub mod model;
 /// Everything a program using op2 usually needs.
 pub mod prelude {
     pub use crate::{
-        kernel, par_loop, Access, AgentSet, Backend, Boundary, Dat, Discrete2d, Fate, Global, Lifecycle, Map,
+        kernel, par_loop, Access, AgentSet, Backend, Boundary, Dat, Discrete2d, Fate, Global, Lifecycle, LongMap, Map,
         MessageList, Philox, RaggedMap, RandomStreams, Runtime, Set, Spatial2d, Spatial3d, SpatialGrid, Stencil,
         Subset,
     };
@@ -97,7 +97,8 @@ pub mod prelude {
 pub mod __private {
     pub use op2_agents::{near_bins_spec, FromSpatialView, MessageView};
     pub use op2_core::view::{
-        map_arg_spec, ragged_arg_spec, DirectArg, DirectView, IndirectArg, IndirectView, RaggedView, SliceSource,
+        indirect_arg_spec, map_arg_spec, ragged_arg_spec, DirectArg, DirectView, IndirectArg, IndirectView, RaggedView,
+        SliceSource,
     };
     pub use op2_core::{ArgForm, ArgSpec, IterationSpace, MapIndex, Partials, Row};
 

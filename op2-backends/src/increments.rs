@@ -153,6 +153,7 @@ mod tests {
                     scalar: ScalarType::F64,
                     dim: 1,
                     columns: false,
+                    long_map: false,
                 })
                 .collect(),
             partial_words: 0,

@@ -102,6 +102,9 @@ pub struct MapArg<'a> {
     pub map: &'a Map,
     /// Which entries.
     pub index: MapIndex,
+    /// Whether the loop body reads the table as 64-bit entries (a
+    /// [`crate::LongMap`]); validation checks the table has that width.
+    pub long_view: bool,
 }
 
 /// How a loop argument reaches its data: one of the argument forms `par_loop!`
@@ -162,7 +165,11 @@ impl<'a> ArgSpec<'a> {
         ArgSpec {
             data,
             access,
-            route: ArgRoute::Map(MapArg { map, index }),
+            route: ArgRoute::Map(MapArg {
+                map,
+                index,
+                long_view: false,
+            }),
         }
     }
 

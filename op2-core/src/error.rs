@@ -120,7 +120,7 @@ pub enum Error {
         name: String,
     },
     /// A set is larger than map entries (32-bit) can address.
-    #[error("set `{set}` has {size} elements; at most {max} are supported")]
+    #[error("set `{set}` has {size} elements; at most {max} are supported{hint}")]
     SetTooLarge {
         /// The set.
         set: String,
@@ -128,6 +128,28 @@ pub enum Error {
         size: usize,
         /// The limit.
         max: usize,
+        /// What to do instead (empty, or starting with `: `).
+        hint: &'static str,
+    },
+    /// A map with 64-bit entries (a [`crate::LongMap`]'s) was given to a
+    /// feature that works with 32-bit entries only.
+    #[error("map `{map}` has 64-bit entries, which {what} does not take: it reads 32-bit entries only")]
+    LongMapUnsupported {
+        /// The map.
+        map: String,
+        /// The feature (`distribution over MPI ranks`, ...).
+        what: String,
+    },
+    /// A set of more than `i32::MAX` elements ([`crate::Set::new_long`]) was
+    /// given to a feature that indexes its elements with 32-bit integers.
+    #[error("set `{set}` has {size} elements, more than the i32::MAX that {what} can index")]
+    LongSetUnsupported {
+        /// The set.
+        set: String,
+        /// Its size.
+        size: usize,
+        /// The feature (`a subset`, `a ragged map`, ...).
+        what: String,
     },
     /// A size computed from a constructor's arguments (entries of a Map,
     /// values or bytes of a Dat, elements of a set) does not fit in `usize`.

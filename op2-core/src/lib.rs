@@ -47,6 +47,7 @@ mod global;
 mod halo;
 mod host_sync;
 mod id;
+mod long_map;
 mod map;
 mod mesh_desc;
 mod node_rank;
@@ -95,7 +96,8 @@ pub use halo::{
     RecordBuffer,
 };
 pub use host_sync::{sync_args_to_host, sync_to_host};
-pub use map::Map;
+pub use long_map::LongMap;
+pub use map::{Map, MapTable};
 pub use mesh_desc::{MapDesc, MeshDesc};
 pub use node_rank::{default_device_index, node_rank, set_node_rank, NodeRank};
 pub use op2_kernel_abi::Access;

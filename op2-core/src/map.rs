@@ -25,8 +25,11 @@ struct MapInner {
     from: Set,
     to: Set,
     arity: usize,
-    /// The table: given, or built from `rule` on first use.
+    /// The table: given, or built from `rule` on first use (empty for a
+    /// map with 64-bit entries, whose table is `long`).
     values: OnceLock<Vec<i32>>,
+    /// The 64-bit table of a [`crate::LongMap`]'s map.
+    long: Option<Vec<i64>>,
     rule: Option<LatticeRule>,
     /// The generations of `from` and `to` when the map was made.
     generations: (u64, u64),
@@ -58,27 +61,8 @@ impl Map {
     /// length, [`Error::MapEntryOutOfRange`] if an entry lies outside `to`.
     pub fn new(name: impl Into<String>, from: &Set, to: &Set, arity: usize, values: Vec<i32>) -> Result<Map> {
         let name = name.into();
-        if arity == 0 {
-            return Err(Error::ZeroArity { map: name });
-        }
+        let expected = Self::check_shape(&name, from, arity)?;
         let from_size = from.total_size();
-        let Some(expected) = from_size.checked_mul(arity) else {
-            return Err(Error::SizeOverflow {
-                kind: "map",
-                name,
-                quantity: "number of entries",
-                expression: format!("{from_size} elements of set `{}` x arity {arity}", from.name()),
-            });
-        };
-        if arity > Self::MAX_ARITY {
-            return Err(Error::ShapeTooLarge {
-                kind: "map",
-                name,
-                quantity: "arity",
-                value: arity,
-                max: Self::MAX_ARITY,
-            });
-        }
         if values.len() != expected {
             return Err(Error::MapLength {
                 map: name,
@@ -108,9 +92,86 @@ impl Map {
             to: to.clone(),
             arity,
             values: OnceLock::from(values),
+            long: None,
             rule: None,
             generations: (from.generation(), to.generation()),
         })))
+    }
+
+    /// A map with 64-bit entries, as [`crate::LongMap::new`] makes (the
+    /// table of the map it wraps).
+    pub(crate) fn new_long(
+        name: impl Into<String>,
+        from: &Set,
+        to: &Set,
+        arity: usize,
+        values: Vec<i64>,
+    ) -> Result<Map> {
+        let name = name.into();
+        let expected = Self::check_shape(&name, from, arity)?;
+        if values.len() != expected {
+            return Err(Error::MapLength {
+                map: name,
+                from_size: from.total_size(),
+                arity,
+                expected,
+                found: values.len(),
+            });
+        }
+        let target_size = to.total_size();
+        if let Some(position) = values.iter().position(|&v| v < 0 || v as u64 >= target_size as u64) {
+            return Err(Error::MapEntryOutOfRange {
+                map: name,
+                position,
+                element: position / arity,
+                slot: position % arity,
+                value: values[position],
+                target: to.name().to_string(),
+                target_size,
+            });
+        }
+        Ok(Map::long_table(name, from, to, arity, values))
+    }
+
+    pub(crate) fn long_table(name: String, from: &Set, to: &Set, arity: usize, values: Vec<i64>) -> Map {
+        Map(Arc::new(MapInner {
+            id: crate::id::next_id(),
+            device: crate::DeviceCell::default(),
+            name,
+            from: from.clone(),
+            to: to.clone(),
+            arity,
+            values: OnceLock::from(Vec::new()),
+            long: Some(values),
+            rule: None,
+            generations: (from.generation(), to.generation()),
+        }))
+    }
+
+    /// The number of entries of a map of `arity` from `from`, checked.
+    fn check_shape(name: &str, from: &Set, arity: usize) -> Result<usize> {
+        if arity == 0 {
+            return Err(Error::ZeroArity { map: name.to_string() });
+        }
+        let from_size = from.total_size();
+        let Some(expected) = from_size.checked_mul(arity) else {
+            return Err(Error::SizeOverflow {
+                kind: "map",
+                name: name.to_string(),
+                quantity: "number of entries",
+                expression: format!("{from_size} elements of set `{}` x arity {arity}", from.name()),
+            });
+        };
+        if arity > Self::MAX_ARITY {
+            return Err(Error::ShapeTooLarge {
+                kind: "map",
+                name: name.to_string(),
+                quantity: "arity",
+                value: arity,
+                max: Self::MAX_ARITY,
+            });
+        }
+        Ok(expected)
     }
 
     /// A map whose entries `rule` computes (see [`crate::Stencil`]); `arity`
@@ -124,6 +185,7 @@ impl Map {
             to: set.clone(),
             arity: rule.arity(),
             values: OnceLock::new(),
+            long: None,
             rule: Some(rule),
             generations: (set.generation(), set.generation()),
         }))
@@ -131,8 +193,9 @@ impl Map {
 
     /// The arity-1 map from `set` to itself: element `i` maps to `i`, halo
     /// elements of a distributed set included. Infallible, so it returns the
-    /// Map itself: every [`Set`] already holds at most `i32::MAX` elements,
-    /// so every index fits an entry.
+    /// Map itself. For a set of more than `i32::MAX` elements
+    /// ([`Set::new_long`]) the entries are 64-bit and loops refuse the Map:
+    /// use [`crate::LongMap::identity`] there.
     ///
     /// Use it to pass a Dat "directly" to a loop that also reaches the same
     /// Dat through another map. The planner colours only the targets of maps:
@@ -149,8 +212,12 @@ impl Map {
     /// par_loop!(rt, k, cells, res(INC, same[0]), res(INC, c2c[0])) // coloured
     /// ```
     pub fn identity(name: impl Into<String>, set: &Set) -> Map {
-        // Set sizes are at most i32::MAX, so every index fits an entry.
-        let values: Vec<i32> = (0..set.total_size()).map(|i| i as i32).collect();
+        let n = set.total_size();
+        if n > crate::set::MAX_SET_SIZE {
+            // A long set (Set::new_long): its indices need 64-bit entries.
+            return Map::long_table(name.into(), set, set, 1, (0..n as i64).collect());
+        }
+        let values: Vec<i32> = (0..n).map(|i| i as i32).collect();
         Map(Arc::new(MapInner {
             id: crate::id::next_id(),
             device: crate::DeviceCell::default(),
@@ -159,6 +226,7 @@ impl Map {
             to: set.clone(),
             arity: 1,
             values: OnceLock::from(values),
+            long: None,
             rule: None,
             generations: (set.generation(), set.generation()),
         }))
@@ -185,11 +253,46 @@ impl Map {
     }
 
     /// The flat table, element-major (built on the first call for a map
-    /// whose entries a lattice rule computes).
+    /// whose entries a lattice rule computes). Empty for a map with 64-bit
+    /// entries: [`Map::table`] gives every map's.
     pub fn values(&self) -> &[i32] {
         self.0
             .values
             .get_or_init(|| self.0.rule.as_ref().map_or_else(Vec::new, LatticeRule::table))
+    }
+
+    /// The flat table, element-major, at whichever width it is stored.
+    pub fn table(&self) -> MapTable<'_> {
+        match &self.0.long {
+            Some(long) => MapTable::Long(long),
+            None => MapTable::Narrow(self.values()),
+        }
+    }
+
+    /// Whether the entries are 64-bit (the map of a [`crate::LongMap`], or
+    /// the identity of a long set).
+    pub fn is_long(&self) -> bool {
+        self.0.long.is_some()
+    }
+
+    /// The 32-bit table, or for a map with 64-bit entries an error saying
+    /// that `what` (a feature that needs 32-bit entries) cannot take it.
+    ///
+    /// # Errors
+    /// [`Error::LongMapUnsupported`] for a map with 64-bit entries.
+    pub fn narrow_values(&self, what: &str) -> Result<&[i32]> {
+        match self.table() {
+            MapTable::Narrow(v) => Ok(v),
+            MapTable::Long(_) => Err(Error::LongMapUnsupported {
+                map: self.name().to_string(),
+                what: what.to_string(),
+            }),
+        }
+    }
+
+    /// The 64-bit table (`None` for 32-bit entries).
+    pub(crate) fn long_values(&self) -> Option<&[i64]> {
+        self.0.long.as_deref()
     }
 
     /// The lattice rule that computes the entries, for a map made by a
@@ -217,6 +320,50 @@ impl Map {
     /// it: caches keyed by [`Map::id`] drop entries of dropped maps.
     pub(crate) fn watch(&self) -> crate::plan_cache::Watch {
         crate::plan_cache::Watch::of(&self.0)
+    }
+}
+
+/// A map's table at the width it is stored: 32-bit entries (every [`Map`]
+/// users make) or 64-bit ones (a [`crate::LongMap`]'s).
+#[derive(Clone, Copy, Debug)]
+pub enum MapTable<'a> {
+    /// 32-bit entries.
+    Narrow(&'a [i32]),
+    /// 64-bit entries.
+    Long(&'a [i64]),
+}
+
+impl MapTable<'_> {
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        match self {
+            MapTable::Narrow(v) => v.len(),
+            MapTable::Long(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Entry `k` (validated: never negative).
+    ///
+    /// # Panics
+    /// If `k` is out of range.
+    pub fn get(&self, k: usize) -> usize {
+        match self {
+            MapTable::Narrow(v) => v[k] as usize,
+            MapTable::Long(v) => v[k] as usize,
+        }
+    }
+
+    /// The entries' bytes, as a device receives them.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            MapTable::Narrow(v) => bytemuck::cast_slice(v),
+            MapTable::Long(v) => bytemuck::cast_slice(v),
+        }
     }
 }
 

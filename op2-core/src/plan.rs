@@ -44,18 +44,27 @@ impl Reach<'_> {
         }
     }
 
-    /// Element `e`'s targets, each plus `base`, appended to `out`.
-    fn push_targets(&self, e: usize, base: u32, out: &mut Vec<u32>) {
+    /// Calls `f` with each of element `e`'s targets.
+    #[inline]
+    fn for_each_target(&self, e: usize, mut f: impl FnMut(u64)) {
         match self {
             Reach::Map(m, index) => {
-                let a = m.arity();
-                let row = &m.values()[e * a..(e + 1) * a];
+                let (a, table) = (m.arity(), m.table());
                 match *index {
-                    MapIndex::Entry(i) => out.push(base + row[i] as u32),
-                    MapIndex::All => out.extend(row.iter().map(|&t| base + t as u32)),
+                    MapIndex::Entry(i) => f(table.get(e * a + i) as u64),
+                    MapIndex::All => (e * a..(e + 1) * a).for_each(|k| f(table.get(k) as u64)),
                 }
             }
-            Reach::Ragged(r) => out.extend(r.targets_of(e).iter().map(|&t| base + t as u32)),
+            Reach::Ragged(r) => r.targets_of(e).iter().for_each(|&t| f(t as u64)),
+        }
+    }
+
+    /// At most how many targets each element has (ragged: all of them).
+    fn entries_per_element(&self) -> usize {
+        match self {
+            Reach::Map(m, MapIndex::All) => m.arity(),
+            Reach::Map(_, MapIndex::Entry(_)) => 1,
+            Reach::Ragged(r) => r.targets().len(),
         }
     }
 }
@@ -170,47 +179,76 @@ impl Clone for Plan {
 /// element, numbered in one index space (each group's target set gets its
 /// own range) so one mask array serves all. Nothing is stored per position:
 /// a plan for 1.4 million edges would otherwise hold 23 MB of targets while
-/// it colours (Airfoil's peak memory).
+/// it colours (Airfoil's peak memory). When that space is far larger than
+/// the targets the loop reaches (a few elements mapping into a set of
+/// billions, `Set::new_long`), the reached targets are numbered densely
+/// instead, so the masks stay the size of what the loop touches; colours do
+/// not depend on the numbering.
 struct Targets<'a> {
-    reaches: Vec<(Reach<'a>, u32)>,
+    reaches: Vec<(Reach<'a>, u64)>,
     elements: Option<&'a [i32]>,
     start: usize,
     space: usize,
+    /// The reached targets, sorted, when numbered densely.
+    dense: Option<Vec<u64>>,
 }
 
 impl<'a> Targets<'a> {
-    /// The targets of positions from `start`, whose elements are
+    /// The targets of `len` positions from `start`, whose elements are
     /// `elements[p]` (`None`: `p` itself).
-    fn new(start: usize, elements: Option<&'a [i32]>, conflicts: &'a [(OwnedReach, usize)]) -> Targets<'a> {
+    fn new(start: usize, len: usize, elements: Option<&'a [i32]>, conflicts: &'a [(OwnedReach, usize)]) -> Targets<'a> {
         let ngroups = conflicts.iter().map(|c| c.1 + 1).max().unwrap_or(0);
-        let mut group_base = vec![0usize; ngroups + 1];
+        let mut group_base = vec![0u64; ngroups + 1];
         for (reach, g) in conflicts {
-            group_base[g + 1] = group_base[g + 1].max(reach.reach().target_set().total_size());
+            group_base[g + 1] = group_base[g + 1].max(reach.reach().target_set().total_size() as u64);
         }
         for g in 0..ngroups {
             group_base[g + 1] += group_base[g];
         }
-        let reaches = conflicts
+        let reaches: Vec<(Reach<'a>, u64)> = conflicts.iter().map(|(r, g)| (r.reach(), group_base[*g])).collect();
+        let space = group_base[ngroups];
+        let reached: u64 = reaches
             .iter()
-            .map(|(r, g)| (r.reach(), group_base[*g] as u32))
-            .collect();
-        Targets {
+            .map(|(r, _)| (r.entries_per_element() as u64).saturating_mul(len as u64))
+            .fold(0, u64::saturating_add);
+        let mut targets = Targets {
             reaches,
             elements,
             start,
-            space: group_base[ngroups],
+            space: space as usize,
+            dense: None,
+        };
+        // Masks for the whole space cost 4 bytes a target; beyond 32-bit
+        // numbering, or far more than the loop reaches, number densely.
+        if space > u32::MAX as u64 || space > reached.saturating_mul(8).saturating_add(1 << 20) {
+            let mut all = Vec::new();
+            targets.visit(0..len, |t| all.push(t));
+            all.sort_unstable();
+            all.dedup();
+            targets.space = all.len();
+            targets.dense = Some(all);
         }
+        targets
     }
 
-    /// Appends the targets of the positions `rel` (counted from the first
-    /// planned position) to `out`.
-    fn push(&self, rel: Range<usize>, out: &mut Vec<u32>) {
+    /// Calls `f` with the targets (in the whole space) of the positions `rel`.
+    fn visit(&self, rel: Range<usize>, mut f: impl FnMut(u64)) {
         for p in rel {
             let p = self.start + p;
             let e = self.elements.map_or(p, |ix| ix[p] as usize);
             for (r, base) in &self.reaches {
-                r.push_targets(e, *base, out);
+                r.for_each_target(e, |t| f(base + t));
             }
+        }
+    }
+
+    /// Appends the targets of the positions `rel` (counted from the first
+    /// planned position) to `out`, as mask indices.
+    fn push(&self, rel: Range<usize>, out: &mut Vec<u32>) {
+        match &self.dense {
+            None => self.visit(rel, |t| out.push(t as u32)),
+            // Every target was collected: the search finds it.
+            Some(dense) => self.visit(rel, |t| out.push(dense.partition_point(|&d| d < t) as u32)),
         }
     }
 }
@@ -288,7 +326,7 @@ impl Plan {
             conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
         let nblocks = set_size.div_ceil(block_size);
         let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
-        let targets = Targets::new(start, subset.map(Subset::indices), &conflicts);
+        let targets = Targets::new(start, set_size, subset.map(Subset::indices), &conflicts);
         let mut masks = vec![0u32; targets.space];
         let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b, out| {
             targets.push(block_range(b), out)
@@ -323,7 +361,12 @@ impl Plan {
 
     fn element_colouring(&self) -> &ElementColours {
         self.elements.get_or_init(|| {
-            let targets = Targets::new(self.start, self.subset.as_ref().map(Subset::indices), &self.conflicts);
+            let targets = Targets::new(
+                self.start,
+                self.set_size,
+                self.subset.as_ref().map(Subset::indices),
+                &self.conflicts,
+            );
             let mut masks = vec![0u32; targets.space];
             let mut touched = Vec::new();
             let mut colours = vec![0u32; self.set_size];
@@ -410,9 +453,7 @@ mod tests {
         for p in positions {
             let e = plan.subset().map_or(p, |s| s.indices()[p] as usize);
             for c in conflicts {
-                let mut ts = Vec::new();
-                c.reach.push_targets(e, 0, &mut ts);
-                out.extend(ts.iter().map(|&t| (c.group, t as usize)));
+                c.reach.for_each_target(e, |t| out.push((c.group, t as usize)));
             }
         }
         out
@@ -543,6 +584,47 @@ mod tests {
         assert_eq!(plan.ncolours(), 1);
         assert_eq!(plan.nblocks(), 4);
         assert_eq!(plan.block_range(3), 9..10);
+        check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn targets_past_32_bits_are_told_apart() {
+        // Targets 1 and 1 + 2^32 of a set of 5 billion: apart, though equal
+        // in 32 bits; the third element shares the second's.
+        let huge = Set::new_long("huge", 5_000_000_000).unwrap();
+        let edges = Set::new("edges", 3).unwrap();
+        let far = 1 + (1i64 << 32);
+        let m = crate::LongMap::new("e2h", &edges, &huge, 1, vec![1, far, far]).unwrap();
+        let conflicts = [Conflict {
+            reach: Reach::Map(m.as_map(), MapIndex::Entry(0)),
+            group: 0,
+        }];
+        let plan = Plan::build(0..3, 1, &conflicts);
+        assert_eq!(plan.block_colour(0), plan.block_colour(1));
+        assert_ne!(plan.block_colour(1), plan.block_colour(2));
+        check_plan(&plan, &conflicts);
+        let plan = Plan::build(0..3, 4, &conflicts);
+        assert_eq!(plan.block_element_colours(0), 2);
+        check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn few_elements_into_a_big_set_are_numbered_densely() {
+        // 50 edges into 3 million nodes: masks for what they reach, not for
+        // every node; the plan is as valid as ever.
+        let nodes = Set::new("nodes", 3_000_000).unwrap();
+        let edges = Set::new("edges", 50).unwrap();
+        let table: Vec<i32> = (0..100).map(|i| ((i * 7919) % 37) * 81_001).collect();
+        let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+        let conflicts = [Conflict {
+            reach: Reach::Map(&m, MapIndex::All),
+            group: 0,
+        }];
+        let plan = Plan::build(0..50, 3, &conflicts);
+        let stored: Vec<(OwnedReach, usize)> = conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
+        let targets = Targets::new(0, 50, None, &stored);
+        assert_eq!(targets.space, 37, "one mask per distinct target");
+        assert!(plan.ncolours() > 1);
         check_plan(&plan, &conflicts);
     }
 

@@ -110,6 +110,8 @@ impl RaggedMap {
         targets: Vec<i32>,
     ) -> Result<RaggedMap> {
         let name = name.into();
+        from.check_narrow("a ragged map")?;
+        to.check_narrow("a ragged map")?;
         let invalid = |reason: String| Error::InvalidRaggedMap {
             map: name.clone(),
             reason,
@@ -189,6 +191,8 @@ impl RaggedMap {
         rules: EdgeRules,
     ) -> Result<RaggedMap> {
         let name = name.into();
+        from.check_narrow("a ragged map")?;
+        to.check_narrow("a ragged map")?;
         let invalid = |reason: String| Error::InvalidRaggedMap {
             map: name.clone(),
             reason,

@@ -101,8 +101,13 @@ impl GlobalIds {
     }
 }
 
-/// Largest set op2 supports: map entries are 32-bit.
+/// Largest set most constructors make: maps' entries and subsets' indices
+/// are 32-bit.
 pub const MAX_SET_SIZE: usize = i32::MAX as usize;
+
+/// Largest set [`Set::new_long`] makes: generated code indexes elements with
+/// signed 64-bit integers.
+pub const MAX_LONG_SET_SIZE: usize = i64::MAX as usize;
 
 impl Set {
     /// A set of `size` elements, all in the core region.
@@ -117,6 +122,48 @@ impl Set {
                 ..SetRegions::default()
             },
         )
+    }
+
+    /// A set of `size` elements that may exceed `i32::MAX` (OP2's
+    /// `op_decl_map_long` meshes): maps into it need 64-bit entries
+    /// ([`LongMap`](crate::LongMap)) once an entry passes `i32::MAX`. Loops over it, through maps into it and on its Dats run on
+    /// every backend; features that index elements with 32-bit integers
+    /// (subsets, ragged maps, stencils, agents, distribution over MPI ranks)
+    /// refuse a set of more than `i32::MAX` elements with
+    /// [`Error::LongSetUnsupported`]. A Dat of zeros on it takes memory only
+    /// where it is written ([`crate::Dat::zeros`]).
+    ///
+    /// # Errors
+    /// [`Error::SetTooLarge`] if `size` exceeds `i64::MAX`.
+    pub fn new_long(name: impl Into<String>, size: usize) -> Result<Set> {
+        let regions = SetRegions {
+            core: size,
+            ..SetRegions::default()
+        };
+        Ok(Set(Arc::new(Set::build_sized(
+            name.into(),
+            regions,
+            None,
+            None,
+            MAX_LONG_SET_SIZE,
+        )?)))
+    }
+
+    /// Refuses a set of more than `i32::MAX` elements for `what`, a feature
+    /// that indexes elements with 32-bit integers.
+    ///
+    /// # Errors
+    /// [`Error::LongSetUnsupported`] naming the set and `what`.
+    pub fn check_narrow(&self, what: &str) -> Result<()> {
+        let size = self.total_size();
+        if size > MAX_SET_SIZE {
+            return Err(Error::LongSetUnsupported {
+                set: self.name().to_string(),
+                size,
+                what: what.to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// A set with explicit MPI regions.
@@ -235,6 +282,17 @@ impl Set {
         distribution: Option<Arc<dyn Distribution>>,
         ids: Option<Vec<u64>>,
     ) -> Result<SetInner> {
+        Set::build_sized(name, regions, distribution, ids, MAX_SET_SIZE)
+    }
+
+    /// As `build_inner`, with at most `max` elements.
+    fn build_sized(
+        name: String,
+        regions: SetRegions,
+        distribution: Option<Arc<dyn Distribution>>,
+        ids: Option<Vec<u64>>,
+        max: usize,
+    ) -> Result<SetInner> {
         let Some(total) = regions.checked_total() else {
             return Err(Error::SizeOverflow {
                 kind: "set",
@@ -246,11 +304,16 @@ impl Set {
                 ),
             });
         };
-        if total > MAX_SET_SIZE {
+        if total > max {
             return Err(Error::SetTooLarge {
                 set: name,
                 size: total,
-                max: MAX_SET_SIZE,
+                max,
+                hint: if max == MAX_SET_SIZE {
+                    ": for more, Set::new_long makes a set with 64-bit indices"
+                } else {
+                    ""
+                },
             });
         }
         let global_ids = match ids {

@@ -143,6 +143,7 @@ impl Stencil {
             stencil: name.clone(),
             reason,
         };
+        cells.check_narrow("a stencil")?;
         if cells.distribution().is_some() {
             return Err(invalid(format!(
                 "set `{}` is distributed; build the stencil on one process and distribute its map",
@@ -203,6 +204,7 @@ impl Stencil {
             stencil: name.clone(),
             reason,
         };
+        cells.check_narrow("a stencil")?;
         if width == 0 || height == 0 {
             return Err(invalid(format!(
                 "a {width}x{height} lattice has no sites; a torus needs at least one column and one row"

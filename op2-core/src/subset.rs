@@ -65,10 +65,11 @@ impl Subset {
     /// # Errors
     /// [`Error::InvalidSubset`] naming the first index (in the order given)
     /// that is not an element a loop over `set` visits (`>= set.size()`, its
-    /// owned elements). Every set holds at most `i32::MAX` elements, so the
-    /// distinct indices always fit the 32-bit entries generated code reads.
+    /// owned elements); [`Error::LongSetUnsupported`] for a set of more than
+    /// `i32::MAX` elements ([`Set::new_long`]): subsets' indices are 32-bit.
     pub fn new(name: impl Into<String>, set: &Set, mut indices: Vec<usize>) -> Result<Subset> {
         let name = name.into();
+        set.check_narrow("a subset")?;
         let size = set.size();
         if let Some((position, &bad)) = indices.iter().enumerate().find(|&(_, &i)| i >= size) {
             return Err(Error::InvalidSubset {
@@ -99,7 +100,8 @@ impl Subset {
     /// None in practice (every element of a set is a valid index); the
     /// `Result` matches the other constructors.
     pub fn filter(name: impl Into<String>, set: &Set, pred: impl Fn(usize) -> bool) -> Result<Subset> {
-        // Set sizes are at most i32::MAX: every index fits.
+        set.check_narrow("a subset")?;
+        // The set has at most i32::MAX elements: every index fits.
         let indices = (0..set.size()).filter(|&e| pred(e)).map(|e| e as i32).collect();
         Ok(Subset::from_sorted(name.into(), set, indices))
     }
@@ -113,6 +115,7 @@ impl Subset {
     /// transfer error if its device copy cannot be read back.
     pub fn where_dat<T: Scalar>(name: impl Into<String>, dat: &Dat<T>, pred: impl Fn(&[T]) -> bool) -> Result<Subset> {
         let set = dat.set();
+        set.check_narrow("a subset")?;
         let values = dat.try_data_ro()?;
         let indices = values
             .chunks_exact(dat.dim())
@@ -153,6 +156,7 @@ impl Subset {
         len: usize,
     ) -> Result<Subset> {
         let name = name.into();
+        set.check_narrow("a subset")?;
         if len > set.size() || selected.bytes() < 4 * len {
             return Err(Error::InvalidSubset {
                 subset: name,

@@ -407,6 +407,7 @@ pub fn estimate_bytes(lp: &ParLoop<'_>) -> u64 {
                         ArgRoute::Map(MapArg {
                             map,
                             index: MapIndex::All,
+                            ..
                         }) => lp.range.len() * map.arity(),
                     };
                 }

@@ -216,6 +216,13 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
             (ArgData::Dat(d), ArgRoute::Map(m)) => {
                 let map = m.map;
                 check_map_sets(&at, map.name(), map.from_set(), map.to_set(), set, d.set())?;
+                if map.is_long() && !m.long_view {
+                    // The identity of a long set: the body reads 32-bit entries.
+                    return Err(Error::LongMapUnsupported {
+                        map: map.name().to_string(),
+                        what: format!("{} (through a Map: make it with LongMap::identity)", at()),
+                    });
+                }
                 match m.index {
                     MapIndex::Entry(i) => {
                         if i >= map.arity() {

@@ -5,7 +5,9 @@
 //! validating the loop (dims, sets, map entries, arities) and borrowing the data
 //! before any body runs, and by giving concurrent chunks disjoint targets.
 
-use crate::{Access, ArgData, ArgSpec, Dat, Global, Map, MapIndex, Partials, RaggedMap, Row, Scalar, Stage};
+use crate::{
+    Access, ArgData, ArgRoute, ArgSpec, Dat, Global, LongMap, Map, MapIndex, Partials, RaggedMap, Row, Scalar, Stage,
+};
 
 pub use crate::stencil::StencilView;
 
@@ -185,13 +187,29 @@ pub fn map_arg_spec<'a, T: Scalar>(dat: &'a Dat<T>, access: Access, map: &'a Map
     ArgSpec::through_map(ArgData::Dat(dat), access, map, index)
 }
 
+/// The description of an indirect argument through `m` (a [`Map`], a
+/// [`LongMap`] or a [`crate::Stencil`]), saying at which width its view
+/// reads the table: validation refuses a table of another width.
+pub fn indirect_arg_spec<'a, M: IndirectArg + ?Sized, T: Scalar>(
+    m: &'a M,
+    dat: &'a Dat<T>,
+    access: Access,
+    index: MapIndex,
+) -> ArgSpec<'a> {
+    let mut spec = map_arg_spec(dat, access, m.map(), index);
+    if let ArgRoute::Map(arg) = &mut spec.route {
+        arg.long_view = m.long_entries();
+    }
+    spec
+}
+
 /// What `par_loop!` accepts as the map of `d(ACCESS, m[i])` and
-/// `d(ACCESS, m)`: a [`Map`] (a table) or a [`crate::Stencil`] (computed
-/// entries). The view type is known at compile time, so a loop through a
+/// `d(ACCESS, m)`: a [`Map`] (a table), a [`LongMap`] (a table of 64-bit
+/// entries) or a [`crate::Stencil`] (computed entries). The view type is known at compile time, so a loop through a
 /// table map runs the same code as ever.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a Map or a Stencil",
-    label = "expected a `Map` or a `Stencil` here",
+    message = "`{Self}` is not a Map, a LongMap or a Stencil",
+    label = "expected a `Map`, a `LongMap` or a `Stencil` here",
     note = "a ragged map reaches all of an element's targets: write `d(ACCESS, r[..])`"
 )]
 pub trait IndirectArg {
@@ -199,6 +217,10 @@ pub trait IndirectArg {
     type View<T: Scalar>: IndirectView<T>;
     /// The map validation, planning and generated code see.
     fn map(&self) -> &Map;
+    /// Whether the view reads the table's entries as 64-bit integers.
+    fn long_entries(&self) -> bool {
+        false
+    }
     /// A view of `dat` through this map.
     fn view<T: Scalar>(&self, dat: &Dat<T>) -> Self::View<T>;
 }
@@ -213,11 +235,27 @@ impl IndirectArg for Map {
     }
 }
 
+impl IndirectArg for LongMap {
+    type View<T: Scalar> = MapView<T, i64>;
+    fn map(&self) -> &Map {
+        self.as_map()
+    }
+    fn long_entries(&self) -> bool {
+        true
+    }
+    fn view<T: Scalar>(&self, dat: &Dat<T>) -> MapView<T, i64> {
+        MapView::long(dat, self)
+    }
+}
+
 /// Lets `par_loop!` take a reference to a map (inside functions that receive `&Map`).
 impl<A: IndirectArg + ?Sized> IndirectArg for &A {
     type View<T: Scalar> = A::View<T>;
     fn map(&self) -> &Map {
         (**self).map()
+    }
+    fn long_entries(&self) -> bool {
+        (**self).long_entries()
     }
     fn view<T: Scalar>(&self, dat: &Dat<T>) -> A::View<T> {
         (**self).view(dat)
@@ -378,23 +416,63 @@ pub unsafe trait IndirectView<T: Scalar>: Copy + Send + Sync {
     }
 }
 
+/// An entry type of map tables: `i32` ([`Map`]) or `i64` ([`LongMap`]).
+///
+/// # Safety
+/// `index` returns the entry as an element index, unchanged (tables hold
+/// validated, non-negative entries).
+pub unsafe trait MapEntry: Copy + Send + Sync + 'static {
+    /// The entry as an index.
+    fn index(self) -> usize;
+}
+
+// SAFETY: a validated entry is non-negative: the cast keeps its value.
+unsafe impl MapEntry for i32 {
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+// SAFETY: as for i32.
+unsafe impl MapEntry for i64 {
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// An indirect Dat argument through a table: element `e`'s entry `i` is
-/// `dat[map[e * arity + i]]`.
+/// `dat[map[e * arity + i]]`, the entries `I`s (32-bit for a [`Map`], 64-bit
+/// for a [`LongMap`]: the width is part of the type, so a loop through a
+/// `Map` reads its table as it always did).
 #[derive(Clone, Copy)]
-pub struct MapView<T> {
+pub struct MapView<T, I = i32> {
     ptr: *mut T,
-    map: *const i32,
+    map: *const I,
     arity: usize,
 }
 
 // SAFETY: as for DatDirect; the plan keeps concurrent writes disjoint.
-unsafe impl<T: Send> Send for MapView<T> {}
+unsafe impl<T: Send, I: MapEntry> Send for MapView<T, I> {}
 // SAFETY: as for Send, just above.
-unsafe impl<T: Sync> Sync for MapView<T> {}
+unsafe impl<T: Sync, I: MapEntry> Sync for MapView<T, I> {}
 
 impl<T: Scalar> MapView<T> {
-    /// A view of `dat` through `map`.
+    /// A view of `dat` through `map` (32-bit entries; validation refuses a
+    /// loop through a `Map` whose table is 64-bit before any view is used).
     pub fn new(dat: &Dat<T>, map: &Map) -> MapView<T> {
+        MapView {
+            ptr: dat.host_ptr(),
+            map: map.values().as_ptr(),
+            arity: map.arity(),
+        }
+    }
+}
+
+impl<T: Scalar> MapView<T, i64> {
+    /// A view of `dat` through `map`'s 64-bit entries.
+    pub fn long(dat: &Dat<T>, map: &LongMap) -> MapView<T, i64> {
         MapView {
             ptr: dat.host_ptr(),
             map: map.values().as_ptr(),
@@ -405,17 +483,17 @@ impl<T: Scalar> MapView<T> {
 
 // SAFETY: map entries were validated to lie in the Dat's set, so each target
 // row is inside the Dat.
-unsafe impl<T: Scalar> IndirectView<T> for MapView<T> {
+unsafe impl<T: Scalar, I: MapEntry> IndirectView<T> for MapView<T, I> {
     #[inline(always)]
     unsafe fn target<S: Stage<T>>(self, e: usize, i: usize, _: bool) -> *mut T {
-        let t = *self.map.add(e * self.arity + i) as usize;
+        let t = (*self.map.add(e * self.arity + i)).index();
         self.ptr.add(t * S::DIM)
     }
 
     #[inline(always)]
     unsafe fn target_of<S: Stage<T>, const A: usize>(self, e: usize, k: usize, _: bool) -> *mut T {
         // The arity as a constant: the gather unrolls.
-        let t = *self.map.add(e * A + k) as usize;
+        let t = (*self.map.add(e * A + k)).index();
         self.ptr.add(t * S::DIM)
     }
 }

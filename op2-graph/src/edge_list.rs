@@ -118,6 +118,7 @@ impl EdgeList {
                 set: name,
                 size: count,
                 max: MAX_SET_SIZE,
+                hint: " (graph nodes are indexed with 32-bit integers)",
             });
         }
         let in_order = match &self.nodes {

@@ -240,8 +240,9 @@ impl MeshWriter {
 
     /// Map `map`, under its name.
     pub fn map(&self, map: &Map) -> Result<()> {
+        let values = map.narrow_values("OP2's HDF5 format (32-bit maps)")?;
         self.whole(map.name(), map.from_set())?;
-        self.write_map_table(map.name(), map.arity(), map.values())
+        self.write_map_table(map.name(), map.arity(), values)
     }
 
     /// Dat `dat`'s values (copied from a device first if they live there),

@@ -52,6 +52,9 @@ impl Mpi {
         primary: &Set,
         partitioner: &Partitioner,
     ) -> Result<Distributed> {
+        for s in sets {
+            s.check_narrow("distribution over MPI ranks")?;
+        }
         let index = |s: &Set, what: &str| {
             sets.iter().position(|x| x.same(s)).ok_or_else(|| Error::Mpi {
                 reason: format!("{what} `{}` is not among the sets given to distribute", s.name()),
@@ -64,7 +67,7 @@ impl Mpi {
                 from: index(m.from_set(), &format!("map `{}` starts from set", m.name()))?,
                 to: index(m.to_set(), &format!("map `{}` points into set", m.name()))?,
                 arity: m.arity(),
-                values: m.values(),
+                values: m.narrow_values("distribution over MPI ranks")?,
                 offsets: None,
             });
         }

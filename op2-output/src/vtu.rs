@@ -110,7 +110,7 @@ fn vtu_text(
     check_names(cell_fields, "a VTK mesh's cell data")?;
     let order = by_id(cell_set);
     let (ncells, npoints) = (order.len(), node_set.total_size());
-    let nodes = cells.values();
+    let nodes = cells.narrow_values("VTK output")?;
     let mut out = String::with_capacity(64 * (ncells + npoints) + 1024);
     file_open(&mut out, "UnstructuredGrid");
     out.push_str("<UnstructuredGrid>\n");

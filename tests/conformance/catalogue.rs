@@ -8,6 +8,14 @@ use op2_airfoil::{generate, AirfoilDsl, Constants};
 use super::kernels::*;
 
 /// Runs every catalogue loop once on `rt`.
+/// Reads through one map with 64-bit entries and adds through another
+/// entry of it (the catalogue's long-map loop), beside a 32-bit map.
+#[op2::kernel]
+fn far_exchange(t: &f64, acc: &mut [f64; 2], e: &f64) {
+    acc[0] += *t;
+    acc[1] += *e;
+}
+
 pub fn run_catalogue(rt: &Runtime) {
     AirfoilDsl::new(&generate(4, 3), &Constants::default())
         .unwrap()
@@ -17,6 +25,7 @@ pub fn run_catalogue(rt: &Runtime) {
     let edges = Set::new("edges", 4).unwrap();
     let cells = Set::new("cells", 2).unwrap();
     let e2n = Map::new("e2n", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 3, 3, 4]).unwrap();
+    let same_edges = Map::identity("same_edges", &edges);
     let c2n = Map::new("c2n", &cells, &nodes, 3, vec![0, 1, 2, 2, 3, 4]).unwrap();
     let on_edges = Dat::<f64>::zeros("on_edges", &edges, 1).unwrap();
     let on_nodes = Dat::<f64>::zeros("on_nodes", &nodes, 1).unwrap();
@@ -30,6 +39,17 @@ pub fn run_catalogue(rt: &Runtime) {
     par_loop!(rt, node_min_via_map, edges, on_edges(READ), on_nodes(MIN, e2n[1])).unwrap();
     par_loop!(rt, node_write_via_map, edges, on_edges(READ), on_nodes(WRITE, e2n[0])).unwrap();
     par_loop!(rt, node_rw_via_map, edges, pairs(RW, e2n[0])).unwrap();
+    // Through a map with 64-bit entries (LongMap): only its table is read as such.
+    let e2n_long = LongMap::new("e2n_long", &edges, &nodes, 2, vec![0, 1, 1, 2, 2, 3, 3, 4]).unwrap();
+    par_loop!(
+        rt,
+        far_exchange,
+        edges,
+        on_nodes(READ, e2n_long[1]),
+        pairs(INC, e2n_long[0]),
+        on_edges(READ, same_edges[0])
+    )
+    .unwrap();
     let ints = Dat::<i32>::zeros("ints", &nodes, 1).unwrap();
     let count = Global::<i32>::scalar("count", 0);
     let biggest = Global::<i32>::scalar("biggest", 0);

@@ -4,6 +4,7 @@
 mod agent_holes;
 mod kernels;
 mod lifecycle;
+mod long_maps;
 mod messages;
 mod suite;
 
@@ -69,6 +70,7 @@ macro_rules! backend_suite {
                 one_streams_given_twice_is_refused, stream_counters_do_not_wrap, streams_forget_dropped_sets,
                 child_ids_stop_at_i64_max, stencil_offsets_near_isize_limits, plans_of_rebuilt_maps_are_dropped
             );
+            backend_suite!(@tests long_maps: long_maps_match_narrow_maps);
         }
     };
     (@tests $file:ident: $($test:ident),* $(,)?) => {

@@ -54,11 +54,11 @@ pub fn mesh(n_nodes: usize) -> Mesh {
     }
 }
 
-fn ramp(set: &Set, dim: usize, f: impl Fn(usize) -> f64) -> Dat<f64> {
+pub fn ramp(set: &Set, dim: usize, f: impl Fn(usize) -> f64) -> Dat<f64> {
     Dat::from_vec("ramp", set, dim, (0..set.size() * dim).map(f).collect()).unwrap()
 }
 
-fn assert_close(got: &[f64], want: &[f64]) {
+pub fn assert_close(got: &[f64], want: &[f64]) {
     assert_eq!(got.len(), want.len());
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let tol = 1e-12 * w.abs().max(1.0);

@@ -125,7 +125,8 @@ pub(super) fn device_source(
             params.push(format!("long stride{k}"));
         }
         if is_indirect(a) {
-            params.push(format!("{g}const int *{r} map{k}"));
+            let entry = if a.long_map { "long" } else { "int" };
+            params.push(format!("{g}const {entry} *{r} map{k}"));
         }
         if a.kind == ArgKind::Ragged {
             params.push(format!("{g}const int *{r} tgt{k}"));

@@ -83,7 +83,9 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         if !matches!(a.kind, ArgKind::Global { slot: Some(_) }) {
             let _ = writeln!(s, "        {t} *arg{k} = ({t} *)data[{k}];");
         }
-        if super::is_indirect(a) {
+        if super::is_indirect(a) && a.long_map {
+            let _ = writeln!(s, "        const int64_t *map{k} = (const int64_t *)maps[{k}];");
+        } else if super::is_indirect(a) {
             let _ = writeln!(s, "        const int *map{k} = maps[{k}];");
         }
         if a.kind == ArgKind::Ragged {

@@ -55,6 +55,10 @@ pub struct ArgShape {
     /// stride{k}]`, the entry point taking `long stride{k}` after `arg{k}`.
     /// Only for Dats reached directly or through a map.
     pub columns: bool,
+    /// Whether the argument's map has 64-bit entries (`Map::new_long`):
+    /// generated code then reads `map{k}` as 64-bit integers, and every other
+    /// map's as 32-bit ones.
+    pub long_map: bool,
 }
 
 /// A loop's shape: the kernel, each argument's shape and whether the loop
@@ -104,6 +108,7 @@ impl LoopShape {
                 dim: a.data.dim(),
                 // Device executors choose per Dat (`device/layouts.rs`).
                 columns: false,
+                long_map: matches!(a.route, ArgRoute::Map(m) if m.map.is_long()),
             })
             .collect();
         LoopShape {

@@ -3,7 +3,7 @@
 //! what is stale), and uploads map tables once and keeps them. A reduction leaves its
 //! Global's newer value on the device. The result, `DeviceArgs`, feeds `prepare_loop` in
 //! `prepared.rs`.
-use op2_core::{ArgRoute, ColumnShape, DeviceCell, DeviceSlot, DeviceState, LoopUse, ParLoop, Result};
+use op2_core::{ArgRoute, ColumnShape, DeviceCell, DeviceSlot, DeviceState, LoopUse, MapTable, ParLoop, Result};
 
 use super::DeviceApi;
 
@@ -73,7 +73,10 @@ pub fn prepare_args<A: DeviceApi>(
         strides.push(stride);
         maps.push(match arg.route {
             ArgRoute::Map(m) => [
-                Some(prepare_table(api, m.map.device(), m.map.name(), m.map.values())?),
+                Some(match m.map.table() {
+                    MapTable::Narrow(values) => prepare_table(api, m.map.device(), m.map.name(), values)?,
+                    MapTable::Long(values) => prepare_table(api, m.map.device(), m.map.name(), values)?,
+                }),
                 None,
             ],
             ArgRoute::Ragged(r) => [
@@ -101,7 +104,12 @@ pub(super) fn mem_of<A: DeviceApi>(api: &A, slot: &DeviceSlot) -> A::Mem {
 /// when it changes). A one-entry table already on the device (a list's
 /// count, which changes at every build) is set by a queued fill instead:
 /// an upload would wait for the device's queue.
-pub(super) fn prepare_table<A: DeviceApi>(api: &A, cell: &DeviceCell, name: &str, values: &[i32]) -> Result<A::Mem> {
+pub(super) fn prepare_table<A: DeviceApi, V: bytemuck::Pod>(
+    api: &A,
+    cell: &DeviceCell,
+    name: &str,
+    values: &[V],
+) -> Result<A::Mem> {
     let mut slot = cell.lock();
     let bytes = bytemuck::cast_slice(values);
     let here = slot

@@ -645,6 +645,7 @@ mod tests {
                 scalar,
                 dim: 1,
                 columns: false,
+                long_map: false,
             }],
             partial_words: 0,
             subset: false,

@@ -183,7 +183,8 @@ impl Executor for JitExecutor {
         let data: Vec<*mut c_void> = lp.args.iter().map(|a| a.data.host_bytes() as *mut c_void).collect();
         // Map tables (or ragged offsets), then ragged targets: see `host_source`.
         let maps: Vec<*const c_int> = (lp.args.iter().map(|a| match a.route {
-            ArgRoute::Map(m) => m.map.values().as_ptr(),
+            // 32-bit or 64-bit entries: the generated code reads them as such.
+            ArgRoute::Map(m) => m.map.table().as_bytes().as_ptr().cast::<c_int>(),
             ArgRoute::Ragged(r) => r.offsets().as_ptr(),
             // A Dat read whole: its count.
             ArgRoute::Whole(w) => w.count.as_ptr(),

@@ -723,6 +723,7 @@ fn check_size(set: &str, len: usize) -> Result<()> {
         set: set.to_string(),
         size: len,
         max: crate::set::MAX_SET_SIZE,
+        hint: " (agents are indexed with 32-bit integers)",
     })
 }
 

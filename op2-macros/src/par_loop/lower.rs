@@ -193,7 +193,7 @@ fn lower_map_entry(a: &LoopArg, k: usize, i: &TokenStream, p: &mut Pieces) {
     let iarg = quote!(::op2::__private::IndirectArg);
     let iview = quote!(::op2::__private::IndirectView);
     p.specs.push(
-        quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #iarg::map(#m), ::op2::__private::MapIndex::Entry(#i))),
+        quote_spanned!(a.span=> ::op2::__private::indirect_arg_spec(#m, #d, #access, ::op2::__private::MapIndex::Entry(#i))),
     );
     p.views.push(quote_spanned!(a.span=> let #v = #iarg::view(#m, #d);));
     p.binds.push(quote!(let #v = #v;));
@@ -216,8 +216,9 @@ fn lower_map_all(a: &LoopArg, k: usize, p: &mut Pieces) {
     let access = access_tokens(a.access);
     let iarg = quote!(::op2::__private::IndirectArg);
     let iview = quote!(::op2::__private::IndirectView);
-    p.specs
-        .push(quote_spanned!(a.span=> ::op2::__private::map_arg_spec(#d, #access, #iarg::map(#m), ::op2::__private::MapIndex::All)));
+    p.specs.push(
+        quote_spanned!(a.span=> ::op2::__private::indirect_arg_spec(#m, #d, #access, ::op2::__private::MapIndex::All)),
+    );
     p.views.push(quote_spanned!(a.span=> let #v = #iarg::view(#m, #d);));
     p.binds.push(quote!(let #v = #v;));
     p.map_views.push(v.clone());

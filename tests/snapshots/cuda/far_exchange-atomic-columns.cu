@@ -1,0 +1,98 @@
+/* op2 generated (CUDA): loop `far_exchange`, indirect writes: Atomic */
+#define OP2_FN static __device__ inline
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#define OP2_HELPERS(T, S) \
+    OP2_FN T op2_min_##S(T a, T b) { return a < b ? a : b; } \
+    OP2_FN T op2_max_##S(T a, T b) { return a > b ? a : b; }
+OP2_HELPERS(int, i32)
+OP2_HELPERS(long, i64)
+OP2_HELPERS(unsigned int, u32)
+OP2_HELPERS(unsigned long, u64)
+#undef OP2_HELPERS
+OP2_FN int op2_abs_i32(int a) { return a < 0 ? -a : a; }
+OP2_FN long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+OP2_FN unsigned int op2_abs_u32(unsigned int a) { return a; }
+OP2_FN unsigned long op2_abs_u64(unsigned long a) { return a; }
+OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
+OP2_FN double op2_max_f64(double a, double b) { return fmax(a, b); }
+OP2_FN float op2_min_f32(float a, float b) { return fminf(a, b); }
+OP2_FN float op2_max_f32(float a, float b) { return fmaxf(a, b); }
+OP2_FN int op2_as_i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483647.0 ? 2147483647 : (int)x; }
+OP2_FN long op2_as_i64(double x) { return x != x ? 0 : x <= -9223372036854775808.0 ? (-9223372036854775807L - 1) : x >= 9223372036854775807.0 ? 9223372036854775807L : (long)x; }
+OP2_FN unsigned int op2_as_u32(double x) { return !(x > 0.0) ? 0u : x >= 4294967295.0 ? 4294967295u : (unsigned int)x; }
+OP2_FN unsigned long op2_as_u64(double x) { return !(x > 0.0) ? 0ul : x >= 18446744073709551615.0 ? 18446744073709551615ul : (unsigned long)x; }
+#ifdef OP2_CHECKED
+OP2_FN void op2_fail(long *st, long code, long index, long length) { if (!st[0]) { st[0] = code; st[1] = index; st[2] = length; } }
+OP2_FN long op2_ix(long i, long n, long *st) { if ((unsigned long)i < (unsigned long)n) return i; op2_fail(st, 1, i, n); return 0; }
+#define OP2_IX(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_IX_LOCAL(i, n) op2_ix((long)(i), (long)(n), op2_status)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return a; } return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { if (b == 0) { op2_fail(st, 2, 0, 0); return 0; } if (MIN != 0 && a == MIN && b == (T)-1) { op2_fail(st, 3, 0, 0); return 0; } return a % b; }
+#else
+#define OP2_IX(i, n) (i)
+#define OP2_IX_LOCAL(i, n) (i)
+#define OP2_DIVISION(T, S, MIN) \
+    OP2_FN T op2_div_##S(T a, T b, long *st) { (void)st; return a / b; } \
+    OP2_FN T op2_rem_##S(T a, T b, long *st) { (void)st; return a % b; }
+#endif
+OP2_DIVISION(int, i32, (-2147483647 - 1))
+OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
+OP2_DIVISION(unsigned int, u32, 0u)
+OP2_DIVISION(unsigned long, u64, 0ul)
+#undef OP2_DIVISION
+OP2_FN void op2_atomic_add_f64(double *p, double v) {
+    atomicAdd(p, v);
+}
+
+static __device__ inline void op2_kernel_far_exchange(long *op2_status, const double *t, double *acc, const double *e) {
+    (void)op2_status;
+    acc[OP2_IX(0, 2)] += (*t);
+    acc[OP2_IX(1, 2)] += (*e);
+}
+
+
+extern "C" __global__ void op2_loop(const unsigned int *units,
+        long unit_offset,
+        long base,
+        long block_size,
+        long limit,
+        const unsigned int *colours,
+        const unsigned int *ncolours,
+        unsigned long long *partials,
+        long partial_offset,
+        int *report,
+        const double *__restrict__ arg0,
+        const long *__restrict__ map0,
+        double *arg1,
+        long stride1,
+        const long *__restrict__ map1,
+        const double *__restrict__ arg2,
+        const int *__restrict__ map2)
+{
+    const long g = (long)blockIdx.x;
+    const long tid = (long)threadIdx.x;
+    const long b = units ? (long)units[unit_offset + g] : g;
+    const long start = base + b * block_size;
+    const long e = start + tid;
+    const int active = e < limit;
+    long op2_st[3] = {0, 0, 0};
+    double s0[1];
+    long t0;
+    double s1[2];
+    long t1;
+    double s2[1];
+    long t2;
+    if (active) {
+        t0 = map0[e * 2 + 1];
+        for (int c = 0; c < 1; ++c) s0[c] = arg0[t0 * 1 + c];
+        t1 = map1[e * 2 + 0];
+        for (int c = 0; c < 2; ++c) s1[c] = 0;
+        t2 = map2[e * 1 + 0];
+        for (int c = 0; c < 1; ++c) s2[c] = arg2[t2 * 1 + c];
+        op2_kernel_far_exchange(op2_st, s0, s1, s2);
+        for (int c = 0; c < 2; ++c) op2_atomic_add_f64(&arg1[t1 + c * stride1], s1[c]);
+    }
+}
