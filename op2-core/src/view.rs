@@ -27,6 +27,11 @@ pub trait DirectArg {
 ///
 /// # Safety
 /// Implementations must only touch the memory of the data they view.
+#[diagnostic::on_unimplemented(
+    message = "an argument's data does not hold `{T}`, the element type of its kernel parameter",
+    label = "a kernel parameter of `{T}` gets other data here (`{Self}`)",
+    note = "a Dat or Global of `T` goes to a kernel parameter of `T`: `&T`, `&[T; D]`, `&[[T; D]; A]`"
+)]
 pub unsafe trait DirectView<T: Scalar>: Copy + Send + Sync {
     /// Points the view at this chunk's partials (Global reductions).
     fn bind(self, partials: &mut Partials<'_>) -> Self;
@@ -181,6 +186,42 @@ impl<T: Scalar> DirectArg for Global<T> {
     }
 }
 
+/// The element type of a kernel's parameter at loop position `K`
+/// (`#[op2::kernel]` implements it per parameter): what lets `par_loop!`
+/// write a loop body as a generic function of its views, whose element types
+/// are then those of the kernel (see [`wide_vectors`]).
+pub trait ParamElem<const K: usize> {
+    /// The parameter's element type (`f64` for `&[f64; 2]`).
+    type T;
+}
+
+/// Whether loop bodies may run their AVX2 copy: the CPU has AVX2 and FMA
+/// (checked once), and `OP2_HOST_VECTORS` is not `baseline`. The copy
+/// gives bitwise the results of the baseline one: Rust never fuses a
+/// multiply and an add, and vector square roots and divisions round each
+/// lane as the scalar ones do.
+#[inline]
+pub fn wide_vectors() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static WIDE: AtomicU8 = AtomicU8::new(0);
+    match WIDE.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let baseline = std::env::var("OP2_HOST_VECTORS").is_ok_and(|v| v == "baseline");
+            #[cfg(target_arch = "x86_64")]
+            let wide = !baseline && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+            #[cfg(not(target_arch = "x86_64"))]
+            let wide = {
+                let _ = baseline;
+                false
+            };
+            WIDE.store(if wide { 2 } else { 1 }, Ordering::Relaxed);
+            wide
+        }
+    }
+}
+
 /// The description of an indirect argument `d(ACCESS, m[i])` or `d(ACCESS, m)`.
 /// Only Dats can be reached through maps.
 pub fn map_arg_spec<'a, T: Scalar>(dat: &'a Dat<T>, access: Access, map: &'a Map, index: MapIndex) -> ArgSpec<'a> {
@@ -269,6 +310,11 @@ impl<A: IndirectArg + ?Sized> IndirectArg for &A {
 /// # Safety
 /// Implementations must only point inside the data they view, at the
 /// validated map's targets.
+#[diagnostic::on_unimplemented(
+    message = "an argument's data does not hold `{T}`, the element type of its kernel parameter",
+    label = "a kernel parameter of `{T}` gets other data here (`{Self}`)",
+    note = "a Dat or Global of `T` goes to a kernel parameter of `T`: `&T`, `&[T; D]`, `&[[T; D]; A]`"
+)]
 pub unsafe trait IndirectView<T: Scalar>: Copy + Send + Sync {
     /// Whether [`IndirectView::run_end`] can end a run before `end` (false:
     /// the loop body keeps its plain loop).

@@ -102,6 +102,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         syn::FnArg::Receiver(_) => None,
     });
     let native = native_twin(&func);
+    // Each parameter's element type by loop position (`par_loop!`'s
+    // generic loop bodies name them).
+    let elems = params.iter().enumerate().map(|(k, p)| {
+        let scalar = &p.scalar;
+        quote!(impl ::op2::__private::ParamElem<#k> for #ident { type T = #scalar; })
+    });
     quote! {
         #func
 
@@ -110,6 +116,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #vis struct #ident {}
 
         #native
+
+        #(#elems)*
 
         // SAFETY: the metadata is generated from the signature just above.
         unsafe impl ::op2::Kernel for #ident {

@@ -30,12 +30,20 @@ const LANES: usize = 8;
 /// as the staging arrays cost more than the vector arithmetic saves.
 pub(super) struct Lanes {
     /// Whether every argument allows groups.
-    pub(super) ok: bool,
+    ok: bool,
     gathers: bool,
     inits: Vec<TokenStream>,
     fills: Vec<TokenStream>,
     calls: Vec<TokenStream>,
     scatters: Vec<TokenStream>,
+    /// Each argument's view and the bound of its type, for the AVX2 copy
+    /// of the group loop (a generic function of the views).
+    views: Vec<(syn::Ident, TokenStream)>,
+    /// Whether every entry index is a literal (the copy sees no locals).
+    literal_indices: bool,
+    /// Whether every argument is a Dat or Global, directly or through a
+    /// map: the forms the AVX2 copy takes.
+    simple: bool,
 }
 
 impl Default for Lanes {
@@ -47,15 +55,33 @@ impl Default for Lanes {
             fills: Vec::new(),
             calls: Vec::new(),
             scatters: Vec::new(),
+            views: Vec::new(),
+            literal_indices: true,
+            simple: true,
         }
     }
 }
 
 impl Lanes {
+    /// An argument of another form (ragged, random streams, ...): the loop
+    /// stays scalar and has no AVX2 copy.
+    pub(super) fn other(&mut self) {
+        self.ok = false;
+        self.simple = false;
+    }
+
     /// Adds argument `k`: a Dat or Global, directly or through a map
     /// (`index` the entry's, for `m[i]`). Any other form keeps the loop
     /// scalar.
     pub(super) fn arg(&mut self, a: &LoopArg, k: usize, index: &Option<TokenStream>) {
+        let v = format_ident!("__op2_v{}", k);
+        self.literal_indices &= a.index.as_ref().is_none_or(|i| matches!(i, syn::Expr::Lit(_)));
+        let view_trait = if a.form == ArgForm::Direct {
+            quote!(::op2::__private::DirectView)
+        } else {
+            quote!(::op2::__private::IndirectView)
+        };
+        self.views.push((v.clone(), view_trait));
         let mutable = a.access != Access::Read;
         let safe = match (a.form, a.access) {
             (ArgForm::Direct, access) => !matches!(access, Access::Min | Access::Max),
@@ -67,7 +93,6 @@ impl Lanes {
             return;
         }
         self.gathers |= a.form != ArgForm::Direct;
-        let v = format_ident!("__op2_v{}", k);
         let ls = format_ident!("__op2_ls{}", k);
         let dv = quote!(::op2::__private::DirectView);
         let iv = quote!(::op2::__private::IndirectView);
@@ -103,20 +128,62 @@ impl Lanes {
 
     /// The loop over positions `__op2_range` of a whole set: groups where
     /// every argument allows them, then the rest one element at a time
-    /// (`anywhere`, the scalar element).
+    /// (`anywhere`, the scalar element). On x86-64 the group loop also has
+    /// an AVX2 copy, a generic function of the views compiled with
+    /// `#[target_feature]`, which runs where the CPU has AVX2 and FMA
+    /// (`op2::__private::wide_vectors`): four lanes per vector instead of
+    /// two, as `jit`'s C gets from `-march=native`. Rust never fuses a
+    /// multiply and an add, so both copies give the same bits.
     pub(super) fn whole_set_loop(
         &self,
         kernel: &syn::Path,
         native: &syn::Ident,
         anywhere: &TokenStream,
     ) -> TokenStream {
-        if !(self.ok && self.gathers) {
-            return quote! {
-                for __op2_e in __op2_range {
-                    #anywhere
-                }
-            };
+        let scalar = quote! {
+            for __op2_e in __op2_range {
+                #anywhere
+            }
+        };
+        let group = if self.ok && self.gathers {
+            self.group_loop(kernel, native, anywhere)
+        } else {
+            scalar
+        };
+        if !(self.simple && self.literal_indices) {
+            return group;
         }
+        let (names, traits): (Vec<_>, Vec<_>) = self.views.iter().cloned().unzip();
+        let generics: Vec<_> = (0..names.len()).map(|k| format_ident!("__OP2_V{}", k)).collect();
+        let positions = names.iter().map(|v| {
+            let k: usize = v.to_string()["__op2_v".len()..].parse().expect("a view's position");
+            k
+        });
+        quote! {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn __op2_wide<#(#generics: #traits<<#kernel as ::op2::__private::ParamElem<#positions>>::T>),*>(
+                #(#names: #generics,)*
+                __op2_range: ::core::ops::Range<usize>,
+            ) {
+                #group
+            }
+            if ::op2::__private::wide_vectors() {
+                // SAFETY: the CPU has AVX2 and FMA (just checked); the
+                // views are this loop's, as for the baseline copy below.
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    __op2_wide(#(#names,)* __op2_range)
+                };
+            } else {
+                #group
+            }
+        }
+    }
+
+    /// The group loop itself (see `whole_set_loop`).
+    fn group_loop(&self, kernel: &syn::Path, native: &syn::Ident, anywhere: &TokenStream) -> TokenStream {
         let Lanes {
             inits,
             fills,

@@ -94,7 +94,7 @@ pub(super) fn lower(a: &LoopArg, k: usize, info: &TokenStream, lanes: &mut Lanes
     };
     match a.form {
         ArgForm::Direct | ArgForm::MapEntry | ArgForm::MapAll => lanes.arg(a, k, &index),
-        _ => lanes.ok = false,
+        _ => lanes.other(),
     }
     match a.form {
         ArgForm::Direct => lower_direct(a, k, &mut p),
