@@ -61,29 +61,7 @@ impl Map {
     /// length, [`Error::MapEntryOutOfRange`] if an entry lies outside `to`.
     pub fn new(name: impl Into<String>, from: &Set, to: &Set, arity: usize, values: Vec<i32>) -> Result<Map> {
         let name = name.into();
-        let expected = Self::check_shape(&name, from, arity)?;
-        let from_size = from.total_size();
-        if values.len() != expected {
-            return Err(Error::MapLength {
-                map: name,
-                from_size,
-                arity,
-                expected,
-                found: values.len(),
-            });
-        }
-        let target_size = to.total_size();
-        if let Some(position) = values.iter().position(|&v| v < 0 || v as usize >= target_size) {
-            return Err(Error::MapEntryOutOfRange {
-                map: name,
-                position,
-                element: position / arity,
-                slot: position % arity,
-                value: values[position] as i64,
-                target: to.name().to_string(),
-                target_size,
-            });
-        }
+        Self::check_table(&name, from, to, arity, &values)?;
         Ok(Map(Arc::new(MapInner {
             id: crate::id::next_id(),
             device: crate::DeviceCell::default(),
@@ -108,28 +86,7 @@ impl Map {
         values: Vec<i64>,
     ) -> Result<Map> {
         let name = name.into();
-        let expected = Self::check_shape(&name, from, arity)?;
-        if values.len() != expected {
-            return Err(Error::MapLength {
-                map: name,
-                from_size: from.total_size(),
-                arity,
-                expected,
-                found: values.len(),
-            });
-        }
-        let target_size = to.total_size();
-        if let Some(position) = values.iter().position(|&v| v < 0 || v as u64 >= target_size as u64) {
-            return Err(Error::MapEntryOutOfRange {
-                map: name,
-                position,
-                element: position / arity,
-                slot: position % arity,
-                value: values[position],
-                target: to.name().to_string(),
-                target_size,
-            });
-        }
+        Self::check_table(&name, from, to, arity, &values)?;
         Ok(Map::long_table(name, from, to, arity, values))
     }
 
@@ -146,6 +103,35 @@ impl Map {
             rule: None,
             generations: (from.generation(), to.generation()),
         }))
+    }
+
+    /// Checks a table of `values` for a map of `arity` from `from` into
+    /// `to`: its shape, its length and every entry (see [`Map::new`]).
+    fn check_table<V: Copy + Into<i64>>(name: &str, from: &Set, to: &Set, arity: usize, values: &[V]) -> Result<()> {
+        let expected = Self::check_shape(name, from, arity)?;
+        if values.len() != expected {
+            return Err(Error::MapLength {
+                map: name.to_string(),
+                from_size: from.total_size(),
+                arity,
+                expected,
+                found: values.len(),
+            });
+        }
+        let target_size = to.total_size();
+        let outside = |v: i64| v < 0 || v as u64 >= target_size as u64;
+        if let Some(position) = values.iter().position(|&v| outside(v.into())) {
+            return Err(Error::MapEntryOutOfRange {
+                map: name.to_string(),
+                position,
+                element: position / arity,
+                slot: position % arity,
+                value: values[position].into(),
+                target: to.name().to_string(),
+                target_size,
+            });
+        }
+        Ok(())
     }
 
     /// The number of entries of a map of `arity` from `from`, checked.
