@@ -7,7 +7,7 @@
 use op2::prelude::*;
 
 use super::kernels::*;
-use super::suite::{assert_close, mesh, ramp, Mesh};
+use super::suite::{assert_close, mesh, ramp, write_and_rw_through, Mesh, E2N_ONE_TO_ONE};
 
 /// `m` again, its entries (`table`) stored as 64-bit integers.
 fn long(m: &Map, table: &[i32]) -> LongMap {
@@ -57,12 +57,7 @@ pub fn long_maps_match_narrow_maps(new_rt: &dyn Fn() -> Runtime) {
     // WRITE and RW through one entry of a conflict-free long map.
     let nodes = Set::new("nodes", 5).unwrap();
     let edges = Set::new("edges", 5).unwrap();
-    let e2n = LongMap::new("e2n", &edges, &nodes, 2, vec![3, 0, 1, 2, 0, 4, 4, 1, 2, 3]).unwrap();
-    let src = Dat::from_vec("src", &edges, 1, vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
-    let dst = Dat::filled("dst", &nodes, 1, -1.0).unwrap();
-    par_loop!(rt, node_write_via_map, edges, src(READ), dst(WRITE, e2n[0])).unwrap();
-    assert_eq!(dst.to_vec(), vec![30.0, 20.0, 50.0, 10.0, 40.0]);
-    let v = Dat::from_vec("v", &nodes, 2, vec![0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0, 4.0, 1.0]).unwrap();
-    par_loop!(rt, node_rw_via_map, edges, v(RW, e2n[0])).unwrap();
-    assert_eq!(v.to_vec(), vec![1.0, 2.0, 2.0, 2.0, 3.0, 2.0, 4.0, 2.0, 5.0, 2.0]);
+    let table = E2N_ONE_TO_ONE.iter().map(|&v| i64::from(v)).collect();
+    let e2n = LongMap::new("e2n", &edges, &nodes, 2, table).unwrap();
+    write_and_rw_through(rt, &edges, &nodes, &e2n);
 }

@@ -199,12 +199,21 @@ pub fn indirect_write_rw(new_rt: &dyn Fn() -> Runtime) {
     // Each node is the first end of exactly one edge: a conflict-free WRITE.
     let nodes = Set::new("nodes", 5).unwrap();
     let edges = Set::new("edges", 5).unwrap();
-    let e2n = Map::new("e2n", &edges, &nodes, 2, vec![3, 0, 1, 2, 0, 4, 4, 1, 2, 3]).unwrap();
-    let src = Dat::from_vec("src", &edges, 1, vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
-    let dst = Dat::filled("dst", &nodes, 1, -1.0).unwrap();
+    let e2n = Map::new("e2n", &edges, &nodes, 2, E2N_ONE_TO_ONE.to_vec()).unwrap();
+    write_and_rw_through(rt, &edges, &nodes, &e2n);
+}
+
+/// Entry 0 of each of 5 edges is a different one of 5 nodes.
+pub const E2N_ONE_TO_ONE: [i32; 10] = [3, 0, 1, 2, 0, 4, 4, 1, 2, 3];
+
+/// WRITE and RW through entry 0 of `e2n` (a map of `E2N_ONE_TO_ONE`'s
+/// entries, 32-bit or 64-bit).
+pub fn write_and_rw_through<M: op2::__private::IndirectArg + Sync>(rt: &Runtime, edges: &Set, nodes: &Set, e2n: &M) {
+    let src = Dat::from_vec("src", edges, 1, vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+    let dst = Dat::filled("dst", nodes, 1, -1.0).unwrap();
     par_loop!(rt, node_write_via_map, edges, src(READ), dst(WRITE, e2n[0])).unwrap();
     assert_eq!(dst.to_vec(), vec![30.0, 20.0, 50.0, 10.0, 40.0]);
-    let v = Dat::from_vec("v", &nodes, 2, vec![0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0, 4.0, 1.0]).unwrap();
+    let v = Dat::from_vec("v", nodes, 2, vec![0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0, 1.0, 4.0, 1.0]).unwrap();
     par_loop!(rt, node_rw_via_map, edges, v(RW, e2n[0])).unwrap();
     assert_eq!(v.to_vec(), vec![1.0, 2.0, 2.0, 2.0, 3.0, 2.0, 4.0, 2.0, 5.0, 2.0]);
 }
