@@ -33,9 +33,18 @@ fn race(rt: &Runtime, loops: usize) {
     let (ran, swapped) = (AtomicUsize::new(0), AtomicUsize::new(0));
     std::thread::scope(|t| {
         t.spawn(|| {
-            for _ in 0..loops {
+            // At least `loops` loops, and on until a swap got in between
+            // two (a busy machine may starve the swapping thread for a
+            // while), but not forever.
+            for i in 0..100 * loops {
+                if i >= loops && swapped.load(Ordering::Relaxed) > 0 {
+                    break;
+                }
                 if par_loop!(rt, bump, s, x(RW)).is_ok() {
                     ran.fetch_add(1, Ordering::Relaxed);
+                }
+                if i % 64 == 63 {
+                    std::thread::yield_now();
                 }
             }
             done.store(true, Ordering::Relaxed);
