@@ -97,7 +97,7 @@ pub mod prelude {
 pub mod __private {
     pub use op2_agents::{near_bins_spec, FromSpatialView, MessageView};
     pub use op2_core::view::{
-        indirect_arg_spec, map_arg_spec, ragged_arg_spec, wide_vectors, DirectArg, DirectView, IndirectArg,
+        cpu_has_wide_vectors, indirect_arg_spec, map_arg_spec, ragged_arg_spec, DirectArg, DirectView, IndirectArg,
         IndirectView, ParamElem, RaggedView, SliceSource,
     };
     pub use op2_core::{ArgForm, ArgSpec, IterationSpace, MapIndex, Partials, Row};

@@ -18,6 +18,7 @@
 //! | `OP2_MPI_DEVICE_BUFFERS` | `auto` | Whether those halos' records go to MPI in device memory ([`RuntimeOptions::mpi_device_buffers`]): `auto` (where MPI says it takes device memory, `MPIX_Query_cuda_support`, and the backend's buffers have addresses: CUDA), `on` (else an error at the first exchange naming why not) or `off` (through page-locked host memory), in any case. |
 //! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`), `atomics` (or `atomic`), or `auto` (measured per loop), in any case. |
 //! | `OP2_DEVICE_LAYOUT` | `auto` | How device backends lay out Dats that leave it to the runtime ([`RuntimeOptions::device_layout`]): `auto`, `aos` (or `array-of-structs`) or `soa` (or `struct-of-arrays`), in any case. |
+//! | `OP2_HOST_VECTORS` | `auto` | Whether native loop bodies (`seq`, `rayon`) run their AVX2 copies ([`RuntimeOptions::wide_vectors`]): `auto` (where the CPU has AVX2 and FMA) or `baseline` (never), in any case. |
 //! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
 //! | `OP2_CFLAGS` | [`DEFAULT_CFLAGS`] | Its flags, separated by whitespace ([`RuntimeOptions::cflags`]). |
 //! | `OP2_CACHE_DIR` | `$XDG_CACHE_HOME/op2`, else `$HOME/.cache/op2`, else `op2-cache` in the system's temporary directory | Where `jit` keeps compiled loops and `cuda` keeps them in the subdirectory `cuda` ([`RuntimeOptions::cache_dir`]). |
@@ -106,6 +107,7 @@ const CFLAGS: &str = "OP2_CFLAGS";
 const CACHE_DIR: &str = "OP2_CACHE_DIR";
 const OPENCL_DEVICE: &str = "OP2_OPENCL_DEVICE";
 const CUDA_DEVICE: &str = "OP2_CUDA_DEVICE";
+const HOST_VECTORS: &str = "OP2_HOST_VECTORS";
 
 /// The variables through which launchers announce how many processes they
 /// started (MPICH's Hydra, Open MPI, Slurm).
@@ -236,6 +238,17 @@ impl<'a> Env<'a> {
         })
     }
 
+    /// `OP2_HOST_VECTORS`: `Some(true)` for `auto`, `Some(false)` for `baseline`.
+    pub fn host_vectors(&self) -> Result<Option<bool>> {
+        self.parse(HOST_VECTORS, "auto, baseline", |v| {
+            match v.to_ascii_lowercase().as_str() {
+                "auto" => Some(true),
+                "baseline" => Some(false),
+                _ => None,
+            }
+        })
+    }
+
     /// A variable that is on or off.
     fn switch(&self, name: &'static str) -> Result<Option<bool>> {
         self.parse(name, "one of: 1, 0, true, false, yes, no, on, off", |v| {
@@ -345,6 +358,7 @@ impl<'a> Env<'a> {
             device_halos: self.device_halos()?,
             mpi_device_buffers: self.mpi_device_buffers()?,
             device_layout: self.device_layout()?,
+            wide_vectors: self.host_vectors()?,
             ..RuntimeOptions::default()
         })
     }
@@ -374,6 +388,9 @@ impl<'a> Env<'a> {
         }
         if r.mpi_device_buffers.is_none() {
             r.mpi_device_buffers = Some(self.mpi_device_buffers()?.unwrap_or_default());
+        }
+        if r.wide_vectors.is_none() {
+            r.wide_vectors = Some(self.host_vectors()?.unwrap_or(true));
         }
         if r.node_rank.is_none() {
             r.node_rank = self.node_rank();

@@ -80,6 +80,7 @@ pub(crate) unsafe fn run(
     body: &LoopBody<'_>,
     overlap: Overlap,
     device_halos: DeviceHalos,
+    wide_vectors: bool,
 ) -> Result<op2_core::HaloTraffic> {
     let mut traffic = op2_core::HaloTraffic::default();
     let regions = set.regions();
@@ -162,6 +163,7 @@ pub(crate) unsafe fn run(
             range,
             args,
             plans,
+            wide_vectors,
         };
         // SAFETY: this function's contract: validated, borrows held.
         unsafe { exec.execute(&lp, body) }

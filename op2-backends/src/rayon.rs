@@ -71,7 +71,10 @@ impl RayonExecutor {
                 if words == 0 {
                     units.par_chunks(run).for_each(|run| {
                         for &u in run {
-                            body(range(u), &mut layout.partials(&mut []));
+                            body(
+                                range(u),
+                                &mut layout.partials(&mut []).with_wide_vectors(lp.wide_vectors),
+                            );
                         }
                     });
                 } else {
@@ -81,7 +84,7 @@ impl RayonExecutor {
                         .for_each(|(slots, run)| {
                             for (slot, &u) in slots.chunks_mut(words).zip(run) {
                                 layout.init(lp.args, slot);
-                                body(range(u), &mut layout.partials(slot));
+                                body(range(u), &mut layout.partials(slot).with_wide_vectors(lp.wide_vectors));
                             }
                         });
                 }

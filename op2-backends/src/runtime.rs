@@ -73,6 +73,11 @@ pub struct RuntimeOptions {
     /// Remember the shape of every distinct loop run (see
     /// [`Runtime::recorded_loops`]): to generate or check code ahead of time.
     pub record_loops: bool,
+    /// Whether native loop bodies (`seq`, `rayon`) run their AVX2 copies on
+    /// CPUs with AVX2 and FMA (the same results, bit for bit); `None` uses
+    /// `OP2_HOST_VECTORS` (`auto` or `baseline`), else on. Off, they run
+    /// the baseline x86-64 code: to measure what the copies save.
+    pub wide_vectors: Option<bool>,
     /// Whether translated kernels (`jit`, `opencl`, `cuda`) check array
     /// indices and integer division, returning
     /// [`Error::KernelCheck`](op2_core::Error::KernelCheck) where native Rust
@@ -212,6 +217,14 @@ impl RuntimeOptions {
         self
     }
 
+    /// Options whose native loop bodies run their AVX2 copies where the CPU
+    /// has AVX2 and FMA (`true`) or never (`false`): see
+    /// [`RuntimeOptions::wide_vectors`].
+    pub fn wide_vectors(mut self, on: bool) -> Self {
+        self.wide_vectors = Some(on);
+        self
+    }
+
     /// Options whose halo records go to MPI as `how` says: see
     /// [`RuntimeOptions::mpi_device_buffers`].
     pub fn mpi_device_buffers(mut self, how: op2_core::device_halo::MpiDeviceBuffers) -> Self {
@@ -300,6 +313,8 @@ pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
     overlap: bool,
+    /// Native loop bodies run their AVX2 copies (allowed, and the CPU has them).
+    wide_vectors: bool,
     /// Halos of device-resident Dats exchanged in device memory, and how
     /// their records reach MPI.
     device_halos: crate::halo_loop::DeviceHalos,
@@ -353,6 +368,7 @@ impl Runtime {
             backend,
             executor,
             overlap: options.overlap.unwrap_or(true),
+            wide_vectors: options.wide_vectors.unwrap_or(true) && op2_core::view::cpu_has_wide_vectors(),
             device_halos: crate::halo_loop::DeviceHalos {
                 on: options.device_halos.unwrap_or(true),
                 mpi_buffers: options.mpi_device_buffers.unwrap_or_default(),
@@ -463,6 +479,7 @@ impl Runtime {
             range: 0..subset.map_or(set.size(), Subset::len),
             args,
             plans: &self.plans,
+            wide_vectors: self.wide_vectors,
         };
         if let Some(rec) = &self.recorded {
             let shape = crate::codegen::LoopShape::of(&lp, &op2_core::ReductionLayout::new(args));
@@ -505,6 +522,7 @@ impl Runtime {
                     body,
                     crate::halo_loop::Overlap(self.overlap),
                     self.device_halos,
+                    self.wide_vectors,
                 )
             }?,
         };

@@ -16,7 +16,10 @@ impl Executor for SeqExecutor {
     unsafe fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
         let layout = ReductionLayout::new(lp.args);
         let mut partials = layout.new_partials(lp.args, 1);
-        body(lp.range.clone(), &mut layout.partials(&mut partials));
+        body(
+            lp.range.clone(),
+            &mut layout.partials(&mut partials).with_wide_vectors(lp.wide_vectors),
+        );
         layout.combine_all(lp.args, &partials);
         Ok(())
     }

@@ -38,6 +38,10 @@ pub struct ParLoop<'a> {
     pub args: &'a [ArgSpec<'a>],
     /// The runtime's plan cache.
     pub plans: &'a PlanCache,
+    /// Whether native loop bodies may run their AVX2 copies (the runtime
+    /// allows them and the CPU has AVX2 and FMA): what the executors of
+    /// native bodies pass on in the partials they give them.
+    pub wide_vectors: bool,
 }
 
 impl<'a> ParLoop<'a> {

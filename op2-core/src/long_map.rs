@@ -14,7 +14,7 @@ use crate::{Map, Result, Set};
 /// only.
 ///
 /// ```
-/// use op2::prelude::*;
+/// use op2_core::{LongMap, Set};
 ///
 /// let huge = Set::new_long("huge", 3_000_000_000).unwrap();
 /// let probes = Set::new("probes", 2).unwrap();

@@ -81,6 +81,7 @@ impl ReductionLayout {
         Partials {
             words: chunk,
             offsets: &self.offsets,
+            wide_vectors: false,
         }
     }
 
@@ -102,9 +103,26 @@ impl ReductionLayout {
 pub struct Partials<'a> {
     words: &'a mut [u64],
     offsets: &'a [usize],
+    wide_vectors: bool,
 }
 
 impl Partials<'_> {
+    /// These partials, telling the body it may run its AVX2 copy when `on`
+    /// ([`crate::ParLoop::wide_vectors`]).
+    pub fn with_wide_vectors(self, on: bool) -> Self {
+        Partials {
+            wide_vectors: on,
+            ..self
+        }
+    }
+
+    /// Whether the body may run its AVX2 copy: the runtime allows it and
+    /// the CPU has AVX2 and FMA.
+    #[inline]
+    pub fn wide_vectors(&self) -> bool {
+        self.wide_vectors
+    }
+
     /// Pointer to argument `arg`'s partial values.
     ///
     /// # Panics
@@ -120,6 +138,7 @@ impl Partials<'_> {
         Partials {
             words: &mut [],
             offsets: &[],
+            wide_vectors: false,
         }
     }
 }

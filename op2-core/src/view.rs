@@ -189,37 +189,21 @@ impl<T: Scalar> DirectArg for Global<T> {
 /// The element type of a kernel's parameter at loop position `K`
 /// (`#[op2::kernel]` implements it per parameter): what lets `par_loop!`
 /// write a loop body as a generic function of its views, whose element types
-/// are then those of the kernel (see [`wide_vectors`]).
+/// are then those of the kernel (see [`crate::Partials::wide_vectors`]).
 pub trait ParamElem<const K: usize> {
     /// The parameter's element type (`f64` for `&[f64; 2]`).
     type T;
 }
 
-/// Whether loop bodies may run their AVX2 copy: the CPU has AVX2 and FMA
-/// (checked once), and `OP2_HOST_VECTORS` is not `baseline`. The copy
-/// gives bitwise the results of the baseline one: Rust never fuses a
-/// multiply and an add, and vector square roots and divisions round each
-/// lane as the scalar ones do.
-#[inline]
-pub fn wide_vectors() -> bool {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    static WIDE: AtomicU8 = AtomicU8::new(0);
-    match WIDE.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
-        _ => {
-            let baseline = std::env::var("OP2_HOST_VECTORS").is_ok_and(|v| v == "baseline");
-            #[cfg(target_arch = "x86_64")]
-            let wide = !baseline && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
-            #[cfg(not(target_arch = "x86_64"))]
-            let wide = {
-                let _ = baseline;
-                false
-            };
-            WIDE.store(if wide { 2 } else { 1 }, Ordering::Relaxed);
-            wide
-        }
-    }
+/// Whether this CPU runs loop bodies' AVX2 copies: it has AVX2 and FMA
+/// (x86-64 only). The copies give bitwise the baseline copies' results:
+/// Rust never fuses a multiply and an add, and vector square roots and
+/// divisions round each lane as the scalar ones do.
+pub fn cpu_has_wide_vectors() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
 }
 
 /// The description of an indirect argument `d(ACCESS, m[i])` or `d(ACCESS, m)`.

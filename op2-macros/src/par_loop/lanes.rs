@@ -131,7 +131,7 @@ impl Lanes {
     /// (`anywhere`, the scalar element). On x86-64 the group loop also has
     /// an AVX2 copy, a generic function of the views compiled with
     /// `#[target_feature]`, which runs where the CPU has AVX2 and FMA
-    /// (`op2::__private::wide_vectors`): four lanes per vector instead of
+    /// and the runtime allows it (`Partials::wide_vectors`): four lanes per vector instead of
     /// two, as `jit`'s C gets from `-march=native`. Rust never fuses a
     /// multiply and an add, so both copies give the same bits.
     pub(super) fn whole_set_loop(
@@ -169,7 +169,7 @@ impl Lanes {
             ) {
                 #group
             }
-            if ::op2::__private::wide_vectors() {
+            if __op2_p.wide_vectors() {
                 // SAFETY: the CPU has AVX2 and FMA (just checked); the
                 // views are this loop's, as for the baseline copy below.
                 #[cfg(target_arch = "x86_64")]
