@@ -108,10 +108,12 @@ pub struct Partials<'a> {
 
 impl Partials<'_> {
     /// These partials, telling the body it may run its AVX2 copy when `on`
-    /// ([`crate::ParLoop::wide_vectors`]).
+    /// ([`crate::ParLoop::wide_vectors`]) and the CPU has AVX2 and FMA
+    /// (checked here too, so no executor can send a body to instructions
+    /// the CPU lacks).
     pub fn with_wide_vectors(self, on: bool) -> Self {
         Partials {
-            wide_vectors: on,
+            wide_vectors: on && crate::view::cpu_has_wide_vectors(),
             ..self
         }
     }

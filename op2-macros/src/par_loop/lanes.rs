@@ -170,8 +170,9 @@ impl Lanes {
                 #group
             }
             if __op2_p.wide_vectors() {
-                // SAFETY: the CPU has AVX2 and FMA (just checked); the
-                // views are this loop's, as for the baseline copy below.
+                // SAFETY: the partials say so only where the CPU has AVX2
+                // and FMA (`Partials::with_wide_vectors` checks); the views
+                // are this loop's, as for the baseline copy below.
                 #[cfg(target_arch = "x86_64")]
                 unsafe {
                     __op2_wide(#(#names,)* __op2_range)
