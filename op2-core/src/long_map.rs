@@ -37,8 +37,7 @@ impl LongMap {
     /// The arity-1 map from `set` to itself, as [`Map::identity`], with
     /// 64-bit entries: for a set of more than `i32::MAX` elements.
     pub fn identity(name: impl Into<String>, set: &Set) -> LongMap {
-        let n = set.total_size() as i64;
-        LongMap(Map::long_table(name.into(), set, set, 1, (0..n).collect()))
+        LongMap(Map::long_identity(name.into(), set))
     }
 
     /// The map's name.

@@ -62,18 +62,7 @@ impl Map {
     pub fn new(name: impl Into<String>, from: &Set, to: &Set, arity: usize, values: Vec<i32>) -> Result<Map> {
         let name = name.into();
         Self::check_table(&name, from, to, arity, &values)?;
-        Ok(Map(Arc::new(MapInner {
-            id: crate::id::next_id(),
-            device: crate::DeviceCell::default(),
-            name,
-            from: from.clone(),
-            to: to.clone(),
-            arity,
-            values: OnceLock::from(values),
-            long: None,
-            rule: None,
-            generations: (from.generation(), to.generation()),
-        })))
+        Ok(Map::assemble(name, from, to, arity, OnceLock::from(values), None, None))
     }
 
     /// A map with 64-bit entries, as [`crate::LongMap::new`] makes (the
@@ -90,7 +79,25 @@ impl Map {
         Ok(Map::long_table(name, from, to, arity, values))
     }
 
-    pub(crate) fn long_table(name: String, from: &Set, to: &Set, arity: usize, values: Vec<i64>) -> Map {
+    fn long_table(name: String, from: &Set, to: &Set, arity: usize, values: Vec<i64>) -> Map {
+        Map::assemble(name, from, to, arity, OnceLock::from(Vec::new()), Some(values), None)
+    }
+
+    /// The identity of `set` with 64-bit entries (see [`crate::LongMap::identity`]).
+    pub(crate) fn long_identity(name: String, set: &Set) -> Map {
+        Map::long_table(name, set, set, 1, (0..set.total_size() as i64).collect())
+    }
+
+    /// A map of the given parts, with a fresh identity.
+    fn assemble(
+        name: String,
+        from: &Set,
+        to: &Set,
+        arity: usize,
+        values: OnceLock<Vec<i32>>,
+        long: Option<Vec<i64>>,
+        rule: Option<LatticeRule>,
+    ) -> Map {
         Map(Arc::new(MapInner {
             id: crate::id::next_id(),
             device: crate::DeviceCell::default(),
@@ -98,9 +105,9 @@ impl Map {
             from: from.clone(),
             to: to.clone(),
             arity,
-            values: OnceLock::from(Vec::new()),
-            long: Some(values),
-            rule: None,
+            values,
+            long,
+            rule,
             generations: (from.generation(), to.generation()),
         }))
     }
@@ -163,18 +170,7 @@ impl Map {
     /// A map whose entries `rule` computes (see [`crate::Stencil`]); `arity`
     /// is the rule's number of offsets, checked by the caller.
     pub(crate) fn computed(name: String, set: &Set, rule: LatticeRule) -> Map {
-        Map(Arc::new(MapInner {
-            id: crate::id::next_id(),
-            device: crate::DeviceCell::default(),
-            name,
-            from: set.clone(),
-            to: set.clone(),
-            arity: rule.arity(),
-            values: OnceLock::new(),
-            long: None,
-            rule: Some(rule),
-            generations: (set.generation(), set.generation()),
-        }))
+        Map::assemble(name, set, set, rule.arity(), OnceLock::new(), None, Some(rule))
     }
 
     /// The arity-1 map from `set` to itself: element `i` maps to `i`, halo
@@ -201,21 +197,10 @@ impl Map {
         let n = set.total_size();
         if n > crate::set::MAX_SET_SIZE {
             // A long set (Set::new_long): its indices need 64-bit entries.
-            return Map::long_table(name.into(), set, set, 1, (0..n as i64).collect());
+            return Map::long_identity(name.into(), set);
         }
         let values: Vec<i32> = (0..n).map(|i| i as i32).collect();
-        Map(Arc::new(MapInner {
-            id: crate::id::next_id(),
-            device: crate::DeviceCell::default(),
-            name: name.into(),
-            from: set.clone(),
-            to: set.clone(),
-            arity: 1,
-            values: OnceLock::from(values),
-            long: None,
-            rule: None,
-            generations: (set.generation(), set.generation()),
-        }))
+        Map::assemble(name.into(), set, set, 1, OnceLock::from(values), None, None)
     }
 
     /// The map's name.
