@@ -313,7 +313,7 @@ pub struct Runtime {
     backend: Backend,
     executor: Box<dyn Executor>,
     overlap: bool,
-    /// Native loop bodies run their AVX2 copies (allowed, and the CPU has them).
+    /// Native loop bodies may run their AVX2 copies (the partials add the CPU check).
     wide_vectors: bool,
     /// Halos of device-resident Dats exchanged in device memory, and how
     /// their records reach MPI.
@@ -368,7 +368,7 @@ impl Runtime {
             backend,
             executor,
             overlap: options.overlap.unwrap_or(true),
-            wide_vectors: options.wide_vectors.unwrap_or(true) && op2_core::view::cpu_has_wide_vectors(),
+            wide_vectors: options.wide_vectors.unwrap_or(true),
             device_halos: crate::halo_loop::DeviceHalos {
                 on: options.device_halos.unwrap_or(true),
                 mpi_buffers: options.mpi_device_buffers.unwrap_or_default(),

@@ -38,9 +38,9 @@ pub struct ParLoop<'a> {
     pub args: &'a [ArgSpec<'a>],
     /// The runtime's plan cache.
     pub plans: &'a PlanCache,
-    /// Whether native loop bodies may run their AVX2 copies (the runtime
-    /// allows them and the CPU has AVX2 and FMA): what the executors of
-    /// native bodies pass on in the partials they give them.
+    /// Whether the runtime allows native loop bodies their AVX2 copies: what
+    /// the executors of native bodies pass on in the partials they give
+    /// them, which add the check that the CPU has AVX2 and FMA.
     pub wide_vectors: bool,
 }
 

@@ -36,9 +36,9 @@ pub(super) struct Lanes {
     fills: Vec<TokenStream>,
     calls: Vec<TokenStream>,
     scatters: Vec<TokenStream>,
-    /// Each argument's view and the bound of its type, for the AVX2 copy
-    /// of the group loop (a generic function of the views).
-    views: Vec<(syn::Ident, TokenStream)>,
+    /// Each argument's view, the trait bounding its type and its loop
+    /// position, for the AVX2 copy (a generic function of the views).
+    views: Vec<(syn::Ident, TokenStream, usize)>,
     /// Whether every entry index is a literal (the copy sees no locals).
     literal_indices: bool,
     /// Whether every argument is a Dat or Global, directly or through a
@@ -81,7 +81,7 @@ impl Lanes {
         } else {
             quote!(::op2::__private::IndirectView)
         };
-        self.views.push((v.clone(), view_trait));
+        self.views.push((v.clone(), view_trait, k));
         let mutable = a.access != Access::Read;
         let safe = match (a.form, a.access) {
             (ArgForm::Direct, access) => !matches!(access, Access::Min | Access::Max),
@@ -153,12 +153,10 @@ impl Lanes {
         if !(self.simple && self.literal_indices) {
             return group;
         }
-        let (names, traits): (Vec<_>, Vec<_>) = self.views.iter().cloned().unzip();
+        let names: Vec<_> = self.views.iter().map(|(v, _, _)| v).collect();
+        let traits = self.views.iter().map(|(_, t, _)| t);
+        let positions = self.views.iter().map(|(_, _, k)| k);
         let generics: Vec<_> = (0..names.len()).map(|k| format_ident!("__OP2_V{}", k)).collect();
-        let positions = names.iter().map(|v| {
-            let k: usize = v.to_string()["__op2_v".len()..].parse().expect("a view's position");
-            k
-        });
         quote! {
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2,fma")]
