@@ -63,6 +63,7 @@ mod random_streams;
 mod renumber;
 mod row;
 mod scalar;
+mod schedule;
 mod set;
 mod stage;
 mod stencil;
@@ -117,6 +118,7 @@ pub use renumber::{reverse_cuthill_mckee, Renumbering};
 #[doc(hidden)]
 pub use row::{Row, RowIter};
 pub use scalar::Scalar;
+pub use schedule::{HostSchedule, Schedule};
 pub use set::{Set, SetRegions};
 #[doc(hidden)]
 pub use stage::Stage;

@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use crate::{Access, ArgRoute, ArgSpec, Map, MapIndex, RaggedMap, Set, Subset};
+use crate::{Access, ArgRoute, ArgSpec, Map, MapIndex, RaggedMap, Schedule, Set, Subset};
 
 /// What a conflicting argument writes through.
 #[derive(Clone, Copy)]
@@ -150,6 +150,9 @@ pub struct Plan {
     /// The conflicting arguments (what they write through, group), kept for element colouring.
     conflicts: Vec<(OwnedReach, usize)>,
     elements: OnceLock<ElementColours>,
+    /// The host schedules, computed on first use.
+    colour_schedule: OnceLock<Schedule>,
+    partitions: OnceLock<Schedule>,
 }
 
 #[derive(Clone, Debug)]
@@ -170,6 +173,8 @@ impl Clone for Plan {
             block_colours: self.block_colours.clone(),
             conflicts: self.conflicts.clone(),
             elements: self.elements.clone(),
+            colour_schedule: self.colour_schedule.clone(),
+            partitions: self.partitions.clone(),
         }
     }
 }
@@ -251,6 +256,37 @@ impl<'a> Targets<'a> {
             Some(dense) => self.visit(rel, |t| out.push(dense.partition_point(|&d| d < t) as u32)),
         }
     }
+}
+
+/// The spread of the positions writing a target (last minus first; 0 for
+/// a target with one writer), at its 90th percentile over the targets
+/// written: how far apart the positions sharing a target typically lie.
+fn writer_spread(targets: &Targets<'_>, n: usize) -> usize {
+    let mut first = vec![u32::MAX; targets.space];
+    let mut spread = vec![0u32; targets.space];
+    let mut ts = Vec::new();
+    for i in 0..n {
+        ts.clear();
+        targets.push(i..i + 1, &mut ts);
+        for &t in &ts {
+            let t = t as usize;
+            if first[t] == u32::MAX {
+                first[t] = i as u32;
+            }
+            spread[t] = i as u32 - first[t];
+        }
+    }
+    let mut written: Vec<u32> = spread
+        .into_iter()
+        .zip(first)
+        .filter(|&(_, f)| f != u32::MAX)
+        .map(|(s, _)| s)
+        .collect();
+    if written.is_empty() {
+        return 0;
+    }
+    let at = written.len() * 9 / 10;
+    *written.select_nth_unstable(at).1 as usize
 }
 
 /// Greedy colouring of items `0..n`: each item gets the lowest colour not yet
@@ -356,7 +392,160 @@ impl Plan {
             block_colours,
             conflicts,
             elements: OnceLock::new(),
+            colour_schedule: OnceLock::new(),
+            partitions: OnceLock::new(),
         }
+    }
+
+    /// The plan's blocks as a host schedule: one phase per colour, each
+    /// block a unit (computed on first use).
+    pub fn colour_schedule(&self) -> &Schedule {
+        self.colour_schedule.get_or_init(|| Schedule::colours(self))
+    }
+
+    /// The plan's positions as contiguous partitions (a host schedule,
+    /// computed on first use): the range is cut into partitions of
+    /// [`Plan::PARTITION_BLOCKS`] blocks; a position is *interior* when
+    /// every target it writes is written by its partition alone. The first
+    /// phase runs each partition's interior positions, in order, as one
+    /// unit: partitions never share what their interiors write, so they
+    /// run in parallel, each thread streaming through its own stretch of
+    /// the mesh. The rest (the *boundary*: positions writing a target that
+    /// another partition writes too) is cut into blocks of up to
+    /// `block_size` consecutive boundary positions, coloured as the plan's
+    /// blocks are, and runs after, a colour per phase. Nothing depends on
+    /// the thread count, so neither do the results.
+    pub fn partitions(&self) -> &Schedule {
+        self.partitions.get_or_init(|| self.partition_schedule())
+    }
+
+    /// How many writer spreads long a partition of [`Plan::partitions`]
+    /// is (a whole number of blocks): a target's writers lie within about
+    /// one spread of each other (its 90th percentile over the targets), so
+    /// a partition's boundary is about two spreads, 1/8 of the partition.
+    /// Airfoil's 400x600 mesh has a spread of 2400 edges: 36 partitions of
+    /// 40960 edges, 88% of them interior.
+    pub const PARTITION_SPREADS: usize = 16;
+
+    /// Consecutive positions [`Plan::partitions`] classes as interior or
+    /// boundary together (a grain is interior when all its positions are):
+    /// in a mesh whose boundary positions interleave with interior ones,
+    /// single positions would cut the interior into runs of a few
+    /// elements, too short for the loops' groups of lanes.
+    pub const GRAIN: usize = 32;
+
+    /// The fewest partitions [`Plan::partitions`] cuts a range of at least
+    /// as many blocks into, whatever the spread: enough for 16 threads, and
+    /// a mesh numbered without locality (a large spread) still runs in
+    /// parallel, mostly in its boundary's colours.
+    pub const MIN_PARTITIONS: usize = 32;
+
+    fn partition_schedule(&self) -> Schedule {
+        let (n, bs) = (self.set_size, self.block_size);
+        // Owners are partition numbers below these two marks.
+        const FREE: u32 = u32::MAX;
+        const SHARED: u32 = u32::MAX - 1;
+        // Positions and partitions are numbered in 32 bits here.
+        if n >= u32::MAX as usize {
+            return Schedule::colours(self);
+        }
+        let targets = Targets::new(
+            self.start,
+            n,
+            self.subset.as_ref().map(Subset::indices),
+            &self.conflicts,
+        );
+        // A partition's boundary is about twice the spread of a target's
+        // writers long: partitions of PARTITION_SPREADS spreads keep it
+        // near 1/8 of the positions, as long as that leaves at least
+        // MIN_PARTITIONS of them.
+        let wanted = writer_spread(&targets, n)
+            .saturating_mul(Plan::PARTITION_SPREADS)
+            .div_ceil(bs);
+        let most = n.div_ceil(bs).div_ceil(Plan::MIN_PARTITIONS);
+        let size = wanted.min(most).max(1) * bs;
+        let nparts = n.div_ceil(size);
+        let part = |p: usize| p * size..((p + 1) * size).min(n);
+        let mut owner = vec![FREE; targets.space];
+        let mut ts = Vec::new();
+        for p in 0..nparts {
+            ts.clear();
+            targets.push(part(p), &mut ts);
+            for &t in &ts {
+                let o = &mut owner[t as usize];
+                if *o == FREE {
+                    *o = p as u32;
+                } else if *o != p as u32 {
+                    *o = SHARED;
+                }
+            }
+        }
+        let mut schedule = Schedule::new();
+        // Boundary runs, relative to the first position, in order.
+        let mut boundary: Vec<Range<usize>> = Vec::new();
+        let mut interior = 0;
+        for p in 0..nparts {
+            let range = part(p);
+            // Whole grains are interior or not, so the interior's runs
+            // stay long enough for the loops' groups of lanes.
+            for g in (range.start..range.end).step_by(Plan::GRAIN) {
+                let g = g..(g + Plan::GRAIN).min(range.end);
+                ts.clear();
+                targets.push(g.clone(), &mut ts);
+                if ts.iter().all(|&t| owner[t as usize] == p as u32) {
+                    interior += g.len();
+                    schedule.push_run(self.start + g.start..self.start + g.end);
+                } else {
+                    match boundary.last_mut() {
+                        Some(r) if r.end == g.start => r.end = g.end,
+                        _ => boundary.push(g),
+                    }
+                }
+            }
+            schedule.end_unit();
+        }
+        schedule.end_phase();
+        drop(owner);
+
+        // Blocks of up to block_size boundary positions, each a list of runs.
+        let mut blocks: Vec<Vec<Range<usize>>> = Vec::new();
+        let mut room = 0;
+        for mut r in boundary {
+            while !r.is_empty() {
+                if room == 0 {
+                    blocks.push(Vec::new());
+                    room = self.block_size;
+                }
+                let take = r.start..r.end.min(r.start + room);
+                room -= take.len();
+                r.start = take.end;
+                blocks.last_mut().expect("just pushed").push(take);
+            }
+        }
+        let mut masks = vec![0u32; targets.space];
+        let (colours, ncolours) = colour(&mut masks, &mut Vec::new(), blocks.len(), |b, out| {
+            for r in &blocks[b] {
+                targets.push(r.clone(), out);
+            }
+        });
+        for c in 0..ncolours {
+            for (block, _) in blocks.iter().zip(&colours).filter(|(_, &bc)| bc == c) {
+                for r in block {
+                    schedule.push_run(self.start + r.start..self.start + r.end);
+                }
+                schedule.end_unit();
+            }
+            schedule.end_phase();
+        }
+        tracing::debug!(
+            positions = n,
+            partitions = nparts,
+            partition_size = size,
+            interior,
+            boundary_colours = ncolours,
+            "partitions built"
+        );
+        schedule
     }
 
     fn element_colouring(&self) -> &ElementColours {
@@ -493,6 +682,8 @@ mod tests {
                 }
             }
         }
+        check_schedule(plan, plan.colour_schedule(), conflicts);
+        check_schedule(plan, plan.partitions(), conflicts);
         // Inside a block, no two elements of one colour share a target.
         for b in 0..plan.nblocks() {
             let r = plan.block_range(b);
@@ -510,6 +701,78 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every position of the plan runs once, and no two units of a phase
+    /// write a common target.
+    fn check_schedule(plan: &Plan, schedule: &Schedule, conflicts: &[Conflict<'_>]) {
+        let mut runs = vec![0u8; plan.set_size()];
+        for f in 0..schedule.nphases() {
+            let mut owner = std::collections::HashMap::new();
+            for u in schedule.phase(f) {
+                let mut mine = Vec::new();
+                for r in schedule.unit(u) {
+                    assert!(plan.range().start <= r.start && r.end <= plan.range().end);
+                    r.clone().for_each(|p| runs[p - plan.range().start] += 1);
+                    mine.extend(targets_of(plan, conflicts, r));
+                }
+                mine.sort_unstable();
+                mine.dedup();
+                for t in mine {
+                    if let Some(other) = owner.insert(t, u) {
+                        panic!("units {other} and {u} of phase {f} share target {t:?}");
+                    }
+                }
+            }
+        }
+        assert!(
+            runs.iter().all(|&k| k == 1),
+            "a position runs {:?} times",
+            runs.iter().find(|&&k| k != 1)
+        );
+    }
+
+    #[test]
+    fn partitions_run_a_banded_mesh_mostly_in_their_interiors() {
+        // The chain of edges i -> (i, i+1): a target's writers are 1 apart,
+        // so partitions are a block long, and only the grains where two
+        // partitions meet are boundary.
+        let n = 40 * 256;
+        let nodes = Set::new("nodes", n + 1).unwrap();
+        let edges = Set::new("edges", n).unwrap();
+        let table: Vec<i32> = (0..n as i32).flat_map(|i| [i, i + 1]).collect();
+        let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+        let conflicts = [Conflict {
+            reach: Reach::Map(&m, MapIndex::All),
+            group: 0,
+        }];
+        let plan = Plan::build(0..n, 256, &conflicts);
+        let s = plan.partitions();
+        assert_eq!(s.phase(0).len(), 40, "one interior per block-long partition");
+        let mut interior = 0;
+        for u in s.phase(0) {
+            let mut runs = s.unit(u);
+            let r = runs.next().unwrap();
+            assert!(runs.next().is_none(), "an interior is one stretch of positions");
+            assert_eq!(r.start / 256, u, "interior {u} lies in partition {u}");
+            interior += r.len();
+        }
+        // Each partition but the outer ones loses a grain at either end.
+        assert_eq!(interior, n - 2 * 39 * Plan::GRAIN);
+        // The boundary grains pair up across partition edges, one colour.
+        assert_eq!(s.nphases(), 2);
+        check_plan(&plan, &conflicts);
+        // Numbered without locality (writers of a node far apart), the
+        // range still makes MIN_PARTITIONS partitions, mostly boundary.
+        let scattered: Vec<i32> = (0..n as i32).flat_map(|i| [i, (i * 7919 + 13) % n as i32]).collect();
+        let m = Map::new("scattered", &edges, &nodes, 2, scattered).unwrap();
+        let conflicts = [Conflict {
+            reach: Reach::Map(&m, MapIndex::All),
+            group: 0,
+        }];
+        let plan = Plan::build(0..n, 256, &conflicts);
+        assert!(plan.partitions().nphases() > 1, "a scattered mesh has a boundary");
+        check_plan(&plan, &conflicts);
     }
 
     #[test]
