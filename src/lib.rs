@@ -75,10 +75,10 @@ pub use op2_core::node_rank;
 pub use op2_core::portable_math;
 pub use op2_core::{
     dual_graph, reverse_cuthill_mckee, Access, AgentLayout, AgentPack, AllReduce, ArgRef, CodeCacheStats, Dat,
-    DeviceLayout, Duplicates, EdgeRules, Error, FatesLeft, Global, HostMut, HostRef, IterationSpace, Kernel,
-    KernelInfo, KernelUses, LongMap, LoopTiming, Map, MapDesc, MapTable, MeshDesc, NearKind, NodeRank, ParamForm,
-    ParamInfo, Philox, RaggedMap, RandomStreams, Renumbering, Result, Scalar, ScalarType, ScopedThreads, SelfLoops,
-    Set, SetRegions, Stencil, Subset, TimingSummary, TransferStats, Workers,
+    DeviceLayout, Duplicates, EdgeRules, Error, FatesLeft, Global, HostMut, HostRef, HostSchedule, IterationSpace,
+    Kernel, KernelInfo, KernelUses, LongMap, LoopTiming, Map, MapDesc, MapTable, MeshDesc, NearKind, NodeRank,
+    ParamForm, ParamInfo, Philox, RaggedMap, RandomStreams, Renumbering, Result, Scalar, ScalarType, ScopedThreads,
+    SelfLoops, Set, SetRegions, Stencil, Subset, TimingSummary, TransferStats, Workers,
 };
 pub use op2_macros::{kernel, par_loop};
 pub mod model;

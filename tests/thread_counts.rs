@@ -1,12 +1,13 @@
 //! Results that do not depend on the thread count: Airfoil on the threaded
 //! host backends with 1, 2, 4 and 16 threads gives, iteration by iteration,
 //! the same rms bits and leaves the same flow state, so that a run is
-//! reproducible on any machine whatever its cores. (The plan's colours fix
-//! the order of the increments, and reductions add per-block partials in
-//! block order, whatever thread ran a block. `seq` adds increments in
-//! element order instead, so a few values differ from it in the last bits.)
-
-use op2::{Backend, Runtime, RuntimeOptions};
+//! reproducible on any machine whatever its cores. This holds for both host
+//! schedules: partitions (their interiors, then their boundaries' colours)
+//! and the plan's block colours. (A schedule fixes the order of the
+//! increments, and reductions add per-unit partials in unit order, whatever
+//! thread ran a unit. `seq` adds increments in element order instead, so a
+//! few values differ from it in the last bits.)
+use op2::{Backend, HostSchedule, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, AirfoilDsl, Constants};
 
 /// The rms of each of `iterations` iterations and the flow state after.
@@ -25,19 +26,29 @@ fn airfoil_gives_the_same_bits_on_any_thread_count() {
         backends.push(Backend::Jit);
     }
     for backend in backends {
-        let mut first = None;
-        for threads in [1, 2, 4, 16] {
-            let rt = Runtime::with_options(backend, RuntimeOptions::default().threads(threads)).unwrap();
-            let got = run(&rt, 30);
-            let first = first.get_or_insert(got.clone());
-            assert!(
-                got.0 == first.0,
-                "{backend} on {threads} threads: the rms differs from 1 thread's"
-            );
-            assert!(
-                got.1 == first.1,
-                "{backend} on {threads} threads: the flow state differs from 1 thread's"
-            );
+        // The default blocks make one partition of this small mesh (3000
+        // edges); blocks of 64 make a few dozen, with a boundary in colours.
+        for (schedule, block_size) in [
+            (HostSchedule::Partitions, None),
+            (HostSchedule::Partitions, Some(64)),
+            (HostSchedule::Colours, Some(64)),
+        ] {
+            let mut first = None;
+            for threads in [1, 2, 4, 16] {
+                let mut options = RuntimeOptions::default().threads(threads).host_schedule(schedule);
+                options.block_size = block_size;
+                let rt = Runtime::with_options(backend, options).unwrap();
+                let got = run(&rt, 30);
+                let first = first.get_or_insert(got.clone());
+                assert!(
+                    got.0 == first.0,
+                    "{backend} ({schedule}, blocks {block_size:?}) on {threads} threads: the rms differs from 1 thread's"
+                );
+                assert!(
+                    got.1 == first.1,
+                    "{backend} ({schedule}, blocks {block_size:?}) on {threads} threads: the flow state differs from 1 thread's"
+                );
+            }
         }
     }
 }

@@ -19,6 +19,7 @@
 //! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`), `atomics` (or `atomic`), or `auto` (measured per loop), in any case. |
 //! | `OP2_DEVICE_LAYOUT` | `auto` | How device backends lay out Dats that leave it to the runtime ([`RuntimeOptions::device_layout`]): `auto`, `aos` (or `array-of-structs`) or `soa` (or `struct-of-arrays`), in any case. |
 //! | `OP2_HOST_VECTORS` | `auto` | Whether native loop bodies (`seq`, `rayon`) run their AVX2 copies ([`RuntimeOptions::wide_vectors`]): `auto` (where the CPU has AVX2 and FMA) or `baseline` (never), in any case. |
+//! | `OP2_HOST_SCHEDULE` | `partitions` | How host backends (`rayon`, `jit`) run loops that write through maps ([`RuntimeOptions::host_schedule`]): `partitions` (contiguous partitions' interiors in parallel, then their boundaries) or `colours` (or `colors`: the plan's block colours in turn), in any case. |
 //! | `OP2_CC` | `cc` ([`DEFAULT_CC`]) | The C compiler of the `jit` backend ([`RuntimeOptions::cc`]). |
 //! | `OP2_CFLAGS` | [`DEFAULT_CFLAGS`] | Its flags, separated by whitespace ([`RuntimeOptions::cflags`]). |
 //! | `OP2_CACHE_DIR` | `$XDG_CACHE_HOME/op2`, else `$HOME/.cache/op2`, else `op2-cache` in the system's temporary directory | Where `jit` keeps compiled loops and `cuda` keeps them in the subdirectory `cuda` ([`RuntimeOptions::cache_dir`]). |
@@ -81,7 +82,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use op2_core::device_halo::MpiDeviceBuffers;
-use op2_core::{DeviceLayout, Error, Result};
+use op2_core::{DeviceLayout, Error, HostSchedule, Result};
 
 use crate::{Backend, Increments, RuntimeOptions};
 
@@ -108,6 +109,7 @@ const CACHE_DIR: &str = "OP2_CACHE_DIR";
 const OPENCL_DEVICE: &str = "OP2_OPENCL_DEVICE";
 const CUDA_DEVICE: &str = "OP2_CUDA_DEVICE";
 const HOST_VECTORS: &str = "OP2_HOST_VECTORS";
+const HOST_SCHEDULE: &str = "OP2_HOST_SCHEDULE";
 
 /// The variables through which launchers announce how many processes they
 /// started (MPICH's Hydra, Open MPI, Slurm).
@@ -249,6 +251,17 @@ impl<'a> Env<'a> {
         })
     }
 
+    /// `OP2_HOST_SCHEDULE`: `partitions`, or `colours` (`colors`).
+    pub fn host_schedule(&self) -> Result<Option<HostSchedule>> {
+        self.parse(HOST_SCHEDULE, "partitions, colours", |v| {
+            match v.to_ascii_lowercase().as_str() {
+                "partitions" => Some(HostSchedule::Partitions),
+                "colours" | "colors" => Some(HostSchedule::Colours),
+                _ => None,
+            }
+        })
+    }
+
     /// A variable that is on or off.
     fn switch(&self, name: &'static str) -> Result<Option<bool>> {
         self.parse(name, "one of: 1, 0, true, false, yes, no, on, off", |v| {
@@ -359,6 +372,7 @@ impl<'a> Env<'a> {
             mpi_device_buffers: self.mpi_device_buffers()?,
             device_layout: self.device_layout()?,
             wide_vectors: self.host_vectors()?,
+            host_schedule: self.host_schedule()?,
             ..RuntimeOptions::default()
         })
     }
@@ -391,6 +405,9 @@ impl<'a> Env<'a> {
         }
         if r.wide_vectors.is_none() {
             r.wide_vectors = Some(self.host_vectors()?.unwrap_or(true));
+        }
+        if r.host_schedule.is_none() {
+            r.host_schedule = Some(self.host_schedule()?.unwrap_or_default());
         }
         if r.node_rank.is_none() {
             r.node_rank = self.node_rank();
@@ -525,6 +542,15 @@ mod tests {
                 assert_eq!(env.device_layout().unwrap(), Some(want), "{v}")
             });
         }
+        for (v, want) in [
+            ("partitions", HostSchedule::Partitions),
+            ("Colours", HostSchedule::Colours),
+            ("COLORS", HostSchedule::Colours),
+        ] {
+            with(&[("OP2_HOST_SCHEDULE", v)], |env| {
+                assert_eq!(env.host_schedule().unwrap(), Some(want), "{v}")
+            });
+        }
         for b in Backend::ALL {
             with(&[("OP2_BACKEND", b.name())], |env| {
                 assert_eq!(env.backend().unwrap(), Some(b))
@@ -535,7 +561,13 @@ mod tests {
     #[test]
     fn a_bad_value_names_the_variable_the_value_and_the_accepted_ones() {
         type Read = fn(Env<'_>) -> (&'static str, String);
-        let cases: [(&str, &str, Read, &str); 8] = [
+        let cases: [(&str, &str, Read, &str); 9] = [
+            (
+                "OP2_HOST_SCHEDULE",
+                "stripes",
+                |e| error_of(e.host_schedule()),
+                "partitions, colours",
+            ),
             (
                 "OP2_DEVICE_LAYOUT",
                 "columns",

@@ -1,9 +1,11 @@
-//! The rayon backend, `RayonExecutor`: loops with no indirect writes run in fixed-size
-//! chunks in parallel, and planned loops run one colour of the `Plan` at a time, its
-//! blocks in parallel. Each chunk or block has its own reduction partials, combined in a
-//! fixed order, so results are bitwise the same with any thread count. It implements
-//! op2-core's `Executor`, and `Workers` so builds and compactions share its threads.
-use op2_core::{Error, Executor, LoopBody, ParLoop, ReductionLayout, Result, Workers};
+//! The rayon backend, `RayonExecutor`: it runs a loop's `Schedule` phase by phase, the
+//! units of a phase in parallel: chunks of a loop with no indirect writes, and for a
+//! planned loop the `HostSchedule` the options choose (partitions' interiors then their
+//! boundaries, or the plan's block colours). Each unit has its own reduction partials,
+//! combined in a fixed order, so results are bitwise the same with any thread count. It
+//! implements op2-core's `Executor`, and `Workers` so builds and compactions share its
+//! threads.
+use op2_core::{Error, Executor, HostSchedule, LoopBody, ParLoop, ReductionLayout, Result, Schedule, Workers};
 use rayon::prelude::*;
 
 use crate::RuntimeOptions;
@@ -14,14 +16,15 @@ use crate::RuntimeOptions;
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
 
 /// The rayon backend. Loops that write through no map run in fixed-size chunks
-/// in parallel; planned loops run one colour at a time, the blocks of a colour
-/// in parallel. Every chunk or block has its own reduction partials, combined
-/// in a fixed order, and the chunking does not depend on the thread count: a
+/// in parallel; planned loops run their [`HostSchedule`] phase by phase, the
+/// units of a phase in parallel. Every unit has its own reduction partials,
+/// combined in a fixed order, and no schedule depends on the thread count: a
 /// loop gives bitwise the same result on every run and with any number of
-/// threads (for a given block size).
+/// threads (for a given block size and schedule).
 pub struct RayonExecutor {
     pool: Option<rayon::ThreadPool>,
     block_size: usize,
+    schedule: HostSchedule,
 }
 
 impl RayonExecutor {
@@ -45,6 +48,7 @@ impl RayonExecutor {
         Ok(RayonExecutor {
             pool,
             block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+            schedule: options.host_schedule.unwrap_or_default(),
         })
     }
 
@@ -58,55 +62,47 @@ impl RayonExecutor {
     fn run_loop(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) {
         let layout = ReductionLayout::new(lp.args);
         let words = layout.words_per_chunk();
-        // One partials slot per unit of work (chunk or block), in a fixed order.
-        // Each thread takes one contiguous run of the units, as OpenMP's
-        // static schedule does: the threads' memory streams stay apart (two
-        // threads in neighbouring units share cache lines at the units'
-        // edges and defeat each other's prefetching). Results do not depend
-        // on this: each unit has its own partials.
-        let per_thread = |units: usize| units.div_ceil(self.threads()).max(1);
-        let run_units =
-            |units: &[usize], slots: &mut [u64], range: &(dyn Fn(usize) -> std::ops::Range<usize> + Sync)| {
-                let run = per_thread(units.len());
-                if words == 0 {
-                    units.par_chunks(run).for_each(|run| {
-                        for &u in run {
-                            body(
-                                range(u),
-                                &mut layout.partials(&mut []).with_wide_vectors(lp.wide_vectors),
-                            );
-                        }
-                    });
-                } else {
-                    slots
-                        .par_chunks_mut(words * run)
-                        .zip(units.par_chunks(run))
-                        .for_each(|(slots, run)| {
-                            for (slot, &u) in slots.chunks_mut(words).zip(run) {
-                                layout.init(lp.args, slot);
-                                body(range(u), &mut layout.partials(slot).with_wide_vectors(lp.wide_vectors));
-                            }
-                        });
+        // One partials slot per unit of the schedule, in its order.
+        let plan = lp.plan(self.block_size);
+        let chunks;
+        let schedule = match &plan {
+            None => {
+                chunks = Schedule::chunks(lp.range.clone(), self.block_size);
+                &chunks
+            }
+            Some(plan) => self.schedule.of(plan),
+        };
+        let mut partials = vec![0u64; schedule.nunits() * words];
+        for f in 0..schedule.nphases() {
+            let units = schedule.phase(f);
+            let slots = &mut partials[units.start * words..units.end * words];
+            let units: Vec<usize> = units.collect();
+            // Each thread takes one contiguous run of the units, as OpenMP's
+            // static schedule does: the threads' memory streams stay apart
+            // (two threads in neighbouring units share cache lines at the
+            // units' edges and defeat each other's prefetching). Results do
+            // not depend on this: each unit has its own partials.
+            let run = units.len().div_ceil(self.threads()).max(1);
+            let unit = |u: usize, slot: &mut [u64]| {
+                let mut p = layout.partials(slot).with_wide_vectors(lp.wide_vectors);
+                for r in schedule.unit(u) {
+                    body(r, &mut p);
                 }
             };
-        let (base, n) = (lp.range.start, lp.range.len());
-        let bs = self.block_size;
-        let mut partials;
-        match lp.plan(bs) {
-            None => {
-                let chunks: Vec<usize> = (0..n.div_ceil(bs)).collect();
-                partials = vec![0u64; chunks.len() * words];
-                run_units(&chunks, &mut partials, &|c| base + c * bs..base + ((c + 1) * bs).min(n));
-            }
-            Some(plan) => {
-                partials = vec![0u64; plan.nblocks() * words];
-                let mut done = 0;
-                for c in 0..plan.ncolours() {
-                    let blocks: Vec<usize> = plan.blocks_of_colour(c).iter().map(|&b| b as usize).collect();
-                    let slots = &mut partials[done * words..(done + blocks.len()) * words];
-                    run_units(&blocks, slots, &|b| plan.block_range(b));
-                    done += blocks.len();
-                }
+            if words == 0 {
+                units
+                    .par_chunks(run)
+                    .for_each(|run| run.iter().for_each(|&u| unit(u, &mut [])));
+            } else {
+                slots
+                    .par_chunks_mut(words * run)
+                    .zip(units.par_chunks(run))
+                    .for_each(|(slots, run)| {
+                        for (slot, &u) in slots.chunks_mut(words).zip(run) {
+                            layout.init(lp.args, slot);
+                            unit(u, slot);
+                        }
+                    });
             }
         }
         layout.combine_all(lp.args, &partials);

@@ -78,6 +78,12 @@ pub struct RuntimeOptions {
     /// `OP2_HOST_VECTORS` (`auto` or `baseline`), else on. Off, they run
     /// the baseline x86-64 code: to measure what the copies save.
     pub wide_vectors: Option<bool>,
+    /// How `rayon` and `jit` run loops that write through maps; `None` uses
+    /// `OP2_HOST_SCHEDULE` (`partitions` or `colours`), else
+    /// [`HostSchedule::Partitions`](op2_core::HostSchedule::Partitions).
+    /// Either gives the same results with any thread count; the two differ
+    /// from each other in the order of increments (the last bits of sums).
+    pub host_schedule: Option<op2_core::HostSchedule>,
     /// Whether translated kernels (`jit`, `opencl`, `cuda`) check array
     /// indices and integer division, returning
     /// [`Error::KernelCheck`](op2_core::Error::KernelCheck) where native Rust
@@ -222,6 +228,13 @@ impl RuntimeOptions {
     /// [`RuntimeOptions::wide_vectors`].
     pub fn wide_vectors(mut self, on: bool) -> Self {
         self.wide_vectors = Some(on);
+        self
+    }
+
+    /// Options whose host backends run planned loops with `schedule`: see
+    /// [`RuntimeOptions::host_schedule`].
+    pub fn host_schedule(mut self, schedule: op2_core::HostSchedule) -> Self {
+        self.host_schedule = Some(schedule);
         self
     }
 

@@ -32,7 +32,7 @@ macro_rules! backend_suite {
     ($module:ident, $backend:expr, $options:expr, $skip:expr) => {
         mod $module {
             #[allow(unused_imports)]
-            use op2::{Backend, DeviceLayout, Increments, Runtime, RuntimeOptions};
+            use op2::{Backend, DeviceLayout, HostSchedule, Increments, Runtime, RuntimeOptions};
 
             fn rt() -> Runtime {
                 Runtime::with_options($backend, $options).expect("backend is available in this build")
@@ -101,6 +101,16 @@ backend_suite!(
     Backend::Rayon,
     RuntimeOptions::default().threads(2).block_size(7)
 );
+// The plan's block colours in turn instead of partitions (the default).
+#[cfg(feature = "rayon")]
+backend_suite!(
+    rayon_2_threads_block_7_colours,
+    Backend::Rayon,
+    RuntimeOptions::default()
+        .threads(2)
+        .block_size(7)
+        .host_schedule(HostSchedule::Colours)
+);
 
 /// The JIT's code cache for tests: inside the target directory.
 #[cfg(feature = "jit")]
@@ -125,6 +135,16 @@ backend_suite!(
     RuntimeOptions::default()
         .threads(2)
         .block_size(7)
+        .cache_dir(super::JIT_CACHE)
+);
+#[cfg(feature = "jit")]
+backend_suite!(
+    jit_2_threads_block_7_colours,
+    Backend::Jit,
+    RuntimeOptions::default()
+        .threads(2)
+        .block_size(7)
+        .host_schedule(HostSchedule::Colours)
         .cache_dir(super::JIT_CACHE)
 );
 

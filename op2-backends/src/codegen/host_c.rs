@@ -19,7 +19,7 @@ use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 /// the translated kernel, and
 ///
 /// ```c
-/// void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+/// void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
 ///               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
 ///               long *report, const int *elems);
 /// ```
@@ -27,9 +27,11 @@ use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 /// where `maps` has two entries per argument: `maps[k]` is argument `k`'s
 /// map table (or a ragged map's offsets), `maps[nargs + k]` a ragged map's
 /// targets (null otherwise);
-/// which runs units (blocks of one colour, or chunks of a direct loop) in
-/// parallel under OpenMP; unit `u` covers elements
-/// `base + units[u] * block_size .. min(+block_size, limit)` and owns partials
+/// which runs the units of one phase of a [`Schedule`](op2_core::Schedule)
+/// (chunks of a direct loop, blocks of one colour, partitions' interiors)
+/// in parallel under OpenMP; unit `u` runs, in order, the runs `r` from
+/// `unit_runs[u]` to `unit_runs[u + 1]`, each the positions
+/// `runs[2 * r] .. runs[2 * r + 1]`, and owns partials
 /// `partials[u * partial_words ..]`, which the caller initialises and combines.
 /// With [`Checks::On`], the lowest element whose kernel failed a check is
 /// recorded in `report` (code, element, index, length; code 0: none).
@@ -60,7 +62,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         s.push_str(HOST_REPORT);
     }
     s.push_str(
-        "void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,\n\
+        "void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,\n\
          \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads,\n",
     );
     s.push_str("              long *report, const int *elems)\n{\n");
@@ -70,8 +72,6 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         "    #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())"
     );
     s.push_str("    for (long u = 0; u < nunits; ++u) {\n");
-    s.push_str("        const long start = base + (long)units[u] * block_size;\n");
-    s.push_str("        const long end = start + block_size < limit ? start + block_size : limit;\n");
     let _ = writeln!(
         s,
         "        uint64_t *part = partials + u * {};\n        (void)part;",
@@ -95,23 +95,35 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
             let _ = writeln!(s, "        {t} *red{k} = ({t} *)(part + {off});");
         }
     }
+    s.push_str("        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {\n");
+    s.push_str("            const long start = runs[2 * r], end = runs[2 * r + 1];\n");
+    // The run's loop, written at the unit's depth and indented one more.
+    let mut run = String::new();
     // Groups of LANES elements where the loop allows, the rest one by one.
     let from = if lanes {
-        lanes_loop(&mut s, kernel.name, shape);
+        lanes_loop(&mut run, kernel.name, shape);
         "p0"
     } else {
         "start"
     };
     if shape.subset {
         let _ = writeln!(
-            s,
+            run,
             "        for (long p = {from}; p < end; ++p) {{\n            const long e = elems[p];"
         );
     } else {
-        let _ = writeln!(s, "        for (long e = {from}; e < end; ++e) {{");
+        let _ = writeln!(run, "        for (long e = {from}; e < end; ++e) {{");
     }
     let on_failure = (checks == Checks::On).then_some("op2_report(report, e, op2_st);");
-    element_body(&mut s, kernel.name, shape, on_failure);
+    element_body(&mut run, kernel.name, shape, on_failure);
+    run.push_str("        }\n");
+    for line in run.lines() {
+        if !line.is_empty() {
+            s.push_str("    ");
+        }
+        s.push_str(line);
+        s.push('\n');
+    }
     s.push_str("        }\n    }\n}\n");
     // omp_get_max_threads without including omp.h when OpenMP is off.
     format!("#ifdef _OPENMP\n#include <omp.h>\n#else\nstatic inline int omp_get_max_threads(void) {{ return 1; }}\n#endif\n{s}")

@@ -17,8 +17,8 @@ use crate::code_cache::{cache_key, DiskCache};
 pub use crate::config::{DEFAULT_CC, DEFAULT_CFLAGS};
 pub use compiler::Compiler;
 use op2_core::{
-    ArgRoute, CodeCacheCounters, CodeCacheStats, Error, Executor, LoopBody, ParLoop, ReductionLayout, Result,
-    ScopedThreads, Workers,
+    ArgRoute, CodeCacheCounters, CodeCacheStats, Error, Executor, HostSchedule, LoopBody, ParLoop, ReductionLayout,
+    Result, Schedule, ScopedThreads, Workers,
 };
 
 use crate::codegen::{check_failure, host_source, Checks, LoopShape};
@@ -28,11 +28,9 @@ use crate::RuntimeOptions;
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
 
 type LoopFn = unsafe extern "C" fn(
-    units: *const u32,
+    runs: *const c_long,
+    unit_runs: *const u32,
     nunits: c_long,
-    base: c_long,
-    block_size: c_long,
-    limit: c_long,
     data: *const *mut c_void,
     maps: *const *const c_int,
     partials: *mut u64,
@@ -55,6 +53,7 @@ pub struct JitExecutor {
     /// Host threads for builds and compactions: as many as the loops use.
     workers: ScopedThreads,
     block_size: usize,
+    schedule: HostSchedule,
     checks: Checks,
     loaded: Mutex<HashMap<LoopShape, Arc<Compiled>>>,
     counters: CodeCacheCounters,
@@ -88,6 +87,7 @@ impl JitExecutor {
                 n => ScopedThreads::new(n as usize),
             },
             block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+            schedule: options.host_schedule.unwrap_or_default(),
             checks: options.resolved_checks()?,
             loaded: Mutex::new(HashMap::new()),
             counters: CodeCacheCounters::default(),
@@ -196,49 +196,45 @@ impl Executor for JitExecutor {
         }))
         .collect();
         let words = layout.words_per_chunk();
-        let (base, n, bs) = (lp.range.start, lp.range.len(), self.block_size);
         // Checked mode: code, element, index, length of the lowest failure.
         let mut report: [c_long; 4] = [0; 4];
         let report_ptr = report.as_mut_ptr();
         // A subset's elements, position by position (the range indexes them).
         let elems = lp.elements().map_or(std::ptr::null(), <[i32]>::as_ptr);
-        let run = |units: &[u32], partials: &mut [u64]| {
-            // SAFETY: the runtime validated the loop (dims, maps, sets) and holds
-            // its borrows; the generated code touches position ranges of `units`
-            // only (below `lp.range.end`, which a subset's elements cover),
-            // partials `units.len() * words`, and the plan keeps one call's
-            // units free of write conflicts.
+        let plan = lp.plan(self.block_size);
+        let chunks;
+        let schedule = match &plan {
+            None => {
+                chunks = Schedule::chunks(lp.range.clone(), self.block_size);
+                &chunks
+            }
+            Some(plan) => self.schedule.of(plan),
+        };
+        // Positions fit a C long (sets are at most i64::MAX elements), and
+        // a run's two usizes are two C longs.
+        const _: () = assert!(std::mem::size_of::<usize>() == std::mem::size_of::<c_long>());
+        let runs = schedule.runs().as_ptr().cast::<c_long>();
+        let mut partials = layout.new_partials(lp.args, schedule.nunits());
+        for f in 0..schedule.nphases() {
+            let units = schedule.phase(f);
+            // SAFETY: the runtime validated the loop (dims, maps, sets) and
+            // holds its borrows; the generated code runs the positions of the
+            // phase's units, all inside `lp.range` (which a subset's elements
+            // cover), touches partials `units.len() * words` from the phase's
+            // first unit's, and the schedule keeps one phase's units free of
+            // write conflicts.
             unsafe {
                 (compiled.func)(
-                    units.as_ptr(),
+                    runs,
+                    schedule.unit_offsets()[units.start..].as_ptr(),
                     units.len() as c_long,
-                    base as c_long,
-                    bs as c_long,
-                    lp.range.end as c_long,
                     data.as_ptr(),
                     maps.as_ptr(),
-                    partials.as_mut_ptr(),
+                    partials[units.start * words..].as_mut_ptr(),
                     self.nthreads,
                     report_ptr,
                     elems,
                 )
-            }
-        };
-        let mut partials;
-        match lp.plan(bs) {
-            None => {
-                let units: Vec<u32> = (0..n.div_ceil(bs) as u32).collect();
-                partials = layout.new_partials(lp.args, units.len());
-                run(&units, &mut partials);
-            }
-            Some(plan) => {
-                partials = layout.new_partials(lp.args, plan.nblocks());
-                let mut done = 0;
-                for c in 0..plan.ncolours() {
-                    let blocks = plan.blocks_of_colour(c);
-                    run(blocks, &mut partials[done * words..]);
-                    done += blocks.len();
-                }
             }
         }
         if report[0] != 0 {

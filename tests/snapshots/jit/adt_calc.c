@@ -94,7 +94,7 @@ static inline void op2_kernel_adt_calc_lanes(long *op2_status, const double *x1,
 
 #undef OP2_IX
 #define OP2_IX(i, n) (i)
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -104,8 +104,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         double *arg0 = (double *)data[0];
@@ -121,58 +119,61 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg6 = (double *)data[6];
         double *arg7 = (double *)data[7];
         double *arg8 = (double *)data[8];
-        long p0 = start;
-        for (; p0 + 4 <= end; p0 += 4) {
-            double s0[2][4];
-            long t0[4];
-            double s1[2][4];
-            long t1[4];
-            double s2[2][4];
-            long t2[4];
-            double s3[2][4];
-            long t3[4];
-            double s4[4][4];
-            double s5[1][4];
-            for (int l = 0; l < 4; ++l) {
-                const long e = p0 + l;
-                t0[l] = map0[e * 4 + 0];
-                for (int c = 0; c < 2; ++c) s0[c][l] = arg0[t0[l] * 2 + c];
-                t1[l] = map1[e * 4 + 1];
-                for (int c = 0; c < 2; ++c) s1[c][l] = arg1[t1[l] * 2 + c];
-                t2[l] = map2[e * 4 + 2];
-                for (int c = 0; c < 2; ++c) s2[c][l] = arg2[t2[l] * 2 + c];
-                t3[l] = map3[e * 4 + 3];
-                for (int c = 0; c < 2; ++c) s3[c][l] = arg3[t3[l] * 2 + c];
-                for (int c = 0; c < 4; ++c) s4[c][l] = arg4[e * 4 + c];
-                for (int c = 0; c < 1; ++c) s5[c][l] = 0;
-            }
-            #pragma omp simd
-            for (int l = 0; l < 4; ++l) {
-                long op2_st[3] = {0, 0, 0};
-                op2_kernel_adt_calc_lanes(op2_st, &s0[0][l], &s1[0][l], &s2[0][l], &s3[0][l], &s4[0][l], &s5[0][l], arg6, arg7, arg8);
-            }
-            for (int q = 0; q < 4; q += 4) {
-                for (int l = q; l < q + 4; ++l) {
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            long p0 = start;
+            for (; p0 + 4 <= end; p0 += 4) {
+                double s0[2][4];
+                long t0[4];
+                double s1[2][4];
+                long t1[4];
+                double s2[2][4];
+                long t2[4];
+                double s3[2][4];
+                long t3[4];
+                double s4[4][4];
+                double s5[1][4];
+                for (int l = 0; l < 4; ++l) {
                     const long e = p0 + l;
-                    (void)e;
-                    for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c][l];
+                    t0[l] = map0[e * 4 + 0];
+                    for (int c = 0; c < 2; ++c) s0[c][l] = arg0[t0[l] * 2 + c];
+                    t1[l] = map1[e * 4 + 1];
+                    for (int c = 0; c < 2; ++c) s1[c][l] = arg1[t1[l] * 2 + c];
+                    t2[l] = map2[e * 4 + 2];
+                    for (int c = 0; c < 2; ++c) s2[c][l] = arg2[t2[l] * 2 + c];
+                    t3[l] = map3[e * 4 + 3];
+                    for (int c = 0; c < 2; ++c) s3[c][l] = arg3[t3[l] * 2 + c];
+                    for (int c = 0; c < 4; ++c) s4[c][l] = arg4[e * 4 + c];
+                    for (int c = 0; c < 1; ++c) s5[c][l] = 0;
+                }
+                #pragma omp simd
+                for (int l = 0; l < 4; ++l) {
+                    long op2_st[3] = {0, 0, 0};
+                    op2_kernel_adt_calc_lanes(op2_st, &s0[0][l], &s1[0][l], &s2[0][l], &s3[0][l], &s4[0][l], &s5[0][l], arg6, arg7, arg8);
+                }
+                for (int q = 0; q < 4; q += 4) {
+                    for (int l = q; l < q + 4; ++l) {
+                        const long e = p0 + l;
+                        (void)e;
+                        for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c][l];
+                    }
                 }
             }
-        }
-        for (long e = p0; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + (long)map0[e * 4 + 0] * 2;
-            double *s1 = arg1 + (long)map1[e * 4 + 1] * 2;
-            double *s2 = arg2 + (long)map2[e * 4 + 2] * 2;
-            double *s3 = arg3 + (long)map3[e * 4 + 3] * 2;
-            double *s4 = arg4 + e * 4;
-            double s5[1];
-            for (int c = 0; c < 1; ++c) s5[c] = 0;
-            double *s6 = arg6;
-            double *s7 = arg7;
-            double *s8 = arg8;
-            op2_kernel_adt_calc(op2_st, s0, s1, s2, s3, s4, s5, s6, s7, s8);
-            for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c];
+            for (long e = p0; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + (long)map0[e * 4 + 0] * 2;
+                double *s1 = arg1 + (long)map1[e * 4 + 1] * 2;
+                double *s2 = arg2 + (long)map2[e * 4 + 2] * 2;
+                double *s3 = arg3 + (long)map3[e * 4 + 3] * 2;
+                double *s4 = arg4 + e * 4;
+                double s5[1];
+                for (int c = 0; c < 1; ++c) s5[c] = 0;
+                double *s6 = arg6;
+                double *s7 = arg7;
+                double *s8 = arg8;
+                op2_kernel_adt_calc(op2_st, s0, s1, s2, s3, s4, s5, s6, s7, s8);
+                for (int c = 0; c < 1; ++c) arg5[e * 1 + c] = s5[c];
+            }
         }
     }
 }

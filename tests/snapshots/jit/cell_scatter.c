@@ -56,7 +56,7 @@ static inline void op2_kernel_cell_scatter(long *op2_status, const double *w, do
     }
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -66,22 +66,23 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         double *arg0 = (double *)data[0];
         double *arg1 = (double *)data[1];
         const int *map1 = maps[1];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + e * 1;
-            double s1[3][2];
-            for (int i = 0; i < 3; ++i) {
-                for (int c = 0; c < 2; ++c) s1[i][c] = 0;
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + e * 1;
+                double s1[3][2];
+                for (int i = 0; i < 3; ++i) {
+                    for (int c = 0; c < 2; ++c) s1[i][c] = 0;
+                }
+                op2_kernel_cell_scatter(op2_st, s0, s1);
+                for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) arg1[(long)map1[e * 3 + i] * 2 + c] += s1[i][c];
             }
-            op2_kernel_cell_scatter(op2_st, s0, s1);
-            for (int i = 0; i < 3; ++i) for (int c = 0; c < 2; ++c) arg1[(long)map1[e * 3 + i] * 2 + c] += s1[i][c];
         }
     }
 }

@@ -64,7 +64,7 @@ static inline void op2_kernel_far_exchange_lanes(long *op2_status, const double 
 
 #undef OP2_IX
 #define OP2_IX(i, n) (i)
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -74,8 +74,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         double *arg0 = (double *)data[0];
@@ -84,46 +82,49 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         const int64_t *map1 = (const int64_t *)maps[1];
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
-        long p0 = start;
-        for (; p0 + 4 <= end; p0 += 4) {
-            double s0[1][4];
-            long t0[4];
-            double s1[2][4];
-            long t1[4];
-            double s2[1][4];
-            long t2[4];
-            for (int l = 0; l < 4; ++l) {
-                const long e = p0 + l;
-                t0[l] = map0[e * 2 + 1];
-                for (int c = 0; c < 1; ++c) s0[c][l] = arg0[t0[l] * 1 + c];
-                t1[l] = map1[e * 2 + 0];
-                for (int c = 0; c < 2; ++c) s1[c][l] = 0;
-                t2[l] = map2[e * 1 + 0];
-                for (int c = 0; c < 1; ++c) s2[c][l] = arg2[t2[l] * 1 + c];
-            }
-            #pragma omp simd
-            for (int l = 0; l < 4; ++l) {
-                long op2_st[3] = {0, 0, 0};
-                op2_kernel_far_exchange_lanes(op2_st, &s0[0][l], &s1[0][l], &s2[0][l]);
-            }
-            for (int q = 0; q < 4; q += 4) {
-                for (int l = q; l < q + 4; ++l) {
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            long p0 = start;
+            for (; p0 + 4 <= end; p0 += 4) {
+                double s0[1][4];
+                long t0[4];
+                double s1[2][4];
+                long t1[4];
+                double s2[1][4];
+                long t2[4];
+                for (int l = 0; l < 4; ++l) {
                     const long e = p0 + l;
-                    (void)e;
-                    for (int c = 0; c < 2; ++c) arg1[t1[l] * 2 + c] += s1[c][l];
+                    t0[l] = map0[e * 2 + 1];
+                    for (int c = 0; c < 1; ++c) s0[c][l] = arg0[t0[l] * 1 + c];
+                    t1[l] = map1[e * 2 + 0];
+                    for (int c = 0; c < 2; ++c) s1[c][l] = 0;
+                    t2[l] = map2[e * 1 + 0];
+                    for (int c = 0; c < 1; ++c) s2[c][l] = arg2[t2[l] * 1 + c];
+                }
+                #pragma omp simd
+                for (int l = 0; l < 4; ++l) {
+                    long op2_st[3] = {0, 0, 0};
+                    op2_kernel_far_exchange_lanes(op2_st, &s0[0][l], &s1[0][l], &s2[0][l]);
+                }
+                for (int q = 0; q < 4; q += 4) {
+                    for (int l = q; l < q + 4; ++l) {
+                        const long e = p0 + l;
+                        (void)e;
+                        for (int c = 0; c < 2; ++c) arg1[t1[l] * 2 + c] += s1[c][l];
+                    }
                 }
             }
-        }
-        for (long e = p0; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + (long)map0[e * 2 + 1] * 1;
-            double s1[2];
-            long t1;
-            t1 = map1[e * 2 + 0];
-            for (int c = 0; c < 2; ++c) s1[c] = 0;
-            double *s2 = arg2 + (long)map2[e * 1 + 0] * 1;
-            op2_kernel_far_exchange(op2_st, s0, s1, s2);
-            for (int c = 0; c < 2; ++c) arg1[t1 * 2 + c] += s1[c];
+            for (long e = p0; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + (long)map0[e * 2 + 1] * 1;
+                double s1[2];
+                long t1;
+                t1 = map1[e * 2 + 0];
+                for (int c = 0; c < 2; ++c) s1[c] = 0;
+                double *s2 = arg2 + (long)map2[e * 1 + 0] * 1;
+                op2_kernel_far_exchange(op2_st, s0, s1, s2);
+                for (int c = 0; c < 2; ++c) arg1[t1 * 2 + c] += s1[c];
+            }
         }
     }
 }

@@ -55,7 +55,7 @@ static inline void op2_kernel_int_ops(long *op2_status, int *x, int *count, int 
     (*biggest) = op2_max_i32((*biggest), (*x));
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -65,23 +65,24 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 2;
         (void)part;
         int *arg0 = (int *)data[0];
         int *red1 = (int *)(part + 0);
         int *red2 = (int *)(part + 1);
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            int *s0 = arg0 + e * 1;
-            int s1[1];
-            for (int c = 0; c < 1; ++c) s1[c] = 0;
-            int s2[1];
-            for (int c = 0; c < 1; ++c) s2[c] = red2[c];
-            op2_kernel_int_ops(op2_st, s0, s1, s2);
-            for (int c = 0; c < 1; ++c) red1[c] += s1[c];
-            for (int c = 0; c < 1; ++c) red2[c] = op2_max_i32(red2[c], s2[c]);
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                int *s0 = arg0 + e * 1;
+                int s1[1];
+                for (int c = 0; c < 1; ++c) s1[c] = 0;
+                int s2[1];
+                for (int c = 0; c < 1; ++c) s2[c] = red2[c];
+                op2_kernel_int_ops(op2_st, s0, s1, s2);
+                for (int c = 0; c < 1; ++c) red1[c] += s1[c];
+                for (int c = 0; c < 1; ++c) red2[c] = op2_max_i32(red2[c], s2[c]);
+            }
         }
     }
 }

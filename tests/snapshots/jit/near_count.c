@@ -206,7 +206,7 @@ static inline void op2_kernel_near_count(long *op2_status, const float *p, int *
     (*n) = c;
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -216,8 +216,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         float *arg0 = (float *)data[0];
@@ -227,18 +225,21 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         int *arg3 = (int *)data[3];
         const int *map3 = maps[3];
         double *arg4 = (double *)data[4];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            float *s0 = arg0 + e * 2;
-            int s1[1];
-            for (int c = 0; c < 1; ++c) s1[c] = 0;
-            int n2;
-            n2 = map2[0];
-            int n3;
-            n3 = map3[0];
-            double *s4 = arg4;
-            op2_kernel_near_count(op2_st, s0, s1, arg2, 0, n2, arg3, 0, n3, s4);
-            for (int c = 0; c < 1; ++c) arg1[e * 1 + c] = s1[c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                float *s0 = arg0 + e * 2;
+                int s1[1];
+                for (int c = 0; c < 1; ++c) s1[c] = 0;
+                int n2;
+                n2 = map2[0];
+                int n3;
+                n3 = map3[0];
+                double *s4 = arg4;
+                op2_kernel_near_count(op2_st, s0, s1, arg2, 0, n2, arg3, 0, n3, s4);
+                for (int c = 0; c < 1; ++c) arg1[e * 1 + c] = s1[c];
+            }
         }
     }
 }

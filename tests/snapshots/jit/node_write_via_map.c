@@ -53,7 +53,7 @@ static inline void op2_kernel_node_write_via_map(long *op2_status, const double 
     (*dst) = (10.0 * (*src));
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -63,22 +63,23 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         double *arg0 = (double *)data[0];
         double *arg1 = (double *)data[1];
         const int *map1 = maps[1];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + e * 1;
-            double s1[1];
-            long t1;
-            t1 = map1[e * 2 + 0];
-            for (int c = 0; c < 1; ++c) s1[c] = 0;
-            op2_kernel_node_write_via_map(op2_st, s0, s1);
-            for (int c = 0; c < 1; ++c) arg1[t1 * 1 + c] = s1[c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + e * 1;
+                double s1[1];
+                long t1;
+                t1 = map1[e * 2 + 0];
+                for (int c = 0; c < 1; ++c) s1[c] = 0;
+                op2_kernel_node_write_via_map(op2_st, s0, s1);
+                for (int c = 0; c < 1; ++c) arg1[t1 * 1 + c] = s1[c];
+            }
         }
     }
 }

@@ -58,7 +58,7 @@ static inline void op2_kernel_ragged_count(long *op2_status, OP2_GLOBAL int *hit
     }
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -68,20 +68,21 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         int *arg0 = (int *)data[0];
         const int *map0 = maps[0];
         const int *tgt0 = maps[1];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            long o0;
-            int n0;
-            o0 = map0[e];
-            n0 = (int)(map0[e + 1] - o0);
-            op2_kernel_ragged_count(op2_st, arg0, tgt0 + o0, n0);
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                long o0;
+                int n0;
+                o0 = map0[e];
+                n0 = (int)(map0[e + 1] - o0);
+                op2_kernel_ragged_count(op2_st, arg0, tgt0 + o0, n0);
+            }
         }
     }
 }

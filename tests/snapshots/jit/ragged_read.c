@@ -81,7 +81,7 @@ static inline void op2_kernel_ragged_read(long *op2_status, OP2_GLOBAL const dou
     (*count) = ((int)((unsigned long)vals_len));
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -91,8 +91,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         double *arg0 = (double *)data[0];
@@ -104,26 +102,29 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg2 = (double *)data[2];
         double *arg3 = (double *)data[3];
         int *arg4 = (int *)data[4];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            long o0;
-            int n0;
-            o0 = map0[e];
-            n0 = (int)(map0[e + 1] - o0);
-            long o1;
-            int n1;
-            o1 = map1[e];
-            n1 = (int)(map1[e + 1] - o1);
-            double s2[1];
-            for (int c = 0; c < 1; ++c) s2[c] = 0;
-            double s3[3];
-            for (int c = 0; c < 3; ++c) s3[c] = 0;
-            int s4[1];
-            for (int c = 0; c < 1; ++c) s4[c] = 0;
-            op2_kernel_ragged_read(op2_st, arg0, tgt0 + o0, n0, arg1, tgt1 + o1, n1, s2, s3, s4);
-            for (int c = 0; c < 1; ++c) arg2[e * 1 + c] = s2[c];
-            for (int c = 0; c < 3; ++c) arg3[e * 3 + c] = s3[c];
-            for (int c = 0; c < 1; ++c) arg4[e * 1 + c] = s4[c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                long o0;
+                int n0;
+                o0 = map0[e];
+                n0 = (int)(map0[e + 1] - o0);
+                long o1;
+                int n1;
+                o1 = map1[e];
+                n1 = (int)(map1[e + 1] - o1);
+                double s2[1];
+                for (int c = 0; c < 1; ++c) s2[c] = 0;
+                double s3[3];
+                for (int c = 0; c < 3; ++c) s3[c] = 0;
+                int s4[1];
+                for (int c = 0; c < 1; ++c) s4[c] = 0;
+                op2_kernel_ragged_read(op2_st, arg0, tgt0 + o0, n0, arg1, tgt1 + o1, n1, s2, s3, s4);
+                for (int c = 0; c < 1; ++c) arg2[e * 1 + c] = s2[c];
+                for (int c = 0; c < 3; ++c) arg3[e * 3 + c] = s3[c];
+                for (int c = 0; c < 1; ++c) arg4[e * 1 + c] = s4[c];
+            }
         }
     }
 }

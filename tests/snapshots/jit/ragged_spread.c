@@ -63,7 +63,7 @@ static inline void op2_kernel_ragged_spread(long *op2_status, const double *shar
     }
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -73,8 +73,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         double *arg0 = (double *)data[0];
@@ -84,18 +82,21 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
         const int *tgt2 = maps[5];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + e * 1;
-            long o1;
-            int n1;
-            o1 = map1[e];
-            n1 = (int)(map1[e + 1] - o1);
-            long o2;
-            int n2;
-            o2 = map2[e];
-            n2 = (int)(map2[e + 1] - o2);
-            op2_kernel_ragged_spread(op2_st, s0, arg1, tgt1 + o1, n1, arg2, tgt2 + o2, n2);
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + e * 1;
+                long o1;
+                int n1;
+                o1 = map1[e];
+                n1 = (int)(map1[e + 1] - o1);
+                long o2;
+                int n2;
+                o2 = map2[e];
+                n2 = (int)(map2[e + 1] - o2);
+                op2_kernel_ragged_spread(op2_st, s0, arg1, tgt1 + o1, n1, arg2, tgt2 + o2, n2);
+            }
         }
     }
 }

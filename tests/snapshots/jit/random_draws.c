@@ -279,7 +279,7 @@ static inline void op2_kernel_random_draws(long *op2_status, unsigned int *words
     values[OP2_IX(5, 6)] = ((double)op2_philox_normal_f32(&rng));
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -289,25 +289,26 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         unsigned int *arg0 = (unsigned int *)data[0];
         double *arg1 = (double *)data[1];
         long *arg2 = (long *)data[2];
         long *arg3 = (long *)data[3];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            unsigned int s0[3];
-            for (int c = 0; c < 3; ++c) s0[c] = 0;
-            double s1[6];
-            for (int c = 0; c < 6; ++c) s1[c] = 0;
-            long *s2 = arg2 + e * 1;
-            long *s3 = arg3;
-            op2_kernel_random_draws(op2_st, s0, s1, s2, s3);
-            for (int c = 0; c < 3; ++c) arg0[e * 3 + c] = s0[c];
-            for (int c = 0; c < 6; ++c) arg1[e * 6 + c] = s1[c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                unsigned int s0[3];
+                for (int c = 0; c < 3; ++c) s0[c] = 0;
+                double s1[6];
+                for (int c = 0; c < 6; ++c) s1[c] = 0;
+                long *s2 = arg2 + e * 1;
+                long *s3 = arg3;
+                op2_kernel_random_draws(op2_st, s0, s1, s2, s3);
+                for (int c = 0; c < 3; ++c) arg0[e * 3 + c] = s0[c];
+                for (int c = 0; c < 6; ++c) arg1[e * 6 + c] = s1[c];
+            }
         }
     }
 }

@@ -56,7 +56,7 @@ static inline void op2_kernel_reduce_all(long *op2_status, const double *x, doub
     (*hi) = fmax((*hi), x[OP2_IX(0, 2)]);
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -66,27 +66,28 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 4;
         (void)part;
         double *arg0 = (double *)data[0];
         double *red1 = (double *)(part + 0);
         double *red2 = (double *)(part + 2);
         double *red3 = (double *)(part + 3);
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + e * 2;
-            double s1[2];
-            for (int c = 0; c < 2; ++c) s1[c] = 0;
-            double s2[1];
-            for (int c = 0; c < 1; ++c) s2[c] = red2[c];
-            double s3[1];
-            for (int c = 0; c < 1; ++c) s3[c] = red3[c];
-            op2_kernel_reduce_all(op2_st, s0, s1, s2, s3);
-            for (int c = 0; c < 2; ++c) red1[c] += s1[c];
-            for (int c = 0; c < 1; ++c) red2[c] = op2_min_f64(red2[c], s2[c]);
-            for (int c = 0; c < 1; ++c) red3[c] = op2_max_f64(red3[c], s3[c]);
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + e * 2;
+                double s1[2];
+                for (int c = 0; c < 2; ++c) s1[c] = 0;
+                double s2[1];
+                for (int c = 0; c < 1; ++c) s2[c] = red2[c];
+                double s3[1];
+                for (int c = 0; c < 1; ++c) s3[c] = red3[c];
+                op2_kernel_reduce_all(op2_st, s0, s1, s2, s3);
+                for (int c = 0; c < 2; ++c) red1[c] += s1[c];
+                for (int c = 0; c < 1; ++c) red2[c] = op2_min_f64(red2[c], s2[c]);
+                for (int c = 0; c < 1; ++c) red3[c] = op2_max_f64(red3[c], s3[c]);
+            }
         }
     }
 }

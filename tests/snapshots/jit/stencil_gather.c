@@ -60,7 +60,7 @@ static inline void op2_kernel_stencil_gather(long *op2_status, double *out, cons
     out[OP2_IX(1, 2)] = b;
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -70,8 +70,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         double *arg0 = (double *)data[0];
@@ -79,18 +77,21 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         const int *map1 = maps[1];
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double s0[2];
-            for (int c = 0; c < 2; ++c) s0[c] = 0;
-            double s1[8][2];
-            for (int i = 0; i < 8; ++i) {
-                const long t = map1[e * 8 + i];
-                for (int c = 0; c < 2; ++c) s1[i][c] = arg1[t * 2 + c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double s0[2];
+                for (int c = 0; c < 2; ++c) s0[c] = 0;
+                double s1[8][2];
+                for (int i = 0; i < 8; ++i) {
+                    const long t = map1[e * 8 + i];
+                    for (int c = 0; c < 2; ++c) s1[i][c] = arg1[t * 2 + c];
+                }
+                double *s2 = arg2 + (long)map2[e * 8 + 4] * 1;
+                op2_kernel_stencil_gather(op2_st, s0, s1, s2);
+                for (int c = 0; c < 2; ++c) arg0[e * 2 + c] = s0[c];
             }
-            double *s2 = arg2 + (long)map2[e * 8 + 4] * 1;
-            op2_kernel_stencil_gather(op2_st, s0, s1, s2);
-            for (int c = 0; c < 2; ++c) arg0[e * 2 + c] = s0[c];
         }
     }
 }

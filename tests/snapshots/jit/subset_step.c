@@ -62,7 +62,7 @@ static inline void op2_kernel_subset_step(long *op2_status, double *x, OP2_GLOBA
     (*total) += s;
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -72,8 +72,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 1;
         (void)part;
         double *arg0 = (double *)data[0];
@@ -83,23 +81,26 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
         double *red3 = (double *)(part + 0);
-        for (long p = start; p < end; ++p) {
-            const long e = elems[p];
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + e * 1;
-            long o1;
-            int n1;
-            o1 = map1[e];
-            n1 = (int)(map1[e + 1] - o1);
-            double s2[1];
-            long t2;
-            t2 = map2[e * 1 + 0];
-            for (int c = 0; c < 1; ++c) s2[c] = 0;
-            double s3[1];
-            for (int c = 0; c < 1; ++c) s3[c] = 0;
-            op2_kernel_subset_step(op2_st, s0, arg1, tgt1 + o1, n1, s2, s3);
-            for (int c = 0; c < 1; ++c) arg2[t2 * 1 + c] += s2[c];
-            for (int c = 0; c < 1; ++c) red3[c] += s3[c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long p = start; p < end; ++p) {
+                const long e = elems[p];
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + e * 1;
+                long o1;
+                int n1;
+                o1 = map1[e];
+                n1 = (int)(map1[e + 1] - o1);
+                double s2[1];
+                long t2;
+                t2 = map2[e * 1 + 0];
+                for (int c = 0; c < 1; ++c) s2[c] = 0;
+                double s3[1];
+                for (int c = 0; c < 1; ++c) s3[c] = 0;
+                op2_kernel_subset_step(op2_st, s0, arg1, tgt1 + o1, n1, s2, s3);
+                for (int c = 0; c < 1; ++c) arg2[t2 * 1 + c] += s2[c];
+                for (int c = 0; c < 1; ++c) red3[c] += s3[c];
+            }
         }
     }
 }

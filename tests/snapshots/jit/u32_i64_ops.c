@@ -53,7 +53,7 @@ static inline void op2_kernel_u32_i64_ops(long *op2_status, const unsigned int *
     (*b) += (((long)(*a)) * 1000000000000L);
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -63,19 +63,20 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 0;
         (void)part;
         unsigned int *arg0 = (unsigned int *)data[0];
         long *arg1 = (long *)data[1];
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            unsigned int *s0 = arg0 + e * 1;
-            long s1[1];
-            for (int c = 0; c < 1; ++c) s1[c] = 0;
-            op2_kernel_u32_i64_ops(op2_st, s0, s1);
-            for (int c = 0; c < 1; ++c) arg1[e * 1 + c] += s1[c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                unsigned int *s0 = arg0 + e * 1;
+                long s1[1];
+                for (int c = 0; c < 1; ++c) s1[c] = 0;
+                op2_kernel_u32_i64_ops(op2_st, s0, s1);
+                for (int c = 0; c < 1; ++c) arg1[e * 1 + c] += s1[c];
+            }
         }
     }
 }

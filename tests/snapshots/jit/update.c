@@ -61,7 +61,7 @@ static inline void op2_kernel_update(long *op2_status, const double *qold, doubl
     (*rms) += rmsl;
 }
 
-void op2_loop(const uint32_t *units, long nunits, long base, long block_size, long limit,
+void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -71,8 +71,6 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
     (void)elems;
     #pragma omp parallel for schedule(static) num_threads(nthreads > 0 ? nthreads : omp_get_max_threads())
     for (long u = 0; u < nunits; ++u) {
-        const long start = base + (long)units[u] * block_size;
-        const long end = start + block_size < limit ? start + block_size : limit;
         uint64_t *part = partials + u * 1;
         (void)part;
         double *arg0 = (double *)data[0];
@@ -80,18 +78,21 @@ void op2_loop(const uint32_t *units, long nunits, long base, long block_size, lo
         double *arg2 = (double *)data[2];
         double *arg3 = (double *)data[3];
         double *red4 = (double *)(part + 0);
-        for (long e = start; e < end; ++e) {
-            long op2_st[3] = {0, 0, 0};
-            double *s0 = arg0 + e * 4;
-            double s1[4];
-            for (int c = 0; c < 4; ++c) s1[c] = 0;
-            double *s2 = arg2 + e * 4;
-            double *s3 = arg3 + e * 1;
-            double s4[1];
-            for (int c = 0; c < 1; ++c) s4[c] = 0;
-            op2_kernel_update(op2_st, s0, s1, s2, s3, s4);
-            for (int c = 0; c < 4; ++c) arg1[e * 4 + c] = s1[c];
-            for (int c = 0; c < 1; ++c) red4[c] += s4[c];
+        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+            const long start = runs[2 * r], end = runs[2 * r + 1];
+            for (long e = start; e < end; ++e) {
+                long op2_st[3] = {0, 0, 0};
+                double *s0 = arg0 + e * 4;
+                double s1[4];
+                for (int c = 0; c < 4; ++c) s1[c] = 0;
+                double *s2 = arg2 + e * 4;
+                double *s3 = arg3 + e * 1;
+                double s4[1];
+                for (int c = 0; c < 1; ++c) s4[c] = 0;
+                op2_kernel_update(op2_st, s0, s1, s2, s3, s4);
+                for (int c = 0; c < 4; ++c) arg1[e * 4 + c] = s1[c];
+                for (int c = 0; c < 1; ++c) red4[c] += s4[c];
+            }
         }
     }
 }
