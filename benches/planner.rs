@@ -31,7 +31,7 @@ fn main() {
             plan.ncolours()
         );
         group.bench_with_input(BenchmarkId::from_parameter(block_size), &block_size, |b, &bs| {
-            b.iter(|| black_box(Plan::build(0..a.edges.size(), bs, &conflicts)))
+            b.iter(|| black_box(Plan::build(0..a.edges.size(), bs, &conflicts).ncolours()))
         });
         let start = std::time::Instant::now();
         let s = plan.partitions();

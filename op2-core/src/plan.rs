@@ -1,8 +1,10 @@
 //! The planner for indirect loops: `Plan` cuts a loop's range into blocks and colours
 //! them so that no two blocks of one colour write a common map target; device backends
-//! also get element colours inside each block. `conflicts` finds the arguments that need
-//! colouring (writes through a `Map` or `RaggedMap`, each a `Reach`). Plans are cached by
-//! `PlanCache` and used by the `rayon` and device backends.
+//! also get element colours inside each block, and host backends partitions whose
+//! interiors run in parallel (`Plan::partitions`, a `Schedule`). `conflicts` finds the
+//! arguments that need colouring (writes through a `Map` or `RaggedMap`, each a
+//! `Reach`). Plans are cached by `PlanCache` and used by the `rayon`, `jit` and device
+//! backends.
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -132,8 +134,10 @@ impl OwnedReach {
 /// An execution plan for an indirect loop (docs/ARCHITECTURE.md, The planner): the
 /// iteration range cut into blocks of consecutive positions, blocks coloured so
 /// that no two blocks of one colour touch a common target of a conflicting
-/// argument, and (computed on first use, for device backends) elements
-/// coloured inside each block. Positions are elements of the iteration set,
+/// argument, and, for device backends, elements coloured inside each block;
+/// for host backends, the range cut into partitions ([`Plan::partitions`]).
+/// Each is computed when first asked for, so a backend pays only for what
+/// it runs. Positions are elements of the iteration set,
 /// or, for a loop over a [`Subset`], indices into its elements: the targets
 /// of position `p` are those of element `subset.indices()[p]`.
 #[derive(Debug)]
@@ -143,16 +147,23 @@ pub struct Plan {
     subset: Option<Subset>,
     set_size: usize,
     block_size: usize,
-    /// Block ids grouped by colour; colour `c` is `colour_blocks[colour_offsets[c]..colour_offsets[c + 1]]`.
-    colour_blocks: Vec<u32>,
-    colour_offsets: Vec<usize>,
-    block_colours: Vec<u32>,
+    /// The blocks' colours, computed on first use (host backends that run
+    /// partitions never ask).
+    blocks: OnceLock<BlockColours>,
     /// The conflicting arguments (what they write through, group), kept for element colouring.
     conflicts: Vec<(OwnedReach, usize)>,
     elements: OnceLock<ElementColours>,
     /// The host schedules, computed on first use.
     colour_schedule: OnceLock<Schedule>,
     partitions: OnceLock<Schedule>,
+}
+
+#[derive(Clone, Debug)]
+struct BlockColours {
+    /// Block ids grouped by colour; colour `c` is `colour_blocks[colour_offsets[c]..colour_offsets[c + 1]]`.
+    colour_blocks: Vec<u32>,
+    colour_offsets: Vec<usize>,
+    block_colours: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -168,9 +179,7 @@ impl Clone for Plan {
             subset: self.subset.clone(),
             set_size: self.set_size,
             block_size: self.block_size,
-            colour_blocks: self.colour_blocks.clone(),
-            colour_offsets: self.colour_offsets.clone(),
-            block_colours: self.block_colours.clone(),
+            blocks: self.blocks.clone(),
             conflicts: self.conflicts.clone(),
             elements: self.elements.clone(),
             colour_schedule: self.colour_schedule.clone(),
@@ -360,36 +369,12 @@ impl Plan {
         assert!(block_size > 0, "block size must be at least 1");
         let conflicts: Vec<(OwnedReach, usize)> =
             conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
-        let nblocks = set_size.div_ceil(block_size);
-        let block_range = |b: usize| b * block_size..((b + 1) * block_size).min(set_size);
-        let targets = Targets::new(start, set_size, subset.map(Subset::indices), &conflicts);
-        let mut masks = vec![0u32; targets.space];
-        let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b, out| {
-            targets.push(block_range(b), out)
-        });
-        drop(targets);
-
-        let mut colour_offsets = vec![0usize; ncolours as usize + 1];
-        for &c in &block_colours {
-            colour_offsets[c as usize + 1] += 1;
-        }
-        for c in 0..ncolours as usize {
-            colour_offsets[c + 1] += colour_offsets[c];
-        }
-        let mut fill = colour_offsets.clone();
-        let mut colour_blocks = vec![0u32; nblocks];
-        for (b, &c) in block_colours.iter().enumerate() {
-            colour_blocks[fill[c as usize]] = b as u32;
-            fill[c as usize] += 1;
-        }
         Plan {
             start,
             subset: subset.cloned(),
             set_size,
             block_size,
-            colour_blocks,
-            colour_offsets,
-            block_colours,
+            blocks: OnceLock::new(),
             conflicts,
             elements: OnceLock::new(),
             colour_schedule: OnceLock::new(),
@@ -548,6 +533,44 @@ impl Plan {
         schedule
     }
 
+    /// Colours the blocks greedily, so that no two blocks of one colour
+    /// write a common target.
+    fn block_colouring(&self) -> &BlockColours {
+        self.blocks.get_or_init(|| {
+            let (start, n, bs) = (self.start, self.set_size, self.block_size);
+            let nblocks = self.nblocks();
+            let targets = Targets::new(start, n, self.subset.as_ref().map(Subset::indices), &self.conflicts);
+            let mut masks = vec![0u32; targets.space];
+            let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b, out| {
+                targets.push(b * bs..((b + 1) * bs).min(n), out)
+            });
+            let mut colour_offsets = vec![0usize; ncolours as usize + 1];
+            for &c in &block_colours {
+                colour_offsets[c as usize + 1] += 1;
+            }
+            for c in 0..ncolours as usize {
+                colour_offsets[c + 1] += colour_offsets[c];
+            }
+            let mut fill = colour_offsets.clone();
+            let mut colour_blocks = vec![0u32; nblocks];
+            for (b, &c) in block_colours.iter().enumerate() {
+                colour_blocks[fill[c as usize]] = b as u32;
+                fill[c as usize] += 1;
+            }
+            tracing::debug!(
+                positions = n,
+                blocks = nblocks,
+                colours = ncolours,
+                "block colours built"
+            );
+            BlockColours {
+                colour_blocks,
+                colour_offsets,
+                block_colours,
+            }
+        })
+    }
+
     fn element_colouring(&self) -> &ElementColours {
         self.elements.get_or_init(|| {
             let targets = Targets::new(
@@ -596,17 +619,18 @@ impl Plan {
 
     /// Number of blocks.
     pub fn nblocks(&self) -> usize {
-        self.block_colours.len()
+        self.set_size.div_ceil(self.block_size)
     }
 
     /// Number of block colours.
     pub fn ncolours(&self) -> usize {
-        self.colour_offsets.len() - 1
+        self.block_colouring().colour_offsets.len() - 1
     }
 
     /// The blocks of colour `c`, in increasing order.
     pub fn blocks_of_colour(&self, c: usize) -> &[u32] {
-        &self.colour_blocks[self.colour_offsets[c]..self.colour_offsets[c + 1]]
+        let b = self.block_colouring();
+        &b.colour_blocks[b.colour_offsets[c]..b.colour_offsets[c + 1]]
     }
 
     /// The positions of block `b`.
@@ -616,7 +640,7 @@ impl Plan {
 
     /// The colour of block `b`.
     pub fn block_colour(&self, b: usize) -> u32 {
-        self.block_colours[b]
+        self.block_colouring().block_colours[b]
     }
 
     /// Each position's colour inside its block, indexed from the plan's first
@@ -960,9 +984,11 @@ mod tests {
         check_plan(&good, &conflicts);
         // Claim that all blocks can run together: neighbours share a node.
         let mut bad = good.clone();
-        bad.colour_blocks = (0..bad.nblocks() as u32).collect();
-        bad.colour_offsets = vec![0, bad.nblocks()];
-        bad.block_colours = vec![0; bad.nblocks()];
+        let _ = bad.ncolours();
+        let blocks = bad.blocks.get_mut().unwrap();
+        blocks.colour_blocks = (0..5).collect();
+        blocks.colour_offsets = vec![0, 5];
+        blocks.block_colours = vec![0; 5];
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_plan(&bad, &conflicts)));
         assert!(caught.is_err(), "a conflicting colour must be detected");
         // Same for element colours inside a block.
@@ -970,6 +996,14 @@ mod tests {
         let _ = bad.element_colours();
         bad.elements.get_mut().unwrap().colours = vec![0; 10];
         assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_plan(&bad, &conflicts))).is_err());
+        // Same for partitions that write a common node in one phase, or
+        // leave a position out.
+        for wrong in [Schedule::chunks(0..10, 2), Schedule::chunks(0..9, 9)] {
+            let mut bad = good.clone();
+            let _ = bad.partitions();
+            *bad.partitions.get_mut().unwrap() = wrong;
+            assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_plan(&bad, &conflicts))).is_err());
+        }
     }
 
     #[test]

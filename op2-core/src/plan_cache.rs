@@ -158,17 +158,14 @@ impl PlanCache {
         plans.drop_unreachable();
         plans.make_room();
         self.built.fetch_add(1, Ordering::Relaxed);
-        let start = std::time::Instant::now();
+        // Colours and partitions are computed when a backend first asks.
         let plan = Arc::new(Plan::build_over(range.clone(), subset, block_size, &conflicts));
         tracing::debug!(
             set = set.name(),
             subset = subset.map(Subset::name),
             elements = range.len(),
             block_size,
-            blocks = plan.nblocks(),
-            colours = plan.ncolours(),
-            seconds = start.elapsed().as_secs_f64(),
-            "plan built"
+            "plan made"
         );
         let maps = conflicts.iter().map(|c| c.reach.watch()).collect();
         plans.entries.insert(
