@@ -20,7 +20,9 @@
 # it; then Circles at 20 000, 100 000, 1 000 000 and 4 000 000 agents with
 # their timing summaries, Circles and predator-prey on `cuda` against `seq`
 # (every line equal), Boids' log on `cuda` against `seq` and its step at 100 000
-# and 1 000 000 boids, and the device benchmark. Each part prints the seconds it began at:
+# and 1 000 000 boids, the device benchmark, and last Airfoil on the host's
+# cores (rayon and jit, 1, 4 and 16 threads, partitions and colours). Each
+# part prints the seconds it began at:
 # the whole must fit in 3 minutes of GPU time.
 #
 # OP2's Airfoil: when OP2_BUNDLE (default target/op2-bundle) holds a bundle
@@ -48,7 +50,7 @@ for line in sys.stdin:
     cargo test --release --features cuda --no-run --message-format=json \
         --test conformance --test device_transfers --test cuda_ptx --test model --test model_log --test ensemble \
         --test model_reductions
-    cargo build --release --features cuda --example airfoil --example circles --example predator_prey --example boids \
+    cargo build --release --features cuda,jit --example airfoil --example circles --example predator_prey --example boids \
         --message-format=json
     cargo bench --features cuda --bench device --no-run --message-format=json
 } | executables | while read -r exe; do
@@ -205,6 +207,29 @@ done
 
 part "device benchmark"
 ./device --bench || status=1
+
+# The host's cores: Airfoil's host backends by thread count, with each host
+# schedule (partitions, the default, and the plan's block colours); jit
+# where the machine has a C compiler.
+part "Airfoil 720K on the host's cores"
+backends=rayon
+command -v cc > /dev/null && backends="rayon jit"
+table="| backend | schedule | 1 thread | 4 threads | 16 threads |
+|---|---|---|---|---|"
+for backend in $backends; do
+    for schedule in partitions colours; do
+        row="| $backend | $schedule"
+        for threads in 1 4 16; do
+            log=host-$backend-$schedule-$threads.log
+            OP2_HOST_SCHEDULE=$schedule ./airfoil --backend "$backend" --threads "$threads" --iterations 30 > "$log" 2>&1 ||
+                status=1
+            row="$row | $(airfoil_ms "$log")"
+        done
+        table="$table
+$row |"
+    done
+done
+echo "$table"
 part "done (status $status)"
 exit $status
 RUN
