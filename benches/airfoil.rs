@@ -1,6 +1,8 @@
 //! One Airfoil iteration on the 720 000-cell benchmark mesh, in one run: the
 //! hand-written baseline, the DSL on `seq`, and the DSL on `rayon` and (with
-//! `--features jit`) `jit` with 2 threads each. Then, from the same run:
+//! `--features jit`) `jit` with 2 threads each, each with both host
+//! schedules (partitions, then the plan's block colours, `_colours`). Then,
+//! from the same run:
 //!
 //! - each backend's bandwidth per loop (the runtime's byte estimates over
 //!   its timings),
@@ -22,7 +24,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{black_box, Criterion};
-use op2::{Backend, Runtime, RuntimeOptions};
+use op2::{Backend, HostSchedule, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, AirfoilDsl, Constants, Handwritten};
 use rayon::prelude::*;
 
@@ -32,14 +34,22 @@ mod support;
 
 const GROUP: &str = "airfoil_iteration";
 const THREADS: usize = 2;
-/// The threaded backends compiled into this build, by benchmark name.
-const THREADED: [(&str, Backend); 2] = [("dsl_rayon_2", Backend::Rayon), ("dsl_jit_2", Backend::Jit)];
+/// The threaded backends compiled into this build, by benchmark name, with
+/// the host schedule they run planned loops with (partitions, the default,
+/// and the plan's block colours).
+const THREADED: [(&str, Backend, HostSchedule); 4] = [
+    ("dsl_rayon_2", Backend::Rayon, HostSchedule::Partitions),
+    ("dsl_jit_2", Backend::Jit, HostSchedule::Partitions),
+    ("rayon_2_colours", Backend::Rayon, HostSchedule::Colours),
+    ("jit_2_colours", Backend::Jit, HostSchedule::Colours),
+];
 
 /// The runtimes benchmarked: `seq`, then the threaded backends built in.
 fn runtimes() -> Vec<(&'static str, Runtime)> {
     let mut out = vec![("dsl_seq", Runtime::new(Backend::Seq).expect("seq backend"))];
-    for (name, backend) in THREADED {
-        if let Ok(rt) = Runtime::with_options(backend, RuntimeOptions::default().threads(THREADS)) {
+    for (name, backend, schedule) in THREADED {
+        let options = RuntimeOptions::default().threads(THREADS).host_schedule(schedule);
+        if let Ok(rt) = Runtime::with_options(backend, options) {
             out.push((name, rt));
         }
     }
@@ -161,11 +171,11 @@ fn main() {
         "MB/call",
         names
             .iter()
-            .map(|n| format!("{:>18}", format!("{n} GB/s")))
+            .map(|n| format!("{:>22}", format!("{n} GB/s")))
             .collect::<String>()
     );
     for (loop_name, mb, gbs) in &table {
-        let cols: String = gbs.iter().map(|g| format!("{g:>18.2}")).collect();
+        let cols: String = gbs.iter().map(|g| format!("{g:>22.2}")).collect();
         println!("{loop_name:<12}{mb:>10.3}{cols}");
     }
     println!("\n{:<14}{:>14}{:>18}", "backend", "ms/iteration", "fraction of floor");
@@ -174,7 +184,7 @@ fn main() {
         report("handwritten", hand);
     }
     report("dsl_seq", seq);
-    for (name, _) in THREADED {
+    for (name, ..) in THREADED {
         if let Some(t) = support::mean_ns(GROUP, name) {
             report(name, t);
         }
@@ -183,7 +193,7 @@ fn main() {
     if let Some(hand) = support::mean_ns(GROUP, "handwritten") {
         println!("ratio dsl_seq/handwritten = {:.3}", seq / hand);
     }
-    for (name, _) in THREADED {
+    for (name, ..) in THREADED {
         if let Some(t) = support::mean_ns(GROUP, name) {
             println!("speed-up dsl_seq/{name} = {:.2}", seq / t);
         }
@@ -194,6 +204,11 @@ fn main() {
     ) {
         println!("ratio dsl_jit_2/dsl_rayon_2 = {:.3}", jt / r);
     }
+    for (partitions, colours) in [("dsl_rayon_2", "rayon_2_colours"), ("dsl_jit_2", "jit_2_colours")] {
+        if let (Some(p), Some(c)) = (support::mean_ns(GROUP, partitions), support::mean_ns(GROUP, colours)) {
+            println!("ratio {partitions}/{colours} (partitions to colours) = {:.3}", p / c);
+        }
+    }
     match op2_peer::op2_times(&mesh, THREADS) {
         Ok(times) => {
             println!("\nOP2-Common's Airfoil, same mesh, same run (one-off costs excluded):");
@@ -201,7 +216,7 @@ fn main() {
                 println!("op2_{label:<10}{ms:>14.3}{:>18.3}", floor_ms / ms);
             }
             if let Some(&(_, omp)) = times.iter().find(|t| t.0 == "openmp") {
-                for (name, _) in THREADED {
+                for (name, ..) in THREADED {
                     if let Some(t) = support::mean_ns(GROUP, name) {
                         println!("ratio {name}/op2_openmp = {:.3}", t / 1e6 / omp);
                     }
