@@ -149,4 +149,18 @@ fn a_long_table_read_as_a_map_is_refused() {
         par_loop!(&rt, fetch, cells, t(READ, c2n[0]), out(WRITE)).unwrap();
         assert_eq!(out.to_vec(), vec![6.0]);
     }
+    // OP2's HDF5 files hold 32-bit maps: the writer refuses before writing.
+    #[cfg(feature = "hdf5")]
+    {
+        let dir = std::env::temp_dir().join(format!("op2-long-map-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = op2::hdf5::MeshWriter::create(dir.join("mesh.h5")).unwrap();
+        let e = w.map(as_map).unwrap_err();
+        assert!(
+            matches!(&e, Error::LongMapUnsupported { map, what } if map == "c2n" && what.contains("HDF5")),
+            "{e:?}"
+        );
+        drop(w);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -86,6 +86,32 @@ struct Mesh {
     w: Dat<f64>,
 }
 
+/// Distribution numbers elements in 32 bits: a set beyond `i32::MAX`, or
+/// a 64-bit table behind a `Map` view, is refused by name on every rank,
+/// before any rank waits for another.
+fn long_sets_and_maps_are_refused(mpi: &Mpi) {
+    let huge = Set::new_long("huge", i32::MAX as usize + 64).unwrap();
+    let small = Set::new("small", 4).unwrap();
+    let Err(e) = mpi.distribute_graph(&[&small, &huge], &[], &[], &small) else {
+        panic!("a set past i32::MAX was distributed");
+    };
+    assert!(
+        matches!(&e, op2::Error::LongSetUnsupported { set, .. } if set == "huge"),
+        "{e:?}"
+    );
+    let nodes = Set::new("nodes", 3).unwrap();
+    let cells = Set::new("cells", 1).unwrap();
+    let c2n = LongMap::new("c2n", &cells, &nodes, 1, vec![2]).unwrap();
+    let as_map: &Map = op2::__private::IndirectArg::map(&c2n);
+    let Err(e) = mpi.distribute_graph(&[&cells, &nodes], &[as_map], &[], &cells) else {
+        panic!("a 64-bit table was distributed");
+    };
+    assert!(
+        matches!(&e, op2::Error::LongMapUnsupported { map, what } if map == "c2n" && what.contains("MPI")),
+        "{e:?}"
+    );
+}
+
 fn mesh() -> Mesh {
     let n = 997;
     let nodes = Set::new("nodes", n).unwrap();
@@ -223,6 +249,7 @@ fn distributed_runs_match_one_process() {
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);
     blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
     blocks::no_rank_allocates_a_whole_set(&mpi);
+    long_sets_and_maps_are_refused(&mpi);
     #[cfg(feature = "opencl")]
     device_halos::airfoil_on_a_device_moves_only_halos(&mpi);
     #[cfg(feature = "opencl")]
