@@ -5,7 +5,7 @@
 //! combined in a fixed order, so results are bitwise the same with any thread count. It
 //! implements op2-core's `Executor`, and `Workers` so builds and compactions share its
 //! threads.
-use op2_core::{Error, Executor, HostSchedule, LoopBody, ParLoop, ReductionLayout, Result, Schedule, Workers};
+use op2_core::{Error, Executor, HostSchedule, LoopBody, ParLoop, ReductionLayout, Result, Workers};
 use rayon::prelude::*;
 
 use crate::RuntimeOptions;
@@ -63,15 +63,7 @@ impl RayonExecutor {
         let layout = ReductionLayout::new(lp.args);
         let words = layout.words_per_chunk();
         // One partials slot per unit of the schedule, in its order.
-        let plan = lp.plan(self.block_size);
-        let chunks;
-        let schedule = match &plan {
-            None => {
-                chunks = Schedule::chunks(lp.range.clone(), self.block_size);
-                &chunks
-            }
-            Some(plan) => self.schedule.of(plan),
-        };
+        let schedule = lp.schedule(self.block_size, self.schedule);
         let mut partials = vec![0u64; schedule.nunits() * words];
         for f in 0..schedule.nphases() {
             let units = schedule.phase(f);

@@ -8,7 +8,10 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::{ArgSpec, DeviceWork, KernelInfo, Partials, Plan, PlanCache, Result, ScopedThreads, Set, Subset, Workers};
+use crate::{
+    ArgSpec, DeviceWork, HostSchedule, KernelInfo, LoopSchedule, Partials, Plan, PlanCache, Result, Schedule,
+    ScopedThreads, Set, Subset, Workers,
+};
 
 /// The workers of backends that lend one thread.
 static ONE_THREAD: ScopedThreads = ScopedThreads::one();
@@ -55,6 +58,16 @@ impl<'a> ParLoop<'a> {
     pub fn plan(&self, block_size: usize) -> Option<Arc<Plan>> {
         self.plans
             .plan(self.set, self.subset, self.range.clone(), self.args, block_size)
+    }
+
+    /// How a host backend runs this loop: `kind` of its plan (cached, blocks
+    /// of `block_size`) when it writes through a map, else chunks of
+    /// `block_size` positions in one phase.
+    pub fn schedule(&self, block_size: usize, kind: HostSchedule) -> LoopSchedule {
+        match self.plan(block_size) {
+            Some(plan) => LoopSchedule::Planned(plan, kind),
+            None => LoopSchedule::Chunks(Schedule::chunks(self.range.clone(), block_size)),
+        }
     }
 
     /// The element of each position, for a loop over a subset (`None`: the

@@ -118,7 +118,7 @@ pub use renumber::{reverse_cuthill_mckee, Renumbering};
 #[doc(hidden)]
 pub use row::{Row, RowIter};
 pub use scalar::Scalar;
-pub use schedule::{HostSchedule, Schedule};
+pub use schedule::{HostSchedule, LoopSchedule, Schedule};
 pub use set::{Set, SetRegions};
 #[doc(hidden)]
 pub use stage::Stage;

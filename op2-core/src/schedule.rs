@@ -50,6 +50,28 @@ impl std::fmt::Display for HostSchedule {
     }
 }
 
+/// The schedule a host backend runs one loop with
+/// ([`ParLoop::schedule`](crate::ParLoop::schedule)): one of its cached
+/// plan's, which it keeps alive, or chunks of its own.
+#[derive(Debug)]
+pub enum LoopSchedule {
+    /// The plan's schedule of this kind.
+    Planned(std::sync::Arc<crate::Plan>, HostSchedule),
+    /// Chunks of a loop that needs no plan.
+    Chunks(Schedule),
+}
+
+impl std::ops::Deref for LoopSchedule {
+    type Target = Schedule;
+
+    fn deref(&self) -> &Schedule {
+        match self {
+            LoopSchedule::Planned(plan, kind) => kind.of(plan),
+            LoopSchedule::Chunks(s) => s,
+        }
+    }
+}
+
 /// Phases of units of runs (see the module's header), stored flat so a
 /// generated C loop can take them as arrays.
 #[derive(Clone, Debug, PartialEq, Eq)]

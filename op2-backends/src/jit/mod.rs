@@ -18,7 +18,7 @@ pub use crate::config::{DEFAULT_CC, DEFAULT_CFLAGS};
 pub use compiler::Compiler;
 use op2_core::{
     ArgRoute, CodeCacheCounters, CodeCacheStats, Error, Executor, HostSchedule, LoopBody, ParLoop, ReductionLayout,
-    Result, Schedule, ScopedThreads, Workers,
+    Result, ScopedThreads, Workers,
 };
 
 use crate::codegen::{check_failure, host_source, Checks, LoopShape};
@@ -201,15 +201,7 @@ impl Executor for JitExecutor {
         let report_ptr = report.as_mut_ptr();
         // A subset's elements, position by position (the range indexes them).
         let elems = lp.elements().map_or(std::ptr::null(), <[i32]>::as_ptr);
-        let plan = lp.plan(self.block_size);
-        let chunks;
-        let schedule = match &plan {
-            None => {
-                chunks = Schedule::chunks(lp.range.clone(), self.block_size);
-                &chunks
-            }
-            Some(plan) => self.schedule.of(plan),
-        };
+        let schedule = lp.schedule(self.block_size, self.schedule);
         // Positions fit a C long (sets are at most i64::MAX elements), and
         // a run's two usizes are two C longs.
         const _: () = assert!(std::mem::size_of::<usize>() == std::mem::size_of::<c_long>());
