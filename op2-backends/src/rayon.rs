@@ -11,8 +11,10 @@ use rayon::prelude::*;
 use crate::RuntimeOptions;
 
 /// Elements per block when the runtime options do not say (chosen by the
-/// Airfoil benchmark: 1024 to 8192 are within 10% at 720 000 cells on 2 threads;
-/// larger blocks mean fewer colours and fewer passes over memory).
+/// Airfoil benchmark with the colours schedule: 1024 to 8192 are within 10%
+/// at 720 000 cells on 2 threads; larger blocks mean fewer colours and fewer
+/// passes over memory). Partitions are whole blocks, and the boundary runs in
+/// blocks of this many positions.
 pub const DEFAULT_BLOCK_SIZE: usize = 4096;
 
 /// The rayon backend. Loops that write through no map run in fixed-size chunks
@@ -64,7 +66,7 @@ impl RayonExecutor {
         let words = layout.words_per_chunk();
         // One partials slot per unit of the schedule, in its order.
         let schedule = lp.schedule(self.block_size, self.schedule);
-        let mut partials = vec![0u64; schedule.nunits() * words];
+        let mut partials = layout.new_partials(lp.args, schedule.nunits());
         for f in 0..schedule.nphases() {
             let units = schedule.phase(f);
             let slots = &mut partials[units.start * words..units.end * words];
@@ -91,7 +93,6 @@ impl RayonExecutor {
                     .zip(units.par_chunks(run))
                     .for_each(|(slots, run)| {
                         for (slot, &u) in slots.chunks_mut(words).zip(run) {
-                            layout.init(lp.args, slot);
                             unit(u, slot);
                         }
                     });

@@ -108,7 +108,7 @@ pub fn conflicts<'a>(args: &[ArgSpec<'a>]) -> Vec<Conflict<'a>> {
     out
 }
 
-/// A [`Reach`] the plan keeps (for element colouring on first use).
+/// A [`Reach`] the plan keeps (for what it computes on first use).
 #[derive(Clone, Debug)]
 enum OwnedReach {
     Map(Map, MapIndex),
@@ -150,7 +150,8 @@ pub struct Plan {
     /// The blocks' colours, computed on first use (host backends that run
     /// partitions never ask).
     blocks: OnceLock<BlockColours>,
-    /// The conflicting arguments (what they write through, group), kept for element colouring.
+    /// The conflicting arguments (what they write through, group), kept
+    /// for the colourings and partitions computed on first use.
     conflicts: Vec<(OwnedReach, usize)>,
     elements: OnceLock<ElementColours>,
     /// The host schedules, computed on first use.
@@ -447,7 +448,7 @@ impl Plan {
         let wanted = writer_spread(&targets, n)
             .saturating_mul(Plan::PARTITION_SPREADS)
             .div_ceil(bs);
-        let most = n.div_ceil(bs).div_ceil(Plan::MIN_PARTITIONS);
+        let most = n.div_ceil(bs) / Plan::MIN_PARTITIONS;
         let size = wanted.min(most).max(1) * bs;
         let nparts = n.div_ceil(size);
         let part = |p: usize| p * size..((p + 1) * size).min(n);
@@ -513,9 +514,12 @@ impl Plan {
                 targets.push(r.clone(), out);
             }
         });
-        for c in 0..ncolours {
-            for (block, _) in blocks.iter().zip(&colours).filter(|(_, &bc)| bc == c) {
-                for r in block {
+        // The blocks by colour, each colour's in order.
+        let mut order: Vec<usize> = (0..blocks.len()).collect();
+        order.sort_by_key(|&b| colours[b]);
+        for same in order.chunk_by(|&a, &b| colours[a] == colours[b]) {
+            for &b in same {
+                for r in &blocks[b] {
                     schedule.push_run(self.start + r.start..self.start + r.end);
                 }
                 schedule.end_unit();
@@ -796,6 +800,26 @@ mod tests {
         }];
         let plan = Plan::build(0..n, 256, &conflicts);
         assert!(plan.partitions().nphases() > 1, "a scattered mesh has a boundary");
+        check_plan(&plan, &conflicts);
+        // Positions of a subset (nine edges in ten), from position 300 on.
+        let m = Map::new(
+            "e2n",
+            &edges,
+            &nodes,
+            2,
+            (0..n as i32).flat_map(|i| [i, i + 1]).collect(),
+        )
+        .unwrap();
+        let conflicts = [Conflict {
+            reach: Reach::Map(&m, MapIndex::All),
+            group: 0,
+        }];
+        let most = Subset::filter("most", &edges, |e| e % 10 != 0).unwrap();
+        let plan = Plan::build_over(300..most.indices().len(), Some(&most), 256, &conflicts);
+        let s = plan.partitions();
+        let interior: usize = s.phase(0).flat_map(|u| s.unit(u)).map(|r| r.len()).sum();
+        assert!(interior > plan.set_size() / 2, "{interior} of {}", plan.set_size());
+        assert!(s.phase(0).flat_map(|u| s.unit(u)).all(|r| r.start >= 300));
         check_plan(&plan, &conflicts);
     }
 

@@ -74,8 +74,8 @@ struct Plans {
 impl Plans {
     /// Drops the plans no loop can ask for again: those through a map, or
     /// over a subset, that only cached plans still hold (a plan keeps its
-    /// maps, one handle per conflicting argument, to colour elements on
-    /// first use, and its subset).
+    /// maps, one handle per conflicting argument, for the colourings and
+    /// partitions it computes on first use, and its subset).
     fn drop_unreachable(&mut self) {
         let mut subsets_held: HashMap<u64, usize> = HashMap::new();
         let mut maps_held: HashMap<usize, usize> = HashMap::new();

@@ -79,7 +79,7 @@ pub struct Schedule {
     /// Each run's first and one-past-last position.
     runs: Vec<[usize; 2]>,
     /// Unit `u` runs `runs[unit_runs[u]..unit_runs[u + 1]]`.
-    unit_runs: Vec<u32>,
+    unit_runs: Vec<usize>,
     /// Phase `f` is the units `phase_units[f]..phase_units[f + 1]`.
     phase_units: Vec<usize>,
 }
@@ -139,7 +139,7 @@ impl Schedule {
         if run.is_empty() {
             return;
         }
-        let unit_has_runs = self.runs.len() > *self.unit_runs.last().expect("never empty") as usize;
+        let unit_has_runs = self.runs.len() > *self.unit_runs.last().expect("never empty");
         match self.runs.last_mut() {
             Some(last) if unit_has_runs && last[1] == run.start => last[1] = run.end,
             _ => self.runs.push([run.start, run.end]),
@@ -148,7 +148,7 @@ impl Schedule {
 
     /// Ends the unit being built; a unit with no runs is left out.
     pub fn end_unit(&mut self) {
-        let n = self.runs.len() as u32;
+        let n = self.runs.len();
         if *self.unit_runs.last().expect("never empty") != n {
             self.unit_runs.push(n);
         }
@@ -180,7 +180,7 @@ impl Schedule {
 
     /// The runs of unit `u`, in the order it runs them.
     pub fn unit(&self, u: usize) -> impl Iterator<Item = Range<usize>> + '_ {
-        self.runs[self.unit_runs[u] as usize..self.unit_runs[u + 1] as usize]
+        self.runs[self.unit_runs[u]..self.unit_runs[u + 1]]
             .iter()
             .map(|r| r[0]..r[1])
     }
@@ -192,7 +192,7 @@ impl Schedule {
 
     /// Unit `u`'s runs are `runs()[unit_offsets()[u]..unit_offsets()[u + 1]]`
     /// (`nunits() + 1` entries).
-    pub fn unit_offsets(&self) -> &[u32] {
+    pub fn unit_offsets(&self) -> &[usize] {
         &self.unit_runs
     }
 

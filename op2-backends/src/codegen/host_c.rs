@@ -19,7 +19,7 @@ use super::{c_type, ArgKind, Checks, LoopShape, C_PRELUDE};
 /// the translated kernel, and
 ///
 /// ```c
-/// void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+/// void op2_loop(const long *runs, const long *unit_runs, long nunits,
 ///               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
 ///               long *report, const int *elems);
 /// ```
@@ -50,7 +50,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         s.push_str("#define OP2_GLOBAL\n");
     }
     s.push_str(C_PRELUDE);
-    // Blocks of one colour never share a target: plain adds.
+    // Units of one phase never share a target: plain adds.
     s.push_str(&ragged_inc_helpers(shape, false));
     s.push_str(&kernel_definition(kernel, shape, "static inline "));
     let lanes = lanes_apply(shape, checks);
@@ -62,7 +62,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
         s.push_str(HOST_REPORT);
     }
     s.push_str(
-        "void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,\n\
+        "void op2_loop(const long *runs, const long *unit_runs, long nunits,\n\
          \x20             void *const *data, const int *const *maps, uint64_t *partials, int nthreads,\n",
     );
     s.push_str("              long *report, const int *elems)\n{\n");
@@ -95,7 +95,7 @@ pub fn host_source(kernel: &KernelInfo, shape: &LoopShape, checks: Checks) -> St
             let _ = writeln!(s, "        {t} *red{k} = ({t} *)(part + {off});");
         }
     }
-    s.push_str("        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {\n");
+    s.push_str("        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {\n");
     s.push_str("            const long start = runs[2 * r], end = runs[2 * r + 1];\n");
     // The run's loop, written at the unit's depth and indented one more.
     let mut run = String::new();

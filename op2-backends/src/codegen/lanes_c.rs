@@ -138,7 +138,7 @@ pub fn lanes_loop(s: &mut String, kernel_name: &str, shape: &LoopShape) {
         match a.kind {
             // A constant of one value: the kernel reads it where it is.
             ArgKind::Global { slot: None } if d == 1 => call.push(format!("arg{k}")),
-            // A constant of several: one lane-strided copy per unit.
+            // A constant of several: one lane-strided copy per run.
             ArgKind::Global { slot: None } => {
                 let _ = writeln!(s, "{ind}{t} s{k}[{d}][{LANES}];");
                 let _ = writeln!(

@@ -1,7 +1,7 @@
 //! The host C JIT backend (docs/ARCHITECTURE.md, Backends): at a loop's first call,
 //! generate a C wrapper for its shape around the translated kernel, compile it
-//! with the system C compiler, load it, and run it over the plan's blocks with
-//! OpenMP. Compiled loops are cached in memory (keyed by the loop's shape: no
+//! with the system C compiler, load it, and run it over the loop's schedule
+//! (`ParLoop::schedule`), a phase per call, with OpenMP. Compiled loops are cached in memory (keyed by the loop's shape: no
 //! hashing or file access on a repeated loop) and on disk (keyed by a hash of
 //! the source, the compiler's identity and flags, and op2's version).
 
@@ -29,7 +29,7 @@ pub const DEFAULT_BLOCK_SIZE: usize = 4096;
 
 type LoopFn = unsafe extern "C" fn(
     runs: *const c_long,
-    unit_runs: *const u32,
+    unit_runs: *const c_long,
     nunits: c_long,
     data: *const *mut c_void,
     maps: *const *const c_int,
@@ -202,8 +202,8 @@ impl Executor for JitExecutor {
         // A subset's elements, position by position (the range indexes them).
         let elems = lp.elements().map_or(std::ptr::null(), <[i32]>::as_ptr);
         let schedule = lp.schedule(self.block_size, self.schedule);
-        // Positions fit a C long (sets are at most i64::MAX elements), and
-        // a run's two usizes are two C longs.
+        // Positions and offsets fit a C long (sets are at most i64::MAX
+        // elements), and a usize is a C long.
         const _: () = assert!(std::mem::size_of::<usize>() == std::mem::size_of::<c_long>());
         let runs = schedule.runs().as_ptr().cast::<c_long>();
         let mut partials = layout.new_partials(lp.args, schedule.nunits());
@@ -218,7 +218,7 @@ impl Executor for JitExecutor {
             unsafe {
                 (compiled.func)(
                     runs,
-                    schedule.unit_offsets()[units.start..].as_ptr(),
+                    schedule.unit_offsets()[units.start..].as_ptr().cast::<c_long>(),
                     units.len() as c_long,
                     data.as_ptr(),
                     maps.as_ptr(),

@@ -135,7 +135,7 @@ static inline void op2_kernel_bres_calc_lanes(long *op2_status, const double *x1
 
 #undef OP2_IX
 #define OP2_IX(i, n) (i)
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -161,7 +161,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         double *arg6 = (double *)data[6];
         double *arg7 = (double *)data[7];
         double *arg8 = (double *)data[8];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             double s8[4][4];
             for (int c = 0; c < 4; ++c) for (int l = 0; l < 4; ++l) s8[c][l] = arg8[c];

@@ -55,7 +55,7 @@ static inline void op2_kernel_f32_ops(long *op2_status, float *x, float *total) 
     (*total) += x[OP2_IX(1, 2)];
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -69,7 +69,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         (void)part;
         float *arg0 = (float *)data[0];
         float *red1 = (float *)(part + 0);
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};

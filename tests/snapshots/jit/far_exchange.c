@@ -64,7 +64,7 @@ static inline void op2_kernel_far_exchange_lanes(long *op2_status, const double 
 
 #undef OP2_IX
 #define OP2_IX(i, n) (i)
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -82,7 +82,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         const int64_t *map1 = (const int64_t *)maps[1];
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             long p0 = start;
             for (; p0 + 4 <= end; p0 += 4) {

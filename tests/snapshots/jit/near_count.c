@@ -206,7 +206,7 @@ static inline void op2_kernel_near_count(long *op2_status, const float *p, int *
     (*n) = c;
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -225,7 +225,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         int *arg3 = (int *)data[3];
         const int *map3 = maps[3];
         double *arg4 = (double *)data[4];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};

@@ -81,7 +81,7 @@ static inline void op2_kernel_ragged_read(long *op2_status, OP2_GLOBAL const dou
     (*count) = ((int)((unsigned long)vals_len));
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -102,7 +102,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         double *arg2 = (double *)data[2];
         double *arg3 = (double *)data[3];
         int *arg4 = (int *)data[4];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};

@@ -56,7 +56,7 @@ static inline void op2_kernel_reduce_all(long *op2_status, const double *x, doub
     (*hi) = fmax((*hi), x[OP2_IX(0, 2)]);
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -72,7 +72,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         double *red1 = (double *)(part + 0);
         double *red2 = (double *)(part + 2);
         double *red3 = (double *)(part + 3);
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};

@@ -131,7 +131,7 @@ static inline void op2_kernel_res_calc_lanes(long *op2_status, const double *x1,
 
 #undef OP2_IX
 #define OP2_IX(i, n) (i)
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -161,7 +161,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         const int *map7 = maps[7];
         double *arg8 = (double *)data[8];
         double *arg9 = (double *)data[9];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             long p0 = start;
             for (; p0 + 4 <= end; p0 += 4) {

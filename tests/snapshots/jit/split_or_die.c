@@ -62,7 +62,7 @@ static inline void op2_kernel_split_or_die(long *op2_status, double *mass, doubl
     }
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -77,7 +77,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         double *arg0 = (double *)data[0];
         double *arg1 = (double *)data[1];
         int *arg2 = (int *)data[2];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};

@@ -279,7 +279,7 @@ static inline void op2_kernel_stream_draws(long *op2_status, unsigned int *words
     values[OP2_IX(5, 6)] = ((double)op2_philox_normal_f32(&rng));
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -295,7 +295,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         long *arg1 = (long *)data[1];
         long *arg2 = (long *)data[2];
         double *arg3 = (double *)data[3];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};

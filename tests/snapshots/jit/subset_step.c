@@ -62,7 +62,7 @@ static inline void op2_kernel_subset_step(long *op2_status, double *x, OP2_GLOBA
     (*total) += s;
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -81,7 +81,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         double *arg2 = (double *)data[2];
         const int *map2 = maps[2];
         double *red3 = (double *)(part + 0);
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long p = start; p < end; ++p) {
                 const long e = elems[p];

@@ -53,7 +53,7 @@ static inline void op2_kernel_u32_i64_ops(long *op2_status, const unsigned int *
     (*b) += (((long)(*a)) * 1000000000000L);
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -67,7 +67,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         (void)part;
         unsigned int *arg0 = (unsigned int *)data[0];
         long *arg1 = (long *)data[1];
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};

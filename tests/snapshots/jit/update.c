@@ -61,7 +61,7 @@ static inline void op2_kernel_update(long *op2_status, const double *qold, doubl
     (*rms) += rmsl;
 }
 
-void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
+void op2_loop(const long *runs, const long *unit_runs, long nunits,
               void *const *data, const int *const *maps, uint64_t *partials, int nthreads,
               long *report, const int *elems)
 {
@@ -78,7 +78,7 @@ void op2_loop(const long *runs, const uint32_t *unit_runs, long nunits,
         double *arg2 = (double *)data[2];
         double *arg3 = (double *)data[3];
         double *red4 = (double *)(part + 0);
-        for (uint32_t r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
+        for (long r = unit_runs[u]; r < unit_runs[u + 1]; ++r) {
             const long start = runs[2 * r], end = runs[2 * r + 1];
             for (long e = start; e < end; ++e) {
                 long op2_st[3] = {0, 0, 0};
