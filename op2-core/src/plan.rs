@@ -390,8 +390,10 @@ impl Plan {
     }
 
     /// The plan's positions as contiguous partitions (a host schedule,
-    /// computed on first use): the range is cut into partitions of
-    /// [`Plan::PARTITION_BLOCKS`] blocks; a position is *interior* when
+    /// computed on first use). The range is cut into partitions of whole
+    /// blocks, [`Plan::PARTITION_SPREADS`] writer spreads long (at least
+    /// [`Plan::MIN_PARTITIONS`] of them where the range has as many
+    /// blocks), and a grain of [`Plan::GRAIN`] positions is *interior* when
     /// every target it writes is written by its partition alone. The first
     /// phase runs each partition's interior positions, in order, as one
     /// unit: partitions never share what their interiors write, so they
