@@ -140,7 +140,7 @@ impl OwnedReach {
 /// it runs. Positions are elements of the iteration set,
 /// or, for a loop over a [`Subset`], indices into its elements: the targets
 /// of position `p` are those of element `subset.indices()[p]`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Plan {
     start: usize,
     /// The subset whose positions the plan covers (`None`: the set's elements).
@@ -171,22 +171,6 @@ struct BlockColours {
 struct ElementColours {
     colours: Vec<u32>,
     per_block: Vec<u32>,
-}
-
-impl Clone for Plan {
-    fn clone(&self) -> Self {
-        Plan {
-            start: self.start,
-            subset: self.subset.clone(),
-            set_size: self.set_size,
-            block_size: self.block_size,
-            blocks: self.blocks.clone(),
-            conflicts: self.conflicts.clone(),
-            elements: self.elements.clone(),
-            colour_schedule: self.colour_schedule.clone(),
-            partitions: self.partitions.clone(),
-        }
-    }
 }
 
 /// The conflict targets of positions, computed when asked: position `p`
@@ -297,6 +281,25 @@ fn writer_spread(targets: &Targets<'_>, n: usize) -> usize {
     }
     let at = written.len() * 9 / 10;
     *written.select_nth_unstable(at).1 as usize
+}
+
+/// Items `0..colours.len()` grouped by colour, each colour's in increasing
+/// order: colour `c` is `items[offsets[c]..offsets[c + 1]]`.
+fn by_colour(colours: &[u32], ncolours: u32) -> (Vec<u32>, Vec<usize>) {
+    let mut offsets = vec![0usize; ncolours as usize + 1];
+    for &c in colours {
+        offsets[c as usize + 1] += 1;
+    }
+    for c in 0..ncolours as usize {
+        offsets[c + 1] += offsets[c];
+    }
+    let mut fill = offsets.clone();
+    let mut items = vec![0u32; colours.len()];
+    for (i, &c) in colours.iter().enumerate() {
+        items[fill[c as usize]] = i as u32;
+        fill[c as usize] += 1;
+    }
+    (items, offsets)
 }
 
 /// Greedy colouring of items `0..n`: each item gets the lowest colour not yet
@@ -516,12 +519,10 @@ impl Plan {
                 targets.push(r.clone(), out);
             }
         });
-        // The blocks by colour, each colour's in order.
-        let mut order: Vec<usize> = (0..blocks.len()).collect();
-        order.sort_by_key(|&b| colours[b]);
-        for same in order.chunk_by(|&a, &b| colours[a] == colours[b]) {
+        let (order, offsets) = by_colour(&colours, ncolours);
+        for same in offsets.windows(2).map(|w| &order[w[0]..w[1]]) {
             for &b in same {
-                for r in &blocks[b] {
+                for r in &blocks[b as usize] {
                     schedule.push_run(self.start + r.start..self.start + r.end);
                 }
                 schedule.end_unit();
@@ -550,19 +551,7 @@ impl Plan {
             let (block_colours, ncolours) = colour(&mut masks, &mut Vec::new(), nblocks, |b, out| {
                 targets.push(b * bs..((b + 1) * bs).min(n), out)
             });
-            let mut colour_offsets = vec![0usize; ncolours as usize + 1];
-            for &c in &block_colours {
-                colour_offsets[c as usize + 1] += 1;
-            }
-            for c in 0..ncolours as usize {
-                colour_offsets[c + 1] += colour_offsets[c];
-            }
-            let mut fill = colour_offsets.clone();
-            let mut colour_blocks = vec![0u32; nblocks];
-            for (b, &c) in block_colours.iter().enumerate() {
-                colour_blocks[fill[c as usize]] = b as u32;
-                fill[c as usize] += 1;
-            }
+            let (colour_blocks, colour_offsets) = by_colour(&block_colours, ncolours);
             tracing::debug!(
                 positions = n,
                 blocks = nblocks,
