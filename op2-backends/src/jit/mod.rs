@@ -1,9 +1,10 @@
 //! The host C JIT backend (docs/ARCHITECTURE.md, Backends): at a loop's first call,
 //! generate a C wrapper for its shape around the translated kernel, compile it
 //! with the system C compiler, load it, and run it over the loop's schedule
-//! (`ParLoop::schedule`), a phase per call, with OpenMP. Compiled loops are cached in memory (keyed by the loop's shape: no
-//! hashing or file access on a repeated loop) and on disk (keyed by a hash of
-//! the source, the compiler's identity and flags, and op2's version).
+//! (`ParLoop::schedule`), a phase per call, with OpenMP. Compiled loops are
+//! cached in memory (keyed by the loop's shape: no hashing or file access on a
+//! repeated loop) and on disk (keyed by a hash of the source, the compiler's
+//! identity and flags, and op2's version).
 
 mod compiler;
 
