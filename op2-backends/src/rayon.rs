@@ -70,32 +70,31 @@ impl RayonExecutor {
         for f in 0..schedule.nphases() {
             let units = schedule.phase(f);
             let slots = &mut partials[units.start * words..units.end * words];
-            let units: Vec<usize> = units.collect();
             // Each thread takes one contiguous run of the units, as OpenMP's
             // static schedule does: the threads' memory streams stay apart
             // (two threads in neighbouring units share cache lines at the
             // units' edges and defeat each other's prefetching). Results do
             // not depend on this: each unit has its own partials.
             let run = units.len().div_ceil(self.threads()).max(1);
-            let unit = |u: usize, slot: &mut [u64]| {
-                let mut p = layout.partials(slot).with_wide_vectors(lp.wide_vectors);
-                for r in schedule.unit(u) {
-                    body(r, &mut p);
+            // The `k`th run of units, with its partials slots.
+            let run_units = |k: usize, slots: &mut [u64]| {
+                let first = units.start + k * run;
+                for u in first..(first + run).min(units.end) {
+                    let slot = &mut slots[(u - first) * words..(u - first + 1) * words];
+                    let mut p = layout.partials(slot).with_wide_vectors(lp.wide_vectors);
+                    for r in schedule.unit(u) {
+                        body(r, &mut p);
+                    }
                 }
             };
             if words == 0 {
-                units
-                    .par_chunks(run)
-                    .for_each(|run| run.iter().for_each(|&u| unit(u, &mut [])));
+                let runs = units.len().div_ceil(run);
+                (0..runs).into_par_iter().for_each(|k| run_units(k, &mut []));
             } else {
                 slots
                     .par_chunks_mut(words * run)
-                    .zip(units.par_chunks(run))
-                    .for_each(|(slots, run)| {
-                        for (slot, &u) in slots.chunks_mut(words).zip(run) {
-                            unit(u, slot);
-                        }
-                    });
+                    .enumerate()
+                    .for_each(|(k, slots)| run_units(k, slots));
             }
         }
         layout.combine_all(lp.args, &partials);
