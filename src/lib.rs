@@ -96,6 +96,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use op2_agents::{near_bins_spec, FromSpatialView, MessageView};
+    pub use op2_core::lane::{LaneArray, LaneMut, LaneParam, LaneRef, LaneScalar, LaneStage, LANES};
     pub use op2_core::view::{
         cpu_has_wide_vectors, indirect_arg_spec, map_arg_spec, ragged_arg_spec, DirectArg, DirectView, IndirectArg,
         IndirectView, ParamElem, RaggedView, SliceSource,

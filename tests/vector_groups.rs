@@ -74,9 +74,39 @@ fn edge_flux(
     total[1] += d[3];
 }
 
-/// Every output of `edge_flux` over `edges` edges on `rt`: the Dats, then
-/// the Global.
-fn run_flux(rt: &Runtime, edges: usize, as_subset: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
+/// `edge_flux` in the forms a kernel's lane copy runs itself (`p[c]` for
+/// arrays, `*p` for scalars): `par_loop!`'s lane path stages every
+/// argument component-major and runs this body across four lanes.
+#[op2::kernel]
+#[allow(clippy::too_many_arguments)]
+fn edge_flux_on_lanes(
+    a: &[f64; 4],
+    b: &[f64; 4],
+    w: &f64,
+    coef: &[f64; 3],
+    ra: &mut [f64; 4],
+    rb: &mut [f64; 4],
+    count: &mut f64,
+    out: &mut [f64; 2],
+    total: &mut [f64; 2],
+) {
+    let ri = 0.5 / a[0];
+    for c in 0..4 {
+        let f = coef[0] * (a[c] - b[c]) * ri + coef[1] * *w * (a[c] * b[c]).sqrt();
+        ra[c] += f;
+        rb[c] -= f * coef[2];
+    }
+    *count += 1.0;
+    out[0] = ri;
+    out[1] = b[3];
+    total[0] += ri;
+    total[1] += b[3];
+}
+
+/// Every output of `edge_flux` (or, with `on_lanes`, `edge_flux_on_lanes`
+/// with one entry index computed at run time) over `edges` edges on `rt`:
+/// the Dats, then the Global.
+fn run_flux(rt: &Runtime, edges: usize, as_subset: bool, on_lanes: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
     let cells = edges / 3 + 2;
     let eset = Set::new("edges", edges).unwrap();
     let cset = Set::new("cells", cells).unwrap();
@@ -92,23 +122,42 @@ fn run_flux(rt: &Runtime, edges: usize, as_subset: bool) -> (Vec<Vec<f64>>, Vec<
     let count = Dat::<f64>::zeros("count", &cset, 1).unwrap();
     let out = Dat::<f64>::zeros("out", &eset, 2).unwrap();
     let total = Global::<f64>::zeros("total", 2).unwrap();
+    let right = usize::from(edges > 0);
     macro_rules! flux_over {
         ($space:expr) => {
-            par_loop!(
-                rt,
-                edge_flux,
-                $space,
-                q(READ, ends[0]),
-                q(READ, ends[1]),
-                w(READ),
-                coef(READ),
-                res(INC, ends[0]),
-                res(INC, ends[1]),
-                count(INC, ends[0]),
-                out(WRITE),
-                total(INC)
-            )
-            .unwrap()
+            if on_lanes {
+                par_loop!(
+                    rt,
+                    edge_flux_on_lanes,
+                    $space,
+                    q(READ, ends[0]),
+                    q(READ, ends[right]),
+                    w(READ),
+                    coef(READ),
+                    res(INC, ends[0]),
+                    res(INC, ends[1]),
+                    count(INC, ends[0]),
+                    out(WRITE),
+                    total(INC)
+                )
+                .unwrap()
+            } else {
+                par_loop!(
+                    rt,
+                    edge_flux,
+                    $space,
+                    q(READ, ends[0]),
+                    q(READ, ends[1]),
+                    w(READ),
+                    coef(READ),
+                    res(INC, ends[0]),
+                    res(INC, ends[1]),
+                    count(INC, ends[0]),
+                    out(WRITE),
+                    total(INC)
+                )
+                .unwrap()
+            }
         };
     }
     if as_subset {
@@ -234,16 +283,19 @@ fn groups_give_the_bits_of_one_element_at_a_time() {
 fn groups_that_increment_through_maps_give_the_bits_of_one_element_at_a_time() {
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let references = host_backends(true);
-    for edges in [0, 1, 3, 4, 5, 8, 13, 1001] {
+    for (edges, on_lanes) in [0, 1, 3, 4, 5, 8, 13, 1001]
+        .into_iter()
+        .flat_map(|n| [(n, false), (n, true)])
+    {
         for ((name, rt), (_, reference)) in host_backends(false).iter().zip(&references) {
-            let (want, want_total) = run_flux(reference, edges, true);
+            let (want, want_total) = run_flux(reference, edges, true, on_lanes);
             assert!(edges == 0 || want[0].iter().all(|v| v.is_finite()), "{want:?}");
             for as_subset in [false, true] {
-                let (got, total) = run_flux(rt, edges, as_subset);
+                let (got, total) = run_flux(rt, edges, as_subset, on_lanes);
                 for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert!(
                         bits(g) == bits(w),
-                        "{name}, {edges} edges, subset {as_subset}: Dat {k} differs from one element at a time:\n{g:?}\n{w:?}"
+                        "{name}, {edges} edges, lanes {on_lanes}, subset {as_subset}: Dat {k} differs from one element at a time:\n{g:?}\n{w:?}"
                     );
                 }
                 for (t, w) in total.iter().zip(&want_total) {
@@ -254,5 +306,65 @@ fn groups_that_increment_through_maps_give_the_bits_of_one_element_at_a_time() {
                 }
             }
         }
+    }
+}
+
+// Which kernels run their own body on lane views (checked as this file
+// compiles): those that index their arrays and dereference their scalars
+// only; `edge_flux` reads `*b` whole, so its lane copy goes through the
+// scalar kernel lane by lane.
+const _: () = assert!(edge_flux_on_lanes::__OP2_LANES);
+const _: () = assert!(!edge_flux::__OP2_LANES);
+
+/// A lane copy that goes through the scalar kernel gives each lane the
+/// scalar kernel's results.
+#[test]
+fn a_lane_copy_through_the_scalar_kernel_computes_each_lane() {
+    use op2::__private::{LaneArray, LaneScalar, LaneStage, LANES};
+    let row = |k: usize| [value(k), value(k + 1), value(k + 2), value(k + 3)];
+    let (mut a, mut b) = (LaneArray::<f64, 4>::zero(), LaneArray::<f64, 4>::zero());
+    let mut w = LaneScalar::<f64>::zero();
+    let mut coef = LaneArray::<f64, 3>::zero();
+    let (mut ra, mut rb) = (LaneArray::<f64, 4>::zero(), LaneArray::<f64, 4>::zero());
+    let mut count = LaneScalar::<f64>::zero();
+    let (mut out, mut total) = (LaneArray::<f64, 2>::zero(), LaneArray::<f64, 2>::zero());
+    for l in 0..LANES {
+        a.set(l, &row(10 * l));
+        b.set(l, &row(10 * l + 5));
+        w.set(l, &value(l));
+        coef.set(l, &[0.7, 1.3, 0.9]);
+        ra.set(l, &row(100 + l));
+    }
+    for l in 0..LANES {
+        edge_flux::__op2_lane(
+            a.lane(l),
+            b.lane(l),
+            w.lane(l),
+            coef.lane(l),
+            ra.lane_mut(l),
+            rb.lane_mut(l),
+            count.lane_mut(l),
+            out.lane_mut(l),
+            total.lane_mut(l),
+        );
+    }
+    for l in 0..LANES {
+        let (mut want_ra, mut want_rb, mut want_count) = (row(100 + l), [0.0; 4], 0.0);
+        let (mut want_out, mut want_total) = ([0.0; 2], [0.0; 2]);
+        edge_flux(
+            &row(10 * l),
+            &row(10 * l + 5),
+            &value(l),
+            &[0.7, 1.3, 0.9],
+            &mut want_ra,
+            &mut want_rb,
+            &mut want_count,
+            &mut want_out,
+            &mut want_total,
+        );
+        assert_eq!(ra.get(l), want_ra, "lane {l}");
+        assert_eq!(rb.get(l), want_rb, "lane {l}");
+        assert_eq!(count.get(l), want_count, "lane {l}");
+        assert_eq!((out.get(l), total.get(l)), (want_out, want_total), "lane {l}");
     }
 }

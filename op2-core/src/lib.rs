@@ -75,6 +75,8 @@ mod workers;
 // For the code `par_loop!` generates (through `op2::__private`), not for
 // direct use: hidden from the docs.
 #[doc(hidden)]
+pub mod lane;
+#[doc(hidden)]
 pub mod view;
 
 pub use arg::{ArgData, ArgRoute, ArgSpec, DatHandle, GlobalHandle, MapArg, MapIndex, WholeArg, WholeCount};

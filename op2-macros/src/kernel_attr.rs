@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{FnArg, Ident, ItemFn, ReturnType, Type, TypeReference};
 
+use crate::lane_twin::lane_twin;
 use crate::lowering::{lower_fate, lower_random_streams, lower_spatial};
 
 use crate::signature::parse_param;
@@ -102,6 +103,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         syn::FnArg::Receiver(_) => None,
     });
     let native = native_twin(&func);
+    let lane = lane_twin(&func, &params);
     // Each parameter's element type by loop position (`par_loop!`'s
     // generic loop bodies name them).
     let elems = params.iter().enumerate().map(|(k, p)| {
@@ -116,6 +118,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #vis struct #ident {}
 
         #native
+
+        #lane
 
         #(#elems)*
 

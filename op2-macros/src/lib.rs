@@ -7,6 +7,7 @@
 use proc_macro::TokenStream;
 
 mod kernel_attr;
+mod lane_twin;
 mod lowering;
 mod par_loop;
 mod portable;

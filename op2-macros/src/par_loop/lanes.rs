@@ -44,6 +44,22 @@ pub(super) struct Lanes {
     /// Whether every argument is a Dat or Global, directly or through a
     /// map: the forms the AVX2 copy takes.
     simple: bool,
+    /// The arguments as the lane path stages them (see `lane_loop`).
+    lane_args: Vec<LaneArg>,
+    /// Whether every argument allows the lane path.
+    lane_ok: bool,
+    /// Whether an argument increments through a map entry: the loops the
+    /// lane path is for.
+    lane_incs: bool,
+}
+
+/// One argument of the lane path: its loop position, view, mode and, for
+/// `m[i]`, the entry.
+struct LaneArg {
+    k: usize,
+    view: syn::Ident,
+    access: Access,
+    entry: Option<TokenStream>,
 }
 
 impl Default for Lanes {
@@ -58,6 +74,9 @@ impl Default for Lanes {
             views: Vec::new(),
             literal_indices: true,
             simple: true,
+            lane_args: Vec::new(),
+            lane_ok: true,
+            lane_incs: false,
         }
     }
 }
@@ -68,6 +87,7 @@ impl Lanes {
     pub(super) fn other(&mut self) {
         self.ok = false;
         self.simple = false;
+        self.lane_ok = false;
     }
 
     /// Adds argument `k`: a Dat or Global, directly or through a map
@@ -82,6 +102,7 @@ impl Lanes {
             quote!(::op2::__private::IndirectView)
         };
         self.views.push((v.clone(), view_trait, k));
+        self.lane_arg(a, k, &v, index);
         let mutable = a.access != Access::Read;
         let safe = match (a.form, a.access) {
             (ArgForm::Direct, access) => !matches!(access, Access::Min | Access::Max),
@@ -126,6 +147,32 @@ impl Lanes {
         self.scatters.extend(op);
     }
 
+    /// Records argument `k` for the lane path: a Dat or Global directly
+    /// (but MIN and MAX, which may be a Global's running reduction), or
+    /// read or incremented through a map entry. Increments are staged as
+    /// zeros and added back lane by lane in element order, as the scalar
+    /// path adds them; nothing the loop writes is read through a map (one
+    /// mode per Dat), so no lane reads what an earlier lane writes.
+    fn lane_arg(&mut self, a: &LoopArg, k: usize, view: &syn::Ident, index: &Option<TokenStream>) {
+        let ok = match (a.form, a.access) {
+            (ArgForm::Direct, access) => !matches!(access, Access::Min | Access::Max),
+            (ArgForm::MapEntry, Access::Read | Access::Inc) => index.is_some(),
+            _ => false,
+        };
+        self.lane_ok &= ok;
+        self.lane_incs |= a.form == ArgForm::MapEntry && a.access == Access::Inc;
+        self.lane_args.push(LaneArg {
+            k,
+            view: view.clone(),
+            access: a.access,
+            entry: if a.form == ArgForm::MapEntry {
+                index.clone()
+            } else {
+                None
+            },
+        });
+    }
+
     /// The loop over positions `__op2_range` of a whole set: groups where
     /// every argument allows them, then the rest one element at a time
     /// (`anywhere`, the scalar element). On x86-64 the group loop also has
@@ -149,6 +196,19 @@ impl Lanes {
             self.group_loop(kernel, native, anywhere)
         } else {
             scalar
+        };
+        let group = if self.lane_ok && self.lane_incs {
+            let lanes = self.lane_loop(kernel, anywhere);
+            // A constant: the kernel says whether its body runs on lanes.
+            quote! {
+                if #kernel::__OP2_LANES {
+                    #lanes
+                } else {
+                    #group
+                }
+            }
+        } else {
+            group
         };
         if !(self.simple && self.literal_indices) {
             return group;
@@ -211,6 +271,75 @@ impl Lanes {
                     }
                 }
                 __op2_p0 += #LANES;
+            }
+            for __op2_e in __op2_p0..__op2_range.end {
+                #anywhere
+            }
+        }
+    }
+}
+
+impl Lanes {
+    /// The lane path: groups of `LANES` elements, each argument staged
+    /// component-major, the kernel's lane copy run lane by lane in a loop
+    /// the compiler vectorises (one component of every lane a vector), then
+    /// each lane's scatter in element order; the rest one at a time.
+    fn lane_loop(&self, kernel: &syn::Path, anywhere: &TokenStream) -> TokenStream {
+        let private = quote!(::op2::__private);
+        let dv = quote!(#private::DirectView);
+        let iv = quote!(#private::IndirectView);
+        let stage = quote!(#private::LaneStage);
+        let (mut inits, mut fills, mut calls, mut scatters) = (vec![], vec![], vec![], vec![]);
+        for LaneArg {
+            k,
+            view: v,
+            access,
+            entry,
+        } in &self.lane_args
+        {
+            let ls = format_ident!("__op2_la{}", k);
+            inits.push(quote! {
+                let mut #ls: <#kernel as #private::LaneParam<#k>>::Soa = #stage::zero();
+            });
+            if !matches!(access, Access::Write | Access::Inc) {
+                let load = match entry {
+                    Some(i) => quote!(#iv::load_at(#v, __op2_e, #i, false)),
+                    None => quote!(#dv::load(#v, __op2_e)),
+                };
+                fills.push(quote!(#stage::set(&mut #ls, __op2_l, &#load);));
+            }
+            calls.push(if *access == Access::Read {
+                quote!(#ls.lane(__op2_l))
+            } else {
+                quote!(#ls.lane_mut(__op2_l))
+            });
+            let row = quote!(&#stage::get(&#ls, __op2_l));
+            scatters.extend(match entry {
+                Some(i) => scatter_op(*access, "_at").map(|op| quote!(#iv::#op(#v, __op2_e, #i, #row, false);)),
+                None => scatter_op(*access, "").map(|op| quote!(#dv::#op(#v, __op2_e, #row);)),
+            });
+        }
+        quote! {
+            let mut __op2_p0 = __op2_range.start;
+            while __op2_p0 + #private::LANES <= __op2_range.end {
+                // SAFETY: as for one element (below), for each of the group's.
+                #[allow(unused_unsafe)]
+                unsafe {
+                    #(#inits)*
+                    #[allow(unused_variables)]
+                    for __op2_l in 0..#private::LANES {
+                        let __op2_e = __op2_p0 + __op2_l;
+                        #(#fills)*
+                    }
+                    for __op2_l in 0..#private::LANES {
+                        #kernel::__op2_lane(#(#calls),*);
+                    }
+                    for __op2_l in 0..#private::LANES {
+                        let __op2_e = __op2_p0 + __op2_l;
+                        #(#scatters)*
+                    }
+                }
+                __op2_p0 += #private::LANES;
             }
             for __op2_e in __op2_p0..__op2_range.end {
                 #anywhere

@@ -1,0 +1,283 @@
+//! Lane staging: `par_loop!`'s lane path runs a kernel on [`LANES`]
+//! elements at once, each argument staged component-major (component `c`
+//! of lane `l` at `c * LANES + l`), so that one component of all lanes is
+//! one vector, as `jit`'s C stages them. The kernel's lane copy
+//! (`#[op2::kernel]`) takes each parameter as a [`LaneRef`] or [`LaneMut`]:
+//! the same body, indexing lane `l`'s values at a stride of `LANES`, which
+//! the compiler turns into vector instructions across the lanes.
+//!
+//! Staging holds exactly what the scalar path stages (gathered values,
+//! zeros for WRITE and INC), and rows are scattered back in element order,
+//! so the lane path gives the scalar path's results bit for bit.
+
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut, Index, IndexMut};
+
+use crate::{Scalar, Stage};
+
+/// Elements per lane group: one AVX2 register of `f64`.
+pub const LANES: usize = 4;
+
+/// One argument's staging for [`LANES`] elements.
+pub trait LaneStage: Copy {
+    /// The element type.
+    type T: Scalar;
+    /// One element's staging value, as the scalar path stages it.
+    type Row: Stage<Self::T>;
+    /// All lanes zero.
+    fn zero() -> Self;
+    /// Sets lane `l` to `row`.
+    fn set(&mut self, l: usize, row: &Self::Row);
+    /// Lane `l`'s values.
+    fn get(&self, l: usize) -> Self::Row;
+}
+
+/// The staging of a `&[T; D]` (or `&mut`) parameter.
+#[derive(Clone, Copy)]
+pub struct LaneArray<T, const D: usize>([[T; LANES]; D]);
+
+/// The staging of a `&T` (or `&mut`) parameter.
+#[derive(Clone, Copy)]
+pub struct LaneScalar<T>([T; LANES]);
+
+impl<T: Scalar, const D: usize> LaneStage for LaneArray<T, D> {
+    type T = T;
+    type Row = [T; D];
+    #[inline(always)]
+    fn zero() -> Self {
+        LaneArray([[T::ZERO; LANES]; D])
+    }
+    #[inline(always)]
+    fn set(&mut self, l: usize, row: &[T; D]) {
+        for (c, v) in row.iter().enumerate() {
+            self.0[c][l] = *v;
+        }
+    }
+    #[inline(always)]
+    fn get(&self, l: usize) -> [T; D] {
+        std::array::from_fn(|c| self.0[c][l])
+    }
+}
+
+impl<T: Scalar + Stage<T>> LaneStage for LaneScalar<T> {
+    type T = T;
+    type Row = T;
+    #[inline(always)]
+    fn zero() -> Self {
+        LaneScalar([T::ZERO; LANES])
+    }
+    #[inline(always)]
+    fn set(&mut self, l: usize, row: &T) {
+        self.0[l] = *row;
+    }
+    #[inline(always)]
+    fn get(&self, l: usize) -> T {
+        self.0[l]
+    }
+}
+
+impl<T: Scalar, const D: usize> LaneArray<T, D> {
+    /// Lane `l`, as the kernel's lane copy reads it.
+    #[inline(always)]
+    pub fn lane(&self, l: usize) -> LaneRef<'_, T, D> {
+        assert!(l < LANES);
+        // SAFETY: `l < LANES`, so the pointer stays inside the staging (or
+        // one past it for D = 0, where nothing is read through it).
+        LaneRef::new(unsafe { self.0.as_ptr().cast::<T>().add(l) })
+    }
+
+    /// Lane `l`, as the kernel's lane copy writes it.
+    #[inline(always)]
+    pub fn lane_mut(&mut self, l: usize) -> LaneMut<'_, T, D> {
+        assert!(l < LANES);
+        // SAFETY: as for `lane`.
+        LaneMut::new(unsafe { self.0.as_mut_ptr().cast::<T>().add(l) })
+    }
+}
+
+impl<T: Scalar> LaneScalar<T> {
+    /// Lane `l`, as the kernel's lane copy reads it.
+    #[inline(always)]
+    pub fn lane(&self, l: usize) -> LaneRef<'_, T, 1> {
+        LaneRef::new(&self.0[l])
+    }
+
+    /// Lane `l`, as the kernel's lane copy writes it.
+    #[inline(always)]
+    pub fn lane_mut(&mut self, l: usize) -> LaneMut<'_, T, 1> {
+        LaneMut::new(&mut self.0[l])
+    }
+}
+
+/// A kernel parameter's values in one lane, read: `p[c]` is component `c`
+/// (`&[T; D]` parameters), `*p` the value (`&T` parameters).
+#[derive(Clone, Copy)]
+pub struct LaneRef<'a, T, const D: usize> {
+    first: *const T,
+    _staging: PhantomData<&'a T>,
+}
+
+/// A kernel parameter's values in one lane, written: as [`LaneRef`], and
+/// assignable.
+pub struct LaneMut<'a, T, const D: usize> {
+    first: *mut T,
+    _staging: PhantomData<&'a mut T>,
+}
+
+impl<T, const D: usize> LaneRef<'_, T, D> {
+    /// Component 0 of a lane; component `c` is `c * LANES` further.
+    #[inline(always)]
+    fn new(first: *const T) -> Self {
+        LaneRef {
+            first,
+            _staging: PhantomData,
+        }
+    }
+}
+
+impl<T, const D: usize> LaneMut<'_, T, D> {
+    /// As `LaneRef::new`.
+    #[inline(always)]
+    fn new(first: *mut T) -> Self {
+        LaneMut {
+            first,
+            _staging: PhantomData,
+        }
+    }
+}
+
+impl<T: Scalar, const D: usize> LaneRef<'_, T, D> {
+    /// The lane's values as the scalar kernel takes them.
+    #[inline(always)]
+    pub fn array(&self) -> [T; D] {
+        std::array::from_fn(|c| self[c])
+    }
+}
+
+impl<T: Scalar, const D: usize> LaneMut<'_, T, D> {
+    /// The lane's values as the scalar kernel takes them.
+    #[inline(always)]
+    pub fn array(&self) -> [T; D] {
+        std::array::from_fn(|c| self[c])
+    }
+
+    /// Assigns the lane's values.
+    #[inline(always)]
+    pub fn set_array(&mut self, values: &[T; D]) {
+        for (c, v) in values.iter().enumerate() {
+            self[c] = *v;
+        }
+    }
+}
+
+/// The same check, and message, as an array's index.
+#[inline(always)]
+fn check_index<const D: usize>(c: usize) {
+    if c >= D {
+        panic!("index out of bounds: the len is {D} but the index is {c}");
+    }
+}
+
+impl<T, const D: usize> Index<usize> for LaneRef<'_, T, D> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, c: usize) -> &T {
+        check_index::<D>(c);
+        // SAFETY: component `c < D` of a lane of `[[T; LANES]; D]` staging,
+        // borrowed for the view's lifetime.
+        unsafe { &*self.first.add(c * LANES) }
+    }
+}
+
+impl<T, const D: usize> Index<usize> for LaneMut<'_, T, D> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, c: usize) -> &T {
+        check_index::<D>(c);
+        // SAFETY: as for `LaneRef`.
+        unsafe { &*self.first.add(c * LANES) }
+    }
+}
+
+impl<T, const D: usize> IndexMut<usize> for LaneMut<'_, T, D> {
+    #[inline(always)]
+    fn index_mut(&mut self, c: usize) -> &mut T {
+        check_index::<D>(c);
+        // SAFETY: as for `LaneRef`, borrowed mutably for the view's lifetime.
+        unsafe { &mut *self.first.add(c * LANES) }
+    }
+}
+
+impl<T, const D: usize> Deref for LaneRef<'_, T, D> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self[0]
+    }
+}
+
+impl<T, const D: usize> Deref for LaneMut<'_, T, D> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self[0]
+    }
+}
+
+impl<T, const D: usize> DerefMut for LaneMut<'_, T, D> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self[0]
+    }
+}
+
+/// The lane staging of a kernel's parameter at loop position `K`
+/// (`#[op2::kernel]` implements it for kernels with a lane copy):
+/// `LaneArray<T, D>` for `&[T; D]`, `LaneScalar<T>` for `&T`.
+pub trait LaneParam<const K: usize> {
+    /// The staging type.
+    type Soa: LaneStage;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_hold_rows_component_major() {
+        let mut s = LaneArray::<f64, 3>::zero();
+        for l in 0..LANES {
+            s.set(l, &[l as f64, 10.0 + l as f64, 20.0 + l as f64]);
+        }
+        assert_eq!(s.0[1], [10.0, 11.0, 12.0, 13.0]);
+        assert_eq!(s.get(2), [2.0, 12.0, 22.0]);
+        let view = s.lane(3);
+        assert_eq!((view[0], view[2]), (3.0, 23.0));
+        assert_eq!(view.array(), [3.0, 13.0, 23.0]);
+        let mut m = s.lane_mut(1);
+        m[1] += 0.5;
+        m.set_array(&[m[0], m[1], -1.0]);
+        assert_eq!(s.get(1), [1.0, 11.5, -1.0]);
+        assert_eq!(s.get(0), [0.0, 10.0, 20.0]);
+    }
+
+    #[test]
+    fn scalar_lanes_deref_to_their_value() {
+        let mut s = LaneScalar::<i32>::zero();
+        s.set(2, &7);
+        *s.lane_mut(1) += 3;
+        assert_eq!((*s.lane(2), s.get(1), s.get(0)), (7, 3, 0));
+    }
+
+    #[test]
+    fn a_component_past_the_end_panics_as_an_array_does() {
+        let s = LaneArray::<f32, 2>::zero();
+        let caught = std::panic::catch_unwind(|| s.lane(0)[2]).unwrap_err();
+        let message = caught.downcast_ref::<String>().unwrap();
+        assert_eq!(message, "index out of bounds: the len is 2 but the index is 2");
+        let past = std::panic::catch_unwind(|| {
+            s.lane(LANES);
+        });
+        assert!(past.is_err());
+    }
+}
