@@ -316,6 +316,41 @@ fn groups_that_increment_through_maps_give_the_bits_of_one_element_at_a_time() {
 const _: () = assert!(edge_flux_on_lanes::__OP2_LANES);
 const _: () = assert!(!edge_flux::__OP2_LANES);
 
+/// The length of `spread_pair`'s parameters, a named constant.
+const PAIR: usize = 2;
+
+/// A kernel whose array lengths are a named constant: its lane copy's
+/// staging names the constant too (this file compiles).
+#[op2::kernel]
+fn spread_pair(v: &[f64; PAIR], r: &mut [f64; PAIR]) {
+    for c in 0..2 {
+        r[c] += v[c];
+    }
+}
+const _: () = assert!(spread_pair::__OP2_LANES);
+
+#[test]
+fn named_lengths_run_on_lanes() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let edges = Set::new("edges", 11).unwrap();
+    let nodes = Set::new("nodes", 4).unwrap();
+    let ends = Map::new("ends", &edges, &nodes, 1, (0..11).map(|e| e * 3 % 4).collect()).unwrap();
+    let v = Dat::from_vec("v", &edges, 2, (0..22).map(value).collect()).unwrap();
+    let run = |as_subset: bool| {
+        let r = Dat::<f64>::zeros("r", &nodes, 2).unwrap();
+        if as_subset {
+            let all = Subset::new("all", &edges, (0..11).collect()).unwrap();
+            par_loop!(rt, spread_pair, all, v(READ), r(INC, ends[0])).unwrap();
+        } else {
+            par_loop!(rt, spread_pair, edges, v(READ), r(INC, ends[0])).unwrap();
+        }
+        r.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    };
+    let want = run(true);
+    assert!(want.iter().all(|&b| f64::from_bits(b) > 1.0), "{want:?}");
+    assert_eq!(run(false), want);
+}
+
 /// A lane copy that goes through the scalar kernel gives each lane the
 /// scalar kernel's results.
 #[test]

@@ -42,7 +42,7 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
     let lane_ty = |p: &Param| {
         let t = &p.scalar;
         let d = match &p.shape {
-            Shape::Array(d) => quote!(#d),
+            Shape::Array(d) => const_arg(d),
             _ => quote!(1),
         };
         if p.mutable {
@@ -92,7 +92,10 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
     let stagings = params.iter().enumerate().map(|(k, p)| {
         let t = &p.scalar;
         let soa = match &p.shape {
-            Shape::Array(d) => quote!(::op2::__private::LaneArray<#t, #d>),
+            Shape::Array(d) => {
+                let d = const_arg(d);
+                quote!(::op2::__private::LaneArray<#t, #d>)
+            }
             _ => quote!(::op2::__private::LaneScalar<#t>),
         };
         quote!(impl ::op2::__private::LaneParam<#k> for #ident { type Soa = #soa; })
@@ -111,6 +114,15 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
         }
 
         #(#stagings)*
+    }
+}
+
+/// An array length as a const generic argument: literals and paths as
+/// they are, any other expression in braces.
+fn const_arg(d: &Expr) -> TokenStream {
+    match d {
+        Expr::Lit(_) | Expr::Path(_) => quote!(#d),
+        _ => quote!({ #d }),
     }
 }
 
