@@ -10,11 +10,13 @@ use op2_airfoil::{generate, AirfoilDsl, Constants};
 
 const OP2_WRITTEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/op2-hdf5/tests/data/airfoil_50x75_op2.h5");
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("op2-airfoil-h5-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+#[path = "support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
+/// This test's own directory, `op2-airfoil-h5-<name>-<pid>`, removed when done.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("airfoil-h5-{name}"))
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {
@@ -49,7 +51,8 @@ fn a_state_written_and_read_back_continues_bit_for_bit() {
     for _ in 0..10 {
         straight.iteration(&rt).unwrap();
     }
-    let path = scratch("restart").join("state.h5");
+    let dir = scratch("restart");
+    let path = dir.join("state.h5");
     write(&path, &mesh, &c, &straight.q.to_vec()).unwrap();
     let s = read(&path).unwrap();
     assert_eq!((&s.mesh, &s.constants), (&mesh, &c));

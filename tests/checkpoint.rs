@@ -19,11 +19,13 @@ use op2_predator_prey::predator_prey;
 mod runtimes;
 use runtimes::backends;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("op2-checkpoint-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+#[path = "support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
+/// This test's own directory, `op2-checkpoint-<name>-<pid>`, removed when done.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("checkpoint-{name}"))
 }
 
 /// Runs `make()` for `steps` steps whole, and again checkpointed after

@@ -6,8 +6,6 @@
 //! version are refused with an error naming the file and the object.
 #![cfg(feature = "hdf5")]
 
-use std::path::PathBuf;
-
 use op2::hdf5::{MeshCheckpoint, MeshCheckpointFile, MeshWriter, MESH_CHECKPOINT_FORMAT};
 use op2::prelude::*;
 use op2::Error;
@@ -17,11 +15,13 @@ use op2_airfoil::{generate, hdf5_grid, AirfoilDsl, Constants};
 mod runtimes;
 use runtimes::backends;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("op2-mesh-checkpoint-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+#[path = "support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
+/// This test's own directory, `op2-mesh-checkpoint-<name>-<pid>`, removed when done.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("mesh-checkpoint-{name}"))
 }
 
 /// Airfoil on a 24x16 mesh: 12 iterations straight, and 5, a checkpoint,

@@ -2,17 +2,19 @@
 //! object and what was wrong; none panics or reads a wrong value.
 #![cfg(feature = "hdf5")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hdf5::types::FixedAscii;
 use op2_core::{Error, Set};
 use op2_hdf5::{MeshFile, MeshWriter};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("op2-hdf5-bad-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("bad.h5")
+#[path = "../../tests/support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
+/// This test's own directory, `op2-hdf5-bad-<name>-<pid>`, removed when done.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("hdf5-bad-{name}"))
 }
 
 /// A good little mesh: 3 cells, 4 nodes, `pcell` (dim 2) and `p_q` (dim 2).
@@ -35,7 +37,8 @@ fn refused(
     object: &str,
     why: &str,
 ) {
-    let path = scratch(name);
+    let dir = scratch(name);
+    let path = dir.join("bad.h5");
     good(&path);
     edit(&hdf5::File::append(&path).unwrap());
     let f = MeshFile::open(&path).unwrap();
@@ -250,7 +253,8 @@ fn each_break_of_the_layout_is_named() {
 
 #[test]
 fn a_file_that_is_not_hdf5_is_named() {
-    let path = scratch("text");
+    let dir = scratch("text");
+    let path = dir.join("bad.h5");
     std::fs::write(&path, "4 3 2 1\n").unwrap();
     let e = MeshFile::open(&path).err().expect("not HDF5");
     assert!(
@@ -263,7 +267,8 @@ fn a_file_that_is_not_hdf5_is_named() {
 
 #[test]
 fn writing_what_is_not_a_table_is_refused() {
-    let path = scratch("write");
+    let dir = scratch("write");
+    let path = dir.join("bad.h5");
     let w = MeshWriter::create(&path).unwrap();
     let e = w.write_dat_table("p_q", 3, &[1.0f64; 4]).unwrap_err();
     assert!(

@@ -5,12 +5,13 @@
 use op2_core::{Dat, Map, Scalar, Set};
 use op2_hdf5::{MeshFile, MeshWriter, Table};
 
-/// A directory of this test's own, emptied.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("op2-hdf5-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+#[path = "../../tests/support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
+
+/// This test's own directory, `op2-hdf5-<name>-<pid>`, removed when done.
+fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("hdf5-{name}"))
 }
 
 /// Values of every kind a type can hold: extremes, negatives, fractions.
@@ -55,7 +56,8 @@ fn round_trip<T: Scalar>(path: &std::path::Path, of: impl Fn(usize) -> T + Copy)
 
 #[test]
 fn every_type_and_dim_reads_back_bit_for_bit() {
-    let path = scratch("types").join("types.h5");
+    let dir = scratch("types");
+    let path = dir.join("types.h5");
     round_trip::<f64>(&path, |k| {
         if k == 5 {
             f64::MIN_POSITIVE
@@ -76,7 +78,8 @@ fn every_type_and_dim_reads_back_bit_for_bit() {
 
 #[test]
 fn maps_groups_and_empty_sets_read_back() {
-    let path = scratch("maps").join("mesh.h5");
+    let dir = scratch("maps");
+    let path = dir.join("mesh.h5");
     let nodes = Set::new("nodes", 6).unwrap();
     let cells = Set::new("cells", 3).unwrap();
     let empty = Set::new("none", 0).unwrap();
@@ -107,7 +110,8 @@ fn maps_groups_and_empty_sets_read_back() {
 
 #[test]
 fn appending_replaces_an_object_and_keeps_the_rest() {
-    let path = scratch("append").join("state.h5");
+    let dir = scratch("append");
+    let path = dir.join("state.h5");
     let cells = Set::new("cells", 4).unwrap();
     let w = MeshWriter::create(&path).unwrap();
     w.set(&cells).unwrap();

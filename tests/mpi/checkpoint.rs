@@ -224,6 +224,11 @@ pub fn populations_gathered_equal_one_process(mpi: &Mpi) {
         e.to_string().contains("circles.csv") || e.to_string().contains("rank 0"),
         "{e}"
     );
+    // Every rank is done with the folder; rank 0 made it and removes it.
+    mpi.sum_u64(&mut [0]);
+    if rank == 0 {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// Circles of `n` agents (positions from `seed`) run `steps` steps by one
