@@ -1,8 +1,10 @@
 //! Loops that gather through maps run their elements in groups on the host
 //! backends: those that write through no map in the native body
 //! `par_loop!` expands to (eight lanes), and also those that increment
-//! through maps in `jit`'s `#pragma omp simd` wrapper (four lanes, with a
-//! second copy of the kernel whose parameters are lane-strided). Gathered
+//! through maps, natively on the lane path (four lanes through the
+//! kernel's lane copy) and in `jit`'s `#pragma omp simd` wrapper (four
+//! lanes, with a second copy of the kernel whose parameters are
+//! lane-strided). Gathered
 //! for the whole group, computed across the lanes, scattered in element
 //! order: that must give the bits of one element at a time. The reference
 //! is the same loop over a `Subset` of every element on `seq`, whose native
@@ -103,10 +105,22 @@ fn edge_flux_on_lanes(
     total[1] += b[3];
 }
 
-/// Every output of `edge_flux` (or, with `on_lanes`, `edge_flux_on_lanes`
-/// with one entry index computed at run time) over `edges` edges on `rt`:
-/// the Dats, then the Global.
-fn run_flux(rt: &Runtime, edges: usize, as_subset: bool, on_lanes: bool) -> (Vec<Vec<f64>>, Vec<f64>) {
+/// Which flux kernel a loop runs, and how its entries are written.
+#[derive(Clone, Copy, Debug)]
+enum Flux {
+    /// `edge_flux`: a lane copy through the scalar kernel, so no lanes.
+    Copies,
+    /// `edge_flux_on_lanes`, every entry a literal (the loop body's AVX2
+    /// copy is made of the lane path too).
+    Lanes,
+    /// `edge_flux_on_lanes` with one entry computed at run time (no AVX2
+    /// copy: the baseline lane path).
+    LanesComputedEntry,
+}
+
+/// Every output of `flux`'s kernel over `edges` edges on `rt`: the Dats,
+/// then the Global.
+fn run_flux(rt: &Runtime, edges: usize, as_subset: bool, flux: Flux) -> (Vec<Vec<f64>>, Vec<f64>) {
     let cells = edges / 3 + 2;
     let eset = Set::new("edges", edges).unwrap();
     let cset = Set::new("cells", cells).unwrap();
@@ -125,7 +139,23 @@ fn run_flux(rt: &Runtime, edges: usize, as_subset: bool, on_lanes: bool) -> (Vec
     let right = usize::from(edges > 0);
     macro_rules! flux_over {
         ($space:expr) => {
-            if on_lanes {
+            if let Flux::Lanes = flux {
+                par_loop!(
+                    rt,
+                    edge_flux_on_lanes,
+                    $space,
+                    q(READ, ends[0]),
+                    q(READ, ends[1]),
+                    w(READ),
+                    coef(READ),
+                    res(INC, ends[0]),
+                    res(INC, ends[1]),
+                    count(INC, ends[0]),
+                    out(WRITE),
+                    total(INC)
+                )
+                .unwrap()
+            } else if let Flux::LanesComputedEntry = flux {
                 par_loop!(
                     rt,
                     edge_flux_on_lanes,
@@ -223,8 +253,9 @@ fn run(rt: &Runtime, cells: usize, as_subset: bool) -> (Vec<f64>, f64) {
     (out, total.value())
 }
 
-/// The host backends, each with bounds checks on or off (checked loops run
-/// one element at a time on every path).
+/// The host backends, each with bounds checks on or off (jit's checked
+/// loops run one element at a time; the native bodies are the same either
+/// way).
 fn host_backends(checked: bool) -> Vec<(&'static str, Runtime)> {
     let options = || RuntimeOptions::default().threads(2).block_size(20).checked(checked);
     let mut out = vec![("seq", Runtime::with_options(Backend::Seq, options()).unwrap())];
@@ -277,25 +308,27 @@ fn groups_give_the_bits_of_one_element_at_a_time() {
 
 /// Increments through maps from blocks of different colours reach a target
 /// in colour order, not element order, so each backend's reference is its
-/// own run with checks on, which takes no groups (same plan, one element at
-/// a time); seq's is also the loop over a subset.
+/// own run over a subset of every element with checks on (same plan, one
+/// element at a time: natively a subset takes neither groups nor lanes, and
+/// jit's checked loops take no groups).
 #[test]
 fn groups_that_increment_through_maps_give_the_bits_of_one_element_at_a_time() {
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let references = host_backends(true);
-    for (edges, on_lanes) in [0, 1, 3, 4, 5, 8, 13, 1001]
+    let fluxes = [Flux::Copies, Flux::Lanes, Flux::LanesComputedEntry];
+    for (edges, flux) in [0, 1, 3, 4, 5, 8, 13, 1001]
         .into_iter()
-        .flat_map(|n| [(n, false), (n, true)])
+        .flat_map(|n| fluxes.map(|f| (n, f)))
     {
         for ((name, rt), (_, reference)) in host_backends(false).iter().zip(&references) {
-            let (want, want_total) = run_flux(reference, edges, true, on_lanes);
+            let (want, want_total) = run_flux(reference, edges, true, flux);
             assert!(edges == 0 || want[0].iter().all(|v| v.is_finite()), "{want:?}");
             for as_subset in [false, true] {
-                let (got, total) = run_flux(rt, edges, as_subset, on_lanes);
+                let (got, total) = run_flux(rt, edges, as_subset, flux);
                 for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert!(
                         bits(g) == bits(w),
-                        "{name}, {edges} edges, lanes {on_lanes}, subset {as_subset}: Dat {k} differs from one element at a time:\n{g:?}\n{w:?}"
+                        "{name}, {edges} edges, {flux:?}, subset {as_subset}: Dat {k} differs from one element at a time:\n{g:?}\n{w:?}"
                     );
                 }
                 for (t, w) in total.iter().zip(&want_total) {
@@ -316,13 +349,16 @@ fn groups_that_increment_through_maps_give_the_bits_of_one_element_at_a_time() {
 const _: () = assert!(edge_flux_on_lanes::__OP2_LANES);
 const _: () = assert!(!edge_flux::__OP2_LANES);
 
-/// The length of `spread_pair`'s parameters, a named constant.
-const PAIR: usize = 2;
+/// The lengths of `spread_pair`'s parameters, named constants.
+mod lengths {
+    pub const PAIR: usize = 2;
+}
+use lengths::PAIR;
 
-/// A kernel whose array lengths are a named constant: its lane copy's
-/// staging names the constant too (this file compiles).
+/// A kernel whose array lengths are named constants, one through a
+/// module: its lane copy's staging names them too (this file compiles).
 #[op2::kernel]
-fn spread_pair(v: &[f64; PAIR], r: &mut [f64; PAIR]) {
+fn spread_pair(v: &[f64; PAIR], r: &mut [f64; lengths::PAIR]) {
     for c in 0..2 {
         r[c] += v[c];
     }

@@ -81,17 +81,17 @@ impl<T: Scalar, const D: usize> LaneArray<T, D> {
     #[inline(always)]
     pub fn lane(&self, l: usize) -> LaneRef<'_, T, D> {
         assert!(l < LANES);
-        // SAFETY: `l < LANES`, so the pointer stays inside the staging (or
-        // one past it for D = 0, where nothing is read through it).
-        LaneRef::new(unsafe { self.0.as_ptr().cast::<T>().add(l) })
+        // Wrapping: for D = 0 the staging is empty and nothing is read
+        // through the view (`check_index`).
+        LaneRef::new(self.0.as_ptr().cast::<T>().wrapping_add(l))
     }
 
     /// Lane `l`, as the kernel's lane copy writes it.
     #[inline(always)]
     pub fn lane_mut(&mut self, l: usize) -> LaneMut<'_, T, D> {
         assert!(l < LANES);
-        // SAFETY: as for `lane`.
-        LaneMut::new(unsafe { self.0.as_mut_ptr().cast::<T>().add(l) })
+        // Wrapping: as for `lane`.
+        LaneMut::new(self.0.as_mut_ptr().cast::<T>().wrapping_add(l))
     }
 }
 
@@ -267,6 +267,14 @@ mod tests {
         s.set(2, &7);
         *s.lane_mut(1) += 3;
         assert_eq!((*s.lane(2), s.get(1), s.get(0)), (7, 3, 0));
+    }
+
+    #[test]
+    fn empty_staging_has_lanes_with_nothing_in_them() {
+        let mut s = LaneArray::<f64, 0>::zero();
+        assert_eq!(s.lane(3).array(), [0.0; 0]);
+        s.lane_mut(2).set_array(&[]);
+        assert!(std::panic::catch_unwind(|| s.lane(1)[0]).is_err());
     }
 
     #[test]

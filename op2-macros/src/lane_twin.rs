@@ -117,11 +117,12 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
     }
 }
 
-/// An array length as a const generic argument: literals and paths as
-/// they are, any other expression in braces.
+/// An array length as a const generic argument: a literal or a single
+/// name as it is, anything else (`N + 1`, `consts::N`) in braces.
 fn const_arg(d: &Expr) -> TokenStream {
     match d {
-        Expr::Lit(_) | Expr::Path(_) => quote!(#d),
+        Expr::Lit(_) => quote!(#d),
+        Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => quote!(#d),
         _ => quote!({ #d }),
     }
 }
