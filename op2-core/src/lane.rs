@@ -233,10 +233,18 @@ impl<T, const D: usize> DerefMut for LaneMut<'_, T, D> {
 
 /// The lane staging of a kernel's parameter at loop position `K`
 /// (`#[op2::kernel]` implements it for kernels with a lane copy):
-/// `LaneArray<T, D>` for `&[T; D]`, `LaneScalar<T>` for `&T`.
+/// `LaneArray<T, D>` for `&[T; D]`, `LaneScalar<T>` for `&T`, and the view
+/// the lane copy takes, `LaneRef` or `LaneMut` as the parameter is `&` or
+/// `&mut`. The loop body asks the kernel for the view, so that an argument
+/// given the wrong mutability is reported once, by the scalar path and
+/// `par_loop!`'s argument check, not again in terms of lane views.
 pub trait LaneParam<const K: usize> {
     /// The staging type.
     type Soa: LaneStage;
+    /// The view of one lane the lane copy takes.
+    type View<'a>;
+    /// Lane `l` of `soa`, as the lane copy takes it.
+    fn view(soa: &mut Self::Soa, l: usize) -> Self::View<'_>;
 }
 
 #[cfg(test)]

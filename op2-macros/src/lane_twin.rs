@@ -39,20 +39,20 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
         .map(|p| &p.name)
         .collect();
     let ready = reads_only_lane_forms(&func.block, &arrays, &scalars);
-    let lane_ty = |p: &Param| {
+    let lane_ty = |p: &Param, life: TokenStream| {
         let t = &p.scalar;
         let d = match &p.shape {
             Shape::Array(d) => const_arg(d),
             _ => quote!(1),
         };
         if p.mutable {
-            quote!(::op2::__private::LaneMut<'_, #t, #d>)
+            quote!(::op2::__private::LaneMut<#life, #t, #d>)
         } else {
-            quote!(::op2::__private::LaneRef<'_, #t, #d>)
+            quote!(::op2::__private::LaneRef<#life, #t, #d>)
         }
     };
     let inputs = params.iter().map(|p| {
-        let (name, ty) = (&p.name, lane_ty(p));
+        let (name, ty) = (&p.name, lane_ty(p, quote!('_)));
         quote!(mut #name: #ty)
     });
     let body = if ready {
@@ -98,7 +98,18 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
             }
             _ => quote!(::op2::__private::LaneScalar<#t>),
         };
-        quote!(impl ::op2::__private::LaneParam<#k> for #ident { type Soa = #soa; })
+        let view = lane_ty(p, quote!('a));
+        let lane = if p.mutable { quote!(lane_mut) } else { quote!(lane) };
+        quote! {
+            impl ::op2::__private::LaneParam<#k> for #ident {
+                type Soa = #soa;
+                type View<'a> = #view;
+                #[inline(always)]
+                fn view(soa: &mut #soa, l: usize) -> Self::View<'_> {
+                    soa.#lane(l)
+                }
+            }
+        }
     });
     quote! {
         impl #ident {

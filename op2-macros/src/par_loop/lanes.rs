@@ -308,11 +308,9 @@ impl Lanes {
                 };
                 fills.push(quote!(#stage::set(&mut #ls, __op2_l, &#load);));
             }
-            calls.push(if *access == Access::Read {
-                quote!(#ls.lane(__op2_l))
-            } else {
-                quote!(#ls.lane_mut(__op2_l))
-            });
+            // The kernel's own view of the lane: a mutability mismatch is
+            // reported by the scalar path and the argument check alone.
+            calls.push(quote!(<#kernel as #private::LaneParam<#k>>::view(&mut #ls, __op2_l)));
             let row = quote!(&#stage::get(&#ls, __op2_l));
             scatters.extend(match entry {
                 Some(i) => scatter_op(*access, "_at").map(|op| quote!(#iv::#op(#v, __op2_e, #i, #row, false);)),
