@@ -16,7 +16,8 @@ use crate::signature::{Param, Shape};
 
 /// The lane copy, its flag and the parameters' `LaneParam` impls; nothing
 /// for a kernel with a parameter of another shape (a whole map's table, a
-/// ragged row, random streams, spatial lists, fates).
+/// ragged row, random streams, spatial lists, fates), no lane copy
+/// (`no_lanes`).
 pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
     let plain = |p: &Param| !p.random && p.near.is_none() && !p.fate;
     if params.len() != func.sig.inputs.len()
@@ -24,7 +25,7 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
             .iter()
             .all(|p| plain(p) && matches!(p.shape, Shape::Scalar | Shape::Array(_)))
     {
-        return quote!();
+        return no_lanes(func, params);
     }
     let ident = &func.sig.ident;
     let vis = &func.vis;
@@ -115,13 +116,51 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
         impl #ident {
             #[doc(hidden)]
             #[inline(always)]
-            #[allow(unused_mut, clippy::needless_range_loop, clippy::manual_memcpy)]
+            #[allow(unused_mut, clippy::needless_range_loop, clippy::manual_memcpy, clippy::too_many_arguments)]
             #(#allows)*
             #vis fn __op2_lane(#(#inputs),*) #body
 
             /// Whether `__op2_lane` runs the body itself on lane views.
             #[doc(hidden)]
             #vis const __OP2_LANES: bool = #ready;
+        }
+
+        #(#stagings)*
+    }
+}
+
+/// What a kernel without a lane copy answers a loop body's lane path with:
+/// `__OP2_LANES` false, so the path never runs, and items that let it
+/// type-check whatever the loop's arguments (a loop that gives such a
+/// kernel direct or `m[i]` arguments is refused by `par_loop!`'s argument
+/// check, which then speaks alone).
+fn no_lanes(func: &ItemFn, params: &[Param]) -> TokenStream {
+    let ident = &func.sig.ident;
+    let vis = &func.vis;
+    let units = params.iter().map(|_| quote!(_: ()));
+    let stagings = params.iter().enumerate().map(|(k, p)| {
+        let t = &p.scalar;
+        quote! {
+            impl ::op2::__private::LaneParam<#k> for #ident {
+                type Soa = ::op2::__private::LaneScalar<#t>;
+                type View<'a> = ();
+                #[inline(always)]
+                fn view(_: &mut Self::Soa, _: usize) {}
+            }
+        }
+    });
+    quote! {
+        impl #ident {
+            /// Never called: this kernel has no lane copy.
+            #[doc(hidden)]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            #vis fn __op2_lane(#(#units),*) {
+                unreachable!("`__OP2_LANES` is false: the lane path does not run")
+            }
+
+            /// This kernel has no lane copy.
+            #[doc(hidden)]
+            #vis const __OP2_LANES: bool = false;
         }
 
         #(#stagings)*
