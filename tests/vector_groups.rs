@@ -108,7 +108,7 @@ fn edge_flux_on_lanes(
 /// Which flux kernel a loop runs, and how its entries are written.
 #[derive(Clone, Copy, Debug)]
 enum Flux {
-    /// `edge_flux`: a lane copy through the scalar kernel, so no lanes.
+    /// `edge_flux`: no lane copy, so one element at a time.
     Copies,
     /// `edge_flux_on_lanes`, every entry a literal (the loop body's AVX2
     /// copy is made of the lane path too).
@@ -321,8 +321,8 @@ fn groups_that_increment_through_maps_give_the_bits_of_one_element_at_a_time() {
 
 // Which kernels run their own body on lane views (checked as this file
 // compiles): those that index their arrays and dereference their scalars
-// only; `edge_flux` reads `*b` whole, so its lane copy goes through the
-// scalar kernel lane by lane.
+// only; `edge_flux` reads `*b` whole, so it has no lane copy and its
+// loops keep the scalar path.
 const _: () = assert!(edge_flux_on_lanes::__OP2_LANES);
 const _: () = assert!(!edge_flux::__OP2_LANES);
 
@@ -364,10 +364,10 @@ fn named_lengths_run_on_lanes() {
     assert_eq!(run(false), want);
 }
 
-/// A lane copy that goes through the scalar kernel gives each lane the
-/// scalar kernel's results.
+/// The lane copy gives each lane the scalar kernel's results,
+/// from staging that holds a different element in every lane.
 #[test]
-fn a_lane_copy_through_the_scalar_kernel_computes_each_lane() {
+fn a_lane_copy_computes_each_lane_as_the_kernel_does() {
     use op2::__private::{LaneArray, LaneScalar, LaneStage, LANES};
     let row = |k: usize| [value(k), value(k + 1), value(k + 2), value(k + 3)];
     let (mut a, mut b) = (LaneArray::<f64, 4>::zero(), LaneArray::<f64, 4>::zero());
@@ -384,7 +384,7 @@ fn a_lane_copy_through_the_scalar_kernel_computes_each_lane() {
         ra.set(l, &row(100 + l));
     }
     for l in 0..LANES {
-        edge_flux::__op2_lane(
+        edge_flux_on_lanes::__op2_lane(
             a.lane(l),
             b.lane(l),
             w.lane(l),
@@ -399,7 +399,7 @@ fn a_lane_copy_through_the_scalar_kernel_computes_each_lane() {
     for l in 0..LANES {
         let (mut want_ra, mut want_rb, mut want_count) = (row(100 + l), [0.0; 4], 0.0);
         let (mut want_out, mut want_total) = ([0.0; 2], [0.0; 2]);
-        edge_flux(
+        edge_flux_on_lanes(
             &row(10 * l),
             &row(10 * l + 5),
             &value(l),

@@ -4,26 +4,25 @@
 //! calls for the lanes of a group in a loop the compiler vectorises (see
 //! op2-core's `lane.rs`). `__OP2_LANES` says whether the body reads its
 //! parameters only as `p[c]` and `*p`, the forms a lane view takes; if
-//! not, the copy gathers each lane into the scalar kernel's arguments, and
-//! `par_loop!` keeps its other paths.
+//! not, the kernel has placeholders in place of a copy, and `par_loop!`
+//! keeps its other paths.
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::visit::Visit;
 use syn::{Expr, Ident, ItemFn};
 
 use crate::signature::{Param, Shape};
 
-/// The lane copy, its flag and the parameters' `LaneParam` impls; nothing
-/// for a kernel with a parameter of another shape (a whole map's table, a
-/// ragged row, random streams, spatial lists, fates), no lane copy
-/// (`no_lanes`).
+/// The lane copy, its flag and the parameters' `LaneParam` impls; for a
+/// kernel with a parameter of another shape (a whole map's table, a ragged
+/// row, random streams, spatial lists, fates), or whose body uses a
+/// parameter in another form, placeholders (`no_lanes`).
 pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
     let plain = |p: &Param| !p.random && p.near.is_none() && !p.fate;
-    if params.len() != func.sig.inputs.len()
-        || !params
-            .iter()
-            .all(|p| plain(p) && matches!(p.shape, Shape::Scalar | Shape::Array(_)))
+    if !params
+        .iter()
+        .all(|p| plain(p) && matches!(p.shape, Shape::Scalar | Shape::Array(_)))
     {
         return no_lanes(func, params);
     }
@@ -39,7 +38,9 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
         .filter(|p| matches!(p.shape, Shape::Scalar))
         .map(|p| &p.name)
         .collect();
-    let ready = reads_only_lane_forms(&func.block, &arrays, &scalars);
+    if !reads_only_lane_forms(&func.block, &arrays, &scalars) {
+        return no_lanes(func, params);
+    }
     let lane_ty = |p: &Param, life: TokenStream| {
         let t = &p.scalar;
         let d = match &p.shape {
@@ -56,39 +57,7 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
         let (name, ty) = (&p.name, lane_ty(p, quote!('_)));
         quote!(mut #name: #ty)
     });
-    let body = if ready {
-        let block = &func.block;
-        quote!(#block)
-    } else {
-        // Each lane through the scalar kernel: correct for any body.
-        let copies = params.iter().enumerate().map(|(k, p)| {
-            let (name, copy) = (&p.name, format_ident!("__op2_a{}", k));
-            match p.shape {
-                Shape::Scalar => quote!(let mut #copy = *#name;),
-                _ => quote!(let mut #copy = #name.array();),
-            }
-        });
-        let args = params.iter().enumerate().map(|(k, p)| {
-            let copy = format_ident!("__op2_a{}", k);
-            if p.mutable {
-                quote!(&mut #copy)
-            } else {
-                quote!(&#copy)
-            }
-        });
-        let backs = params.iter().enumerate().filter(|(_, p)| p.mutable).map(|(k, p)| {
-            let (name, copy) = (&p.name, format_ident!("__op2_a{}", k));
-            match p.shape {
-                Shape::Scalar => quote!(*#name = #copy;),
-                _ => quote!(#name.set_array(&#copy);),
-            }
-        });
-        quote!({
-            #(#copies)*
-            Self::__op2_native(#(#args),*);
-            #(#backs)*
-        })
-    };
+    let block = &func.block;
     let allows = func.attrs.iter().filter(|a| a.path().is_ident("allow"));
     let stagings = params.iter().enumerate().map(|(k, p)| {
         let t = &p.scalar;
@@ -118,11 +87,11 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
             #[inline(always)]
             #[allow(unused_mut, clippy::needless_range_loop, clippy::manual_memcpy, clippy::too_many_arguments)]
             #(#allows)*
-            #vis fn __op2_lane(#(#inputs),*) #body
+            #vis fn __op2_lane(#(#inputs),*) #block
 
-            /// Whether `__op2_lane` runs the body itself on lane views.
+            /// `__op2_lane` runs the body on lane views.
             #[doc(hidden)]
-            #vis const __OP2_LANES: bool = #ready;
+            #vis const __OP2_LANES: bool = true;
         }
 
         #(#stagings)*
@@ -131,9 +100,9 @@ pub fn lane_twin(func: &ItemFn, params: &[Param]) -> TokenStream {
 
 /// What a kernel without a lane copy answers a loop body's lane path with:
 /// `__OP2_LANES` false, so the path never runs, and items that let it
-/// type-check whatever the loop's arguments (a loop that gives such a
-/// kernel direct or `m[i]` arguments is refused by `par_loop!`'s argument
-/// check, which then speaks alone).
+/// type-check whatever the loop's arguments (a loop that gives a kernel of
+/// other shapes direct or `m[i]` arguments is refused by `par_loop!`'s
+/// argument check, which then speaks alone).
 fn no_lanes(func: &ItemFn, params: &[Param]) -> TokenStream {
     let ident = &func.sig.ident;
     let vis = &func.vis;
@@ -232,7 +201,11 @@ mod tests {
     /// With arrays `a` and `c` and scalar `b`.
     fn ready(body: &str) -> bool {
         let block: syn::Block = syn::parse_str(body).unwrap();
-        let (a, b, c) = (format_ident!("a"), format_ident!("b"), format_ident!("c"));
+        let (a, b, c) = (
+            quote::format_ident!("a"),
+            quote::format_ident!("b"),
+            quote::format_ident!("c"),
+        );
         reads_only_lane_forms(&block, &[&a, &c], &[&b])
     }
 
