@@ -25,12 +25,6 @@ impl std::ops::Deref for Scratch {
     }
 }
 
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
 impl Drop for Scratch {
     fn drop(&mut self) {
         if !std::thread::panicking() {
