@@ -370,19 +370,15 @@ fn named_lengths_run_on_lanes() {
 fn a_lane_copy_computes_each_lane_as_the_kernel_does() {
     use op2::__private::{LaneArray, LaneScalar, LaneStage, LANES};
     let row = |k: usize| [value(k), value(k + 1), value(k + 2), value(k + 3)];
-    let (mut a, mut b) = (LaneArray::<f64, 4>::zero(), LaneArray::<f64, 4>::zero());
-    let mut w = LaneScalar::<f64>::zero();
-    let mut coef = LaneArray::<f64, 3>::zero();
-    let (mut ra, mut rb) = (LaneArray::<f64, 4>::zero(), LaneArray::<f64, 4>::zero());
+    let lanes = |f: &dyn Fn(usize) -> [f64; 4]| std::array::from_fn(f);
+    let a = LaneArray::from_rows(&lanes(&|l| row(10 * l)));
+    let b = LaneArray::from_rows(&lanes(&|l| row(10 * l + 5)));
+    let w = LaneScalar::from_rows(&std::array::from_fn(value));
+    let coef = LaneArray::from_rows(&[[0.7, 1.3, 0.9]; LANES]);
+    let mut ra = LaneArray::from_rows(&lanes(&|l| row(100 + l)));
+    let mut rb = LaneArray::<f64, 4>::zero();
     let mut count = LaneScalar::<f64>::zero();
     let (mut out, mut total) = (LaneArray::<f64, 2>::zero(), LaneArray::<f64, 2>::zero());
-    for l in 0..LANES {
-        a.set(l, &row(10 * l));
-        b.set(l, &row(10 * l + 5));
-        w.set(l, &value(l));
-        coef.set(l, &[0.7, 1.3, 0.9]);
-        ra.set(l, &row(100 + l));
-    }
     for l in 0..LANES {
         edge_flux_on_lanes::__op2_lane(
             a.lane(l),
@@ -410,9 +406,120 @@ fn a_lane_copy_computes_each_lane_as_the_kernel_does() {
             &mut want_out,
             &mut want_total,
         );
-        assert_eq!(ra.get(l), want_ra, "lane {l}");
-        assert_eq!(rb.get(l), want_rb, "lane {l}");
-        assert_eq!(count.get(l), want_count, "lane {l}");
-        assert_eq!((out.get(l), total.get(l)), (want_out, want_total), "lane {l}");
+        assert_eq!(ra.rows()[l], want_ra, "lane {l}");
+        assert_eq!(rb.rows()[l], want_rb, "lane {l}");
+        assert_eq!(count.rows()[l], want_count, "lane {l}");
+        assert_eq!((out.rows()[l], total.rows()[l]), (want_out, want_total), "lane {l}");
+    }
+}
+
+/// `*r += *v * *w`: a kernel on lanes for the tests of shared entries.
+#[op2::kernel]
+fn lift(v: &f64, w: &f64, r: &mut f64) {
+    *r += *v * *w;
+}
+const _: () = assert!(lift::__OP2_LANES);
+
+/// Arguments through one map entry look it up once per element on the lane
+/// path, when their views show one source of entries. Through a stencil,
+/// `v(READ, s[1])` and `r(INC, s[1])` share the right neighbour; it is a
+/// bijection, so every target gets one increment and the result is known
+/// in any order.
+#[test]
+fn arguments_through_one_stencil_entry_share_it() {
+    let (width, height) = (7, 3);
+    let cells = Set::new("cells", width * height).unwrap();
+    let s = Stencil::torus("s", &cells, (width, height), &[(0, 0), (1, 0)]).unwrap();
+    let v = Dat::from_vec("v", &cells, 1, (0..width * height).map(value).collect()).unwrap();
+    let w = Dat::from_vec("w", &cells, 1, (0..width * height).map(|k| value(k + 5)).collect()).unwrap();
+    let right = |e: usize| e - e % width + (e % width + 1) % width;
+    let mut want: Vec<f64> = (0..width * height).map(|k| value(k + 9)).collect();
+    for e in 0..width * height {
+        want[right(e)] += value(right(e)) * value(e + 5);
+    }
+    for (name, rt) in host_backends(false) {
+        let r = Dat::from_vec("r", &cells, 1, (0..width * height).map(|k| value(k + 9)).collect()).unwrap();
+        par_loop!(rt, lift, cells, v(READ, s[1]), w(READ), r(INC, s[1])).unwrap();
+        assert_eq!(r.to_vec(), want, "{name}");
+    }
+}
+
+/// Two maps behind one place: each `Deref` after the first answers the
+/// second map, so `flip.ends` is written alike for both arguments and
+/// names two maps.
+struct Flip {
+    first: Ends,
+    second: Ends,
+    derefs: std::cell::Cell<usize>,
+}
+
+struct Ends {
+    ends: Map,
+}
+
+impl std::ops::Deref for Flip {
+    type Target = Ends;
+    fn deref(&self) -> &Ends {
+        let n = self.derefs.get();
+        self.derefs.set(n + 1);
+        if n == 0 {
+            &self.first
+        } else {
+            &self.second
+        }
+    }
+}
+
+/// Arguments whose maps are written alike but are two maps do not share
+/// entries: the views' sources differ, so the loop takes its other path and
+/// gives what the two maps written apart give.
+#[test]
+fn arguments_written_alike_through_two_maps_keep_their_own_entries() {
+    let edges = Set::new("edges", 13).unwrap();
+    let cells = Set::new("cells", 5).unwrap();
+    let map = |name, step: usize| {
+        Map::new(
+            name,
+            &edges,
+            &cells,
+            1,
+            (0..13).map(|e| (e * step % 5) as i32).collect(),
+        )
+    };
+    let flip = Flip {
+        first: Ends {
+            ends: map("a", 1).unwrap(),
+        },
+        second: Ends {
+            ends: map("b", 2).unwrap(),
+        },
+        derefs: std::cell::Cell::new(0),
+    };
+    let (a, b) = (&flip.first.ends, &flip.second.ends);
+    let v = Dat::from_vec("v", &cells, 1, (0..5).map(value).collect()).unwrap();
+    let w = Dat::from_vec("w", &edges, 1, (0..13).map(|k| value(k + 5)).collect()).unwrap();
+    for (name, rt) in host_backends(false) {
+        let run = |r: &Dat<f64>| r.to_vec().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let fresh = || Dat::<f64>::zeros("r", &cells, 1).unwrap();
+        let (apart, alike, shared) = (fresh(), fresh(), fresh());
+        par_loop!(rt, lift, edges, v(READ, a[0]), w(READ), apart(INC, b[0])).unwrap();
+        flip.derefs.set(0);
+        par_loop!(
+            rt,
+            lift,
+            edges,
+            v(READ, flip.ends[0]),
+            w(READ),
+            alike(INC, flip.ends[0])
+        )
+        .unwrap();
+        assert_eq!(flip.derefs.get(), 2, "{name}: one deref per argument");
+        par_loop!(rt, lift, edges, v(READ, a[0]), w(READ), shared(INC, a[0])).unwrap();
+        assert_ne!(
+            run(&shared),
+            run(&apart),
+            "{name}: the two maps must differ for this test"
+        );
+        assert_eq!(run(&alike), run(&apart), "{name}");
     }
 }

@@ -335,6 +335,8 @@ pub struct StencilView<T> {
     neighbour: *const u32,
     regular: *const bool,
     arity: usize,
+    /// The rule the offsets come from: views of one rule share entries.
+    rule: *const LatticeRule,
 }
 
 // SAFETY: as for the other views (view.rs): the runtime serialises conflicting
@@ -369,6 +371,7 @@ impl<T: Scalar> StencilView<T> {
             neighbour: std::ptr::null(),
             regular: std::ptr::null(),
             arity: rule.arity(),
+            rule,
         };
         if let Some(rows) = &rule.rows {
             view.neighbour = rows.neighbour.as_ptr();
@@ -428,8 +431,19 @@ unsafe impl<T: Scalar> IndirectView<T> for StencilView<T> {
     }
 
     #[inline(always)]
-    unsafe fn target<S: Stage<T>>(self, e: usize, k: usize, interior: bool) -> *mut T {
-        let t = if interior {
+    unsafe fn row<S: Stage<T>>(self, t: usize) -> *mut T {
+        self.ptr.add(t * S::DIM)
+    }
+
+    #[inline(always)]
+    fn entry_source(self) -> (usize, usize) {
+        // The rule lives as long as the stencil the loop borrows.
+        (self.rule as usize, self.arity)
+    }
+
+    #[inline(always)]
+    unsafe fn entry(self, e: usize, k: usize, interior: bool) -> usize {
+        if interior {
             e.wrapping_add_signed(self.delta[k])
         } else {
             let (x, y) = self.site(e);
@@ -445,13 +459,12 @@ unsafe impl<T: Scalar> IndirectView<T> for StencilView<T> {
                 ny
             } else {
                 match *self.neighbour.add(y * self.arity + k) {
-                    NOT_LOCAL => return self.ptr,
+                    NOT_LOCAL => return 0,
                     r => r as usize,
                 }
             };
             ny * self.width + nx
-        };
-        self.ptr.add(t * S::DIM)
+        }
     }
 }
 

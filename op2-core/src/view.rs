@@ -5,6 +5,7 @@
 //! validating the loop (dims, sets, map entries, arities) and borrowing the data
 //! before any body runs, and by giving concurrent chunks disjoint targets.
 
+use crate::lane::LANES;
 use crate::{
     Access, ArgData, ArgRoute, ArgSpec, Dat, Global, LongMap, Map, MapIndex, Partials, RaggedMap, Row, Scalar, Stage,
 };
@@ -314,11 +315,65 @@ pub unsafe trait IndirectView<T: Scalar>: Copy + Send + Sync {
         end
     }
 
-    /// Where entry `i` of element `e` lives (the map's arity at run time).
+    /// The element that entry `i` of element `e` reaches.
     ///
     /// # Safety
     /// The loop is validated and its data borrowed; `interior` as above.
-    unsafe fn target<S: Stage<T>>(self, e: usize, i: usize, interior: bool) -> *mut T;
+    unsafe fn entry(self, e: usize, i: usize, interior: bool) -> usize;
+
+    /// Where element `t`'s row lives.
+    ///
+    /// # Safety
+    /// `t` is an entry of this view (from [`IndirectView::entry`]), or of a
+    /// view with the same [`IndirectView::entry_source`].
+    unsafe fn row<S: Stage<T>>(self, t: usize) -> *mut T;
+
+    /// Where this view's entries come from (a map's table, a lattice rule)
+    /// and its arity. Views with equal sources have equal entries for every
+    /// element (a contract of this unsafe trait): a loop whose arguments
+    /// name one map checks it, then looks each entry up once for all of
+    /// them.
+    fn entry_source(self) -> (usize, usize);
+
+    /// Where entry `i` of element `e` lives (the map's arity at run time).
+    ///
+    /// # Safety
+    /// As for `entry`.
+    #[inline(always)]
+    unsafe fn target<S: Stage<T>>(self, e: usize, i: usize, interior: bool) -> *mut T {
+        self.row::<S>(self.entry(e, i, interior))
+    }
+
+    /// Entry `i` of the elements `p0..p0 + LANES`, for the lane path.
+    ///
+    /// # Safety
+    /// As for `entry`, for each of the elements.
+    #[inline(always)]
+    unsafe fn entries(self, p0: usize, i: usize) -> [usize; LANES] {
+        let mut t = [0; LANES];
+        for (l, t) in t.iter_mut().enumerate() {
+            *t = self.entry(p0 + l, i, false);
+        }
+        t
+    }
+
+    /// Gathers element `t`'s row.
+    ///
+    /// # Safety
+    /// As for `row`.
+    #[inline(always)]
+    unsafe fn load_row<S: Stage<T>>(self, t: usize) -> S {
+        S::load(self.row::<S>(t))
+    }
+
+    /// Adds to element `t`'s row.
+    ///
+    /// # Safety
+    /// As for `row`, and no concurrent chunk touches the row.
+    #[inline(always)]
+    unsafe fn add_row<S: Stage<T>>(self, t: usize, s: &S) {
+        s.add_to(self.row::<S>(t))
+    }
 
     /// Where entry `k` of element `e` lives, for a map of arity `A`.
     ///
@@ -515,9 +570,20 @@ impl<T: Scalar> MapView<T, i64> {
 // row is inside the Dat.
 unsafe impl<T: Scalar, I: MapEntry> IndirectView<T> for MapView<T, I> {
     #[inline(always)]
-    unsafe fn target<S: Stage<T>>(self, e: usize, i: usize, _: bool) -> *mut T {
-        let t = (*self.map.add(e * self.arity + i)).index();
+    unsafe fn entry(self, e: usize, i: usize, _: bool) -> usize {
+        (*self.map.add(e * self.arity + i)).index()
+    }
+
+    #[inline(always)]
+    unsafe fn row<S: Stage<T>>(self, t: usize) -> *mut T {
         self.ptr.add(t * S::DIM)
+    }
+
+    #[inline(always)]
+    fn entry_source(self) -> (usize, usize) {
+        // The table's address: two live maps never share one, but empty
+        // tables (all dangling alike) have no elements to look up.
+        (self.map as usize, self.arity)
     }
 
     #[inline(always)]

@@ -59,7 +59,17 @@ struct LaneArg {
     k: usize,
     view: syn::Ident,
     access: Access,
-    entry: Option<TokenStream>,
+    entry: Option<LaneEntry>,
+}
+
+/// Entry `i` of `d(ACCESS, m[i])` on the lane path.
+struct LaneEntry {
+    /// `i`: a literal, or the name it is bound to once per loop.
+    index: TokenStream,
+    /// Arguments with one key share their entries: the map and `i` as
+    /// written where the map is a plain place (`pecell`, `self.pecell`),
+    /// else the argument's own position.
+    key: String,
 }
 
 impl Default for Lanes {
@@ -161,15 +171,21 @@ impl Lanes {
         };
         self.lane_ok &= ok;
         self.lane_incs |= a.form == ArgForm::MapEntry && a.access == Access::Inc;
+        let entry = match (a.form, index) {
+            (ArgForm::MapEntry, Some(index)) => Some(LaneEntry {
+                key: match &a.map {
+                    Some(m) if plain_place(m) => format!("{} [{}]", quote!(#m), index),
+                    _ => format!("argument {k}"),
+                },
+                index: index.clone(),
+            }),
+            _ => None,
+        };
         self.lane_args.push(LaneArg {
             k,
             view: view.clone(),
             access: a.access,
-            entry: if a.form == ArgForm::MapEntry {
-                index.clone()
-            } else {
-                None
-            },
+            entry,
         });
     }
 
@@ -198,10 +214,10 @@ impl Lanes {
             scalar
         };
         let group = if self.lane_ok && self.lane_incs {
-            let lanes = self.lane_loop(kernel, anywhere);
+            let (lanes, shared) = self.lane_loop(kernel, anywhere);
             // A constant: the kernel says whether its body runs on lanes.
             quote! {
-                if #kernel::__OP2_LANES {
+                if #kernel::__OP2_LANES && #shared {
                     #lanes
                 } else {
                     #group
@@ -280,16 +296,24 @@ impl Lanes {
 }
 
 impl Lanes {
-    /// The lane path: groups of `LANES` elements, each argument staged
-    /// component-major, the kernel's lane copy run lane by lane in a loop
-    /// the compiler vectorises (one component of every lane a vector), then
-    /// each lane's scatter in element order; the rest one at a time.
-    fn lane_loop(&self, kernel: &syn::Path, anywhere: &TokenStream) -> TokenStream {
+    /// The lane path: groups of `LANES` elements, each argument gathered
+    /// row by row and staged component-major, the kernel's lane copy run
+    /// lane by lane in a loop the compiler vectorises (one component of
+    /// every lane a vector), then each lane's scatter in element order; the
+    /// rest one at a time. Arguments through one map entry (`q(READ,
+    /// pecell[0])`, `res(INC, pecell[0])`) look it up once per element: the
+    /// second half is the condition, checked at run time, that their views
+    /// really have one source of entries, without which the loop keeps its
+    /// other path.
+    fn lane_loop(&self, kernel: &syn::Path, anywhere: &TokenStream) -> (TokenStream, TokenStream) {
         let private = quote!(::op2::__private);
         let dv = quote!(#private::DirectView);
         let iv = quote!(#private::IndirectView);
         let stage = quote!(#private::LaneStage);
-        let (mut inits, mut fills, mut calls, mut scatters) = (vec![], vec![], vec![], vec![]);
+        let (mut lookups, mut gathers, mut stagings, mut calls) = (vec![], vec![], vec![], vec![]);
+        let (mut rows, mut scatters, mut shared) = (vec![], vec![], vec![quote!(true)]);
+        // Each key's entries, once per group: (key, their array, its view).
+        let mut looked_up: Vec<(&str, syn::Ident, &syn::Ident)> = Vec::new();
         for LaneArg {
             k,
             view: v,
@@ -297,41 +321,69 @@ impl Lanes {
             entry,
         } in &self.lane_args
         {
-            let ls = format_ident!("__op2_la{}", k);
-            inits.push(quote! {
-                let mut #ls: <#kernel as #private::LaneParam<#k>>::Soa = #stage::zero();
+            let soa = quote!(<#kernel as #private::LaneParam<#k>>::Soa);
+            let (ls, g, r) = (
+                format_ident!("__op2_la{}", k),
+                format_ident!("__op2_lg{}", k),
+                format_ident!("__op2_lr{}", k),
+            );
+            let t = entry.as_ref().map(|LaneEntry { index, key }| {
+                match looked_up.iter().find(|(seen, _, _)| seen == key) {
+                    Some((_, t, first)) => {
+                        shared.push(quote!(#iv::entry_source(#first) == #iv::entry_source(#v)));
+                        t.clone()
+                    }
+                    None => {
+                        let t = format_ident!("__op2_lt{}", k);
+                        lookups.push(quote!(let #t = #iv::entries(#v, __op2_p0, #index);));
+                        looked_up.push((key, t.clone(), v));
+                        t
+                    }
+                }
             });
-            if !matches!(access, Access::Write | Access::Inc) {
-                let load = match entry {
-                    Some(i) => quote!(#iv::load_at(#v, __op2_e, #i, false)),
+            if matches!(access, Access::Write | Access::Inc) {
+                stagings.push(quote!(let mut #ls: #soa = #stage::zero();));
+            } else {
+                let load = match &t {
+                    Some(t) => quote!(#iv::load_row(#v, #t[__op2_l])),
                     None => quote!(#dv::load(#v, __op2_e)),
                 };
-                fills.push(quote!(#stage::set(&mut #ls, __op2_l, &#load);));
+                lookups.push(quote!(let mut #g = #stage::rows(&<#soa as #stage>::zero());));
+                gathers.push(quote!(#g[__op2_l] = #load;));
+                stagings.push(quote!(let mut #ls: #soa = #stage::from_rows(&#g);));
             }
             // The kernel's own view of the lane: a mutability mismatch is
             // reported by the scalar path and the argument check alone.
             calls.push(quote!(<#kernel as #private::LaneParam<#k>>::view(&mut #ls, __op2_l)));
-            let row = quote!(&#stage::get(&#ls, __op2_l));
-            scatters.extend(match entry {
-                Some(i) => scatter_op(*access, "_at").map(|op| quote!(#iv::#op(#v, __op2_e, #i, #row, false);)),
-                None => scatter_op(*access, "").map(|op| quote!(#dv::#op(#v, __op2_e, #row);)),
+            let Some(op) = scatter_op(*access, "") else {
+                continue;
+            };
+            rows.push(quote!(let #r = #stage::rows(&#ls);));
+            // Through a map entry, only INC takes the lane path (`lane_arg`).
+            scatters.push(match &t {
+                Some(t) => quote!(#iv::add_row(#v, #t[__op2_l], &#r[__op2_l]);),
+                None => quote!(#dv::#op(#v, __op2_e, &#r[__op2_l]);),
             });
         }
-        quote! {
+        let lanes = quote! {
             let mut __op2_p0 = __op2_range.start;
             while __op2_p0 + #private::LANES <= __op2_range.end {
-                // SAFETY: as for one element (below), for each of the group's.
+                // SAFETY: as for one element (below), for each of the group's;
+                // arguments that share entries share their source (`shared`).
                 #[allow(unused_unsafe)]
                 unsafe {
-                    #(#inits)*
+                    #(#lookups)*
                     #[allow(unused_variables)]
                     for __op2_l in 0..#private::LANES {
                         let __op2_e = __op2_p0 + __op2_l;
-                        #(#fills)*
+                        #(#gathers)*
                     }
+                    #(#stagings)*
                     for __op2_l in 0..#private::LANES {
                         #kernel::__op2_lane(#(#calls),*);
                     }
+                    #(#rows)*
+                    #[allow(unused_variables)]
                     for __op2_l in 0..#private::LANES {
                         let __op2_e = __op2_p0 + __op2_l;
                         #(#scatters)*
@@ -342,7 +394,8 @@ impl Lanes {
             for __op2_e in __op2_p0..__op2_range.end {
                 #anywhere
             }
-        }
+        };
+        (lanes, quote!((#(#shared)&&*)))
     }
 }
 
@@ -357,4 +410,15 @@ pub(super) fn scatter_op(access: Access, suffix: &str) -> Option<syn::Ident> {
         Access::Max => "max",
     };
     Some(format_ident!("{}{}", base, suffix))
+}
+
+/// Whether `e` names a place without running code of its own: a path or a
+/// field of one (`pecell`, `self.maps.pecell`), so two mentions are one map.
+fn plain_place(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(p) => p.qself.is_none(),
+        syn::Expr::Field(f) => plain_place(&f.base),
+        syn::Expr::Paren(p) => plain_place(&p.expr),
+        _ => false,
+    }
 }
