@@ -51,38 +51,11 @@ impl<T: Scalar, const D: usize> LaneStage for LaneArray<T, D> {
     }
     #[inline(always)]
     fn from_rows(rows: &[[T; D]; LANES]) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(rows) = (rows as &dyn Any).downcast_ref::<[[f64; D]; LANES]>() {
-            let cols = f64_columns(rows);
-            if let Some(cols) = (&cols as &dyn Any).downcast_ref::<[[T; LANES]; D]>() {
-                return LaneArray(*cols);
-            }
-        }
-        let mut cols = [[T::ZERO; LANES]; D];
-        for (l, row) in rows.iter().enumerate() {
-            for (c, v) in row.iter().enumerate() {
-                cols[c][l] = *v;
-            }
-        }
-        LaneArray(cols)
+        LaneArray(transpose(rows))
     }
     #[inline(always)]
     fn rows(&self) -> [[T; D]; LANES] {
-        // f64 by its type: the downcasts are resolved at compile time.
-        #[cfg(target_arch = "x86_64")]
-        if let Some(cols) = (&self.0 as &dyn Any).downcast_ref::<[[f64; LANES]; D]>() {
-            let rows = f64_rows(cols);
-            if let Some(rows) = (&rows as &dyn Any).downcast_ref::<[[T; D]; LANES]>() {
-                return *rows;
-            }
-        }
-        let mut rows = [[T::ZERO; D]; LANES];
-        for (l, row) in rows.iter_mut().enumerate() {
-            for (c, v) in row.iter_mut().enumerate() {
-                *v = self.0[c][l];
-            }
-        }
-        rows
+        transpose(&self.0)
     }
 }
 
@@ -250,62 +223,59 @@ pub trait LaneParam<const K: usize> {
     fn view(soa: &mut Self::Soa, l: usize) -> Self::View<'_>;
 }
 
-/// The rows of component-major `f64` staging, two components of two lanes
-/// at a time with SSE2 unpacks (every x86-64 has SSE2). Written with scalar
-/// moves, the transposition was spilled to the stack and read back across
-/// the spills' boundaries, which stalls store forwarding: `res_calc` ran
-/// 20–25% slower.
-#[cfg(target_arch = "x86_64")]
+/// `m` transposed: `out[c][r] = m[r][c]`, between rows and staging.
 #[inline(always)]
-fn f64_rows<const D: usize>(cols: &[[f64; LANES]; D]) -> [[f64; D]; LANES] {
-    use std::arch::x86_64::{_mm_loadu_pd, _mm_storeu_pd, _mm_unpackhi_pd, _mm_unpacklo_pd};
-    let mut rows = [[0.0; D]; LANES];
-    let mut c = 0;
-    while c + 2 <= D {
-        for l in (0..LANES).step_by(2) {
-            // SAFETY: c + 1 < D and l + 1 < LANES: every access is in bounds.
-            unsafe {
-                let a = _mm_loadu_pd(cols[c].as_ptr().add(l));
-                let b = _mm_loadu_pd(cols[c + 1].as_ptr().add(l));
-                _mm_storeu_pd(rows[l].as_mut_ptr().add(c), _mm_unpacklo_pd(a, b));
-                _mm_storeu_pd(rows[l + 1].as_mut_ptr().add(c), _mm_unpackhi_pd(a, b));
-            }
-        }
-        c += 2;
-    }
-    if c < D {
-        for (l, row) in rows.iter_mut().enumerate() {
-            row[c] = cols[c][l];
+fn transpose<T: Scalar, const R: usize, const C: usize>(m: &[[T; C]; R]) -> [[T; R]; C] {
+    // f64 by its type: the downcasts are resolved at compile time.
+    #[cfg(target_arch = "x86_64")]
+    if let Some(m) = (m as &dyn Any).downcast_ref::<[[f64; C]; R]>() {
+        let out = transpose_f64(m);
+        if let Some(out) = (&out as &dyn Any).downcast_ref::<[[T; R]; C]>() {
+            return *out;
         }
     }
-    rows
+    let mut out = [[T::ZERO; R]; C];
+    for (r, row) in m.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            out[c][r] = *v;
+        }
+    }
+    out
 }
 
-/// Component-major `f64` staging from rows, as [`f64_rows`] in reverse.
+/// [`transpose`] for `f64`: two by two blocks with SSE2 unpacks (every
+/// x86-64 has SSE2), then an odd last row or column one value at a time.
+/// Written with scalar moves, the lane path's transpositions were spilled
+/// to the stack and read back across the spills' boundaries, which stalls
+/// store forwarding.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn f64_columns<const D: usize>(rows: &[[f64; D]; LANES]) -> [[f64; LANES]; D] {
+fn transpose_f64<const R: usize, const C: usize>(m: &[[f64; C]; R]) -> [[f64; R]; C] {
     use std::arch::x86_64::{_mm_loadu_pd, _mm_storeu_pd, _mm_unpackhi_pd, _mm_unpacklo_pd};
-    let mut cols = [[0.0; LANES]; D];
-    let mut c = 0;
-    while c + 2 <= D {
-        for l in (0..LANES).step_by(2) {
-            // SAFETY: c + 1 < D and l + 1 < LANES: every access is in bounds.
+    let mut out = [[0.0; R]; C];
+    let (even_r, even_c) = (R - R % 2, C - C % 2);
+    for r in (0..even_r).step_by(2) {
+        for c in (0..even_c).step_by(2) {
+            // SAFETY: r + 1 < R and c + 1 < C: every access is in bounds.
             unsafe {
-                let a = _mm_loadu_pd(rows[l].as_ptr().add(c));
-                let b = _mm_loadu_pd(rows[l + 1].as_ptr().add(c));
-                _mm_storeu_pd(cols[c].as_mut_ptr().add(l), _mm_unpacklo_pd(a, b));
-                _mm_storeu_pd(cols[c + 1].as_mut_ptr().add(l), _mm_unpackhi_pd(a, b));
+                let a = _mm_loadu_pd(m[r].as_ptr().add(c));
+                let b = _mm_loadu_pd(m[r + 1].as_ptr().add(c));
+                _mm_storeu_pd(out[c].as_mut_ptr().add(r), _mm_unpacklo_pd(a, b));
+                _mm_storeu_pd(out[c + 1].as_mut_ptr().add(r), _mm_unpackhi_pd(a, b));
             }
         }
-        c += 2;
     }
-    if c < D {
-        for (l, row) in rows.iter().enumerate() {
-            cols[c][l] = row[c];
+    for (r, row) in m.iter().enumerate() {
+        for c in even_c..C {
+            out[c][r] = row[c];
         }
     }
-    cols
+    for r in even_r..R {
+        for c in 0..even_c {
+            out[c][r] = m[r][c];
+        }
+    }
+    out
 }
 
 #[cfg(test)]
