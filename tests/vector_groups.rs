@@ -421,26 +421,34 @@ fn lift(v: &f64, w: &f64, r: &mut f64) {
 const _: () = assert!(lift::__OP2_LANES);
 
 /// Arguments through one map entry look it up once per element on the lane
-/// path, when their views show one source of entries. Through a stencil,
-/// `v(READ, s[1])` and `r(INC, s[1])` share the right neighbour; it is a
-/// bijection, so every target gets one increment and the result is known
-/// in any order.
+/// path, when their views show one source of entries: `v(READ, m[1])` and
+/// `r(INC, m[1])` share the right neighbour on a torus, a bijection, so
+/// every target gets one increment and the result is known in any order.
+/// Through the stencil itself the loop takes the stencil's runs instead,
+/// with the same result.
 #[test]
-fn arguments_through_one_stencil_entry_share_it() {
+fn arguments_through_one_map_entry_share_it() {
     let (width, height) = (7, 3);
     let cells = Set::new("cells", width * height).unwrap();
     let s = Stencil::torus("s", &cells, (width, height), &[(0, 0), (1, 0)]).unwrap();
+    let m = Map::new("m", &cells, &cells, 2, s.values().to_vec()).unwrap();
     let v = Dat::from_vec("v", &cells, 1, (0..width * height).map(value).collect()).unwrap();
     let w = Dat::from_vec("w", &cells, 1, (0..width * height).map(|k| value(k + 5)).collect()).unwrap();
     let right = |e: usize| e - e % width + (e % width + 1) % width;
-    let mut want: Vec<f64> = (0..width * height).map(|k| value(k + 9)).collect();
+    let start = || (0..width * height).map(|k| value(k + 9)).collect::<Vec<_>>();
+    let mut want = start();
     for e in 0..width * height {
         want[right(e)] += value(right(e)) * value(e + 5);
     }
     for (name, rt) in host_backends(false) {
-        let r = Dat::from_vec("r", &cells, 1, (0..width * height).map(|k| value(k + 9)).collect()).unwrap();
-        par_loop!(rt, lift, cells, v(READ, s[1]), w(READ), r(INC, s[1])).unwrap();
-        assert_eq!(r.to_vec(), want, "{name}");
+        let (through_map, through_stencil) = (
+            Dat::from_vec("r", &cells, 1, start()).unwrap(),
+            Dat::from_vec("r", &cells, 1, start()).unwrap(),
+        );
+        par_loop!(rt, lift, cells, v(READ, m[1]), w(READ), through_map(INC, m[1])).unwrap();
+        par_loop!(rt, lift, cells, v(READ, s[1]), w(READ), through_stencil(INC, s[1])).unwrap();
+        assert_eq!(through_map.to_vec(), want, "{name}, through the map");
+        assert_eq!(through_stencil.to_vec(), want, "{name}, through the stencil");
     }
 }
 

@@ -294,7 +294,10 @@ impl<A: IndirectArg + ?Sized> IndirectArg for &A {
 ///
 /// # Safety
 /// Implementations must only point inside the data they view, at the
-/// validated map's targets.
+/// validated map's targets. Any two views, of any implementing types,
+/// whose [`IndirectView::entry_source`] is equal must have equal entries
+/// for every element for as long as the loop runs: generated loops look an
+/// entry up through one view and use it as the other's.
 #[diagnostic::on_unimplemented(
     message = "an argument's data does not hold `{T}`, the element type of its kernel parameter",
     label = "a kernel parameter of `{T}` gets other data here (`{Self}`)",
@@ -581,8 +584,9 @@ unsafe impl<T: Scalar, I: MapEntry> IndirectView<T> for MapView<T, I> {
 
     #[inline(always)]
     fn entry_source(self) -> (usize, usize) {
-        // The table's address: two live maps never share one, but empty
-        // tables (all dangling alike) have no elements to look up.
+        // The table's address: only clones of one map share it (with its
+        // entries); empty tables dangle alike but have no elements to look
+        // up, and a stencil's rule lives in no table's allocation.
         (self.map as usize, self.arity)
     }
 
