@@ -28,6 +28,11 @@ pub trait LaneStage: Copy {
     type Row: Stage<Self::T>;
     /// All lanes zero.
     fn zero() -> Self;
+    /// Zero rows, for a group's gather to fill.
+    #[inline(always)]
+    fn zero_rows() -> [Self::Row; LANES] {
+        [<Self::Row as Stage<Self::T>>::zero(); LANES]
+    }
     /// The staging of `rows`: lane `l` holds `rows[l]`.
     fn from_rows(rows: &[Self::Row; LANES]) -> Self;
     /// Every lane's values, lane `l` at `l`.
@@ -311,6 +316,11 @@ mod tests {
             );
         }
         assert_eq!(s.rows(), rows, "D = {D}");
+        assert_eq!(
+            LaneArray::<T, D>::zero_rows(),
+            LaneArray::<T, D>::zero().rows(),
+            "D = {D}"
+        );
     }
 
     #[test]

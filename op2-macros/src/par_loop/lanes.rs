@@ -348,7 +348,7 @@ impl Lanes {
                     Some(t) => quote!(#iv::load_row(#v, #t[__op2_l])),
                     None => quote!(#dv::load(#v, __op2_e)),
                 };
-                lookups.push(quote!(let mut #g = #stage::rows(&<#soa as #stage>::zero());));
+                lookups.push(quote!(let mut #g = <#soa as #stage>::zero_rows();));
                 gathers.push(quote!(#g[__op2_l] = #load;));
                 stagings.push(quote!(let mut #ls: #soa = #stage::from_rows(&#g);));
             }
