@@ -217,6 +217,25 @@ fn distributed_runs_match_one_process() {
             mpi.size()
         );
     }
+    // Waits sleep between polls where the node's ranks outnumber the cores
+    // (by default; OP2_MPI_WAIT forces either way).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let sleeps = match std::env::var("OP2_MPI_WAIT")
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "spin" => false,
+        "sleep" => true,
+        _ => mpi.size() > cores,
+    };
+    assert_eq!(
+        mpi.sleeps_while_waiting(),
+        sleeps,
+        "{} ranks, {cores} cores",
+        mpi.size()
+    );
     // One machine: every rank's node rank is its rank, and a device runtime
     // takes device (node rank modulo the devices) and says so.
     assert_eq!(

@@ -16,6 +16,7 @@
 //! | `OP2_SYNC_LOOPS` | off | Whether every device loop waits for the device before it returns ([`RuntimeOptions::sync_loops`]): exact per-loop times in the timing summary, at one host wait per loop. The same values as `OP2_CHECKED`. |
 //! | `OP2_DEVICE_HALOS` | on | Whether device backends exchange the halos of Dats whose values are on the device in device memory, only the records crossing the bus ([`RuntimeOptions::device_halos`]); off sends such Dats through the host whole. The same values as `OP2_CHECKED`. |
 //! | `OP2_MPI_DEVICE_BUFFERS` | `auto` | Whether those halos' records go to MPI in device memory ([`RuntimeOptions::mpi_device_buffers`]): `auto` (where MPI says it takes device memory, `MPIX_Query_cuda_support`, and the backend's buffers have addresses: CUDA), `on` (else an error at the first exchange naming why not) or `off` (through page-locked host memory), in any case. |
+//! | `OP2_MPI_WAIT` | `auto` | How `op2-mpi`'s ranks wait for MPI ([`MpiWait`]): `auto` (sleep between polls where the node's ranks outnumber its cores, else MPI's own blocking calls), `spin` (always MPI's blocking calls) or `sleep` (always poll and sleep), in any case. Read by `Mpi::init`. |
 //! | `OP2_INCREMENTS` | `colouring` | How device backends keep indirect increments race-free ([`RuntimeOptions::increments`]): `colouring` (or `coloring`), `atomics` (or `atomic`), or `auto` (measured per loop), in any case. |
 //! | `OP2_DEVICE_LAYOUT` | `auto` | How device backends lay out Dats that leave it to the runtime ([`RuntimeOptions::device_layout`]): `auto`, `aos` (or `array-of-structs`) or `soa` (or `struct-of-arrays`), in any case. |
 //! | `OP2_HOST_VECTORS` | `auto` | Whether native loop bodies (`seq`, `rayon`) run their AVX2 copies ([`RuntimeOptions::wide_vectors`]): `auto` (where the CPU has AVX2 and FMA) or `baseline` (never), in any case. |
@@ -102,6 +103,7 @@ const SYNC_LOOPS: &str = "OP2_SYNC_LOOPS";
 const DEVICE_HALOS: &str = "OP2_DEVICE_HALOS";
 const MPI_DEVICE_BUFFERS: &str = "OP2_MPI_DEVICE_BUFFERS";
 const INCREMENTS: &str = "OP2_INCREMENTS";
+const MPI_WAIT: &str = "OP2_MPI_WAIT";
 const DEVICE_LAYOUT: &str = "OP2_DEVICE_LAYOUT";
 const CC: &str = "OP2_CC";
 const CFLAGS: &str = "OP2_CFLAGS";
@@ -110,6 +112,24 @@ const OPENCL_DEVICE: &str = "OP2_OPENCL_DEVICE";
 const CUDA_DEVICE: &str = "OP2_CUDA_DEVICE";
 const HOST_VECTORS: &str = "OP2_HOST_VECTORS";
 const HOST_SCHEDULE: &str = "OP2_HOST_SCHEDULE";
+
+/// How a rank of a distributed run waits for MPI to finish a collective or a
+/// message (`OP2_MPI_WAIT`).
+///
+/// MPI's blocking calls spin: the lowest latency where every rank has a core
+/// of its own, but where ranks share cores (more ranks than cores, as on a
+/// laptop or a small CI machine) a waiting rank spins away the time slice of
+/// the rank it waits for. Sleeping between polls gives that core back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MpiWait {
+    /// Sleep between polls where the node's ranks outnumber its cores, else
+    /// spin (the default).
+    Auto,
+    /// Always MPI's own blocking calls.
+    Spin,
+    /// Always post the call, then poll it and sleep between polls.
+    Sleep,
+}
 
 /// The variables through which launchers announce how many processes they
 /// started (MPICH's Hydra, Open MPI, Slurm).
@@ -235,6 +255,18 @@ impl<'a> Env<'a> {
                 "auto" => Some(MpiDeviceBuffers::Auto),
                 "on" => Some(MpiDeviceBuffers::On),
                 "off" => Some(MpiDeviceBuffers::Off),
+                _ => None,
+            }
+        })
+    }
+
+    /// `OP2_MPI_WAIT`: `auto`, `spin` or `sleep`.
+    pub fn mpi_wait(&self) -> Result<Option<MpiWait>> {
+        self.parse(MPI_WAIT, "auto, spin, sleep", |v| {
+            match v.to_ascii_lowercase().as_str() {
+                "auto" => Some(MpiWait::Auto),
+                "spin" => Some(MpiWait::Spin),
+                "sleep" => Some(MpiWait::Sleep),
                 _ => None,
             }
         })
@@ -521,6 +553,16 @@ mod tests {
             });
         }
         for (v, want) in [
+            ("auto", MpiWait::Auto),
+            ("Spin", MpiWait::Spin),
+            ("SLEEP", MpiWait::Sleep),
+        ] {
+            with(&[("OP2_MPI_WAIT", v)], |env| {
+                assert_eq!(env.mpi_wait().unwrap(), Some(want), "{v}")
+            });
+        }
+        with(&[], |env| assert_eq!(env.mpi_wait().unwrap(), None));
+        for (v, want) in [
             ("colouring", Increments::Colouring),
             ("Coloring", Increments::Colouring),
             ("ATOMICS", Increments::Atomics),
@@ -561,7 +603,7 @@ mod tests {
     #[test]
     fn a_bad_value_names_the_variable_the_value_and_the_accepted_ones() {
         type Read = fn(Env<'_>) -> (&'static str, String);
-        let cases: [(&str, &str, Read, &str); 9] = [
+        let cases: [(&str, &str, Read, &str); 10] = [
             (
                 "OP2_HOST_SCHEDULE",
                 "stripes",
@@ -599,6 +641,7 @@ mod tests {
                 "auto, on, off",
             ),
             ("OP2_INCREMENTS", "Locks", |e| error_of(e.increments()), "colouring"),
+            ("OP2_MPI_WAIT", "yield", |e| error_of(e.mpi_wait()), "auto, spin, sleep"),
             (
                 "OP2_BACKEND",
                 "fortran",

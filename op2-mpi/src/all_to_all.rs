@@ -55,7 +55,7 @@ pub(crate) fn exchange_flat<C: Communicator, T: Equivalence + Copy + Default>(
     };
     let send_counts = both(counts.iter().map(|&c| count(c)).collect())?;
     let mut recv_counts = vec![0i32; p];
-    comm.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+    crate::waiting::all_to_all_into(comm, &send_counts[..], &mut recv_counts[..]);
     let displs = |counts: &[i32]| -> Result<Vec<i32>> {
         let mut at = 0usize;
         counts
@@ -73,7 +73,7 @@ pub(crate) fn exchange_flat<C: Communicator, T: Equivalence + Copy + Default>(
     {
         let out = Partition::new(flat, &send_counts[..], &send_displs[..]);
         let mut into = PartitionMut::new(&mut incoming[..], &recv_counts[..], &recv_displs[..]);
-        comm.all_to_all_varcount_into(&out, &mut into);
+        crate::waiting::all_to_all_varcount_into(comm, &out, &mut into);
     }
     Ok((incoming, recv_counts.iter().map(|&c| c as usize).collect()))
 }
@@ -137,7 +137,7 @@ pub(crate) fn agree<C: Communicator>(comm: &C, local: Result<()>) -> Result<()> 
     let me = comm.rank();
     let mine = if local.is_err() { me } else { i32::MAX };
     let mut first = i32::MAX;
-    comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    crate::waiting::all_reduce_into(comm, &mine, &mut first, SystemOperation::min());
     if first == i32::MAX {
         return Ok(());
     }
@@ -147,9 +147,9 @@ pub(crate) fn agree<C: Communicator>(comm: &C, local: Result<()>) -> Result<()> 
     };
     let mut len = text.len() as u64;
     let root = comm.process_at_rank(first);
-    root.broadcast_into(&mut len);
+    crate::waiting::broadcast_into(&root, &mut len);
     text.resize(len as usize, 0);
-    root.broadcast_into(&mut text[..]);
+    crate::waiting::broadcast_into(&root, &mut text[..]);
     match local {
         Err(e) if me == first => Err(e),
         _ => Err(Error::Mpi {

@@ -168,7 +168,7 @@ impl Mpi {
             counts[r as usize] += 1;
         }
         let mut totals = vec![0u64; p as usize];
-        comm.all_reduce_into(&counts[..], &mut totals[..], SystemOperation::sum());
+        crate::waiting::all_reduce_into(comm, &counts[..], &mut totals[..], SystemOperation::sum());
         if let Some(r) = totals.iter().position(|&c| c == 0) {
             return Err(empty_rank(r as u64));
         }

@@ -93,13 +93,7 @@ impl PendingRequests {
         }
         self.done = true;
         // SAFETY: the requests are live; their memory is the caller's to keep.
-        let rc = unsafe {
-            ffi::MPI_Waitall(
-                self.requests.len() as c_int,
-                self.requests.as_mut_ptr(),
-                ffi::RSMPI_STATUSES_IGNORE,
-            )
-        };
+        let rc = unsafe { crate::waiting::finish_all(&mut self.requests) };
         if rc != 0 {
             return Err(mpi_error("MPI_Waitall", rc));
         }
@@ -372,9 +366,9 @@ pub(crate) fn all_reduce(comm: &Comm, values: &mut [u8], scalar: ScalarType, op:
             };
             let send = v.to_vec();
             match op {
-                Access::Min => comm.0.all_reduce_into(&send[..], v, SystemOperation::min()),
-                Access::Max => comm.0.all_reduce_into(&send[..], v, SystemOperation::max()),
-                _ => comm.0.all_reduce_into(&send[..], v, SystemOperation::sum()),
+                Access::Min => crate::waiting::all_reduce_into(&comm.0, &send[..], v, SystemOperation::min()),
+                Access::Max => crate::waiting::all_reduce_into(&comm.0, &send[..], v, SystemOperation::max()),
+                _ => crate::waiting::all_reduce_into(&comm.0, &send[..], v, SystemOperation::sum()),
             }
         }};
     }

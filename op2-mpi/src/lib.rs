@@ -71,6 +71,8 @@ mod shared_births;
 #[cfg(feature = "mpi")]
 mod spread_mesh;
 #[cfg(feature = "mpi")]
+mod waiting;
+#[cfg(feature = "mpi")]
 mod world;
 
 #[cfg(feature = "mpi")]

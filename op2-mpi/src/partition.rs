@@ -186,13 +186,13 @@ impl Mpi {
             }
         }
         let root = self.comm.0.process_at_rank(0);
-        root.broadcast_into(&mut status[..]);
+        crate::waiting::broadcast_into(&root, &mut status[..]);
         if status[0] != 0 {
             return Err(Error::Mpi {
                 reason: "METIS could not partition the primary set".into(),
             });
         }
-        root.broadcast_into(&mut part[..]);
+        crate::waiting::broadcast_into(&root, &mut part[..]);
         Ok(part.into_iter().map(|r| r as u32).collect())
     }
 }

@@ -162,7 +162,7 @@ pub(crate) fn part<C: Communicator + AsRaw<Raw = mpi::ffi::MPI_Comm>>(
         }
     };
     let mut worst = 0;
-    comm.all_reduce_into(&status, &mut worst, mpi::collective::SystemOperation::max());
+    crate::waiting::all_reduce_into(comm, &status, &mut worst, mpi::collective::SystemOperation::max());
     match worst {
         0 => Ok(part[..n].iter().map(|&p| p as u32).collect()),
         1 => Err(fail("out of memory for the graph")),

@@ -26,7 +26,7 @@ impl BirthNumbering for SharedBirths {
             next,
         ];
         let mut all = vec![0u64; 3 * size];
-        comm.all_gather_into(&mine[..], &mut all[..]);
+        crate::waiting::all_gather_into(comm, &mine[..], &mut all[..]);
         let stop = |reason: String| {
             Err(Error::Mpi {
                 reason: format!("{reason} while numbering the children of `{set}`; every rank stops"),
@@ -54,7 +54,7 @@ impl BirthNumbering for SharedBirths {
         let mut every = vec![0u64; total as usize];
         {
             let mut into = PartitionMut::new(&mut every[..], &counts[..], &displs[..]);
-            comm.all_gather_varcount_into(parents, &mut into);
+            crate::waiting::all_gather_varcount_into(comm, parents, &mut into);
         }
         every.sort_unstable();
         // Every rank sees the same ids, so all refuse a repeat alike.

@@ -70,6 +70,10 @@ impl Mpi {
         // Where this rank sits on its node: device backends give each rank
         // of a node its own device by default.
         let node = world.split_shared(rank as i32);
+        let wait = op2_backends::config::Env::process()
+            .mpi_wait()?
+            .unwrap_or(op2_backends::config::MpiWait::Auto);
+        crate::waiting::decide(wait, node.size() as usize);
         op2_core::set_node_rank(op2_core::NodeRank {
             rank: node.rank() as usize,
             ranks: node.size() as usize,
@@ -95,6 +99,13 @@ impl Mpi {
         self.abort(code)
     }
 
+    /// Whether this process's waits for MPI sleep between polls
+    /// ([`MpiWait`](op2_backends::config::MpiWait), `OP2_MPI_WAIT`): by
+    /// default where the node runs more ranks than this process has cores.
+    pub fn sleeps_while_waiting(&self) -> bool {
+        crate::waiting::sleeps()
+    }
+
     /// This process's rank.
     pub fn rank(&self) -> usize {
         self.comm.0.rank() as usize
@@ -114,9 +125,7 @@ impl Mpi {
     /// Sums `values` over all ranks, in place (e.g. counts of agents).
     pub fn sum_u64(&self, values: &mut [u64]) {
         let mine = values.to_vec();
-        self.comm
-            .0
-            .all_reduce_into(&mine[..], values, mpi::collective::SystemOperation::sum());
+        crate::waiting::all_reduce_into(&self.comm.0, &mine[..], values, mpi::collective::SystemOperation::sum());
     }
 
     /// Reduces `values` element by element over all ranks, in place: sums
@@ -131,7 +140,7 @@ impl Mpi {
             op2_core::Access::Max => SystemOperation::max(),
             _ => SystemOperation::sum(),
         };
-        self.comm.0.all_reduce_into(&mine[..], values, op);
+        crate::waiting::all_reduce_into(&self.comm.0, &mine[..], values, op);
     }
 
     /// The ranks' reduction for Globals they share
@@ -154,7 +163,7 @@ impl Mpi {
         let root = comm.process_at_rank(0);
         let mine = bytes.len() as u64;
         let mut lens = vec![0u64; self.size()];
-        comm.all_gather_into(&mine, &mut lens[..]);
+        crate::waiting::all_gather_into(comm, &mine, &mut lens[..]);
         let total: u64 = lens.iter().sum();
         if total > i32::MAX as u64 {
             return Err(Error::Mpi {

@@ -11,8 +11,8 @@ impl AgentDomain {
         let held: u64 = self.populations.iter().map(|p| p.agents.size() as u64).sum();
         let (mut total, mut most) = (0u64, 0u64);
         let comm = &self.ranks.comm;
-        comm.all_reduce_into(&held, &mut total, SystemOperation::sum());
-        comm.all_reduce_into(&held, &mut most, SystemOperation::max());
+        crate::waiting::all_reduce_into(comm, &held, &mut total, SystemOperation::sum());
+        crate::waiting::all_reduce_into(comm, &held, &mut most, SystemOperation::max());
         let mean = total as f64 / self.ranks.size as f64;
         self.stats.imbalance = if total == 0 { 1.0 } else { most as f64 / mean };
         // A cut that could not reach the ratio (agents crowded into few
@@ -33,9 +33,7 @@ impl AgentDomain {
         self.ranks
             .agree(binned, "binning its agents", self.populations[0].agents.name())?;
         let mut global = vec![0u64; counts.len()];
-        self.ranks
-            .comm
-            .all_reduce_into(&counts[..], &mut global[..], SystemOperation::sum());
+        crate::waiting::all_reduce_into(&self.ranks.comm, &counts[..], &mut global[..], SystemOperation::sum());
         let cut = BinDecomposition::bisect(&self.home, &global, self.ranks.size);
         let mut held = vec![0u64; self.ranks.size];
         for (b, &c) in global.iter().enumerate() {

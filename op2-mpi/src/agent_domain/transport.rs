@@ -77,7 +77,7 @@ impl Ranks {
             true => self.swap_headers(tag, &header, &lanes.peers, layout),
             false => {
                 let mut incoming = vec![0u64; 2 * self.size];
-                self.comm.all_to_all_into(&header[..], &mut incoming[..]);
+                crate::waiting::all_to_all_into(&self.comm, &header[..], &mut incoming[..]);
                 incoming
             }
         };
@@ -135,7 +135,7 @@ impl Ranks {
             meanwhile();
             let waiting = Instant::now();
             for r in requests {
-                r.wait();
+                crate::waiting::finish(r);
             }
             waited = waiting.elapsed().as_secs_f64();
             Ok(())
@@ -171,7 +171,7 @@ impl Ranks {
                 );
             }
             for r in requests {
-                r.wait();
+                crate::waiting::finish(r);
             }
         });
         incoming
@@ -186,7 +186,7 @@ impl Ranks {
             to[q as usize] = 1;
         }
         let mut from = vec![0i32; self.size];
-        self.comm.all_to_all_into(&to[..], &mut from[..]);
+        crate::waiting::all_to_all_into(&self.comm, &to[..], &mut from[..]);
         Peers {
             send: send.to_vec(),
             recv: (0..self.size as u32).filter(|&q| from[q as usize] != 0).collect(),
@@ -201,8 +201,7 @@ impl Ranks {
             i64::from(!flag),
         ];
         let mut first = [i64::MAX; 2];
-        self.comm
-            .all_reduce_into(&mine[..], &mut first[..], SystemOperation::min());
+        crate::waiting::all_reduce_into(&self.comm, &mine[..], &mut first[..], SystemOperation::min());
         self.failed_at(local, first[0], what, name)?;
         Ok(first[1] == 0)
     }
@@ -212,7 +211,7 @@ impl Ranks {
     pub(super) fn agree(&self, local: Result<()>, what: &str, name: &str) -> Result<()> {
         let mine: i64 = if local.is_err() { self.rank as i64 } else { i64::MAX };
         let mut first = i64::MAX;
-        self.comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
+        crate::waiting::all_reduce_into(&self.comm, &mine, &mut first, SystemOperation::min());
         self.failed_at(local, first, what, name)
     }
 

@@ -1,0 +1,187 @@
+//! How a rank waits for MPI (`OP2_MPI_WAIT`, decided once by `Mpi::init`).
+//!
+//! MPI's blocking calls spin until they finish. Where every rank has a core
+//! that is the fastest wait; where ranks share cores (more ranks than cores:
+//! a laptop, a 2-core CI machine) the waiting rank spins away the time slice
+//! of the rank it waits for, and a collective costs a scheduler slice
+//! instead of microseconds. There a wait posts the call, polls it a while
+//! and then sleeps between polls, giving the core back (Open MPI does the
+//! same when it sees more ranks than cores).
+//!
+//! Every collective and message wait of op2-mpi goes through here. The
+//! results are the same either way; only who holds the core differs.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use mpi::collective::{CommunicatorCollectives, Operation, Root};
+use mpi::datatype::{Buffer, BufferMut, PartitionedBuffer, PartitionedBufferMut};
+use mpi::ffi;
+use mpi::request::{Request, Scope};
+use op2_backends::config::MpiWait;
+
+/// Whether waits sleep between polls (set by `Mpi::init`).
+static SLEEPS: AtomicBool = AtomicBool::new(false);
+
+/// Polls before a wait starts to sleep: a collective among ranks that each
+/// have a core finishes within them.
+const SPINS: u32 = 64;
+
+/// The sleep between later polls: short beside a scheduler's time slice.
+const NAP: Duration = Duration::from_micros(20);
+
+/// Decides how this process waits: `choice` (`OP2_MPI_WAIT`), and for
+/// `Auto` whether `node_ranks` outnumber the cores this process may use.
+/// Returns whether waits sleep.
+pub(crate) fn decide(choice: MpiWait, node_ranks: usize) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let sleeps = match choice {
+        MpiWait::Spin => false,
+        MpiWait::Sleep => true,
+        MpiWait::Auto => node_ranks > cores,
+    };
+    SLEEPS.store(sleeps, Ordering::Relaxed);
+    sleeps
+}
+
+/// Whether waits sleep between polls.
+pub(crate) fn sleeps() -> bool {
+    SLEEPS.load(Ordering::Relaxed)
+}
+
+/// Polls `done` until it says so: spinning for [`SPINS`] polls, then
+/// sleeping [`NAP`] between them.
+fn poll(mut done: impl FnMut() -> bool) {
+    let mut polls = 0u32;
+    while !done() {
+        if polls < SPINS {
+            polls += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::sleep(NAP);
+        }
+    }
+}
+
+/// Waits for `request`, sleeping between polls when waits sleep.
+pub(crate) fn finish<'a, D: ?Sized, S: Scope<'a>>(request: Request<'a, D, S>) {
+    if !sleeps() {
+        request.wait();
+        return;
+    }
+    let mut pending = Some(request);
+    poll(|| match pending.take().map(Request::test) {
+        Some(Err(still)) => {
+            pending = Some(still);
+            false
+        }
+        _ => true,
+    });
+}
+
+/// Waits for every request in `requests` (`MPI_Waitall`'s contract: each
+/// becomes `MPI_REQUEST_NULL`), sleeping between polls when waits sleep.
+/// Returns MPI's error code, 0 on success.
+///
+/// # Safety
+/// The requests are live or null, and the memory they use stays valid until
+/// this returns.
+pub(crate) unsafe fn finish_all(requests: &mut [ffi::MPI_Request]) -> i32 {
+    let n = requests.len() as std::os::raw::c_int;
+    if !sleeps() {
+        // SAFETY: the caller's contract.
+        return unsafe { ffi::MPI_Waitall(n, requests.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) };
+    }
+    let mut rc = 0;
+    poll(|| {
+        let mut flag: std::os::raw::c_int = 0;
+        // SAFETY: the caller's contract.
+        rc = unsafe { ffi::MPI_Testall(n, requests.as_mut_ptr(), &mut flag, ffi::RSMPI_STATUSES_IGNORE) };
+        rc != 0 || flag != 0
+    });
+    rc
+}
+
+/// `comm.all_reduce_into`, waiting as decided.
+pub(crate) fn all_reduce_into<C, S, R, O>(comm: &C, send: &S, recv: &mut R, op: O)
+where
+    C: CommunicatorCollectives + ?Sized,
+    S: Buffer + ?Sized,
+    R: BufferMut + ?Sized,
+    O: Operation,
+{
+    if !sleeps() {
+        comm.all_reduce_into(send, recv, op);
+        return;
+    }
+    mpi::request::scope(|sc| finish(comm.immediate_all_reduce_into(sc, send, recv, op)));
+}
+
+/// `comm.all_to_all_into`, waiting as decided.
+pub(crate) fn all_to_all_into<C, S, R>(comm: &C, send: &S, recv: &mut R)
+where
+    C: CommunicatorCollectives + ?Sized,
+    S: Buffer + ?Sized,
+    R: BufferMut + ?Sized,
+{
+    if !sleeps() {
+        comm.all_to_all_into(send, recv);
+        return;
+    }
+    mpi::request::scope(|sc| finish(comm.immediate_all_to_all_into(sc, send, recv)));
+}
+
+/// `comm.all_to_all_varcount_into`, waiting as decided.
+pub(crate) fn all_to_all_varcount_into<C, S, R>(comm: &C, send: &S, recv: &mut R)
+where
+    C: CommunicatorCollectives + ?Sized,
+    S: PartitionedBuffer + ?Sized,
+    R: PartitionedBufferMut + ?Sized,
+{
+    if !sleeps() {
+        comm.all_to_all_varcount_into(send, recv);
+        return;
+    }
+    mpi::request::scope(|sc| finish(comm.immediate_all_to_all_varcount_into(sc, send, recv)));
+}
+
+/// `comm.all_gather_into`, waiting as decided.
+pub(crate) fn all_gather_into<C, S, R>(comm: &C, send: &S, recv: &mut R)
+where
+    C: CommunicatorCollectives + ?Sized,
+    S: Buffer + ?Sized,
+    R: BufferMut + ?Sized,
+{
+    if !sleeps() {
+        comm.all_gather_into(send, recv);
+        return;
+    }
+    mpi::request::scope(|sc| finish(comm.immediate_all_gather_into(sc, send, recv)));
+}
+
+/// `comm.all_gather_varcount_into`, waiting as decided.
+pub(crate) fn all_gather_varcount_into<C, S, R>(comm: &C, send: &S, recv: &mut R)
+where
+    C: CommunicatorCollectives + ?Sized,
+    S: Buffer + ?Sized,
+    R: PartitionedBufferMut + ?Sized,
+{
+    if !sleeps() {
+        comm.all_gather_varcount_into(send, recv);
+        return;
+    }
+    mpi::request::scope(|sc| finish(comm.immediate_all_gather_varcount_into(sc, send, recv)));
+}
+
+/// `root.broadcast_into`, waiting as decided.
+pub(crate) fn broadcast_into<P, B>(root: &P, buffer: &mut B)
+where
+    P: Root + ?Sized,
+    B: BufferMut + ?Sized,
+{
+    if !sleeps() {
+        root.broadcast_into(buffer);
+        return;
+    }
+    mpi::request::scope(|sc| finish(root.immediate_broadcast_into(sc, buffer)));
+}
