@@ -217,8 +217,10 @@ fn distributed_runs_match_one_process() {
             mpi.size()
         );
     }
-    // Waits sleep between polls where the node's ranks outnumber the cores
-    // (by default; OP2_MPI_WAIT forces either way).
+    // Waits sleep between polls where a node's ranks outnumber its CPUs (by
+    // default; OP2_MPI_WAIT forces either way), alike on every rank. On one
+    // machine whose ranks are not bound to CPUs, the node's CPUs are this
+    // process's.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let sleeps = match std::env::var("OP2_MPI_WAIT")
         .unwrap_or_default()
@@ -235,6 +237,12 @@ fn distributed_runs_match_one_process() {
         sleeps,
         "{} ranks, {cores} cores",
         mpi.size()
+    );
+    let mut sleeping = [u64::from(mpi.sleeps_while_waiting())];
+    mpi.sum_u64(&mut sleeping);
+    assert!(
+        sleeping[0] == 0 || sleeping[0] == mpi.size() as u64,
+        "ranks disagree: {sleeping:?}"
     );
     // One machine: every rank's node rank is its rank, and a device runtime
     // takes device (node rank modulo the devices) and says so.

@@ -8,13 +8,17 @@
 //! and then sleeps between polls, giving the core back (Open MPI does the
 //! same when it sees more ranks than cores).
 //!
-//! Every collective and message wait of op2-mpi goes through here. The
-//! results are the same either way; only who holds the core differs.
+//! The collectives and waits that recur in a run (reductions, halo and
+//! agent exchanges, births, gathers of output) go through here; one-off
+//! setup calls (duplicating communicators, the partition's transfer to
+//! rank 0) and the libraries' own (PT-Scotch, HDF5's MPI-IO) keep MPI's
+//! waits. The results are the same either way; only who holds the core
+//! differs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mpi::collective::{CommunicatorCollectives, Operation, Root};
+use mpi::collective::{CommunicatorCollectives, Operation, Root, SystemOperation};
 use mpi::datatype::{Buffer, BufferMut, PartitionedBuffer, PartitionedBufferMut};
 use mpi::ffi;
 use mpi::request::{Request, Scope};
@@ -30,18 +34,57 @@ const SPINS: u32 = 64;
 /// The sleep between later polls: short beside a scheduler's time slice.
 const NAP: Duration = Duration::from_micros(20);
 
-/// Decides how this process waits: `choice` (`OP2_MPI_WAIT`), and for
-/// `Auto` whether `node_ranks` outnumber the cores this process may use.
-/// Returns whether waits sleep.
-pub(crate) fn decide(choice: MpiWait, node_ranks: usize) -> bool {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let sleeps = match choice {
-        MpiWait::Spin => false,
-        MpiWait::Sleep => true,
-        MpiWait::Auto => node_ranks > cores,
+/// Decides how every rank waits, with blocking collectives (called by
+/// `Mpi::init` before anything else waits): `choice` (`OP2_MPI_WAIT`), and
+/// for `Auto` whether a node runs more ranks than it has CPUs for them (the
+/// union of its ranks' affinity masks, so ranks bound one to a core count
+/// as having a core each). All ranks must post collectives alike (MPI does
+/// not match a blocking one with a nonblocking one), so they all sleep if
+/// any rank's choice or node says so. Returns whether waits sleep.
+pub(crate) fn decide<C: CommunicatorCollectives>(world: &C, node: &C, choice: MpiWait) -> bool {
+    let mine = match choice {
+        MpiWait::Spin => 0u8,
+        MpiWait::Sleep => 1,
+        MpiWait::Auto => u8::from(node.size() as usize > node_cpus(node)),
     };
-    SLEEPS.store(sleeps, Ordering::Relaxed);
-    sleeps
+    let mut any = 0u8;
+    world.all_reduce_into(&mine, &mut any, SystemOperation::max());
+    SLEEPS.store(any != 0, Ordering::Relaxed);
+    any != 0
+}
+
+/// The CPUs the ranks of `node` may run on together: the union of their
+/// affinity masks. Collective over `node`.
+fn node_cpus<C: CommunicatorCollectives>(node: &C) -> usize {
+    let mine = cpu_mask();
+    let mut union = vec![0u64; mine.len()];
+    node.all_reduce_into(&mine[..], &mut union[..], SystemOperation::bitwise_or());
+    union.iter().map(|w| w.count_ones() as usize).sum::<usize>().max(1)
+}
+
+/// This process's CPUs as bits (CPU `c` is bit `c % 64` of word `c / 64`):
+/// Linux's affinity mask, else the first `available_parallelism` CPUs.
+fn cpu_mask() -> Vec<u64> {
+    const CPUS: usize = 1024;
+    let mut mask = vec![0u64; CPUS / 64];
+    // SAFETY: cpu_set_t is plain bits; zeroed, it is an empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is a cpu_set_t of the size given, which is all that
+    // sched_getaffinity writes.
+    let got = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } == 0;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for cpu in 0..CPUS.min(8 * std::mem::size_of::<libc::cpu_set_t>()) {
+        let on = if got {
+            // SAFETY: `cpu` is below the set's size in bits.
+            unsafe { libc::CPU_ISSET(cpu, &set) }
+        } else {
+            cpu < cpus
+        };
+        if on {
+            mask[cpu / 64] |= 1 << (cpu % 64);
+        }
+    }
+    mask
 }
 
 /// Whether waits sleep between polls.
@@ -184,4 +227,32 @@ where
         return;
     }
     mpi::request::scope(|sc| finish(root.immediate_broadcast_into(sc, buffer)));
+}
+
+/// `root.gather_varcount_into` (a rank that is not the root), waiting as
+/// decided.
+pub(crate) fn gather_varcount_into<P, S>(root: &P, send: &S)
+where
+    P: Root + ?Sized,
+    S: Buffer + ?Sized,
+{
+    if !sleeps() {
+        root.gather_varcount_into(send);
+        return;
+    }
+    mpi::request::scope(|sc| finish(root.immediate_gather_varcount_into(sc, send)));
+}
+
+/// `root.gather_varcount_into_root` (the root), waiting as decided.
+pub(crate) fn gather_varcount_into_root<P, S, R>(root: &P, send: &S, recv: &mut R)
+where
+    P: Root + ?Sized,
+    S: Buffer + ?Sized,
+    R: PartitionedBufferMut + ?Sized,
+{
+    if !sleeps() {
+        root.gather_varcount_into_root(send, recv);
+        return;
+    }
+    mpi::request::scope(|sc| finish(root.immediate_gather_varcount_into_root(sc, send, recv)));
 }

@@ -29,6 +29,11 @@ impl Mpi {
     /// `[rank r/size]`, and then aborts every rank: a panic on one rank must
     /// end the run, not leave the others waiting in a collective forever.
     pub fn init() -> Result<Mpi> {
+        // Read before MPI starts: a bad value stops this rank before it
+        // could leave the others waiting in a collective.
+        let wait = op2_backends::config::Env::process()
+            .mpi_wait()?
+            .unwrap_or(op2_backends::config::MpiWait::Auto);
         let universe = mpi::initialize().ok_or_else(|| Error::Mpi {
             reason: "MPI is already initialised in this process".into(),
         })?;
@@ -70,10 +75,7 @@ impl Mpi {
         // Where this rank sits on its node: device backends give each rank
         // of a node its own device by default.
         let node = world.split_shared(rank as i32);
-        let wait = op2_backends::config::Env::process()
-            .mpi_wait()?
-            .unwrap_or(op2_backends::config::MpiWait::Auto);
-        crate::waiting::decide(wait, node.size() as usize);
+        crate::waiting::decide(&world, &node, wait);
         op2_core::set_node_rank(op2_core::NodeRank {
             rank: node.rank() as usize,
             ranks: node.size() as usize,
@@ -99,9 +101,10 @@ impl Mpi {
         self.abort(code)
     }
 
-    /// Whether this process's waits for MPI sleep between polls
+    /// Whether this run's waits for MPI sleep between polls
     /// ([`MpiWait`](op2_backends::config::MpiWait), `OP2_MPI_WAIT`): by
-    /// default where the node runs more ranks than this process has cores.
+    /// default where a node runs more ranks than it has CPUs for them. The
+    /// same on every rank.
     pub fn sleeps_while_waiting(&self) -> bool {
         crate::waiting::sleeps()
     }
@@ -171,7 +174,7 @@ impl Mpi {
             });
         }
         if self.rank() != 0 {
-            root.gather_varcount_into(bytes);
+            crate::waiting::gather_varcount_into(&root, bytes);
             return Ok(None);
         }
         let counts: Vec<i32> = lens.iter().map(|&c| c as i32).collect();
@@ -179,7 +182,7 @@ impl Mpi {
         let mut all = vec![0u8; total as usize];
         {
             let mut into = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            root.gather_varcount_into_root(bytes, &mut into);
+            crate::waiting::gather_varcount_into_root(&root, bytes, &mut into);
         }
         let parts = (displs.iter().zip(&counts))
             .map(|(&d, &c)| all[d as usize..(d + c) as usize].to_vec())
