@@ -40,8 +40,8 @@ const NAP: Duration = Duration::from_micros(20);
 /// union of its ranks' affinity masks, so ranks bound one to a core count
 /// as having a core each). All ranks must post collectives alike (MPI does
 /// not match a blocking one with a nonblocking one), so they all sleep if
-/// any rank's choice or node says so. Returns whether waits sleep.
-pub(crate) fn decide<C: CommunicatorCollectives>(world: &C, node: &C, choice: MpiWait) -> bool {
+/// any rank's choice or node says so.
+pub(crate) fn decide<C: CommunicatorCollectives>(world: &C, node: &C, choice: MpiWait) {
     let mine = match choice {
         MpiWait::Spin => 0u8,
         MpiWait::Sleep => 1,
@@ -50,7 +50,6 @@ pub(crate) fn decide<C: CommunicatorCollectives>(world: &C, node: &C, choice: Mp
     let mut any = 0u8;
     world.all_reduce_into(&mine, &mut any, SystemOperation::max());
     SLEEPS.store(any != 0, Ordering::Relaxed);
-    any != 0
 }
 
 /// The CPUs the ranks of `node` may run on together: the union of their
@@ -145,6 +144,18 @@ pub(crate) unsafe fn finish_all(requests: &mut [ffi::MPI_Request]) -> i32 {
     rc
 }
 
+/// Runs `blocking` where waits spin; else posts `post` (the nonblocking
+/// form, in the request scope its arrow names) and waits for it with [`finish`].
+macro_rules! waited {
+    ($blocking:expr; $sc:ident => $post:expr) => {
+        if sleeps() {
+            mpi::request::scope(|$sc| finish($post));
+        } else {
+            $blocking;
+        }
+    };
+}
+
 /// `comm.all_reduce_into`, waiting as decided.
 pub(crate) fn all_reduce_into<C, S, R, O>(comm: &C, send: &S, recv: &mut R, op: O)
 where
@@ -153,11 +164,7 @@ where
     R: BufferMut + ?Sized,
     O: Operation,
 {
-    if !sleeps() {
-        comm.all_reduce_into(send, recv, op);
-        return;
-    }
-    mpi::request::scope(|sc| finish(comm.immediate_all_reduce_into(sc, send, recv, op)));
+    waited!(comm.all_reduce_into(send, recv, op); sc => comm.immediate_all_reduce_into(sc, send, recv, op));
 }
 
 /// `comm.all_to_all_into`, waiting as decided.
@@ -167,11 +174,7 @@ where
     S: Buffer + ?Sized,
     R: BufferMut + ?Sized,
 {
-    if !sleeps() {
-        comm.all_to_all_into(send, recv);
-        return;
-    }
-    mpi::request::scope(|sc| finish(comm.immediate_all_to_all_into(sc, send, recv)));
+    waited!(comm.all_to_all_into(send, recv); sc => comm.immediate_all_to_all_into(sc, send, recv));
 }
 
 /// `comm.all_to_all_varcount_into`, waiting as decided.
@@ -181,11 +184,7 @@ where
     S: PartitionedBuffer + ?Sized,
     R: PartitionedBufferMut + ?Sized,
 {
-    if !sleeps() {
-        comm.all_to_all_varcount_into(send, recv);
-        return;
-    }
-    mpi::request::scope(|sc| finish(comm.immediate_all_to_all_varcount_into(sc, send, recv)));
+    waited!(comm.all_to_all_varcount_into(send, recv); sc => comm.immediate_all_to_all_varcount_into(sc, send, recv));
 }
 
 /// `comm.all_gather_into`, waiting as decided.
@@ -195,11 +194,7 @@ where
     S: Buffer + ?Sized,
     R: BufferMut + ?Sized,
 {
-    if !sleeps() {
-        comm.all_gather_into(send, recv);
-        return;
-    }
-    mpi::request::scope(|sc| finish(comm.immediate_all_gather_into(sc, send, recv)));
+    waited!(comm.all_gather_into(send, recv); sc => comm.immediate_all_gather_into(sc, send, recv));
 }
 
 /// `comm.all_gather_varcount_into`, waiting as decided.
@@ -209,11 +204,7 @@ where
     S: Buffer + ?Sized,
     R: PartitionedBufferMut + ?Sized,
 {
-    if !sleeps() {
-        comm.all_gather_varcount_into(send, recv);
-        return;
-    }
-    mpi::request::scope(|sc| finish(comm.immediate_all_gather_varcount_into(sc, send, recv)));
+    waited!(comm.all_gather_varcount_into(send, recv); sc => comm.immediate_all_gather_varcount_into(sc, send, recv));
 }
 
 /// `root.broadcast_into`, waiting as decided.
@@ -222,11 +213,7 @@ where
     P: Root + ?Sized,
     B: BufferMut + ?Sized,
 {
-    if !sleeps() {
-        root.broadcast_into(buffer);
-        return;
-    }
-    mpi::request::scope(|sc| finish(root.immediate_broadcast_into(sc, buffer)));
+    waited!(root.broadcast_into(buffer); sc => root.immediate_broadcast_into(sc, buffer));
 }
 
 /// `root.gather_varcount_into` (a rank that is not the root), waiting as
@@ -236,11 +223,7 @@ where
     P: Root + ?Sized,
     S: Buffer + ?Sized,
 {
-    if !sleeps() {
-        root.gather_varcount_into(send);
-        return;
-    }
-    mpi::request::scope(|sc| finish(root.immediate_gather_varcount_into(sc, send)));
+    waited!(root.gather_varcount_into(send); sc => root.immediate_gather_varcount_into(sc, send));
 }
 
 /// `root.gather_varcount_into_root` (the root), waiting as decided.
@@ -250,9 +233,5 @@ where
     S: Buffer + ?Sized,
     R: PartitionedBufferMut + ?Sized,
 {
-    if !sleeps() {
-        root.gather_varcount_into_root(send, recv);
-        return;
-    }
-    mpi::request::scope(|sc| finish(root.immediate_gather_varcount_into_root(sc, send, recv)));
+    waited!(root.gather_varcount_into_root(send, recv); sc => root.immediate_gather_varcount_into_root(sc, send, recv));
 }
