@@ -21,12 +21,11 @@
 //! `cargo bench --bench airfoil` (`AIRFOIL_BENCH_MESH=IxJ` changes the mesh;
 //! `--features jit` adds jit).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{black_box, Criterion};
 use op2::{Backend, HostSchedule, Runtime, RuntimeOptions};
 use op2_airfoil::{generate, AirfoilDsl, Constants, Handwritten};
-use rayon::prelude::*;
 
 #[path = "support/op2_peer.rs"]
 mod op2_peer;
@@ -94,44 +93,6 @@ fn loop_bandwidths(rt: &Runtime, mesh: &op2_airfoil::Mesh) -> (f64, Vec<(String,
     (bytes, loops)
 }
 
-/// The best of 10 STREAM triads on `THREADS` threads, in GB/s (24 bytes per
-/// element: two read, one written), over three arrays of 256 MB each.
-fn triad_gbytes_per_s() -> f64 {
-    let n = 32 << 20;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(THREADS)
-        .build()
-        .expect("triad threads");
-    pool.install(|| {
-        let chunk = 1 << 16;
-        let (mut a, mut b, mut c) = (vec![0.0f64; n], vec![0.0f64; n], vec![0.0f64; n]);
-        // First touch by the threads that run the triad.
-        a.par_chunks_mut(chunk)
-            .zip(b.par_chunks_mut(chunk))
-            .zip(c.par_chunks_mut(chunk))
-            .for_each(|((a, b), c)| {
-                a.fill(0.0);
-                b.fill(1.0);
-                c.fill(2.0);
-            });
-        let mut best = f64::INFINITY;
-        for _ in 0..10 {
-            let t = Instant::now();
-            a.par_chunks_mut(chunk)
-                .zip(b.par_chunks(chunk))
-                .zip(c.par_chunks(chunk))
-                .for_each(|((a, b), c)| {
-                    for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
-                        *a = b + 3.0 * c;
-                    }
-                });
-            best = best.min(t.elapsed().as_secs_f64());
-            black_box(&a);
-        }
-        24.0 * n as f64 / best / 1e9
-    })
-}
-
 fn main() {
     let (i, j) = support::mesh_size((400, 600));
     let mesh = generate(i, j);
@@ -141,7 +102,7 @@ fn main() {
     let Some(seq) = support::mean_ns(GROUP, "dsl_seq") else {
         return; // a filtered run (e.g. `cargo bench -- handwritten`)
     };
-    let triad = triad_gbytes_per_s();
+    let triad = op2_airfoil::triad::stream_triad_gbytes_per_s(THREADS);
     let mut bytes = 0.0;
     let mut table: Vec<(String, f64, Vec<f64>)> = Vec::new();
     let mut names = Vec::new();

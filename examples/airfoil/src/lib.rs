@@ -8,6 +8,8 @@
 //!   `par_loop!`.
 //! - [`handwritten`]: the same arithmetic in plain Rust loops, the correctness
 //!   and speed baseline.
+//! - [`triad`]: the machine's memory bandwidth (a STREAM triad), for the
+//!   bandwidth floor.
 #![deny(missing_docs)]
 
 pub mod constants;
@@ -22,6 +24,7 @@ pub mod hdf5_grid;
 pub mod kernels;
 pub mod mesh;
 mod spline;
+pub mod triad;
 
 pub use constants::Constants;
 pub use dsl::AirfoilDsl;
