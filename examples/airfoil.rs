@@ -4,14 +4,16 @@
 //! cargo run --release --example airfoil -- [--mesh IxJ | --grid FILE] [--write-grid FILE] [--vtk FILE.vtu]
 //!     [--write-solution FILE.h5] [--checkpoint DIR --checkpoint-every K] [--resume FILE.h5]
 //!     [--iterations N] [--backend NAME] [--threads N] [--block-size N] [--renumber]
-//!     [--overlap on|off] [--increments colouring|atomics|auto]
+//!     [--overlap on|off] [--increments colouring|atomics|auto] [--floor]
 //! ```
 //!
 //! (`--help` describes each flag.)
 //!
 //! Prints `  <iter>  <rms>` every 100 iterations; on the 720 000-cell mesh
 //! after 1000 iterations, PASSED or FAILED against the reference; then the
-//! per-loop timing table.
+//! time per iteration (all of them, and those after the first, whose plans
+//! and compiles are one-off), the per-loop timing table and, with
+//! `--floor`, the bandwidth floor and the fraction of it reached.
 //!
 //! Built with `--features mpi` and started with `mpirun -n P`, the mesh is
 //! partitioned over the ranks (rank 0 prints; loop times are the maximum over
@@ -109,6 +111,13 @@ struct Cli {
     /// resumed run takes it as it is.
     #[arg(long, conflicts_with = "resume")]
     renumber: bool,
+    /// After the run, measure this machine's memory bandwidth (a STREAM
+    /// triad on the backend's threads) and print the bandwidth floor: an
+    /// iteration's bytes (the loops' estimates) over that bandwidth, and
+    /// the fraction of it the iterations after the first reached. Host
+    /// backends (seq, rayon, jit) in one process.
+    #[arg(long)]
+    floor: bool,
 }
 
 /// How the mesh is shared among ranks (`--distribute`).
@@ -174,6 +183,7 @@ struct Options {
     runtime: RuntimeOptions,
     distribute: Option<Distribute>,
     renumber: bool,
+    floor: bool,
 }
 
 impl From<Cli> for Options {
@@ -205,6 +215,7 @@ impl From<Cli> for Options {
             runtime,
             distribute: cli.distribute,
             renumber: cli.renumber,
+            floor: cli.floor,
         }
     }
 }
@@ -455,6 +466,17 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         None => Backend::from_env()?,
     };
     let rt = Runtime::with_options(backend, o.runtime.clone())?;
+    if o.floor && ranks.size() > 1 {
+        return Err(AirfoilError::Usage(format!(
+            "--floor measures one process's memory bandwidth: run it without mpirun (here {} ranks)",
+            ranks.size()
+        )));
+    }
+    if o.floor && matches!(backend, Backend::OpenCl | Backend::Cuda) {
+        return Err(AirfoilError::Usage(format!(
+            "--floor measures the host's memory bandwidth: give a host backend (seq, rayon or jit), not {backend}"
+        )));
+    }
     let start = Instant::now();
     // A resumed run shares the mesh out as the run that wrote it did, so
     // that its sums add in the same order.
@@ -512,11 +534,18 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     let airfoil = &local.airfoil;
     let progress = root && std::io::stderr().is_terminal();
     let start = Instant::now();
+    let mut first_done = None;
     let mut rms_1000 = None;
     let mut checkpoints = std::collections::VecDeque::new();
     for iter in first + 1..=o.iterations {
         // The rms is read (from a device: downloaded) only when printed.
         airfoil.step(&rt)?;
+        if first_done.is_none() {
+            // Its one-off costs (plans, compiles, first touches) end here;
+            // a device's queued work is waited for first.
+            airfoil.rms();
+            first_done = Some(Instant::now());
+        }
         if iter % 100 == 0 && root {
             if progress {
                 eprint!("\r\x1b[K");
@@ -549,15 +578,13 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     }
     // Waits for a device's queued work, so that the time counts all of it.
     airfoil.rms();
-    run_end(
-        o,
-        ranks,
-        &rt,
-        &local,
+    let iterated = Iterated {
         start,
+        first_done,
+        ran: o.iterations.saturating_sub(first),
         rms_1000,
-        o.iterations.saturating_sub(first),
-    )
+    };
+    run_end(o, ranks, &rt, &local, &iterated)
 }
 
 /// The iteration a checkpoint was written after, and whether its run read
@@ -631,17 +658,27 @@ fn whole_mesh(o: &Options, ranks: &Ranks) -> Result<Local, AirfoilError> {
     ranks.local(airfoil, counts, constants)
 }
 
+/// What the iterations leave for the report.
+struct Iterated {
+    /// When they began.
+    start: Instant,
+    /// When the first of them ended (with its plans and compiles).
+    first_done: Option<Instant>,
+    /// How many this run made.
+    ran: usize,
+    /// The rms at iteration 1000, when the run reached it.
+    rms_1000: Option<f64>,
+}
+
 /// After the iterations: VTK and solution files, the reference check and
 /// the timings.
-fn run_end(
-    o: &Options,
-    ranks: &Ranks,
-    rt: &Runtime,
-    local: &Local,
-    start: Instant,
-    rms_1000: Option<f64>,
-    ran: usize,
-) -> Result<bool, AirfoilError> {
+fn run_end(o: &Options, ranks: &Ranks, rt: &Runtime, local: &Local, it: &Iterated) -> Result<bool, AirfoilError> {
+    let Iterated {
+        start,
+        first_done,
+        ran,
+        rms_1000,
+    } = *it;
     let root = ranks.rank() == 0;
     let airfoil = &local.airfoil;
     let progress = root && std::io::stderr().is_terminal();
@@ -660,6 +697,10 @@ fn run_end(
         }
     }
     let seconds = ranks.max(start.elapsed().as_secs_f64());
+    // The iterations after the first: the steady state, one-off costs excluded.
+    let steady_ms = first_done
+        .filter(|_| ran > 1)
+        .map(|t| 1e3 * ranks.max(t.elapsed().as_secs_f64()) / (ran - 1) as f64);
     let mut summary = rt.timing_summary();
     for row in &mut summary.loops {
         row.seconds = ranks.max(row.seconds);
@@ -693,11 +734,18 @@ fn run_end(
         }
     }
     println!(
-        "\n{ran} iterations in {:.3} s ({:.3} ms/iteration)\n",
+        "\n{ran} iterations in {:.3} s ({:.3} ms/iteration)",
         seconds,
         1e3 * seconds / ran.max(1) as f64
     );
+    if let Some(ms) = steady_ms {
+        println!("after the first iteration (plans, compiles): {ms:.3} ms/iteration");
+    }
+    println!();
     println!("{summary}");
+    if o.floor {
+        print_floor(rt, &summary, ran, steady_ms);
+    }
     if ranks.size() > 1 {
         let halo = |s: &op2::Set| {
             let r = s.regions();
@@ -729,6 +777,33 @@ fn run_end(
         }
     }
     Ok(passed)
+}
+
+/// The bandwidth floor (`--floor`): a triad on the runtime's threads, an
+/// iteration's bytes over its bandwidth, and the fraction of it reached.
+fn print_floor(rt: &Runtime, summary: &op2::TimingSummary, ran: usize, steady_ms: Option<f64>) {
+    let threads = op2::Workers::threads(rt);
+    let triad = op2_airfoil::triad::stream_triad_gbytes_per_s(threads);
+    let bytes = summary
+        .loops
+        .iter()
+        .map(|r| r.bytes_per_call as f64 * r.calls as f64)
+        .sum::<f64>()
+        / ran.max(1) as f64;
+    let floor_ms = bytes / triad / 1e6;
+    println!(
+        "\nfloor: a STREAM triad on {threads} thread{} streams {triad:.2} GB/s; an iteration moves {:.1} MB \
+         (the loops' estimates): {floor_ms:.3} ms/iteration at that bandwidth",
+        if threads == 1 { "" } else { "s" },
+        bytes / 1e6
+    );
+    match steady_ms {
+        Some(ms) => println!(
+            "fraction of the floor reached (the floor over the time per iteration after the first): {:.3}",
+            floor_ms / ms
+        ),
+        None => println!("fraction of the floor: needs 2 iterations or more"),
+    }
 }
 
 fn main() -> ExitCode {
