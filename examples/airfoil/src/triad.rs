@@ -50,9 +50,7 @@ fn triad(elements: usize, threads: usize) -> f64 {
                         .map(|_| {
                             barrier.wait();
                             let start = Instant::now();
-                            for ((a, b), c) in a.iter_mut().zip(&*b).zip(&*c) {
-                                *a = b + 3.0 * c;
-                            }
+                            triad_pass(a, b, c);
                             std::hint::black_box(&mut *a);
                             start.elapsed()
                         })
@@ -72,6 +70,36 @@ fn triad(elements: usize, threads: usize) -> f64 {
         .as_secs_f64();
     // A clock too coarse for a tiny array reads 0: count a nanosecond.
     BYTES_PER_ELEMENT * elements as f64 / best.max(1e-9) / 1e9
+}
+
+/// `a = b + 3 c`, in AVX2 where the CPU has it: wider loads keep more
+/// misses in flight, and the floor should be the best the machine streams
+/// (on the 2-core Zen 3 VM a C triad gained about 20% from AVX2).
+fn triad_pass(a: &mut [f64], b: &[f64], c: &[f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { triad_pass_avx2(a, b, c) };
+    }
+    triad_pass_plain(a, b, c)
+}
+
+/// [`triad_pass_plain`] compiled for AVX2.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn triad_pass_avx2(a: &mut [f64], b: &[f64], c: &[f64]) {
+    triad_pass_plain(a, b, c)
+}
+
+#[inline(always)]
+fn triad_pass_plain(a: &mut [f64], b: &[f64], c: &[f64]) {
+    for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
+        *a = b + 3.0 * c;
+    }
 }
 
 #[cfg(test)]
