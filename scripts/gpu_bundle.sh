@@ -21,9 +21,12 @@
 # their timing summaries, Circles and predator-prey on `cuda` against `seq`
 # (every line equal), Boids' log on `cuda` against `seq` and its step at 100 000
 # and 1 000 000 boids, the device benchmark, and last Airfoil on the host's
-# cores (rayon and jit, 1, 4 and 16 threads, partitions and colours). Each
-# part prints the seconds it began at:
-# the whole must fit in 3 minutes of GPU time.
+# cores (scripts/host_figures.sh: rayon and jit, 1, 4 and 16 threads,
+# partitions and colours, the bandwidth floor). Each part prints the seconds
+# it began at: the whole must fit in 3 minutes of GPU time.
+#
+#   bash run.sh host                 # only the host's cores, every CPU figure:
+#                                    # 1-16 threads, OP2's OpenMP built there
 #
 # OP2's Airfoil: when OP2_BUNDLE (default target/op2-bundle) holds a bundle
 # of OP2-Common's own classic Airfoil (see docs/ARCHITECTURE.md, "Checks on a
@@ -100,6 +103,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 export OP2_REQUIRE_GPU=1 OP2_CACHE_DIR="$PWD/op2-cache" CARGO_TARGET_DIR="$PWD/target"
 status=0
 part() { echo; echo "== [${SECONDS} s] $*"; }
+# `bash run.sh host`: only Airfoil on the host's cores, every CPU figure
+# (host_figures.sh: 1 to 16 threads, two rounds, OP2's OpenMP Airfoil built
+# from the bundle's copy when it carries one, the floor, renumbering).
+if [ "${1:-}" = host ]; then
+    part "Airfoil 720K on the host's cores, against OP2's OpenMP"
+    OP2_BUNDLE=op2 bash host_figures.sh ./airfoil
+    exit $?
+fi
 part "conformance and transfers"
 ./conformance --test-threads=1 cuda || status=1
 ./device_transfers --test-threads=1 cuda || status=1
@@ -208,32 +219,14 @@ done
 part "device benchmark"
 ./device --bench || status=1
 
-# The host's cores: Airfoil's host backends by thread count, with each host
-# schedule (partitions, the default, and the plan's block colours); jit
-# where the machine has a C compiler.
+# The host's cores, briefly (`bash run.sh host` runs every figure, with OP2).
 part "Airfoil 720K on the host's cores"
-backends=rayon
-command -v cc > /dev/null && backends="rayon jit"
-table="| backend | schedule | 1 thread | 4 threads | 16 threads |
-|---|---|---|---|---|"
-for backend in $backends; do
-    for schedule in partitions colours; do
-        row="| $backend | $schedule"
-        for threads in 1 4 16; do
-            log=host-$backend-$schedule-$threads.log
-            OP2_HOST_SCHEDULE=$schedule ./airfoil --backend "$backend" --threads "$threads" --iterations 30 > "$log" 2>&1 ||
-                status=1
-            row="$row | $(airfoil_ms "$log")"
-        done
-        table="$table
-$row |"
-    done
-done
-echo "$table"
+THREADS="1 4 16" ROUNDS=1 ITERATIONS=30 OP2_BUNDLE=none bash host_figures.sh ./airfoil || status=1
 part "done (status $status)"
 exit $status
 RUN
 chmod +x "$out/run.sh"
+cp scripts/host_figures.sh "$out/"
 ls -la "$out"
 du -sh "$out"
 # The device tool carries at most 64 MiB with the working tree.
