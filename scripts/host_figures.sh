@@ -21,6 +21,7 @@
 #   ROUNDS      rounds (default 2)
 #   ITERATIONS  iterations per run (default 100)
 #   MESH        mesh, IxJ (default 400x600: 720 000 cells)
+#   RENUMBER    0 leaves out the renumbering table (default 1)
 #   OP2_BUNDLE  a bundle of OP2's classic Airfoil made by the team's
 #               op2_airfoil.sh (default target/op2-bundle); its OpenMP binary
 #               is built first when missing (BUILD_ONLY=1 build_and_run.sh "" cpu)
@@ -28,8 +29,10 @@
 # scripts/gpu_bundle.sh carries this script: on the GPU machine's host cores,
 # `bash run.sh host` runs it.
 set -euo pipefail
+status=0
 airfoil=${1:-target/release/examples/airfoil}
-cores=$(nproc)
+# The CPUs this process may run on (nproc alone would follow OMP_NUM_THREADS).
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 threads=${THREADS:-$(for t in 1 2 4 8 16; do if [ "$t" -le "$cores" ]; then echo "$t"; fi; done)}
 rounds=${ROUNDS:-2}
 iterations=${ITERATIONS:-100}
@@ -58,7 +61,8 @@ if [ -f "$op2_bundle/build_and_run.sh" ]; then
     if [ -x "$op2_app/airfoil_openmp" ]; then
         op2=$(cd "$op2_app" && pwd)/airfoil_openmp
         mkdir -p "$work/grid"
-        "$airfoil" --mesh "$mesh" --iterations 0 --backend seq --write-grid "$work/grid/new_grid.dat" > /dev/null
+        "$airfoil" --mesh "$mesh" --iterations 0 --backend seq --write-grid "$work/grid/new_grid.dat" > /dev/null ||
+            { status=1; op2=""; echo "host_figures: could not write the grid for OP2" >&2; }
     fi
 else
     echo "host_figures: no OP2 bundle at $op2_bundle: op2-rs alone"
@@ -75,7 +79,6 @@ op2_seconds() {
 }
 
 declare -A best floor
-status=0
 for round in $(seq "$rounds"); do
     for t in $threads; do
         for backend in $backends; do
@@ -91,8 +94,8 @@ for round in $(seq "$rounds"); do
                     best[$key]=$(min "${best[$key]:-}" "$(steady_ms "$log")")
                     if [ -n "$extra" ]; then
                         floor[$t]=$(min "${floor[$t]:-}" "$(grep -oE '[0-9.]+ ms/iteration at that bandwidth' "$log" | grep -oE '^[0-9.]+')")
-                        triad=$(grep -oE 'streams [0-9.]+ GB/s' "$log" | grep -oE '[0-9.]+')
-                        floor[triad-$t]=$(awk -v a="${floor[triad-$t]:-0}" -v b="$triad" 'BEGIN { print (b + 0 > a + 0) ? b : a }')
+                        triad=$(grep -oE 'streams [0-9.]+ GB/s' "$log" | grep -oE '[0-9.]+' || true)
+                        floor[triad-$t]=$(awk -v a="${floor[triad-$t]:-}" -v b="$triad" 'BEGIN { print (b + 0 > a + 0) ? b : a }')
                     fi
                 else
                     status=1
@@ -123,7 +126,8 @@ for t in $threads; do
         "${floor[triad-$t]:--} | ${floor[$t]:--} | $(ratio "${floor[$t]:-}" "$all") |"
 done
 
-# Renumbering on the most threads: the rms must agree to rounding.
+[ "${RENUMBER:-1}" = 0 ] && exit $status
+# Renumbering on the most threads.
 t=$(echo "$threads" | tr ' ' '\n' | sort -n | tail -1)
 echo
 echo "| $t threads, partitions | plain | --renumber | renumbered / plain |"
