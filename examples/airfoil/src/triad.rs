@@ -19,8 +19,8 @@ const REPEATS: usize = 20;
 /// write's cache-line fill is not counted, as STREAM does not count it).
 const BYTES_PER_ELEMENT: f64 = 24.0;
 
-/// The best triad bandwidth over [`REPEATS`] runs on `threads` threads (at
-/// least 1), in GB/s (10^9 bytes per second).
+/// The best triad bandwidth of 20 runs on `threads` threads (at least 1),
+/// in GB/s (10^9 bytes per second).
 pub fn stream_triad_gbytes_per_s(threads: usize) -> f64 {
     triad(ELEMENTS, threads)
 }
@@ -108,13 +108,16 @@ mod tests {
 
     #[test]
     fn a_triad_reports_a_plausible_bandwidth() {
-        // Any machine streams between 0.01 GB/s (an unoptimised build) and
-        // 10 TB/s; threads that do not divide the arrays evenly, and more
-        // threads than elements, still time every element once.
-        for (elements, threads) in [(1 << 20, 3), (5, 8), (1, 1)] {
+        // Any machine streams 24 MB faster than 0.01 GB/s, even unoptimised.
+        let gbs = triad(1 << 20, 3);
+        assert!(gbs.is_finite() && gbs > 0.01, "{gbs} GB/s on 3 threads");
+        // More threads than elements, and a single element: they end (the
+        // barrier has as many parties as threads started) with a finite
+        // figure, whatever a clock read costs against so little work.
+        for (elements, threads) in [(5, 8), (1, 1)] {
             let gbs = triad(elements, threads);
             assert!(
-                gbs.is_finite() && gbs > 0.01,
+                gbs.is_finite() && gbs > 0.0,
                 "{gbs} GB/s for {elements} elements on {threads} threads"
             );
         }
