@@ -285,8 +285,8 @@ impl Ranks {
     fn read_blocks(&self, path: &Path) -> Result<Local, AirfoilError> {
         #[cfg(all(feature = "mpi", feature = "hdf5"))]
         {
-            let (mesh, constants) = op2_airfoil::hdf5_grid::read_blocks(path, &self.mpi)?;
-            let mut d = self.mpi.distribute_blocks(mesh, "cells", &block_partitioner())?;
+            // The Dats are read after the cut: never beside the partitioner's memory.
+            let (mut d, constants) = op2_airfoil::hdf5_grid::distribute_blocks(path, &self.mpi, &block_partitioner())?;
             let airfoil = AirfoilDsl::from_blocks(&mut d, &constants)?;
             let counts = ["nodes", "cells", "edges", "bedges"].map(|s| d.global_size(s).unwrap_or(0));
             Ok(Local {

@@ -274,6 +274,7 @@ fn distributed_runs_match_one_process() {
     model::discrete_lists_match_one_rank(&mpi);
     ensemble::ensembles_over_ranks_give_every_lone_run(&mpi);
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);
+    blocks::dats_read_after_the_cut_distribute_alike(&mpi);
     blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
     blocks::no_rank_allocates_a_whole_set(&mpi);
     long_sets_and_maps_are_refused(&mpi);

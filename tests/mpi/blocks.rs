@@ -147,6 +147,72 @@ fn tally(a: &mut f64, b: &mut f64) {
     *b += 1.0;
 }
 
+/// The generated mesh's blocks on this rank: its sets and maps, and its
+/// Dats `x` and `bound` where `with_dats`.
+fn generated_blocks(m: &op2_airfoil::Mesh, mpi: &Mpi, with_dats: bool) -> (BlockMesh, [op2::mpi::BlockSetId; 4]) {
+    let mut b = BlockMesh::new(mpi.rank() as u32, mpi.size() as u32);
+    let nodes = b.add_set("nodes", m.nnode());
+    let edges = b.add_set("edges", m.nedge());
+    let bedges = b.add_set("bedges", m.nbedge());
+    let cells = b.add_set("cells", m.ncell());
+    for (name, from, n, to, arity, values) in [
+        ("pedge", edges, m.nedge(), nodes, 2, &m.edge),
+        ("pecell", edges, m.nedge(), cells, 2, &m.ecell),
+        ("pbedge", bedges, m.nbedge(), nodes, 2, &m.bedge),
+        ("pbecell", bedges, m.nbedge(), cells, 1, &m.becell),
+        ("pcell", cells, m.ncell(), nodes, 4, &m.cell),
+    ] {
+        b.add_map(name, from, to, arity, block(values, arity, n, mpi));
+    }
+    let ids = [nodes, edges, bedges, cells];
+    if with_dats {
+        add_generated_dats(&mut b, m, mpi, ids);
+    }
+    (b, ids)
+}
+
+fn add_generated_dats(b: &mut BlockMesh, m: &op2_airfoil::Mesh, mpi: &Mpi, ids: [op2::mpi::BlockSetId; 4]) {
+    b.add_dat("x", ids[0], 2, block(&m.x, 2, m.nnode(), mpi));
+    b.add_dat("bound", ids[2], 1, block(&m.bound, 1, m.nbedge(), mpi));
+}
+
+/// Dats read after the cut (`distribute_blocks_with`) end where Dats read
+/// before it do, under PT-Scotch's cut where built with it: the same local
+/// sets and the same local values, the reader called once on every rank.
+pub fn dats_read_after_the_cut_distribute_alike(mpi: &Mpi) {
+    let rank = mpi.rank();
+    let m = generate(12, 8);
+    let (before, _) = generated_blocks(&m, mpi, true);
+    let mut want = mpi
+        .distribute_blocks(before, "cells", &BlockPartitioner::default())
+        .unwrap();
+    let (after, ids) = generated_blocks(&m, mpi, false);
+    let mut calls = 0;
+    let mut got = mpi
+        .distribute_blocks_with(after, "cells", &BlockPartitioner::default(), |b| {
+            calls += 1;
+            add_generated_dats(b, &m, mpi, ids);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(calls, 1, "rank {rank}: the reader ran {calls} times");
+    for s in ["nodes", "edges", "bedges", "cells"] {
+        let (w, g) = (want.set(s).unwrap(), got.set(s).unwrap());
+        assert_eq!(g.regions(), w.regions(), "rank {rank}: regions of {s}");
+        assert_eq!(g.global_ids(), w.global_ids(), "rank {rank}: elements of {s}");
+    }
+    assert_eq!(
+        got.take_dat::<f64>("x", "x").unwrap().to_vec(),
+        want.take_dat::<f64>("x", "x").unwrap().to_vec(),
+        "rank {rank}: x"
+    );
+    assert_eq!(
+        got.take_dat::<i32>("bound", "bound").unwrap().to_vec(),
+        want.take_dat::<i32>("bound", "bound").unwrap().to_vec(),
+        "rank {rank}: bound"
+    );
+}
+
 /// A mistake on one rank is an error on every rank, naming it.
 pub fn bad_blocks_are_an_error_on_every_rank(mpi: &Mpi) {
     let (rank, size) = (mpi.rank() as u32, mpi.size() as u32);
@@ -172,6 +238,34 @@ pub fn bad_blocks_are_an_error_on_every_rank(mpi: &Mpi) {
         .err()
         .unwrap();
     assert!(e.to_string().contains("no set named `faces`"), "{e}");
+    // A reader of Dats after the cut that fails, or finds a mistake, on one
+    // rank fails the distribution on every rank, with that rank's reason.
+    let last = size - 1;
+    let m = generate(6, 4);
+    for refuse in [false, true] {
+        let (b, _) = generated_blocks(&m, mpi, false);
+        let e = mpi
+            .distribute_blocks_with(b, "cells", &BlockPartitioner::FileOrder, |b| {
+                match (rank == last, refuse) {
+                    (false, _) => Ok(()),
+                    (true, false) => Err(op2::Error::Mpi {
+                        reason: "p_q: cannot read rows".into(),
+                    }),
+                    (true, true) => {
+                        b.refuse("p_q: a density below zero".into());
+                        Ok(())
+                    }
+                }
+            })
+            .err()
+            .unwrap();
+        let want = if refuse {
+            "a density below zero"
+        } else {
+            "cannot read rows"
+        };
+        assert!(e.to_string().contains(want), "rank {rank}: {e}");
+    }
 }
 
 /// No rank allocates a table of a whole set while distributing from blocks.

@@ -109,6 +109,50 @@ pub fn read_blocks(
     mpi: &op2::mpi::Mpi,
 ) -> Result<(op2::mpi::BlockMesh, Constants), AirfoilError> {
     let file = MeshFile::open_parallel(path, mpi)?;
+    let (mut mesh, sets) = read_set_and_map_blocks(&file, mpi)?;
+    read_dat_blocks(&file, &mut mesh, sets)?;
+    Ok((mesh, constants(&file)?))
+}
+
+/// Reads and distributes an OP2 HDF5 grid as [`read_blocks`] then
+/// `Mpi::distribute_blocks` with `partitioner` on `cells` would, but with
+/// the Dats read after the cut (`Mpi::distribute_blocks_with`), so that no
+/// rank holds its Dats' rows and the partitioner's working memory at once.
+/// Collective.
+#[cfg(feature = "mpi")]
+pub fn distribute_blocks(
+    path: impl AsRef<Path>,
+    mpi: &op2::mpi::Mpi,
+    partitioner: &op2::mpi::BlockPartitioner,
+) -> Result<(op2::mpi::BlockDistributed, Constants), AirfoilError> {
+    let file = MeshFile::open_parallel(path, mpi)?;
+    let (mesh, sets) = read_set_and_map_blocks(&file, mpi)?;
+    // Every rank reads the same file: all fail here alike, or none.
+    let constants = constants(&file)?;
+    let distributed = mpi.distribute_blocks_with(mesh, "cells", partitioner, |mesh| {
+        read_dat_blocks(&file, mesh, sets).map_err(|e| match e {
+            AirfoilError::Op2(e) => e,
+            e => op2::Error::Mpi { reason: e.to_string() },
+        })
+    })?;
+    Ok((distributed, constants))
+}
+
+/// Airfoil's sets in a block file: nodes, edges, boundary edges, cells.
+#[cfg(feature = "mpi")]
+#[derive(Clone, Copy)]
+struct BlockSets {
+    nodes: op2::mpi::BlockSetId,
+    cells: op2::mpi::BlockSetId,
+    bedges: op2::mpi::BlockSetId,
+}
+
+/// This rank's blocks of the sets and maps, checked as [`read`] checks them.
+#[cfg(feature = "mpi")]
+fn read_set_and_map_blocks(
+    file: &MeshFile,
+    mpi: &op2::mpi::Mpi,
+) -> Result<(op2::mpi::BlockMesh, BlockSets), AirfoilError> {
     let mut mesh = op2::mpi::BlockMesh::new(mpi.rank() as u32, mpi.size() as u32);
     let nodes = file.block_set(&mut mesh, "nodes")?;
     let edges = file.block_set(&mut mesh, "edges")?;
@@ -128,6 +172,14 @@ pub fn read_blocks(
         }
         file.block_map(&mut mesh, name, from, to)?;
     }
+    Ok((mesh, BlockSets { nodes, cells, bedges }))
+}
+
+/// This rank's blocks of the Dats (`p_x`, `p_bound` and, where the file
+/// has it, `p_q`), checked as [`read`] checks them.
+#[cfg(feature = "mpi")]
+fn read_dat_blocks(file: &MeshFile, mesh: &mut op2::mpi::BlockMesh, sets: BlockSets) -> Result<(), AirfoilError> {
+    let BlockSets { nodes, cells, bedges } = sets;
     let mut dats = vec![("p_x", nodes, 2)];
     if file.contains("p_q") {
         dats.push(("p_q", cells, 4));
@@ -138,7 +190,7 @@ pub fn read_blocks(
             let reason = format!("Airfoil's {name} has {dim} values per element, the file's {got}");
             return Err(op2::Error::mesh_file(file.path(), name, reason).into());
         }
-        file.block_dat::<f64>(&mut mesh, name, set)?;
+        file.block_dat::<f64>(mesh, name, set)?;
     }
     let rows = mesh.rows(bedges);
     let bound = file.read_dat_rows::<i32>("p_bound", rows.clone())?;
@@ -150,8 +202,8 @@ pub fn read_blocks(
             bound[k]
         ));
     }
-    file.block_dat::<i32>(&mut mesh, "p_bound", bedges)?;
-    Ok((mesh, constants(&file)?))
+    file.block_dat::<i32>(mesh, "p_bound", bedges)?;
+    Ok(())
 }
 
 /// Airfoil's mesh, flow state and constants as a checkpoint after
