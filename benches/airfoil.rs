@@ -81,11 +81,7 @@ fn loop_bandwidths(rt: &Runtime, mesh: &op2_airfoil::Mesh) -> (f64, Vec<(String,
         dsl.iteration(rt).expect("loop runs");
     }
     let rows = rt.timings();
-    let bytes = rows
-        .iter()
-        .map(|r| r.bytes_per_call as f64 * r.calls as f64)
-        .sum::<f64>()
-        / iterations as f64;
+    let bytes = rows.iter().map(op2::LoopTiming::bytes).sum::<f64>() / iterations as f64;
     let loops = rows
         .iter()
         .map(|r| (r.name.clone(), r.bytes_per_call as f64 / 1e6, r.gbytes_per_s()))

@@ -790,12 +790,7 @@ fn run_end(o: &Options, ranks: &Ranks, rt: &Runtime, local: &Local, it: &Iterate
 fn print_floor(rt: &Runtime, summary: &op2::TimingSummary, ran: usize, steady_ms: Option<f64>) {
     let threads = op2::Workers::threads(rt);
     let triad = op2_airfoil::triad::stream_triad_gbytes_per_s(threads);
-    let bytes = summary
-        .loops
-        .iter()
-        .map(|r| r.bytes_per_call as f64 * r.calls as f64)
-        .sum::<f64>()
-        / ran.max(1) as f64;
+    let bytes = summary.loops.iter().map(op2::LoopTiming::bytes).sum::<f64>() / ran.max(1) as f64;
     let floor_ms = bytes / triad / 1e6;
     println!(
         "\nfloor: a STREAM triad on {threads} thread{} streams {triad:.2} GB/s; an iteration moves {:.1} MB \

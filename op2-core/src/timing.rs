@@ -58,12 +58,17 @@ impl LoopTiming {
         }
     }
 
+    /// Estimated bytes moved over all calls.
+    pub fn bytes(&self) -> f64 {
+        self.bytes_per_call as f64 * self.calls as f64
+    }
+
     /// Achieved bandwidth in GB/s (10^9 bytes).
     pub fn gbytes_per_s(&self) -> f64 {
         if self.seconds == 0.0 {
             0.0
         } else {
-            self.bytes_per_call as f64 * self.calls as f64 / self.seconds / 1e9
+            self.bytes() / self.seconds / 1e9
         }
     }
 }
