@@ -47,16 +47,7 @@ pub fn blocks_distribute_as_the_in_memory_path(mpi: &Mpi) {
         )
         .unwrap();
 
-    let mut b = BlockMesh::new(rank, size);
-    let ids: Vec<_> = sets.iter().map(|s| b.add_set(s.name(), s.size())).collect();
-    let index = |s: &Set| sets.iter().position(|x| x.same(s)).unwrap();
-    for map in &maps {
-        let (from, to) = (index(map.from_set()), index(map.to_set()));
-        let rows = block(map.values(), map.arity(), sets[from].size(), mpi);
-        b.add_map(map.name(), ids[from], ids[to], map.arity(), rows);
-    }
-    b.add_dat("x", ids[0], 2, block(&m.x, 2, m.nnode(), mpi));
-    b.add_dat("bound", ids[2], 1, block(&m.bound, 1, m.nbedge(), mpi));
+    let (b, _) = generated_blocks(&m, mpi, true);
     let mine = block(&owners, 1, m.ncell(), mpi);
     let mut blocks = mpi
         .distribute_blocks(b, "cells", &BlockPartitioner::Given(mine))

@@ -147,9 +147,21 @@ pub fn airfoil_read_in_blocks_matches_one_rank(mpi: &Mpi) {
     if mpi.rank() == 0 {
         checkpoint_reads_back(&path, &s, &one);
     }
+    // Its Dats read after the cut, as the airfoil example reads them: the
+    // same run.
+    let (mut d, constants) =
+        hdf5_grid::distribute_blocks(OP2_WRITTEN, mpi, &op2::mpi::BlockPartitioner::default()).unwrap();
+    assert_eq!(constants, s.constants);
+    let late = AirfoilDsl::from_blocks(&mut d, &constants).unwrap();
+    let one_again = AirfoilDsl::new(&s.mesh, &s.constants).unwrap();
+    airfoil_matches_one_rank(&one_again, &seq, &late, &seq, 10);
     // A grid that is not there: an error on every rank, naming it.
     let Err(e) = hdf5_grid::read_blocks("/nonexistent-op2/grid.h5", mpi) else {
         panic!("no file, yet read")
+    };
+    assert!(e.to_string().contains("grid.h5"), "{e}");
+    let Err(e) = hdf5_grid::distribute_blocks("/nonexistent-op2/grid.h5", mpi, &Default::default()) else {
+        panic!("no file, yet distributed")
     };
     assert!(e.to_string().contains("grid.h5"), "{e}");
 }

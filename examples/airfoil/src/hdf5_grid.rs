@@ -129,12 +129,8 @@ pub fn distribute_blocks(
     let (mesh, sets) = read_set_and_map_blocks(&file, mpi)?;
     // Every rank reads the same file: all fail here alike, or none.
     let constants = constants(&file)?;
-    let distributed = mpi.distribute_blocks_with(mesh, "cells", partitioner, |mesh| {
-        read_dat_blocks(&file, mesh, sets).map_err(|e| match e {
-            AirfoilError::Op2(e) => e,
-            e => op2::Error::Mpi { reason: e.to_string() },
-        })
-    })?;
+    let distributed =
+        mpi.distribute_blocks_with(mesh, "cells", partitioner, |mesh| read_dat_blocks(&file, mesh, sets))?;
     Ok((distributed, constants))
 }
 
@@ -178,7 +174,7 @@ fn read_set_and_map_blocks(
 /// This rank's blocks of the Dats (`p_x`, `p_bound` and, where the file
 /// has it, `p_q`), checked as [`read`] checks them.
 #[cfg(feature = "mpi")]
-fn read_dat_blocks(file: &MeshFile, mesh: &mut op2::mpi::BlockMesh, sets: BlockSets) -> Result<(), AirfoilError> {
+fn read_dat_blocks(file: &MeshFile, mesh: &mut op2::mpi::BlockMesh, sets: BlockSets) -> op2::Result<()> {
     let BlockSets { nodes, cells, bedges } = sets;
     let mut dats = vec![("p_x", nodes, 2)];
     if file.contains("p_q") {
@@ -188,7 +184,7 @@ fn read_dat_blocks(file: &MeshFile, mesh: &mut op2::mpi::BlockMesh, sets: BlockS
         let got = file.dat_table(name)?.dim;
         if got != dim {
             let reason = format!("Airfoil's {name} has {dim} values per element, the file's {got}");
-            return Err(op2::Error::mesh_file(file.path(), name, reason).into());
+            return Err(op2::Error::mesh_file(file.path(), name, reason));
         }
         file.block_dat::<f64>(mesh, name, set)?;
     }
