@@ -5,8 +5,13 @@
 # jit's best, OP2-Common's own OpenMP Airfoil on as many threads (when a
 # bundle of it is at hand) and op2-rs's best over it, and the bandwidth
 # floor (the iteration's bytes over a STREAM triad on as many threads) with
-# the fraction of it the best run reached. Then the renumbered mesh
-# (--renumber) against the plain one on the most threads.
+# the fraction of it the best run reached. Beside the floor, the loops'
+# arithmetic: the same run on a mesh that fits in half the last-level cache,
+# its time scaled up by the cells (what an iteration costs when memory is not
+# what limits it); where that is above the floor, the loops are bound by
+# their instructions, and the last column is the fraction of the larger of
+# the two. Then the renumbered mesh (--renumber) against the plain one on the
+# most threads.
 #
 #   scripts/host_figures.sh [AIRFOIL]
 #
@@ -68,10 +73,28 @@ else
     echo "host_figures: no OP2 bundle at $op2_bundle: op2-rs alone"
 fi
 
+# The cache-resident mesh: Airfoil holds about 170 bytes per cell (its Dats
+# and maps); the mesh keeps 400x600's shape (2:3, 3 I J cells) and fills half
+# of one instance of the last-level cache (threads spread over several
+# instances have more), else 120x180 where lscpu can't say; at most half the
+# full mesh's cells.
+cells() { awk -v m="$1" 'BEGIN { split(m, d, "x"); print 3 * d[1] * d[2] }'; }
+llc=$(lscpu -B -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 ~ /^L[0-9]$/ { size = $2 } END { print size + 0 }')
+cache_mesh=$(awk -v llc="$llc" -v full="$(cells "$mesh")" 'BEGIN {
+    n = (llc > 0) ? llc / 2 / 170 : 64800
+    if (n > full / 2) n = full / 2
+    i = int(sqrt(n / 3 / 1.5)); if (i < 2) i = 2
+    printf "%dx%d\n", i, int(1.5 * i) }')
+scale=$(awk -v a="$(cells "$mesh")" -v b="$(cells "$cache_mesh")" 'BEGIN { printf "%.6f", a / b }')
+# As much work as the full mesh's run, and at least 100 iterations.
+cache_iterations=$(awk -v n="$iterations" -v s="$scale" 'BEGIN { k = int(n * s); print (k < 100) ? 100 : k }')
+
 # ms per iteration after the first, from a run's output.
 steady_ms() { grep -oE '^after the first iteration[^:]*: [0-9.]+' "$1" | grep -oE '[0-9.]+$'; }
 # The smaller of two numbers, either of which may be empty.
 min() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "") print b; else if (b == "" || a + 0 <= b + 0) print a; else print b }'; }
+# The larger of two numbers, either of which may be empty.
+max() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "") print b; else if (b == "" || a + 0 >= b + 0) print a; else print b }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 # OP2's loop seconds for N iterations on T threads ("Max total runtime").
 op2_seconds() {
@@ -104,6 +127,18 @@ for round in $(seq "$rounds"); do
                 fi
             done
         done
+        # The best backend's arithmetic: its default schedule on the cache-resident mesh.
+        for backend in $backends; do
+            log=$work/cache-$backend-$t-$round.log
+            if "$airfoil" --backend "$backend" --threads "$t" --mesh "$cache_mesh" \
+                --iterations "$cache_iterations" > "$log" 2>&1; then
+                best[cache-$t]=$(min "${best[cache-$t]:-}" "$(awk -v ms="$(steady_ms "$log")" -v s="$scale" 'BEGIN { printf "%.3f", ms * s }')")
+            else
+                status=1
+                echo "host_figures: $backend on the cache-resident mesh ($cache_mesh) on $t threads failed:" >&2
+                tail -n 5 "$log" >&2
+            fi
+        done
         if [ -n "$op2" ]; then
             # Two lengths: their difference is iterations without OP2's one-off plans.
             few=$(op2_seconds 10 "$t") && more=$(op2_seconds 50 "$t") &&
@@ -115,15 +150,16 @@ done
 
 echo "Airfoil $mesh on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), ms/iteration after the first, best of $rounds rounds of $iterations iterations"
 echo
-echo "| threads | rayon | rayon colours | jit | jit colours | rayon / jit | OP2 OpenMP | best / OP2 OpenMP | triad GB/s | floor ms | best: fraction of floor |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| threads | rayon | rayon colours | jit | jit colours | rayon / jit | OP2 OpenMP | best / OP2 OpenMP | triad GB/s | floor ms | best: fraction of floor | in cache ms ($cache_mesh, x$(printf %.2f "$scale")) | best: fraction of the larger |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for t in $threads; do
     rayon=$(min "${best[rayon-partitions-$t]:-}" "${best[rayon-colours-$t]:-}")
     jit=$(min "${best[jit-partitions-$t]:-}" "${best[jit-colours-$t]:-}")
     all=$(min "$rayon" "$jit")
     echo "| $t | ${best[rayon-partitions-$t]:--} | ${best[rayon-colours-$t]:--} | ${best[jit-partitions-$t]:--} |" \
         "${best[jit-colours-$t]:--} | $(ratio "$rayon" "$jit") | ${best[op2-$t]:--} | $(ratio "$all" "${best[op2-$t]:-}") |" \
-        "${floor[triad-$t]:--} | ${floor[$t]:--} | $(ratio "${floor[$t]:-}" "$all") |"
+        "${floor[triad-$t]:--} | ${floor[$t]:--} | $(ratio "${floor[$t]:-}" "$all") |" \
+        "${best[cache-$t]:--} | $(ratio "$(max "${floor[$t]:-}" "${best[cache-$t]:-}")" "$all") |"
 done
 
 [ "${RENUMBER:-1}" = 0 ] && exit $status
