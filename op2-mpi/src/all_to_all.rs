@@ -129,6 +129,31 @@ pub(crate) fn starts(counts: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// An `Err` on every rank unless every rank's `shape` is rank 0's: the
+/// ranks are about to make collective calls whose number and sizes follow
+/// from it (one exchange per map, one per Dat), and a rank that declared
+/// something else would leave the others waiting or cut rows at the wrong
+/// size. `what` names what `shape` describes in the message. Collective.
+pub(crate) fn agree_same<C: Communicator>(comm: &C, what: &str, shape: &str) -> Result<()> {
+    // FNV-1a: the same on every rank, whatever the build's hasher keys.
+    let digest = shape.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let mut first = digest;
+    crate::waiting::broadcast_into(&comm.process_at_rank(0), &mut first);
+    let local = if digest == first {
+        Ok(())
+    } else {
+        Err(Error::Mpi {
+            reason: format!(
+                "rank {}'s {what} differ from rank 0's (this rank has {shape}): every rank must declare the same ones, in the same order",
+                comm.rank()
+            ),
+        })
+    };
+    agree(comm, local)
+}
+
 /// Every rank's `Err` made common: if some rank failed, every rank returns
 /// the failure of the lowest such rank, its message broadcast (so that no
 /// rank goes on into a collective the others have left). Collective.

@@ -19,7 +19,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use op2_core::{Dat, Error, Map, Result, Scalar, ScalarType, Set, SetRegions};
 
-use crate::all_to_all::{agree, ask_blocks, exchange, exchange_flat, starts};
+use crate::all_to_all::{agree, agree_same, ask_blocks, exchange, exchange_flat, starts};
 use crate::block_mesh::{BlockDat, BlockMap, BlockSet};
 use crate::halo_exchange::{Comm, SetComm};
 use crate::{block_owner, block_rows, BlockMesh, Mpi, Neighbour, SetLayout};
@@ -90,8 +90,11 @@ impl Mpi {
     /// blocks, about 9 MB of 50). `read_dats` adds Dats to the mesh as a
     /// reader does before the cut ([`BlockMesh::add_dat`], op2-hdf5's
     /// `block_dat`); every rank calls it at the same point, so a reader
-    /// through MPI-IO may be collective. Its `Err`, or a mistake it records
-    /// with [`BlockMesh::refuse`], fails the distribution on every rank.
+    /// through MPI-IO may make collective calls, as long as it makes them
+    /// on every rank, failing or not. Its `Err`, or a mistake it records
+    /// with [`BlockMesh::refuse`], fails the distribution on every rank, and
+    /// so do Dats that differ between ranks (names, sets, dims, types, or
+    /// their order), as sets and maps that differ do.
     pub fn distribute_blocks_with(
         &self,
         mut mesh: BlockMesh,
@@ -116,6 +119,9 @@ impl Mpi {
             (None, Some(_)) => Ok(()),
         };
         agree(comm, checked)?;
+        // The exchanges below follow the sets and maps: every rank must
+        // have the same ones.
+        agree_same(comm, "sets and maps", &mesh.sets_and_maps())?;
         let pi = pi.expect("agreed");
         let n = mesh.sets[pi].size;
         let empty_rank = |rank: u64| Error::Mpi {
@@ -186,6 +192,7 @@ impl Mpi {
             None => Ok(()),
         });
         agree(comm, read)?;
+        agree_same(comm, "Dats", &mesh.dats_shape())?;
         let BlockMesh {
             sets,
             mut maps,

@@ -64,6 +64,35 @@ pub struct BlockMesh {
 }
 
 impl BlockMesh {
+    /// Its sets and maps as every rank must have them: names, sizes,
+    /// arities and the sets maps join (not this rank's rows).
+    pub(crate) fn sets_and_maps(&self) -> String {
+        let sets = self.sets.iter().map(|s| format!("set `{}` of {}", s.name, s.size));
+        let maps = self.maps.iter().map(|m| {
+            format!(
+                "map `{}` from `{}` to `{}` of arity {}",
+                m.name, self.sets[m.from].name, self.sets[m.to].name, m.arity
+            )
+        });
+        sets.chain(maps).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Its Dats as every rank must have them: names, sets, dims and types.
+    pub(crate) fn dats_shape(&self) -> String {
+        let dats = self.dats.iter().map(|d| {
+            format!(
+                "Dat `{}` on `{}` of dim {} and type {:?}",
+                d.name, self.sets[d.set].name, d.dim, d.ty
+            )
+        });
+        let all = dats.collect::<Vec<_>>().join(", ");
+        if all.is_empty() {
+            "no Dats".to_string()
+        } else {
+            all
+        }
+    }
+
     /// An empty mesh for rank `rank` of `nranks`.
     pub fn new(rank: u32, nranks: u32) -> BlockMesh {
         BlockMesh {

@@ -257,6 +257,40 @@ pub fn bad_blocks_are_an_error_on_every_rank(mpi: &Mpi) {
         };
         assert!(e.to_string().contains(want), "rank {rank}: {e}");
     }
+    // Sets, maps or Dats that differ between ranks would leave the ranks
+    // in different exchanges: an error on every rank instead.
+    if size > 1 {
+        let (mut b, _) = generated_blocks(&m, mpi, false);
+        if rank == last {
+            b.add_set("extra", 5);
+        }
+        let e = mpi
+            .distribute_blocks(b, "cells", &BlockPartitioner::FileOrder)
+            .err()
+            .unwrap();
+        let want = format!("rank {last}'s sets and maps differ from rank 0's");
+        assert!(
+            e.to_string().contains(&want) && e.to_string().contains("set `extra` of 5"),
+            "rank {rank}: {e}"
+        );
+        let (b, ids) = generated_blocks(&m, mpi, false);
+        let e = mpi
+            .distribute_blocks_with(b, "cells", &BlockPartitioner::FileOrder, |b| {
+                add_generated_dats(b, &m, mpi, ids);
+                if rank == last {
+                    let n = b.rows(ids[3]).len();
+                    b.add_dat("extra", ids[3], 1, vec![0.0f64; n]);
+                }
+                Ok(())
+            })
+            .err()
+            .unwrap();
+        let want = format!("rank {last}'s Dats differ from rank 0's");
+        assert!(
+            e.to_string().contains(&want) && e.to_string().contains("Dat `extra` on `cells`"),
+            "rank {rank}: {e}"
+        );
+    }
 }
 
 /// No rank allocates a table of a whole set while distributing from blocks.
