@@ -17,8 +17,12 @@ pub struct LoopTiming {
     pub calls: u64,
     /// Total wall-clock seconds.
     pub seconds: f64,
-    /// Estimated bytes moved per call (see [`estimate_bytes`]).
+    /// Estimated bytes the last call moved (see [`estimate_bytes`]); a
+    /// name reused over sets of other sizes moves other amounts per call:
+    /// [`LoopTiming::bytes`] sums them.
     pub bytes_per_call: u64,
+    /// Estimated bytes moved over all calls.
+    pub bytes_total: u64,
     /// Halo bytes received over all calls (distributed runs).
     pub halo_bytes: u64,
     /// Seconds spent starting and waiting for halo exchanges (distributed runs).
@@ -60,7 +64,7 @@ impl LoopTiming {
 
     /// Estimated bytes moved over all calls.
     pub fn bytes(&self) -> f64 {
-        self.bytes_per_call as f64 * self.calls as f64
+        self.bytes_total as f64
     }
 
     /// Achieved bandwidth in GB/s (10^9 bytes).
@@ -128,6 +132,7 @@ impl Timings {
                 r.calls += 1;
                 r.seconds += seconds;
                 r.bytes_per_call = bytes;
+                r.bytes_total = r.bytes_total.saturating_add(bytes);
                 r.halo_bytes += halo.bytes;
                 r.exchange_seconds += halo.seconds;
                 r.device.launches += device.launches;
@@ -138,6 +143,7 @@ impl Timings {
                 calls: 1,
                 seconds,
                 bytes_per_call: bytes,
+                bytes_total: bytes,
                 halo_bytes: halo.bytes,
                 exchange_seconds: halo.seconds,
                 device,
@@ -244,9 +250,12 @@ impl fmt::Display for TimingSummary {
         for r in &self.loops {
             total += r.seconds;
             // Work whose traffic is not estimated (a list's build) has none.
-            let (mb, gbs) = match r.bytes_per_call {
+            let (mb, gbs) = match r.bytes_total {
                 0 => ("-".to_string(), "-".to_string()),
-                b => (format!("{:.3}", b as f64 / 1e6), format!("{:.2}", r.gbytes_per_s())),
+                b => (
+                    format!("{:.3}", b as f64 / r.calls.max(1) as f64 / 1e6),
+                    format!("{:.2}", r.gbytes_per_s()),
+                ),
             };
             writeln!(
                 f,
@@ -477,8 +486,14 @@ mod tests {
         assert!((rows[0].ms_per_call() - 500.0).abs() < 1e-9);
         assert!((rows[0].gbytes_per_s() - 2e-6).abs() < 1e-15);
         assert_eq!(rows[1].calls, 1);
+        // One name over sets of two sizes: the bytes of each call count.
+        t.record("c", 1.0, 100);
+        t.record("c", 1.0, 300);
+        let c = &t.rows()[2];
+        assert_eq!((c.bytes(), c.bytes_per_call), (400.0, 300));
+        assert!((c.gbytes_per_s() - 2e-7).abs() < 1e-18);
         let table = t.summary().to_string();
-        assert!(table.contains("GB/s") && table.lines().count() == 4, "{table}");
+        assert!(table.contains("GB/s") && table.lines().count() == 5, "{table}");
         let mut summary = t.summary();
         summary.fallbacks.push("loop `b`: coloured".to_string());
         let table = summary.to_string();
