@@ -98,7 +98,13 @@ fn main() {
     let Some(seq) = support::mean_ns(GROUP, "dsl_seq") else {
         return; // a filtered run (e.g. `cargo bench -- handwritten`)
     };
-    let triad = op2_airfoil::triad::stream_triad_gbytes_per_s(THREADS);
+    let triad = match op2_airfoil::triad::stream_triad_gbytes_per_s(THREADS) {
+        Ok(gbs) => gbs,
+        Err(e) => {
+            eprintln!("airfoil bench: no bandwidth floor: {e}");
+            return;
+        }
+    };
     let mut bytes = 0.0;
     let mut table: Vec<(String, f64, Vec<f64>)> = Vec::new();
     let mut names = Vec::new();

@@ -539,6 +539,7 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
     let mut first_done = None;
     let mut rms_1000 = None;
     let mut checkpoints = std::collections::VecDeque::new();
+    let mut checkpointing = std::time::Duration::ZERO;
     for iter in first + 1..=o.iterations {
         // The rms is read (from a device: downloaded) only when printed.
         airfoil.step(&rt)?;
@@ -567,6 +568,7 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
                 if checkpoints.is_empty() {
                     checkpoints.extend(op2::hdf5::checkpoints_before(dir, iter as u64));
                 }
+                let writing = Instant::now();
                 checkpoints.push_back(local.write_checkpoint(dir, iter, ranks)?);
                 while checkpoints.len() > 2 {
                     let old = checkpoints.pop_front().expect("three written");
@@ -574,6 +576,9 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
                         std::fs::remove_file(&old)
                             .map_err(|e| AirfoilError::Usage(format!("{}: {e}", old.display())))?;
                     }
+                }
+                if first_done.is_some() {
+                    checkpointing += writing.elapsed();
                 }
             }
         }
@@ -584,6 +589,7 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
         start,
         end: Instant::now(),
         first_done,
+        checkpointing,
         ran: o.iterations.saturating_sub(first),
         rms_1000,
     };
@@ -669,6 +675,9 @@ struct Iterated {
     end: Instant,
     /// When the first of them ended (with its plans and compiles).
     first_done: Option<Instant>,
+    /// Time spent writing checkpoints after the first: not an iteration's
+    /// work, so not in the steady time.
+    checkpointing: std::time::Duration,
     /// How many this run made.
     ran: usize,
     /// The rms at iteration 1000, when the run reached it.
@@ -682,6 +691,7 @@ fn run_end(o: &Options, ranks: &Ranks, rt: &Runtime, local: &Local, it: &Iterate
         start,
         end,
         first_done,
+        checkpointing,
         ran,
         rms_1000,
     } = *it;
@@ -706,7 +716,7 @@ fn run_end(o: &Options, ranks: &Ranks, rt: &Runtime, local: &Local, it: &Iterate
     // The iterations after the first: the steady state, one-off costs excluded.
     let steady_ms = first_done
         .filter(|_| ran > 1)
-        .map(|t| 1e3 * ranks.max((end - t).as_secs_f64()) / (ran - 1) as f64);
+        .map(|t| 1e3 * ranks.max((end - t).saturating_sub(checkpointing).as_secs_f64()) / (ran - 1) as f64);
     let mut summary = rt.timing_summary();
     for row in &mut summary.loops {
         row.seconds = ranks.max(row.seconds);
@@ -750,7 +760,7 @@ fn run_end(o: &Options, ranks: &Ranks, rt: &Runtime, local: &Local, it: &Iterate
     println!();
     println!("{summary}");
     if o.floor {
-        print_floor(rt, &summary, ran, steady_ms);
+        print_floor(rt, &summary, ran, steady_ms)?;
     }
     if ranks.size() > 1 {
         let halo = |s: &op2::Set| {
@@ -786,10 +796,21 @@ fn run_end(o: &Options, ranks: &Ranks, rt: &Runtime, local: &Local, it: &Iterate
 }
 
 /// The bandwidth floor (`--floor`): a triad on the runtime's threads, an
-/// iteration's bytes over its bandwidth, and the fraction of it reached.
-fn print_floor(rt: &Runtime, summary: &op2::TimingSummary, ran: usize, steady_ms: Option<f64>) {
+/// iteration's bytes over its bandwidth, and the fraction of it reached
+/// (no triad where there is no steady time to compare it with).
+fn print_floor(
+    rt: &Runtime,
+    summary: &op2::TimingSummary,
+    ran: usize,
+    steady_ms: Option<f64>,
+) -> Result<(), AirfoilError> {
+    let Some(ms) = steady_ms else {
+        println!("\nfloor: needs 2 iterations or more (the loops' bytes and the time after the first)");
+        return Ok(());
+    };
     let threads = op2::Workers::threads(rt);
-    let triad = op2_airfoil::triad::stream_triad_gbytes_per_s(threads);
+    let triad = op2_airfoil::triad::stream_triad_gbytes_per_s(threads)
+        .map_err(|e| AirfoilError::Usage(format!("--floor: measuring the memory bandwidth: {e}")))?;
     let bytes = summary.loops.iter().map(op2::LoopTiming::bytes).sum::<f64>() / ran.max(1) as f64;
     let floor_ms = bytes / triad / 1e6;
     println!(
@@ -798,13 +819,11 @@ fn print_floor(rt: &Runtime, summary: &op2::TimingSummary, ran: usize, steady_ms
         if threads == 1 { "" } else { "s" },
         bytes / 1e6
     );
-    match steady_ms {
-        Some(ms) => println!(
-            "fraction of the floor reached (the floor over the time per iteration after the first): {:.3}",
-            floor_ms / ms
-        ),
-        None => println!("fraction of the floor: needs 2 iterations or more"),
-    }
+    println!(
+        "fraction of the floor reached (the floor over the time per iteration after the first): {:.3}",
+        floor_ms / ms
+    );
+    Ok(())
 }
 
 fn main() -> ExitCode {
