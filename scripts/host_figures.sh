@@ -148,7 +148,7 @@ for round in $(seq "$rounds"); do
     done
 done
 
-echo "Airfoil $mesh on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), ms/iteration after the first, best of $rounds rounds of $iterations iterations"
+echo "Airfoil $mesh on $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), ms/iteration after the first, best of $rounds rounds of $iterations iterations"
 echo
 echo "| threads | rayon | rayon colours | jit | jit colours | rayon / jit | OP2 OpenMP | best / OP2 OpenMP | triad GB/s | floor ms | best: fraction of floor | in cache ms ($cache_mesh, x$(printf %.2f "$scale")) | best: fraction of the larger |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"

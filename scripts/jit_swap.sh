@@ -23,6 +23,7 @@ case $(basename "$object") in
 esac
 [ -f "$object" ] || { echo "jit_swap: no $object: run the loop once with this OP2_CACHE_DIR first" >&2; exit 2; }
 [ -f "$source" ] || { echo "jit_swap: no $source" >&2; exit 2; }
+command -v python3 > /dev/null || { echo "jit_swap: needs python3 (to seal the object with its SHA-256)" >&2; exit 2; }
 cc=${OP2_CC:-cc}
 # The default flags: op2-backends/src/config.rs, DEFAULT_CFLAGS.
 cflags=${OP2_CFLAGS:--O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno}
