@@ -19,7 +19,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use op2_core::{Dat, Error, Map, Result, Scalar, ScalarType, Set, SetRegions};
 
-use crate::all_to_all::{agree, agree_same, ask_blocks, exchange, exchange_flat, starts};
+use crate::all_to_all::{agree, agree_shaped, ask_blocks, exchange, exchange_flat, starts};
 use crate::block_mesh::{BlockDat, BlockMap, BlockSet};
 use crate::halo_exchange::{Comm, SetComm};
 use crate::{block_owner, block_rows, BlockMesh, Mpi, Neighbour, SetLayout};
@@ -118,10 +118,9 @@ impl Mpi {
             }),
             (None, Some(_)) => Ok(()),
         };
-        agree(comm, checked)?;
         // The exchanges below follow the sets and maps: every rank must
         // have the same ones.
-        agree_same(comm, "sets and maps", &mesh.sets_and_maps())?;
+        agree_shaped(comm, checked, "sets and maps", &mesh.sets_and_maps())?;
         let pi = pi.expect("agreed");
         let n = mesh.sets[pi].size;
         let empty_rank = |rank: u64| Error::Mpi {
@@ -191,8 +190,7 @@ impl Mpi {
             Some(reason) => Err(Error::Mpi { reason: reason.clone() }),
             None => Ok(()),
         });
-        agree(comm, read)?;
-        agree_same(comm, "Dats", &mesh.dats_shape())?;
+        agree_shaped(comm, read, "Dats", &mesh.dats_shape())?;
         let BlockMesh {
             sets,
             mut maps,
