@@ -55,6 +55,12 @@ fn node_stats(x: &f64, lo: &mut f64, hi: &mut f64, total: &mut f64) {
 }
 
 #[op2::kernel]
+fn unsigned_bounds(low: &u32, high: &u32, lo: &mut u32, hi: &mut u32) {
+    *lo = (*lo).min(*low);
+    *hi = (*hi).max(*high);
+}
+
+#[op2::kernel]
 fn draw(u: &mut f64, k: &mut u32, id: &i64, key: &[i64; 2]) {
     let mut rng = op2::Philox::new(key[0] as u64, *id as u64, key[1] as u32);
     *u = rng.uniform_f64();
@@ -343,8 +349,21 @@ fn distributed_runs_match_one_process() {
         }
     }
 
-    // A Dat read twice with no write in between is exchanged once.
+    // MIN and MAX of u32 Globals across ranks compare as unsigned: rank 0
+    // offers 5 to MIN and 2^31 + 2^28 to MAX, the others the other way round
+    // (MPICH 4.0's MIN and MAX on unsigned types compare them as signed,
+    // where 2^31 + 2^28 is below 5).
     let rt = Runtime::new(Backend::Seq).unwrap();
+    let big = 0x9000_0000u32;
+    let (mine_low, mine_high) = if mpi.rank() == 0 { (5, big) } else { (big, 5) };
+    let low = Dat::<u32>::from_vec("low", &l.nodes, 1, vec![mine_low; l.nodes.total_size()]).unwrap();
+    let high = Dat::<u32>::from_vec("high", &l.nodes, 1, vec![mine_high; l.nodes.total_size()]).unwrap();
+    let lo = Global::scalar("lo", u32::MAX);
+    let hi = Global::scalar("hi", 0u32);
+    par_loop!(rt, unsigned_bounds, l.nodes, low(READ), high(READ), lo(MIN), hi(MAX)).unwrap();
+    assert_eq!((lo.value(), hi.value()), (5, big), "u32 MIN and MAX over the ranks");
+
+    // A Dat read twice with no write in between is exchanged once.
     let y = d.dat(&fresh.x).unwrap();
     let before = y.halo_exchanges();
     par_loop!(rt, relax, l.edges, l.w(RW), mean(READ)).unwrap();

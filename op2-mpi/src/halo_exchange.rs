@@ -377,6 +377,21 @@ pub(crate) fn all_reduce(comm: &Comm, values: &mut [u8], scalar: ScalarType, op:
         ScalarType::F32 => typed!(f32),
         ScalarType::I32 => typed!(i32),
         ScalarType::I64 => typed!(i64),
+        ScalarType::U32 if matches!(op, Access::Min | Access::Max) => {
+            // MPICH 4.0 (Debian 12's) compares unsigned types as signed in
+            // MIN and MAX (it made min(1, u32::MAX) u32::MAX). Flipping the
+            // top bit maps unsigned order onto signed order, which every
+            // MPI gets right, and back.
+            let flip = |values: &mut [u8]| {
+                for v in values.chunks_exact_mut(4) {
+                    let x = u32::from_ne_bytes(v.try_into().expect("4 bytes")) ^ 0x8000_0000;
+                    v.copy_from_slice(&x.to_ne_bytes());
+                }
+            };
+            flip(values);
+            typed!(i32);
+            flip(values);
+        }
         ScalarType::U32 => typed!(u32),
     }
 }
