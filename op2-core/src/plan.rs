@@ -768,16 +768,22 @@ mod tests {
         );
     }
 
+    /// `n` edges on a line of nodes, edge `i` joining nodes `i` and
+    /// `i + reach`: a node's writers lie `reach` apart.
+    fn edge_chain(n: usize, reach: usize) -> Map {
+        let nodes = Set::new("nodes", n + reach).unwrap();
+        let edges = Set::new("edges", n).unwrap();
+        let table: Vec<i32> = (0..n as i32).flat_map(|i| [i, i + reach as i32]).collect();
+        Map::new("e2n", &edges, &nodes, 2, table).unwrap()
+    }
+
     #[test]
     fn partitions_share_out_evenly_among_1_to_16_threads() {
         // Edges i -> (i, i + 1024): a node's writers lie 1024 apart, so
         // partitions of 16 spreads are 64 blocks of 256 long, and the range
         // holds 36 of them.
-        let (n, reach) = (36 * 64 * 256, 1024);
-        let nodes = Set::new("nodes", n + reach).unwrap();
-        let edges = Set::new("edges", n).unwrap();
-        let table: Vec<i32> = (0..n as i32).flat_map(|i| [i, i + reach as i32]).collect();
-        let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+        let n = 36 * 64 * 256;
+        let m = edge_chain(n, 1024);
         let conflicts = [Conflict {
             reach: Reach::Map(&m, MapIndex::All),
             group: 0,
@@ -811,10 +817,8 @@ mod tests {
         // so partitions are a block long, and only the grains where two
         // partitions meet are boundary.
         let n = 40 * 256;
-        let nodes = Set::new("nodes", n + 1).unwrap();
-        let edges = Set::new("edges", n).unwrap();
-        let table: Vec<i32> = (0..n as i32).flat_map(|i| [i, i + 1]).collect();
-        let m = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+        let m = edge_chain(n, 1);
+        let (nodes, edges) = (m.to_set().clone(), m.from_set().clone());
         let conflicts = [Conflict {
             reach: Reach::Map(&m, MapIndex::All),
             group: 0,
