@@ -360,15 +360,21 @@ impl Distribution for SetComm {
 pub(crate) fn all_reduce(comm: &Comm, values: &mut [u8], scalar: ScalarType, op: Access) {
     macro_rules! typed {
         ($t:ty) => {{
-            // SAFETY: the bytes are `values.len() / size_of::<$t>()` values of $t.
-            let v = unsafe {
-                std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut $t, values.len() / std::mem::size_of::<$t>())
-            };
-            let send = v.to_vec();
+            // Copied out and back: `values` need not be aligned for $t (a
+            // caller's `[u8; 8]` on the stack is not).
+            const SIZE: usize = std::mem::size_of::<$t>();
+            let send: Vec<$t> = values
+                .chunks_exact(SIZE)
+                .map(|c| <$t>::from_ne_bytes(c.try_into().expect("a value's bytes")))
+                .collect();
+            let mut v = send.clone();
             match op {
-                Access::Min => crate::waiting::all_reduce_into(&comm.0, &send[..], v, SystemOperation::min()),
-                Access::Max => crate::waiting::all_reduce_into(&comm.0, &send[..], v, SystemOperation::max()),
-                _ => crate::waiting::all_reduce_into(&comm.0, &send[..], v, SystemOperation::sum()),
+                Access::Min => crate::waiting::all_reduce_into(&comm.0, &send[..], &mut v[..], SystemOperation::min()),
+                Access::Max => crate::waiting::all_reduce_into(&comm.0, &send[..], &mut v[..], SystemOperation::max()),
+                _ => crate::waiting::all_reduce_into(&comm.0, &send[..], &mut v[..], SystemOperation::sum()),
+            }
+            for (c, x) in values.chunks_exact_mut(SIZE).zip(&v) {
+                c.copy_from_slice(&x.to_ne_bytes());
             }
         }};
     }
