@@ -79,7 +79,7 @@ fi
 # instances have more), else 120x180 where lscpu can't say; at most half the
 # full mesh's cells.
 cells() { awk -v m="$1" 'BEGIN { split(m, d, "x"); print 3 * d[1] * d[2] }'; }
-llc=$(lscpu -B -C=NAME,ONE-SIZE 2>/dev/null | awk '$1 ~ /^L[0-9]$/ { size = $2 } END { print size + 0 }')
+llc=$({ lscpu -B -C=NAME,ONE-SIZE 2>/dev/null || true; } | awk '$1 ~ /^L[0-9]$/ { size = $2 } END { print size + 0 }')
 cache_mesh=$(awk -v llc="$llc" -v full="$(cells "$mesh")" 'BEGIN {
     n = (llc > 0) ? llc / 2 / 170 : 64800
     if (n > full / 2) n = full / 2
