@@ -577,9 +577,7 @@ fn run(o: &Options, ranks: &Ranks) -> Result<bool, AirfoilError> {
                             .map_err(|e| AirfoilError::Usage(format!("{}: {e}", old.display())))?;
                     }
                 }
-                if first_done.is_some() {
-                    checkpointing += writing.elapsed();
-                }
+                checkpointing += writing.elapsed();
             }
         }
     }
@@ -675,8 +673,8 @@ struct Iterated {
     end: Instant,
     /// When the first of them ended (with its plans and compiles).
     first_done: Option<Instant>,
-    /// Time spent writing checkpoints after the first: not an iteration's
-    /// work, so not in the steady time.
+    /// Time spent writing checkpoints (all after the first iteration's
+    /// end): not an iteration's work, so not in the steady time.
     checkpointing: std::time::Duration,
     /// How many this run made.
     ran: usize,
