@@ -398,8 +398,9 @@ impl Plan {
     /// [`Plan::MIN_PARTITIONS`] of them where the range has as many
     /// blocks), their number rounded up to a multiple of
     /// [`Plan::PARTITION_MULTIPLE`] where every partition keeps a block
-    /// (else one partition per block), the blocks shared out evenly; a grain of [`Plan::GRAIN`] positions is *interior* when
-    /// every target it writes is written by its partition alone. The first
+    /// (else one partition per block), the blocks shared out evenly; a
+    /// grain of [`Plan::GRAIN`] positions is *interior* when every target
+    /// it writes is written by its partition alone. The first
     /// phase runs each partition's interior positions, in order, as one
     /// unit: partitions never share what their interiors write, so they
     /// run in parallel, each thread streaming through its own stretch of
@@ -429,9 +430,9 @@ impl Plan {
     pub const GRAIN: usize = 32;
 
     /// [`Plan::partitions`] makes a multiple of this many partitions, as
-    /// long as each keeps at least one block (else one per block). Host backends give each thread an
-    /// equal share of a phase's units, contiguous (`ceil(units / threads)`
-    /// each): with 36 partitions, 16 threads would take 3 or 2 each and the
+    /// long as each keeps at least one block (else one per block). Host
+    /// backends give each thread an equal share of a phase's units,
+    /// contiguous (`ceil(units / threads)` each): with 36 partitions, 16 threads would take 3 or 2 each and the
     /// phase would last 3 partitions' time instead of 2.25; a multiple of 16
     /// divides evenly among 1, 2, 4, 8 and 16 threads.
     pub const PARTITION_MULTIPLE: usize = 16;
