@@ -30,6 +30,8 @@ mod rayon;
 mod runtime;
 mod seq;
 mod shared_globals;
+#[cfg(feature = "rayon")]
+mod team;
 mod transfer_log;
 
 pub use backend::Backend;

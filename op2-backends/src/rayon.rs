@@ -2,12 +2,22 @@
 //! units of a phase in parallel: chunks of a loop with no indirect writes, and for a
 //! planned loop the `HostSchedule` the options choose (partitions' interiors then their
 //! boundaries, or the plan's block colours). Each unit has its own reduction partials,
-//! combined in a fixed order, so results are bitwise the same with any thread count. It
-//! implements op2-core's `Executor`, and `Workers` so builds and compactions share its
-//! threads.
+//! combined in a fixed order, so results are bitwise the same with any thread count.
+//!
+//! Each thread takes one contiguous run of a phase's units. With
+//! `RuntimeOptions::threads` unset the threads are rayon's global pool, a phase reaching
+//! them in one broadcast; with it set they are a `Team` of that many (the calling thread
+//! and the rest), which wait between phases awake for a while as OpenMP's threads do, so
+//! that back-to-back phases do not each pay a wake-up. A phase of one run stays on the
+//! calling thread. It implements op2-core's `Executor`, and `Workers` so builds and
+//! compactions share its threads.
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
 use op2_core::{Error, Executor, HostSchedule, LoopBody, ParLoop, ReductionLayout, Result, Workers};
 use rayon::prelude::*;
 
+use crate::team::Team;
 use crate::RuntimeOptions;
 
 /// Elements per block when the runtime options do not say (chosen by the
@@ -24,31 +34,36 @@ pub const DEFAULT_BLOCK_SIZE: usize = 4096;
 /// loop gives bitwise the same result on every run and with any number of
 /// threads (for a given block size and schedule).
 pub struct RayonExecutor {
-    pool: Option<rayon::ThreadPool>,
+    threads: Threads,
     block_size: usize,
     schedule: HostSchedule,
 }
 
+/// The threads loops run on.
+enum Threads {
+    /// rayon's global pool (sized by `RAYON_NUM_THREADS`), shared with the
+    /// rest of the program.
+    Global,
+    /// A team of the executor's own.
+    Team(Team),
+}
+
 impl RayonExecutor {
-    /// An executor on a dedicated pool of `options.threads` threads, or on
-    /// rayon's global pool (sized by `RAYON_NUM_THREADS`) when unset. Fails
-    /// on a count [`RuntimeOptions::checked_threads`] refuses.
+    /// An executor on a team of `options.threads` threads (the caller and
+    /// `threads - 1` more), or on rayon's global pool (sized by
+    /// `RAYON_NUM_THREADS`) when unset. Fails on a count
+    /// [`RuntimeOptions::checked_threads`] refuses, or when the system
+    /// cannot start the threads.
     pub fn new(options: &RuntimeOptions) -> Result<RayonExecutor> {
-        let pool = match options.checked_threads()? {
-            None => None,
-            Some(n) => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("op2-rayon-{i}"))
-                    .build()
-                    .map_err(|e| Error::InvalidOption {
-                        option: "threads",
-                        reason: e.to_string(),
-                    })?,
-            ),
+        let threads = match options.checked_threads()? {
+            None => Threads::Global,
+            Some(n) => Threads::Team(Team::new(n, "op2-rayon").map_err(|e| Error::InvalidOption {
+                option: "threads",
+                reason: format!("could not start {n} threads: {e}"),
+            })?),
         };
         Ok(RayonExecutor {
-            pool,
+            threads,
             block_size: options.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
             schedule: options.host_schedule.unwrap_or_default(),
         })
@@ -56,9 +71,10 @@ impl RayonExecutor {
 
     /// Threads loops run on.
     pub fn threads(&self) -> usize {
-        self.pool
-            .as_ref()
-            .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+        match &self.threads {
+            Threads::Global => rayon::current_num_threads(),
+            Threads::Team(team) => team.size(),
+        }
     }
 
     fn run_loop(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) {
@@ -76,6 +92,7 @@ impl RayonExecutor {
             // units' edges and defeat each other's prefetching). Results do
             // not depend on this: each unit has its own partials.
             let run = units.len().div_ceil(self.threads()).max(1);
+            let runs = units.len().div_ceil(run);
             // The `k`th run of units, with its partials slots.
             let run_units = |k: usize, slots: &mut [u64]| {
                 let first = units.start + k * run;
@@ -87,14 +104,32 @@ impl RayonExecutor {
                     }
                 }
             };
-            if words == 0 {
-                let runs = units.len().div_ceil(run);
-                (0..runs).into_par_iter().for_each(|k| run_units(k, &mut []));
+            if runs <= 1 {
+                // One thread's work (one thread, or a phase of one unit:
+                // a small boundary): the caller does it, rather than
+                // waking a pool thread and sleeping until it is done.
+                run_units(0, slots);
+                continue;
+            }
+            // The runs' slots, one lock each: thread `k` takes run `k`'s.
+            let run_slots: Vec<Mutex<&mut [u64]>> = if words == 0 {
+                (0..runs).map(|_| Mutex::new(&mut [][..])).collect()
             } else {
-                slots
-                    .par_chunks_mut(words * run)
-                    .enumerate()
-                    .for_each(|(k, slots)| run_units(k, slots));
+                slots.chunks_mut(words * run).map(Mutex::new).collect()
+            };
+            let on_thread = |k: usize| {
+                if let Some(slots) = run_slots.get(k) {
+                    run_units(k, &mut slots.lock().unwrap_or_else(PoisonError::into_inner));
+                }
+            };
+            match &self.threads {
+                Threads::Team(team) => team.run(&on_thread),
+                // A broadcast wakes every thread at once with its run, where
+                // a parallel iterator hands the runs out by splitting and
+                // stealing, a wake-up after a wake-up.
+                Threads::Global => {
+                    rayon::broadcast(|thread| on_thread(thread.index()));
+                }
             }
         }
         layout.combine_all(lp.args, &partials);
@@ -107,10 +142,8 @@ impl Executor for RayonExecutor {
     }
 
     unsafe fn execute(&self, lp: &ParLoop<'_>, body: &LoopBody<'_>) -> Result<()> {
-        match &self.pool {
-            Some(pool) => pool.install(|| self.run_loop(lp, body)),
-            None => self.run_loop(lp, body),
-        }
+        // On the calling thread, which hands each phase to the threads.
+        self.run_loop(lp, body);
         Ok(())
     }
 
@@ -126,10 +159,20 @@ impl Workers for RayonExecutor {
     }
 
     fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
-        let all = || (0..tasks).into_par_iter().for_each(task);
-        match &self.pool {
-            Some(pool) => pool.install(all),
-            None => all(),
+        match &self.threads {
+            Threads::Global => (0..tasks).into_par_iter().for_each(task),
+            Threads::Team(_) if tasks <= 1 => (0..tasks).for_each(task),
+            // Each member takes the next task until none is left.
+            Threads::Team(team) => {
+                let next = AtomicUsize::new(0);
+                team.run(&|_| loop {
+                    let t = next.fetch_add(1, Ordering::Relaxed);
+                    if t >= tasks {
+                        break;
+                    }
+                    task(t);
+                });
+            }
         }
     }
 }
