@@ -5,8 +5,8 @@
 //! combined in a fixed order, so results are bitwise the same with any thread count.
 //!
 //! Each thread takes one contiguous run of a phase's units. With
-//! `RuntimeOptions::threads` unset the threads are rayon's global pool, a phase reaching
-//! them in one broadcast; with it set they are a `Team` of that many (the calling thread
+//! `RuntimeOptions::threads` unset the threads are rayon's global pool, shared with the
+//! rest of the program; with it set they are a `Team` of that many (the calling thread
 //! and the rest), which wait between phases awake for a while as OpenMP's threads do, so
 //! that back-to-back phases do not each pay a wake-up. A phase of one run stays on the
 //! calling thread. It implements op2-core's `Executor`, and `Workers` so builds and
@@ -111,25 +111,29 @@ impl RayonExecutor {
                 run_units(0, slots);
                 continue;
             }
-            // The runs' slots, one lock each: thread `k` takes run `k`'s.
-            let run_slots: Vec<Mutex<&mut [u64]>> = if words == 0 {
-                (0..runs).map(|_| Mutex::new(&mut [][..])).collect()
-            } else {
-                slots.chunks_mut(words * run).map(Mutex::new).collect()
-            };
-            let on_thread = |k: usize| {
-                if let Some(slots) = run_slots.get(k) {
-                    run_units(k, &mut slots.lock().unwrap_or_else(PoisonError::into_inner));
-                }
-            };
             match &self.threads {
-                Threads::Team(team) => team.run(&on_thread),
-                // A broadcast wakes every thread at once with its run, where
-                // a parallel iterator hands the runs out by splitting and
-                // stealing, a wake-up after a wake-up.
-                Threads::Global => {
-                    rayon::broadcast(|thread| on_thread(thread.index()));
+                Threads::Team(team) => {
+                    // The runs' slots, one lock each: member `k` takes run
+                    // `k`'s.
+                    let run_slots: Vec<Mutex<&mut [u64]>> = if words == 0 {
+                        (0..runs).map(|_| Mutex::new(&mut [][..])).collect()
+                    } else {
+                        slots.chunks_mut(words * run).map(Mutex::new).collect()
+                    };
+                    team.run(runs, &|k| {
+                        let mut slots = run_slots[k].lock().unwrap_or_else(PoisonError::into_inner);
+                        run_units(k, &mut slots);
+                    });
                 }
+                // A parallel iterator, which needs only the threads that
+                // take a run: others may be busy with the program's own work.
+                Threads::Global if words == 0 => {
+                    (0..runs).into_par_iter().for_each(|k| run_units(k, &mut []));
+                }
+                Threads::Global => slots
+                    .par_chunks_mut(words * run)
+                    .enumerate()
+                    .for_each(|(k, slots)| run_units(k, slots)),
             }
         }
         layout.combine_all(lp.args, &partials);
@@ -161,11 +165,10 @@ impl Workers for RayonExecutor {
     fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
         match &self.threads {
             Threads::Global => (0..tasks).into_par_iter().for_each(task),
-            Threads::Team(_) if tasks <= 1 => (0..tasks).for_each(task),
             // Each member takes the next task until none is left.
             Threads::Team(team) => {
                 let next = AtomicUsize::new(0);
-                team.run(&|_| loop {
+                team.run(tasks, &|_| loop {
                     let t = next.fetch_add(1, Ordering::Relaxed);
                     if t >= tasks {
                         break;

@@ -28,9 +28,9 @@ pub struct RuntimeOptions {
     /// backend's usual control (`RAYON_NUM_THREADS` and rayon's global pool
     /// for `rayon`, `OMP_NUM_THREADS` for `jit`). On `rayon`, `Some(n)` is a
     /// team of the runtime's own: the thread that calls the loops and `n - 1`
-    /// more, which wait between loops awake for a moment (spinning and
-    /// yielding, 300 µs) before they sleep, as OpenMP's threads do, where a
-    /// pool's threads sleep at once and pay a wake-up each loop.
+    /// more, which after each phase of a loop wait awake for a moment
+    /// (spinning and yielding, 300 µs) before they sleep, as OpenMP's threads
+    /// do, where a pool's threads sleep at once and pay a wake-up each phase.
     ///
     /// One rule for every backend, checked by [`Runtime::with_options`] before
     /// any executor is built: `Some(n)` needs `1 <= n <= `[`RuntimeOptions::max_threads`]`()`,

@@ -1,15 +1,16 @@
 //! `Team`: a fixed group of threads that run each phase of a loop together,
 //! as OpenMP's threads do. The calling thread is member 0 and takes its
-//! share itself; the other members wait between phases spinning (yielding
+//! share itself; the other members wait between jobs spinning (yielding
 //! the core to anything else runnable) for [`Team::IDLE_SPIN`] before they
 //! sleep. A pool whose threads sleep as soon as they are idle pays a
 //! wake-up at the start and at the end of every phase; on a virtual
 //! machine a sleeping core takes 50–150 µs to run again, as long as a
 //! small loop takes.
 //!
-//! A job is `Fn(member)`: member `k` of `size` runs `job(k)` once. A job
-//! started from inside a job, or while another thread's job holds the
-//! team, runs all its members' shares on the calling thread in member
+//! A job is `Fn(member)` for the first `active` members: member `k` runs
+//! `job(k)` once; the others are not woken. A job started on a thread
+//! that is running a share of any team's job, or while another thread's
+//! job holds the team, runs all its shares on the calling thread in member
 //! order instead: slower, never a deadlock, the same work.
 
 use std::any::Any;
@@ -28,32 +29,42 @@ thread_local! {
     static IN_JOB: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The job of the current epoch, its lifetime erased. [`Team::run`]
-/// does not return, nor unwind, before every member is done with it.
+/// The current job, its lifetime erased: [`Team::run`] does not return,
+/// nor unwind, before every active member is done with it.
 #[derive(Clone, Copy)]
-struct JobPtr(*const Job<'static>);
+struct Posted {
+    /// The job's number, from 1.
+    epoch: u64,
+    /// Members `0..active` run a share.
+    active: usize,
+    job: *const Job<'static>,
+}
 
-// SAFETY: the pointee is `Sync`, and `Team::run` keeps it alive until
-// every member has finished with it (see `JobPtr`).
-unsafe impl Send for JobPtr {}
+// SAFETY: the job is `Sync`, and `Team::run` keeps it alive until every
+// active member has finished with it (see `Posted`).
+unsafe impl Send for Posted {}
 
 /// What the members share.
 struct Shared {
-    /// Bumped once per job; a member runs the job when it sees a new epoch.
-    epoch: AtomicU64,
-    /// The current job, set before its epoch is bumped.
-    job: Mutex<Option<JobPtr>>,
-    /// Members (other than the caller) not yet done with the current job.
+    /// The latest job's epoch: a member that sees a new one looks at
+    /// `posted`.
+    announced: AtomicU64,
+    /// The current job, posted before it is announced and taken down once
+    /// its active members are done. Under the lock a member reads the
+    /// job's epoch with its members, so a member that wakes late takes the
+    /// job posted then, or none.
+    posted: Mutex<Option<Posted>>,
+    /// Active members (other than the caller) not yet done with the job.
     pending: AtomicUsize,
     /// Set when the team is dropped: members leave.
     stop: AtomicBool,
-    /// Members asleep waiting for an epoch, and the caller asleep waiting
-    /// for `pending` to reach zero: whoever changes what they wait for
-    /// wakes them under `lock`.
-    sleepers: AtomicUsize,
+    /// Member `k` (from 1; index 0 unused) is parked, or about to be,
+    /// waiting for an announcement: the caller unparks it.
+    parked: Vec<AtomicBool>,
+    /// The caller asleep waiting for `pending` to reach zero: the member
+    /// that takes it there wakes it under `lock`.
     caller_asleep: AtomicBool,
     lock: Mutex<()>,
-    epoch_changed: Condvar,
     job_done: Condvar,
     /// The first panic of a member's share, for the caller to resume.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
@@ -86,9 +97,12 @@ fn spin_until(ready: impl Fn() -> bool) -> bool {
 /// A fixed group of threads running jobs together; see the module header.
 pub struct Team {
     shared: Arc<Shared>,
+    /// Members 1, 2, ...
     members: Vec<JoinHandle<()>>,
     /// Held by the thread whose job the team runs.
     busy: Mutex<()>,
+    /// Jobs announced so far.
+    epoch: AtomicU64,
 }
 
 impl Team {
@@ -97,18 +111,18 @@ impl Team {
     /// enough that a program between loops soon has its cores back.
     pub const IDLE_SPIN: Duration = Duration::from_micros(300);
 
-    /// A team of `size` members: the caller of [`Team::run`] and
-    /// `size - 1` threads named `{name}-1`, `{name}-2`, ...
+    /// A team of `size` members (at least 1): the caller of [`Team::run`]
+    /// and `size - 1` threads named `{name}-1`, `{name}-2`, ...
     pub fn new(size: usize, name: &str) -> std::io::Result<Team> {
+        let size = size.max(1);
         let shared = Arc::new(Shared {
-            epoch: AtomicU64::new(0),
-            job: Mutex::new(None),
+            announced: AtomicU64::new(0),
+            posted: Mutex::new(None),
             pending: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
-            sleepers: AtomicUsize::new(0),
+            parked: (0..size).map(|_| AtomicBool::new(false)).collect(),
             caller_asleep: AtomicBool::new(false),
             lock: Mutex::new(()),
-            epoch_changed: Condvar::new(),
             job_done: Condvar::new(),
             panic: Mutex::new(None),
         });
@@ -116,8 +130,9 @@ impl Team {
             shared,
             members: Vec::new(),
             busy: Mutex::new(()),
+            epoch: AtomicU64::new(0),
         };
-        for k in 1..size.max(1) {
+        for k in 1..size {
             let shared = Arc::clone(&team.shared);
             // On failure `team` drops here, and its Drop stops the
             // threads already started.
@@ -134,33 +149,40 @@ impl Team {
         self.members.len() + 1
     }
 
-    /// Runs `job(k)` for every member `k` and returns when all are done;
-    /// the caller runs `job(0)`. A panic in any share is resumed here once
-    /// every member is done.
-    pub fn run(&self, job: &Job<'_>) {
+    /// Runs `job(k)` for members `k` in `0..active` (at most the team's
+    /// size) and returns when all are done; the caller runs `job(0)`. A
+    /// panic in any share is resumed here once every share is done.
+    pub fn run(&self, active: usize, job: &Job<'_>) {
+        let active = active.min(self.size());
         let busy = match self.busy.try_lock() {
             Ok(guard) => Some(guard),
             Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
             Err(std::sync::TryLockError::WouldBlock) => None,
         };
         let nested = IN_JOB.with(Cell::get);
-        if self.members.is_empty() || busy.is_none() || nested {
-            for k in 0..self.size() {
+        if active <= 1 || busy.is_none() || nested {
+            for k in 0..active {
                 job(k);
             }
             return;
         }
         let shared = &*self.shared;
         // SAFETY: only the lifetime is erased; this function waits below
-        // until every member is done with the job, also when a share
-        // panics, before it returns or unwinds.
+        // until every active member is done with the job, also when a
+        // share panics, before it returns or unwinds.
         let erased: *const Job<'static> = unsafe { std::mem::transmute(job as *const Job<'_>) };
-        *lock(&shared.job) = Some(JobPtr(erased));
-        shared.pending.store(self.members.len(), SeqCst);
-        shared.epoch.fetch_add(1, SeqCst);
-        if shared.sleepers.load(SeqCst) > 0 {
-            let _guard = lock(&shared.lock);
-            shared.epoch_changed.notify_all();
+        let epoch = self.epoch.fetch_add(1, SeqCst) + 1;
+        shared.pending.store(active - 1, SeqCst);
+        *lock(&shared.posted) = Some(Posted {
+            epoch,
+            active,
+            job: erased,
+        });
+        shared.announced.store(epoch, SeqCst);
+        for (k, member) in self.members.iter().enumerate().take(active - 1) {
+            if shared.parked[k + 1].load(SeqCst) {
+                member.thread().unpark();
+            }
         }
         let mine = run_share(job, 0);
         let done = || shared.pending.load(SeqCst) == 0;
@@ -172,7 +194,7 @@ impl Team {
             }
             shared.caller_asleep.store(false, SeqCst);
         }
-        *lock(&shared.job) = None;
+        *lock(&shared.posted) = None;
         let theirs = lock(&shared.panic).take();
         drop(busy);
         if let Some(payload) = mine.err().or(theirs) {
@@ -189,27 +211,44 @@ fn run_share(job: &Job<'_>, k: usize) -> std::thread::Result<()> {
     result
 }
 
-/// A member's life: wait for an epoch, run its share, report, again.
+/// Member `k`'s life: wait for an announcement, run its share if it is
+/// active, report, again.
 fn serve(shared: &Shared, k: usize) {
+    // The last epoch this member has dealt with.
     let mut seen = 0;
     loop {
-        let fresh = || shared.epoch.load(SeqCst) != seen || shared.stop.load(SeqCst);
+        let fresh = || shared.announced.load(SeqCst) != seen || shared.stop.load(SeqCst);
         if !spin_until(fresh) {
-            let mut guard = lock(&shared.lock);
-            shared.sleepers.fetch_add(1, SeqCst);
+            // Parked is set before the last look, and the caller looks at
+            // it after announcing: one of the two sees the other.
+            shared.parked[k].store(true, SeqCst);
             while !fresh() {
-                guard = shared.epoch_changed.wait(guard).unwrap_or_else(PoisonError::into_inner);
+                thread::park();
             }
-            shared.sleepers.fetch_sub(1, SeqCst);
+            shared.parked[k].store(false, SeqCst);
         }
         if shared.stop.load(SeqCst) {
             return;
         }
-        seen = shared.epoch.load(SeqCst);
-        let job = lock(&shared.job).expect("a job is set before its epoch");
+        let announced = shared.announced.load(SeqCst);
+        let posted = *lock(&shared.posted);
+        let job = match posted {
+            Some(p) if p.epoch > seen => {
+                seen = p.epoch;
+                if k >= p.active {
+                    continue;
+                }
+                p.job
+            }
+            // Jobs that did not need this member, finished already.
+            _ => {
+                seen = announced;
+                continue;
+            }
+        };
         // SAFETY: `Team::run` keeps the job alive until `pending` is zero,
         // which this member's decrement below is part of.
-        if let Err(payload) = run_share(unsafe { &*job.0 }, k) {
+        if let Err(payload) = run_share(unsafe { &*job }, k) {
             lock(&shared.panic).get_or_insert(payload);
         }
         if shared.pending.fetch_sub(1, SeqCst) == 1 && shared.caller_asleep.load(SeqCst) {
@@ -222,9 +261,8 @@ fn serve(shared: &Shared, k: usize) {
 impl Drop for Team {
     fn drop(&mut self) {
         self.shared.stop.store(true, SeqCst);
-        {
-            let _guard = lock(&self.shared.lock);
-            self.shared.epoch_changed.notify_all();
+        for member in &self.members {
+            member.thread().unpark();
         }
         for member in self.members.drain(..) {
             // A member's panics are caught in its shares; it cannot have
@@ -245,11 +283,30 @@ mod tests {
             let team = Team::new(size, "t").unwrap();
             for _ in 0..200 {
                 let counts: Vec<AtomicUsize> = (0..size).map(|_| AtomicUsize::new(0)).collect();
-                team.run(&|k| {
+                team.run(team.size(), &|k| {
                     counts[k].fetch_add(1, SeqCst);
                 });
                 assert!(counts.iter().all(|c| c.load(SeqCst) == 1), "size {size}");
             }
+        }
+    }
+
+    #[test]
+    fn only_the_active_members_run() {
+        let team = Team::new(4, "t").unwrap();
+        for round in 0..300 {
+            let active = round % 6;
+            let counts: Vec<AtomicUsize> = (0..4).map(|_| AtomicUsize::new(0)).collect();
+            if round % 50 == 0 {
+                // Let the members fall asleep now and then.
+                thread::sleep(Team::IDLE_SPIN * 3);
+            }
+            team.run(active, &|k| {
+                counts[k].fetch_add(1, SeqCst);
+            });
+            let ran: Vec<usize> = counts.iter().map(|c| c.load(SeqCst)).collect();
+            let expected: Vec<usize> = (0..4).map(|k| usize::from(k < active)).collect();
+            assert_eq!(ran, expected, "active {active}");
         }
     }
 
@@ -259,7 +316,7 @@ mod tests {
         let total = AtomicUsize::new(0);
         for _ in 0..3 {
             thread::sleep(Team::IDLE_SPIN * 4);
-            team.run(&|k| {
+            team.run(team.size(), &|k| {
                 total.fetch_add(k + 1, SeqCst);
             });
         }
@@ -270,8 +327,8 @@ mod tests {
     fn a_job_inside_a_job_runs_on_the_calling_thread() {
         let team = Team::new(2, "t").unwrap();
         let inner = AtomicUsize::new(0);
-        team.run(&|_| {
-            team.run(&|k| {
+        team.run(team.size(), &|_| {
+            team.run(team.size(), &|k| {
                 inner.fetch_add(k + 1, SeqCst);
             })
         });
@@ -287,7 +344,7 @@ mod tests {
             for _ in 0..2 {
                 s.spawn(|| {
                     for _ in 0..500 {
-                        team.run(&|_| {
+                        team.run(team.size(), &|_| {
                             total.fetch_add(1, SeqCst);
                         });
                     }
@@ -301,7 +358,7 @@ mod tests {
     fn a_panic_in_a_member_reaches_the_caller_and_the_team_goes_on() {
         let team = Team::new(3, "t").unwrap();
         let caught = panic::catch_unwind(AssertUnwindSafe(|| {
-            team.run(&|k| {
+            team.run(team.size(), &|k| {
                 if k == 2 {
                     panic!("share {k} failed");
                 }
@@ -313,7 +370,7 @@ mod tests {
             Some("share 2 failed")
         );
         let total = AtomicUsize::new(0);
-        team.run(&|k| {
+        team.run(team.size(), &|k| {
             total.fetch_add(k, SeqCst);
         });
         assert_eq!(total.load(SeqCst), 1 + 2);
