@@ -22,9 +22,9 @@
 # (every line equal), Boids' log on `cuda` against `seq` and its step at 100 000
 # and 1 000 000 boids, the device benchmark, and last Airfoil on the host's
 # cores (scripts/host_figures.sh: rayon and jit, 1, 4 and 16 threads,
-# partitions and colours, the bandwidth floor and the time in cache; no OP2,
-# no renumbering: those
-# are in `run.sh host`). Each part prints the seconds
+# partitions and colours, the bandwidth floor, the time in cache, and rayon's
+# own team against rayon's pool on 16; no OP2, no renumbering: those are in
+# `run.sh host`). Each part prints the seconds
 # it began at: the whole must fit in 3 minutes of GPU time.
 #
 #   bash run.sh host                 # only the host's cores, every CPU figure:
@@ -108,7 +108,7 @@ part() { echo; echo "== [${SECONDS} s] $*"; }
 # `bash run.sh host`: only Airfoil on the host's cores, every CPU figure
 # (host_figures.sh: 1 to 16 threads, two rounds, OP2's OpenMP Airfoil built
 # from the bundle's copy when it carries one, the floor, the time in cache,
-# renumbering).
+# renumbering, rayon's team against its pool).
 if [ "${1:-}" = host ]; then
     part "Airfoil 720K on the host's cores, against OP2's OpenMP"
     OP2_BUNDLE=op2 bash host_figures.sh ./airfoil

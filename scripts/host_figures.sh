@@ -10,8 +10,9 @@
 # its time scaled up by the cells (what an iteration costs when memory is not
 # what limits it); where that is above the floor, the loops are bound by
 # their instructions, and the last column is the fraction of the larger of
-# the two. Then the renumbered mesh (--renumber) against the plain one on the
-# most threads.
+# the two. Then, on the most threads, the renumbered mesh (--renumber)
+# against the plain one, and rayon on a team of its own (--threads) against
+# rayon on its global pool (RAYON_NUM_THREADS, no --threads).
 #
 #   scripts/host_figures.sh [AIRFOIL]
 #
@@ -27,6 +28,7 @@
 #   ITERATIONS  iterations per run (default 100)
 #   MESH        mesh, IxJ (default 400x600: 720 000 cells)
 #   RENUMBER    0 leaves out the renumbering table (default 1)
+#   POOL        0 leaves out the team against the pool (default 1)
 #   OP2_BUNDLE  a bundle of OP2's classic Airfoil made by the team's
 #               op2_airfoil.sh (default target/op2-bundle); its OpenMP binary
 #               is built first when missing (BUILD_ONLY=1 build_and_run.sh "" cpu)
@@ -162,20 +164,41 @@ for t in $threads; do
         "${best[cache-$t]:--} | $(ratio "$(max "${floor[$t]:-}" "${best[cache-$t]:-}")" "$all") |"
 done
 
-[ "${RENUMBER:-1}" = 0 ] && exit $status
-# Renumbering on the most threads.
+# Renumbering and the team against the pool, on the most threads.
 t=$(echo "$threads" | tr ' ' '\n' | sort -n | tail -1)
-echo
-echo "| $t threads, partitions | plain | --renumber | renumbered / plain |"
-echo "|---|---|---|---|"
-for backend in $backends; do
-    for renumber in "" --renumber; do
-        log=$work/renumber-$backend-${renumber:-plain}.log
-        "$airfoil" --backend "$backend" --threads "$t" --mesh "$mesh" --iterations "$iterations" $renumber > "$log" 2>&1 ||
-            { status=1; tail -n 5 "$log" >&2; }
+if [ "${RENUMBER:-1}" != 0 ]; then
+    echo
+    echo "| $t threads, partitions | plain | --renumber | renumbered / plain |"
+    echo "|---|---|---|---|"
+    for backend in $backends; do
+        for renumber in "" --renumber; do
+            log=$work/renumber-$backend-${renumber:-plain}.log
+            "$airfoil" --backend "$backend" --threads "$t" --mesh "$mesh" --iterations "$iterations" $renumber > "$log" 2>&1 ||
+                { status=1; tail -n 5 "$log" >&2; }
+        done
+        plain=$(steady_ms "$work/renumber-$backend-plain.log" || true)
+        renumbered=$(steady_ms "$work/renumber-$backend---renumber.log" || true)
+        echo "| $backend | ${plain:--} | ${renumbered:--} | $(ratio "$renumbered" "$plain") |"
     done
-    plain=$(steady_ms "$work/renumber-$backend-plain.log" || true)
-    renumbered=$(steady_ms "$work/renumber-$backend---renumber.log" || true)
-    echo "| $backend | ${plain:--} | ${renumbered:--} | $(ratio "$renumbered" "$plain") |"
-done
+fi
+if [ "${POOL:-1}" != 0 ]; then
+    # --threads gives rayon a team of its own (the caller and t - 1 threads
+    # that stay awake between phases); without it rayon runs on its global
+    # pool, whose threads sleep when idle.
+    for round in $(seq "$rounds"); do
+        for how in team pool; do
+            log=$work/threads-$how-$round.log
+            if [ "$how" = team ]; then
+                "$airfoil" --backend rayon --threads "$t" --mesh "$mesh" --iterations "$iterations" > "$log" 2>&1
+            else
+                RAYON_NUM_THREADS=$t "$airfoil" --backend rayon --mesh "$mesh" --iterations "$iterations" > "$log" 2>&1
+            fi || { status=1; tail -n 5 "$log" >&2; continue; }
+            best[$how]=$(min "${best[$how]:-}" "$(steady_ms "$log")")
+        done
+    done
+    echo
+    echo "| $t threads, rayon | a team of its own (--threads $t) | rayon's pool (RAYON_NUM_THREADS=$t) | team / pool |"
+    echo "|---|---|---|---|"
+    echo "| partitions | ${best[team]:--} | ${best[pool]:--} | $(ratio "${best[team]:-}" "${best[pool]:-}") |"
+fi
 exit $status
