@@ -84,13 +84,7 @@ fn loop_bandwidths(rt: &Runtime, mesh: &op2_airfoil::Mesh) -> (f64, Vec<(String,
     let bytes = rows.iter().map(op2::LoopTiming::bytes).sum::<f64>() / iterations as f64;
     let loops = rows
         .iter()
-        .map(|r| {
-            (
-                r.name.clone(),
-                r.bytes() / r.calls.max(1) as f64 / 1e6,
-                r.gbytes_per_s(),
-            )
-        })
+        .map(|r| (r.name.clone(), r.mean_bytes_per_call() / 1e6, r.gbytes_per_s()))
         .collect();
     (bytes, loops)
 }

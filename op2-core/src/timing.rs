@@ -67,6 +67,11 @@ impl LoopTiming {
         self.bytes_total as f64
     }
 
+    /// Estimated bytes moved per call, the mean over all calls.
+    pub fn mean_bytes_per_call(&self) -> f64 {
+        self.bytes() / self.calls.max(1) as f64
+    }
+
     /// Achieved bandwidth in GB/s (10^9 bytes).
     pub fn gbytes_per_s(&self) -> f64 {
         if self.seconds == 0.0 {
@@ -252,8 +257,8 @@ impl fmt::Display for TimingSummary {
             // Work whose traffic is not estimated (a list's build) has none.
             let (mb, gbs) = match r.bytes_total {
                 0 => ("-".to_string(), "-".to_string()),
-                b => (
-                    format!("{:.3}", b as f64 / r.calls.max(1) as f64 / 1e6),
+                _ => (
+                    format!("{:.3}", r.mean_bytes_per_call() / 1e6),
                     format!("{:.2}", r.gbytes_per_s()),
                 ),
             };
@@ -491,6 +496,7 @@ mod tests {
         t.record("c", 1.0, 300);
         let c = &t.rows()[2];
         assert_eq!((c.bytes(), c.bytes_per_call), (400.0, 300));
+        assert_eq!(c.mean_bytes_per_call(), 200.0);
         assert!((c.gbytes_per_s() - 2e-7).abs() < 1e-18);
         let table = t.summary().to_string();
         assert!(table.contains("GB/s") && table.lines().count() == 5, "{table}");
