@@ -101,8 +101,6 @@ pub struct Team {
     members: Vec<JoinHandle<()>>,
     /// Held by the thread whose job the team runs.
     busy: Mutex<()>,
-    /// Jobs announced so far.
-    epoch: AtomicU64,
 }
 
 impl Team {
@@ -130,7 +128,6 @@ impl Team {
             shared,
             members: Vec::new(),
             busy: Mutex::new(()),
-            epoch: AtomicU64::new(0),
         };
         for k in 1..size {
             let shared = Arc::clone(&team.shared);
@@ -171,7 +168,8 @@ impl Team {
         // until every active member is done with the job, also when a
         // share panics, before it returns or unwinds.
         let erased: *const Job<'static> = unsafe { std::mem::transmute(job as *const Job<'_>) };
-        let epoch = self.epoch.fetch_add(1, SeqCst) + 1;
+        // Only the holder of `busy` announces: the next epoch is its own.
+        let epoch = shared.announced.load(SeqCst) + 1;
         shared.pending.store(active - 1, SeqCst);
         *lock(&shared.posted) = Some(Posted {
             epoch,
