@@ -432,9 +432,10 @@ impl Plan {
     /// [`Plan::partitions`] makes a multiple of this many partitions, as
     /// long as each keeps at least one block (else one per block). Host
     /// backends give each thread an equal share of a phase's units,
-    /// contiguous (`ceil(units / threads)` each): with 36 partitions, 16 threads would take 3 or 2 each and the
-    /// phase would last 3 partitions' time instead of 2.25; a multiple of 16
-    /// divides evenly among 1, 2, 4, 8 and 16 threads.
+    /// contiguous (`ceil(units / threads)` each): with 36 partitions, 16
+    /// threads would take 3 or 2 each and the phase would last 3
+    /// partitions' time instead of 2.25; a multiple of 16 divides evenly
+    /// among 1, 2, 4, 8 and 16 threads.
     pub const PARTITION_MULTIPLE: usize = 16;
 
     /// The fewest partitions [`Plan::partitions`] cuts a range of at least
