@@ -36,16 +36,17 @@ const NAP: Duration = Duration::from_micros(20);
 
 /// Decides how every rank waits, with blocking collectives (called by
 /// `Mpi::init` before anything else waits): `choice` (`OP2_MPI_WAIT`), and
-/// for `Auto` whether a node runs more ranks than it has CPUs for them (the
-/// union of its ranks' affinity masks, so ranks bound one to a core count
-/// as having a core each). All ranks must post collectives alike (MPI does
-/// not match a blocking one with a nonblocking one), so they all sleep if
-/// any rank's choice or node says so.
-pub(crate) fn decide<C: CommunicatorCollectives>(world: &C, node: &C, choice: MpiWait) {
+/// for `Auto` whether `node` runs more ranks than it has CPUs for them
+/// (`node_cpus`, from [`node_cpus`]: the union of its ranks' affinity masks,
+/// so ranks bound one to a core count as having a core each). All ranks
+/// must post collectives alike (MPI does not match a blocking one with a
+/// nonblocking one), so they all sleep if any rank's choice or node says
+/// so.
+pub(crate) fn decide<C: CommunicatorCollectives>(world: &C, node: &C, node_cpus: usize, choice: MpiWait) {
     let mine = match choice {
         MpiWait::Spin => 0u8,
         MpiWait::Sleep => 1,
-        MpiWait::Auto => u8::from(node.size() as usize > node_cpus(node)),
+        MpiWait::Auto => u8::from(node.size() as usize > node_cpus),
     };
     let mut any = 0u8;
     world.all_reduce_into(&mine, &mut any, SystemOperation::max());
@@ -54,7 +55,7 @@ pub(crate) fn decide<C: CommunicatorCollectives>(world: &C, node: &C, choice: Mp
 
 /// The CPUs the ranks of `node` may run on together: the union of their
 /// affinity masks. Collective over `node`.
-fn node_cpus<C: CommunicatorCollectives>(node: &C) -> usize {
+pub(crate) fn node_cpus<C: CommunicatorCollectives>(node: &C) -> usize {
     let mine = cpu_mask();
     let mut union = vec![0u64; mine.len()];
     node.all_reduce_into(&mine[..], &mut union[..], SystemOperation::bitwise_or());

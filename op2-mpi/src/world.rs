@@ -73,12 +73,15 @@ impl Mpi {
             }
         }));
         // Where this rank sits on its node: device backends give each rank
-        // of a node its own device by default.
+        // of a node its own device by default, and `rayon` its share of the
+        // node's CPUs.
         let node = world.split_shared(rank as i32);
-        crate::waiting::decide(&world, &node, wait);
+        let cpus = crate::waiting::node_cpus(&node);
+        crate::waiting::decide(&world, &node, cpus, wait);
         op2_core::set_node_rank(op2_core::NodeRank {
             rank: node.rank() as usize,
             ranks: node.size() as usize,
+            cpus,
         });
         Ok(Mpi {
             _universe: universe,
