@@ -23,7 +23,7 @@
 # and 1 000 000 boids, the device benchmark, and last Airfoil on the host's
 # cores (scripts/host_figures.sh: rayon and jit, 1, 4 and 16 threads,
 # partitions and colours, the bandwidth floor, the time in cache, and rayon's
-# own team against rayon's pool on 16; no OP2, no renumbering: those are in
+# own team against its shared one on 16; no OP2, no renumbering: those are in
 # `run.sh host`). Each part prints the seconds
 # it began at: the whole must fit in 3 minutes of GPU time.
 #
@@ -108,7 +108,7 @@ part() { echo; echo "== [${SECONDS} s] $*"; }
 # `bash run.sh host`: only Airfoil on the host's cores, every CPU figure
 # (host_figures.sh: 1 to 16 threads, two rounds, OP2's OpenMP Airfoil built
 # from the bundle's copy when it carries one, the floor, the time in cache,
-# renumbering, rayon's team against its pool).
+# renumbering, rayon's own team against its shared one).
 if [ "${1:-}" = host ]; then
     part "Airfoil 720K on the host's cores, against OP2's OpenMP"
     OP2_BUNDLE=op2 bash host_figures.sh ./airfoil

@@ -12,7 +12,7 @@
 # their instructions, and the last column is the fraction of the larger of
 # the two. Then, on the most threads, the renumbered mesh (--renumber)
 # against the plain one, and rayon on a team of its own (--threads) against
-# rayon on its global pool (RAYON_NUM_THREADS, no --threads).
+# its default, the process's shared team (RAYON_NUM_THREADS, no --threads).
 #
 #   scripts/host_figures.sh [AIRFOIL]
 #
@@ -28,7 +28,7 @@
 #   ITERATIONS  iterations per run (default 100)
 #   MESH        mesh, IxJ (default 400x600: 720 000 cells)
 #   RENUMBER    0 leaves out the renumbering table (default 1)
-#   POOL        0 leaves out the team against the pool (default 1)
+#   SHARED      0 leaves out the own team against the shared one (default 1)
 #   OP2_BUNDLE  a bundle of OP2's classic Airfoil made by the team's
 #               op2_airfoil.sh (default target/op2-bundle); its OpenMP binary
 #               is built first when missing (BUILD_ONLY=1 build_and_run.sh "" cpu)
@@ -181,14 +181,14 @@ if [ "${RENUMBER:-1}" != 0 ]; then
         echo "| $backend | ${plain:--} | ${renumbered:--} | $(ratio "$renumbered" "$plain") |"
     done
 fi
-if [ "${POOL:-1}" != 0 ]; then
+if [ "${SHARED:-1}" != 0 ]; then
     # --threads gives rayon a team of its own (the caller and t - 1 threads
-    # that stay awake between phases); without it rayon runs on its global
-    # pool, whose threads sleep when idle.
+    # that stay awake between phases); without it rayon runs on the
+    # process's shared team, sized by RAYON_NUM_THREADS: they should be level.
     for round in $(seq "$rounds"); do
-        for how in team pool; do
+        for how in own shared; do
             log=$work/threads-$how-$round.log
-            if [ "$how" = team ]; then
+            if [ "$how" = own ]; then
                 "$airfoil" --backend rayon --threads "$t" --mesh "$mesh" --iterations "$iterations" > "$log" 2>&1
             else
                 RAYON_NUM_THREADS=$t "$airfoil" --backend rayon --mesh "$mesh" --iterations "$iterations" > "$log" 2>&1
@@ -197,8 +197,8 @@ if [ "${POOL:-1}" != 0 ]; then
         done
     done
     echo
-    echo "| $t threads, rayon | a team of its own (--threads $t) | rayon's pool (RAYON_NUM_THREADS=$t) | team / pool |"
+    echo "| $t threads, rayon | a team of its own (--threads $t) | the shared team (RAYON_NUM_THREADS=$t) | own / shared |"
     echo "|---|---|---|---|"
-    echo "| partitions | ${best[team]:--} | ${best[pool]:--} | $(ratio "${best[team]:-}" "${best[pool]:-}") |"
+    echo "| partitions | ${best[own]:--} | ${best[shared]:--} | $(ratio "${best[own]:-}" "${best[shared]:-}") |"
 fi
 exit $status

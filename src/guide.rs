@@ -339,7 +339,7 @@
 //! | backend | feature | kernel runs as | writes through maps | settings |
 //! |---|---|---|---|---|
 //! | `seq` | always | the Rust function, one thread, in order | in order | none |
-//! | `rayon` | `rayon` (default) | the Rust function on rayon threads | coloured blocks | `RAYON_NUM_THREADS`, `threads`, `block_size` |
+//! | `rayon` | `rayon` (default) | the Rust function on a team of host threads | coloured blocks | `RAYON_NUM_THREADS`, `threads`, `block_size` |
 //! | `jit` | `jit` | C compiled by the system compiler, OpenMP threads | coloured blocks | `OP2_CC`, `OP2_CFLAGS`, `OP2_CACHE_DIR`, `OMP_NUM_THREADS` |
 //! | `opencl` | `opencl` | OpenCL C, one work-item per element | coloured blocks and elements, or atomics | `OP2_OPENCL_DEVICE`, `OP2_INCREMENTS` |
 //! | `cuda` | `cuda` | CUDA compiled by NVRTC | coloured blocks and elements, or atomics | `OP2_CUDA_DEVICE`, `OP2_INCREMENTS`, `OP2_CACHE_DIR` |
@@ -355,7 +355,7 @@
 //! | option | variable | default |
 //! |---|---|---|
 //! | the backend ([`Runtime::from_env`](crate::Runtime::from_env)) | `OP2_BACKEND` | `rayon`, else `seq` |
-//! | [`threads`](crate::RuntimeOptions::threads) | `RAYON_NUM_THREADS` (`rayon`), `OMP_NUM_THREADS` (`jit`) | all cores |
+//! | [`threads`](crate::RuntimeOptions::threads) | `RAYON_NUM_THREADS` (`rayon`: the size of the process's shared team), `OMP_NUM_THREADS` (`jit`) | all cores (`rayon` under MPI: the rank's share of its node's) |
 //! | [`block_size`](crate::RuntimeOptions::block_size) | none | the backend's |
 //! | [`cc`](crate::RuntimeOptions::cc), [`cflags`](crate::RuntimeOptions::cflags) | `OP2_CC`, `OP2_CFLAGS` | `cc`, `-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno` |
 //! | [`cache_dir`](crate::RuntimeOptions::cache_dir) | `OP2_CACHE_DIR` | the user's cache directory (`~/.cache/op2`) |

@@ -256,6 +256,16 @@ fn distributed_runs_match_one_process() {
     let node = op2::node_rank().expect("MPI has started");
     assert_eq!((node.rank, node.ranks), (mpi.rank(), mpi.size()));
     assert!(node.cpus >= 1, "{node:?}");
+    // `rayon`'s shared team takes this rank's share of them (unless
+    // RAYON_NUM_THREADS says otherwise): one thread each where ranks
+    // outnumber CPUs, so that no rank's threads spin against another's.
+    let env = op2::config::Env::process();
+    if env.rayon_num_threads().is_none() {
+        assert_eq!(env.shared_threads(), node.cpu_share(cores), "{node:?}, {cores} cores");
+        if mpi.size() >= node.cpus {
+            assert_eq!(env.shared_threads(), 1, "{node:?}");
+        }
+    }
     // A device runtime takes device (node rank modulo the devices) and says
     // so.
     #[cfg(feature = "opencl")]

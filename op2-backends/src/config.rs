@@ -28,6 +28,7 @@
 //! | `OP2_OPENCL_DEVICE` | the first GPU, else the first device | The `opencl` device: an index into the list of every platform's devices, or a substring of a device's name, in any case ([`RuntimeOptions::device`]). |
 //! | `OP2_CUDA_DEVICE` | `0` | The `cuda` GPU: an ordinal, `0`, `1`, ... ([`RuntimeOptions::device`]). |
 //! | `PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`, `SLURM_NTASKS` | unset | How many processes the launcher started (MPICH's Hydra, Open MPI, Slurm): `op2-mpi`'s `Mpi::init` refuses an MPI world of another size, the sign of an `mpirun` of another MPI library. |
+//! | `RAYON_NUM_THREADS` | this rank's share of its node's CPUs where `op2-mpi` has started, else the CPUs this process may run on | The threads of `rayon`'s shared team, which every runtime whose [`RuntimeOptions::threads`] is unset uses ([`Env::shared_threads`]); read when the first loop runs on it. |
 //! | `MPI_LOCALRANKID`, `OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID` | unset | The process's rank on its node, as the launcher announces it: without a device variable, `cuda` and `opencl` take device (node rank modulo the node's devices), MPI's node rank first where `op2-mpi` has started ([`Env::node_rank`]). |
 //!
 //! # Rules
@@ -49,13 +50,13 @@
 //!
 //! The launcher's variables are not op2's, so a value that is not a number
 //! is ignored rather than refused: the check is a safety net and must not
-//! stop a run that a launcher describes in a way op2 does not know.
+//! stop a run that a launcher describes in a way op2 does not know. Nor is
+//! `RAYON_NUM_THREADS`, rayon's: op2 reads it as rayon does, where a value
+//! that is not a positive number means the default.
 //!
-//! Read by the libraries op2 uses, not by op2: `RAYON_NUM_THREADS` (the
-//! threads of `rayon` when [`RuntimeOptions::threads`] is unset),
-//! `OMP_NUM_THREADS` (those of `jit`), `OCL_ICD_VENDORS` (where the OpenCL
-//! loader looks for drivers), `LD_LIBRARY_PATH` (where `cuda` finds libcuda
-//! and libnvrtc).
+//! Read by the libraries op2 uses, not by op2: `OMP_NUM_THREADS` (the
+//! threads of `jit`), `OCL_ICD_VENDORS` (where the OpenCL loader looks for
+//! drivers), `LD_LIBRARY_PATH` (where `cuda` finds libcuda and libnvrtc).
 //!
 //! # Tests and tools
 //!
@@ -376,6 +377,25 @@ impl<'a> Env<'a> {
         op2_core::node_rank()
             .map(|n| n.rank)
             .or_else(|| self.launcher_node_rank())
+    }
+
+    /// `RAYON_NUM_THREADS` as rayon reads it: a positive count, else `None`
+    /// (unset, `0` or not a number: rayon's default).
+    pub fn rayon_num_threads(&self) -> Option<usize> {
+        self.text("RAYON_NUM_THREADS").ok()??.parse().ok().filter(|&n| n > 0)
+    }
+
+    /// The threads of `rayon`'s shared team, which runtimes whose
+    /// [`RuntimeOptions::threads`] is unset share: `RAYON_NUM_THREADS`,
+    /// else this rank's share of its node's CPUs where `op2-mpi` has started
+    /// ([`NodeRank::cpu_share`](op2_core::NodeRank::cpu_share)), else the
+    /// CPUs this process may run on; at most
+    /// [`RuntimeOptions::max_threads`].
+    pub fn shared_threads(&self) -> usize {
+        let own = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.rayon_num_threads()
+            .unwrap_or_else(|| op2_core::node_rank().map_or(own, |n| n.cpu_share(own)))
+            .min(RuntimeOptions::max_threads())
     }
 
     /// The process counts launchers announce, with the variable each came
@@ -811,5 +831,26 @@ mod tests {
             assert_eq!(op2_core::default_device_index(r.node_rank, 2), 1);
         });
         with(&[], |env| assert_eq!(env.launcher_node_rank(), None));
+    }
+
+    #[test]
+    fn the_shared_team_follows_rayon_num_threads_as_rayon_reads_it() {
+        // No MPI in this test process: the default is this process's CPUs.
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        with(&[("RAYON_NUM_THREADS", " 3 ")], |env| {
+            assert_eq!(env.rayon_num_threads(), Some(3));
+            assert_eq!(env.shared_threads(), 3);
+        });
+        for ignored in ["0", "x", "-2", ""] {
+            with(&[("RAYON_NUM_THREADS", ignored)], |env| {
+                assert_eq!(env.rayon_num_threads(), None, "{ignored:?}");
+                assert_eq!(env.shared_threads(), cpus, "{ignored:?}");
+            });
+        }
+        with(&[], |env| assert_eq!(env.shared_threads(), cpus));
+        // A count no team may have is capped, as `threads` is checked.
+        with(&[("RAYON_NUM_THREADS", "100000000")], |env| {
+            assert_eq!(env.shared_threads(), RuntimeOptions::max_threads());
+        });
     }
 }

@@ -4,15 +4,17 @@
 //! boundaries, or the plan's block colours). Each unit has its own reduction partials,
 //! combined in a fixed order, so results are bitwise the same with any thread count.
 //!
-//! Each thread takes one contiguous run of a phase's units. With
-//! `RuntimeOptions::threads` unset the threads are rayon's global pool, shared with the
-//! rest of the program; with it set they are a `Team` of that many (the calling thread
-//! and the rest), which wait between phases awake for a while as OpenMP's threads do, so
-//! that back-to-back phases do not each pay a wake-up. A phase of one run stays on the
-//! calling thread. It implements op2-core's `Executor`, and `Workers` so builds and
-//! compactions share its threads.
+//! Each thread takes one contiguous run of a phase's units. The threads are a `Team`
+//! (the calling thread and the rest), which wait between phases awake for a while as
+//! OpenMP's threads do, so that back-to-back phases do not each pay a wake-up: with
+//! `RuntimeOptions::threads` set a team of that many of the runtime's own; unset, the
+//! process's shared team (`Env::shared_threads`: `RAYON_NUM_THREADS`, else the rank's
+//! share of its node's CPUs), started by the first loop that needs it, which runtimes on
+//! other threads use in turn (a loop that finds it busy runs on its own thread), as
+//! OpenMP's one team does. A phase of one run stays on the calling thread. It implements
+//! op2-core's `Executor`, and `Workers` so builds and compactions share its threads.
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use op2_core::{Error, Executor, HostSchedule, LoopBody, ParLoop, ReductionLayout, Result, Workers};
 use rayon::prelude::*;
@@ -41,23 +43,35 @@ pub struct RayonExecutor {
 
 /// The threads loops run on.
 enum Threads {
-    /// rayon's global pool (sized by `RAYON_NUM_THREADS`), shared with the
-    /// rest of the program.
-    Global,
+    /// The process's shared team ([`shared_team`]).
+    Shared,
     /// A team of the executor's own.
-    Team(Team),
+    Own(Team),
+}
+
+/// The team every executor without a thread count shares, started by the
+/// first loop that needs it, so that a program that starts MPI after its
+/// runtime still gets its rank's share
+/// ([`Env::shared_threads`](crate::config::Env::shared_threads) threads);
+/// `None` where the system could not start them (loops then run on rayon's
+/// global pool).
+fn shared_team() -> Option<&'static Team> {
+    static SHARED: OnceLock<Option<Team>> = OnceLock::new();
+    SHARED
+        .get_or_init(|| Team::new(crate::config::Env::process().shared_threads(), "op2-shared").ok())
+        .as_ref()
 }
 
 impl RayonExecutor {
     /// An executor on a team of `options.threads` threads (the caller and
-    /// `threads - 1` more), or on rayon's global pool (sized by
-    /// `RAYON_NUM_THREADS`) when unset. Fails on a count
+    /// `threads - 1` more), or on the process's shared team when unset (see
+    /// the module's header). Fails on a count
     /// [`RuntimeOptions::checked_threads`] refuses, or when the system
-    /// cannot start the threads.
+    /// cannot start the threads of a team of its own.
     pub fn new(options: &RuntimeOptions) -> Result<RayonExecutor> {
         let threads = match options.checked_threads()? {
-            None => Threads::Global,
-            Some(n) => Threads::Team(Team::new(n, "op2-rayon").map_err(|e| Error::InvalidOption {
+            None => Threads::Shared,
+            Some(n) => Threads::Own(Team::new(n, "op2-rayon").map_err(|e| Error::InvalidOption {
                 option: "threads",
                 reason: format!("could not start {n} threads: {e}"),
             })?),
@@ -71,9 +85,17 @@ impl RayonExecutor {
 
     /// Threads loops run on.
     pub fn threads(&self) -> usize {
+        match self.team() {
+            Some(team) => team.size(),
+            None => rayon::current_num_threads(),
+        }
+    }
+
+    /// The team loops run on; `None`: rayon's global pool.
+    fn team(&self) -> Option<&Team> {
         match &self.threads {
-            Threads::Global => rayon::current_num_threads(),
-            Threads::Team(team) => team.size(),
+            Threads::Shared => shared_team(),
+            Threads::Own(team) => Some(team),
         }
     }
 
@@ -111,8 +133,8 @@ impl RayonExecutor {
                 run_units(0, slots);
                 continue;
             }
-            match &self.threads {
-                Threads::Team(team) => {
+            match self.team() {
+                Some(team) => {
                     // The runs' slots, one lock each: member `k` takes run
                     // `k`'s.
                     let run_slots: Vec<Mutex<&mut [u64]>> = if words == 0 {
@@ -127,10 +149,10 @@ impl RayonExecutor {
                 }
                 // A parallel iterator, which needs only the threads that
                 // take a run: others may be busy with the program's own work.
-                Threads::Global if words == 0 => {
+                None if words == 0 => {
                     (0..runs).into_par_iter().for_each(|k| run_units(k, &mut []));
                 }
-                Threads::Global => slots
+                None => slots
                     .par_chunks_mut(words * run)
                     .enumerate()
                     .for_each(|(k, slots)| run_units(k, slots)),
@@ -163,10 +185,10 @@ impl Workers for RayonExecutor {
     }
 
     fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
-        match &self.threads {
-            Threads::Global => (0..tasks).into_par_iter().for_each(task),
+        match self.team() {
+            None => (0..tasks).into_par_iter().for_each(task),
             // Each member takes the next task until none is left.
-            Threads::Team(team) => {
+            Some(team) => {
                 let next = AtomicUsize::new(0);
                 team.run(tasks, &|_| loop {
                     let t = next.fetch_add(1, Ordering::Relaxed);

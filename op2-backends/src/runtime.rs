@@ -24,13 +24,19 @@ use crate::{Backend, SeqExecutor};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RuntimeOptions {
-    /// Worker threads for threaded backends (`rayon`, `jit`); `None` uses the
-    /// backend's usual control (`RAYON_NUM_THREADS` and rayon's global pool
-    /// for `rayon`, `OMP_NUM_THREADS` for `jit`). On `rayon`, `Some(n)` is a
-    /// team of the runtime's own: the thread that calls the loops and `n - 1`
-    /// more, which after each phase of a loop wait awake for a moment
-    /// (spinning and yielding, 300 µs) before they sleep, as OpenMP's threads
-    /// do, where a pool's threads sleep at once and pay a wake-up each phase.
+    /// Worker threads for threaded backends (`rayon`, `jit`). `rayon` runs
+    /// loops on a team: the thread that calls them and more, which after each
+    /// phase of a loop wait awake for a moment (spinning and yielding,
+    /// 300 µs) before they sleep, as OpenMP's threads do, where a pool's
+    /// threads sleep at once and pay a wake-up each phase. `Some(n)` is a team
+    /// of the runtime's own, `n` threads with the caller; `None` the
+    /// process's shared team, which every runtime without a count uses in
+    /// turn (one whose loop finds it busy runs that loop on its own thread),
+    /// of `RAYON_NUM_THREADS` threads, else this rank's share of its node's
+    /// CPUs under `op2-mpi`, else the CPUs this process may run on
+    /// ([`Env::shared_threads`](crate::config::Env::shared_threads)). `jit`
+    /// takes `None` as OpenMP's default (`OMP_NUM_THREADS`, else every
+    /// CPU).
     ///
     /// One rule for every backend, checked by [`Runtime::with_options`] before
     /// any executor is built: `Some(n)` needs `1 <= n <= `[`RuntimeOptions::max_threads`]`()`,
