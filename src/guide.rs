@@ -355,7 +355,7 @@
 //! | option | variable | default |
 //! |---|---|---|
 //! | the backend ([`Runtime::from_env`](crate::Runtime::from_env)) | `OP2_BACKEND` | `rayon`, else `seq` |
-//! | [`threads`](crate::RuntimeOptions::threads) | `RAYON_NUM_THREADS` (`rayon`: the size of the process's shared team), `OMP_NUM_THREADS` (`jit`) | all cores (`rayon` under MPI: the rank's share of its node's) |
+//! | [`threads`](crate::RuntimeOptions::threads) | `RAYON_NUM_THREADS` (`rayon`: the size of the process's shared team), `OMP_NUM_THREADS` (`jit`) | all cores (under MPI: the rank's share of its node's) |
 //! | [`block_size`](crate::RuntimeOptions::block_size) | none | the backend's |
 //! | [`cc`](crate::RuntimeOptions::cc), [`cflags`](crate::RuntimeOptions::cflags) | `OP2_CC`, `OP2_CFLAGS` | `cc`, `-O3 -march=native -fopenmp -ffp-contract=off -fno-math-errno` |
 //! | [`cache_dir`](crate::RuntimeOptions::cache_dir) | `OP2_CACHE_DIR` | the user's cache directory (`~/.cache/op2`) |

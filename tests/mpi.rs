@@ -266,6 +266,11 @@ fn distributed_runs_match_one_process() {
             assert_eq!(env.shared_threads(), 1, "{node:?}");
         }
     }
+    // So does `jit`'s OpenMP, unless OMP_NUM_THREADS says otherwise.
+    if std::env::var_os("OMP_NUM_THREADS").is_none() {
+        let resolved = env.resolve(&op2::RuntimeOptions::default(), Backend::Jit).unwrap();
+        assert_eq!(resolved.threads, Some(node.cpu_share(cores)), "{node:?}, {cores} cores");
+    }
     // A device runtime takes device (node rank modulo the devices) and says
     // so.
     #[cfg(feature = "opencl")]

@@ -14,7 +14,7 @@ use op2_core::{Error, Result};
 pub enum Backend {
     /// One thread, natural order: the reference.
     Seq,
-    /// Coloured blocks on rayon threads.
+    /// Native kernels on a team of host threads.
     Rayon,
     /// Generated C compiled with the system compiler, OpenMP threads.
     Jit,

@@ -55,7 +55,8 @@
 //! that is not a positive number means the default.
 //!
 //! Read by the libraries op2 uses, not by op2: `OMP_NUM_THREADS` (the
-//! threads of `jit`), `OCL_ICD_VENDORS` (where the OpenCL loader looks for
+//! threads of `jit`; op2 only asks whether it is set, see
+//! [`Env::jit_threads`]), `OCL_ICD_VENDORS` (where the OpenCL loader looks for
 //! drivers), `LD_LIBRARY_PATH` (where `cuda` finds libcuda and libnvrtc).
 //!
 //! # Tests and tools
@@ -398,6 +399,17 @@ impl<'a> Env<'a> {
             .min(RuntimeOptions::max_threads())
     }
 
+    /// The threads of a `jit` runtime whose [`RuntimeOptions::threads`] is
+    /// unset: this rank's share of its node's CPUs where `op2-mpi` has
+    /// started and `OMP_NUM_THREADS` is unset, else `None` (OpenMP's
+    /// default: `OMP_NUM_THREADS`, else every CPU, which ranks sharing a
+    /// node would each start and spin against one another).
+    pub fn jit_threads(&self) -> Option<usize> {
+        let own = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let omp_set = (self.lookup)("OMP_NUM_THREADS").is_some_and(|v| !v.to_string_lossy().trim().is_empty());
+        default_jit_threads(omp_set, op2_core::node_rank(), own)
+    }
+
     /// The process counts launchers announce, with the variable each came
     /// from, in the order `PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`, `SLURM_NTASKS`.
     /// Values that are not numbers are left out (see the module's rules).
@@ -464,6 +476,9 @@ impl<'a> Env<'a> {
         if r.node_rank.is_none() {
             r.node_rank = self.node_rank();
         }
+        if r.threads.is_none() && backend == Backend::Jit {
+            r.threads = self.jit_threads();
+        }
         if r.cc.is_none() {
             r.cc = Some(self.cc()?.unwrap_or_else(|| DEFAULT_CC.to_string()));
         }
@@ -479,6 +494,12 @@ impl<'a> Env<'a> {
         r.overlap.get_or_insert(true);
         Ok(r)
     }
+}
+
+/// [`Env::jit_threads`] for a process whose `OMP_NUM_THREADS` is set or
+/// not, on `node` (`None`: no MPI), that may run on `own` CPUs.
+fn default_jit_threads(omp_set: bool, node: Option<op2_core::NodeRank>, own: usize) -> Option<usize> {
+    node.filter(|_| !omp_set).map(|n| n.cpu_share(own))
 }
 
 fn invalid(name: &'static str, reason: String) -> Error {
@@ -851,6 +872,33 @@ mod tests {
         // A count no team may have is capped, as `threads` is checked.
         with(&[("RAYON_NUM_THREADS", "100000000")], |env| {
             assert_eq!(env.shared_threads(), RuntimeOptions::max_threads());
+        });
+    }
+
+    #[test]
+    fn jit_takes_its_ranks_share_unless_openmp_is_told() {
+        let node = op2_core::NodeRank {
+            rank: 1,
+            ranks: 4,
+            cpus: 16,
+        };
+        assert_eq!(default_jit_threads(false, Some(node), 16), Some(4));
+        assert_eq!(
+            default_jit_threads(true, Some(node), 16),
+            None,
+            "OMP_NUM_THREADS decides"
+        );
+        assert_eq!(default_jit_threads(false, None, 16), None, "no MPI: OpenMP's default");
+        // No MPI in this test process: resolving leaves the count to OpenMP,
+        // and a count given wins.
+        with(&[], |env| {
+            assert_eq!(env.jit_threads(), None);
+            let r = env.resolve(&RuntimeOptions::default(), Backend::Jit).unwrap();
+            assert_eq!(r.threads, None);
+            let r = env
+                .resolve(&RuntimeOptions::default().threads(3), Backend::Jit)
+                .unwrap();
+            assert_eq!(r.threads, Some(3));
         });
     }
 }
