@@ -1,11 +1,11 @@
 //! `Team`: a fixed group of threads that run each phase of a loop together,
 //! as OpenMP's threads do. The calling thread is member 0 and takes its
 //! share itself; the other members wait between jobs spinning (yielding
-//! the core to anything else runnable) for [`Team::IDLE_SPIN`] before they
-//! sleep. A pool whose threads sleep as soon as they are idle pays a
-//! wake-up at the start and at the end of every phase; on a virtual
-//! machine a sleeping core takes 50–150 µs to run again, as long as a
-//! small loop takes.
+//! the core to anything else runnable) for [`Team::IDLE_SPIN`] after their
+//! last share before they sleep. A pool whose threads sleep as soon as
+//! they are idle pays a wake-up at the start and at the end of every phase;
+//! on a virtual machine a sleeping core takes 50–150 µs to run again, as
+//! long as a small loop takes.
 //!
 //! A job is `Fn(member)` for the first `active` members: member `k` runs
 //! `job(k)` once; the others are not woken. A job started on a thread
@@ -77,9 +77,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Spins (yielding to anything else runnable) until `ready` or
-/// [`Team::IDLE_SPIN`] has passed; returns whether `ready` held.
-fn spin_until(ready: impl Fn() -> bool) -> bool {
-    let start = Instant::now();
+/// [`Team::IDLE_SPIN`] has passed since `start`; returns whether `ready`
+/// held.
+fn spin_until(start: Instant, ready: impl Fn() -> bool) -> bool {
     loop {
         for _ in 0..64 {
             if ready() {
@@ -104,9 +104,10 @@ pub struct Team {
 }
 
 impl Team {
-    /// How long an idle member waits for the next job awake before it
-    /// sleeps: longer than a loop's bookkeeping between two phases, short
-    /// enough that a program between loops soon has its cores back.
+    /// How long a member waits awake, after its last share, for the next job
+    /// that needs it before it sleeps: longer than a loop's bookkeeping
+    /// between two phases, short enough that a program between loops (or
+    /// running phases too small for every member) soon has its cores back.
     pub const IDLE_SPIN: Duration = Duration::from_micros(300);
 
     /// A team of `size` members (at least 1): the caller of [`Team::run`]
@@ -184,7 +185,7 @@ impl Team {
         }
         let mine = run_share(job, 0);
         let done = || shared.pending.load(SeqCst) == 0;
-        if !spin_until(done) {
+        if !spin_until(Instant::now(), done) {
             let mut guard = lock(&shared.lock);
             shared.caller_asleep.store(true, SeqCst);
             while !done() {
@@ -210,13 +211,16 @@ fn run_share(job: &Job<'_>, k: usize) -> std::thread::Result<()> {
 }
 
 /// Member `k`'s life: wait for an announcement, run its share if it is
-/// active, report, again.
+/// active, report, again. It spins for [`Team::IDLE_SPIN`] after its last
+/// share, not after the last job: jobs that do not need it (small phases)
+/// let it sleep, and the caller wakes it when one does.
 fn serve(shared: &Shared, k: usize) {
     // The last epoch this member has dealt with.
     let mut seen = 0;
+    let mut idle_since = Instant::now();
     loop {
         let fresh = || shared.announced.load(SeqCst) != seen || shared.stop.load(SeqCst);
-        if !spin_until(fresh) {
+        if !spin_until(idle_since, fresh) {
             // Parked is set before the last look, and the caller looks at
             // it after announcing: one of the two sees the other.
             shared.parked[k].store(true, SeqCst);
@@ -253,6 +257,7 @@ fn serve(shared: &Shared, k: usize) {
             let _guard = lock(&shared.lock);
             shared.job_done.notify_all();
         }
+        idle_since = Instant::now();
     }
 }
 
@@ -306,6 +311,31 @@ mod tests {
             let expected: Vec<usize> = (0..4).map(|k| usize::from(k < active)).collect();
             assert_eq!(ran, expected, "active {active}");
         }
+    }
+
+    #[test]
+    fn members_no_job_needs_go_to_sleep() {
+        let team = Team::new(3, "t").unwrap();
+        // Jobs back to back for members 0 and 1 only: member 2 sees them
+        // come and must still fall asleep. (On a loaded machine gaps between
+        // the jobs would let a member that spun on after every job it saw
+        // sleep too; on free cores it would spin as long as jobs come.)
+        let start = Instant::now();
+        let asleep = || team.shared.parked[2].load(SeqCst);
+        while !asleep() && start.elapsed() < Duration::from_secs(5) {
+            team.run(2, &|_| {});
+        }
+        assert!(
+            asleep(),
+            "member 2 still spins after {:?} of jobs without it",
+            start.elapsed()
+        );
+        // It wakes for the next job that needs it.
+        let ran = AtomicUsize::new(0);
+        team.run(3, &|_| {
+            ran.fetch_add(1, SeqCst);
+        });
+        assert_eq!(ran.load(SeqCst), 3);
     }
 
     #[test]
