@@ -84,7 +84,9 @@ struct Cli {
     /// rayon where it is built in, else seq.
     #[arg(long, value_name = "NAME")]
     backend: Option<String>,
-    /// Worker threads of the host backends.
+    /// Worker threads of the host backends; default: RAYON_NUM_THREADS (rayon) or
+    /// OMP_NUM_THREADS (jit), else under mpirun the rank's share of its node's CPUs, else
+    /// every CPU.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Elements per block of the host backends' plans.
