@@ -219,7 +219,7 @@ fn serve(shared: &Shared, k: usize) {
     let mut seen = 0;
     let mut idle_since = Instant::now();
     loop {
-        let fresh = || shared.announced.load(SeqCst) != seen || shared.stop.load(SeqCst);
+        let fresh = || shared.announced.load(SeqCst) > seen || shared.stop.load(SeqCst);
         if !spin_until(idle_since, fresh) {
             // Parked is set before the last look, and the caller looks at
             // it after announcing: one of the two sees the other.
@@ -242,9 +242,11 @@ fn serve(shared: &Shared, k: usize) {
                 }
                 p.job
             }
-            // Jobs that did not need this member, finished already.
+            // Jobs that did not need this member, finished already. A job
+            // taken between its posting and its announcement leaves `seen`
+            // ahead of `announced`: moved back, it would be taken again.
             _ => {
-                seen = announced;
+                seen = seen.max(announced);
                 continue;
             }
         };
