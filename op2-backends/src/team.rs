@@ -152,18 +152,21 @@ impl Team {
     /// panic in any share is resumed here once every share is done.
     pub fn run(&self, active: usize, job: &Job<'_>) {
         let active = active.min(self.size());
-        let busy = match self.busy.try_lock() {
-            Ok(guard) => Some(guard),
-            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        };
-        let nested = IN_JOB.with(Cell::get);
-        if active <= 1 || busy.is_none() || nested {
+        let inline = || {
             for k in 0..active {
                 job(k);
             }
-            return;
+        };
+        // A job for one member, or inside a job, never holds the team: a
+        // caller on another thread may use it meanwhile.
+        if active <= 1 || IN_JOB.with(Cell::get) {
+            return inline();
         }
+        let busy = match self.busy.try_lock() {
+            Ok(guard) => guard,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return inline(),
+        };
         let shared = &*self.shared;
         // SAFETY: only the lifetime is erased; this function waits below
         // until every active member is done with the job, also when a
