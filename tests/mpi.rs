@@ -259,17 +259,25 @@ fn distributed_runs_match_one_process() {
     // `rayon`'s shared team takes this rank's share of them (unless
     // RAYON_NUM_THREADS says otherwise): one thread each where ranks
     // outnumber CPUs, so that no rank's threads spin against another's.
-    let env = op2::config::Env::process();
-    if env.rayon_num_threads().is_none() {
-        assert_eq!(env.shared_threads(), node.cpu_share(cores), "{node:?}, {cores} cores");
+    let threads_of = |backend| op2::Workers::threads(&Runtime::new(backend).unwrap());
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        assert_eq!(
+            threads_of(Backend::Rayon),
+            node.cpu_share(cores),
+            "{node:?}, {cores} cores"
+        );
         if mpi.size() >= node.cpus {
-            assert_eq!(env.shared_threads(), 1, "{node:?}");
+            assert_eq!(threads_of(Backend::Rayon), 1, "{node:?}");
         }
     }
     // So does `jit`'s OpenMP, unless OMP_NUM_THREADS says otherwise.
+    #[cfg(feature = "jit")]
     if std::env::var_os("OMP_NUM_THREADS").is_none() {
-        let resolved = env.resolve(&op2::RuntimeOptions::default(), Backend::Jit).unwrap();
-        assert_eq!(resolved.threads, Some(node.cpu_share(cores)), "{node:?}, {cores} cores");
+        assert_eq!(
+            threads_of(Backend::Jit),
+            node.cpu_share(cores),
+            "{node:?}, {cores} cores"
+        );
     }
     // A device runtime takes device (node rank modulo the devices) and says
     // so.

@@ -56,16 +56,21 @@ fn airfoil_gives_the_same_bits_on_any_thread_count() {
 /// Runtimes without a thread count share the process's team: loops started
 /// from several threads at once, each finding the team free or busy (then
 /// running on its own thread), give the bits of a runtime with a team of
-/// its own.
+/// its own. (Blocks of 64 make several units a phase, which a team shares
+/// out; with the default blocks this mesh's phases are one unit each, run
+/// on the calling thread.)
 #[test]
 fn runtimes_sharing_the_default_team_give_the_same_bits() {
-    let own = run(
-        &Runtime::with_options(Backend::Rayon, RuntimeOptions::default().threads(2)).unwrap(),
-        20,
-    );
+    let options = |threads: Option<usize>| {
+        let mut options = RuntimeOptions::default();
+        options.threads = threads;
+        options.block_size = Some(64);
+        options
+    };
+    let own = run(&Runtime::with_options(Backend::Rayon, options(Some(2))).unwrap(), 20);
     std::thread::scope(|s| {
         let runs: Vec<_> = (0..4)
-            .map(|_| s.spawn(|| run(&Runtime::new(Backend::Rayon).unwrap(), 20)))
+            .map(|_| s.spawn(|| run(&Runtime::with_options(Backend::Rayon, options(None)).unwrap(), 20)))
             .collect();
         for (k, r) in runs.into_iter().enumerate() {
             assert!(r.join().unwrap() == own, "runtime {k} on the shared team differs");
