@@ -164,7 +164,7 @@ for t in $threads; do
         "${best[cache-$t]:--} | $(ratio "$(max "${floor[$t]:-}" "${best[cache-$t]:-}")" "$all") |"
 done
 
-# Renumbering and the team against the pool, on the most threads.
+# Renumbering, and rayon's own team against the shared one, on the most threads.
 t=$(echo "$threads" | tr ' ' '\n' | sort -n | tail -1)
 if [ "${RENUMBER:-1}" != 0 ]; then
     echo

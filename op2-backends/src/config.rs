@@ -28,8 +28,8 @@
 //! | `OP2_OPENCL_DEVICE` | the first GPU, else the first device | The `opencl` device: an index into the list of every platform's devices, or a substring of a device's name, in any case ([`RuntimeOptions::device`]). |
 //! | `OP2_CUDA_DEVICE` | `0` | The `cuda` GPU: an ordinal, `0`, `1`, ... ([`RuntimeOptions::device`]). |
 //! | `PMI_SIZE`, `OMPI_COMM_WORLD_SIZE`, `SLURM_NTASKS` | unset | How many processes the launcher started (MPICH's Hydra, Open MPI, Slurm): `op2-mpi`'s `Mpi::init` refuses an MPI world of another size, the sign of an `mpirun` of another MPI library. |
-//! | `RAYON_NUM_THREADS` | this rank's share of its node's CPUs where `op2-mpi` has started, else the CPUs this process may run on | The threads of `rayon`'s shared team, which every runtime whose [`RuntimeOptions::threads`] is unset uses ([`Env::shared_threads`]); read when the first loop runs on it. |
 //! | `MPI_LOCALRANKID`, `OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID` | unset | The process's rank on its node, as the launcher announces it: without a device variable, `cuda` and `opencl` take device (node rank modulo the node's devices), MPI's node rank first where `op2-mpi` has started ([`Env::node_rank`]). |
+//! | `RAYON_NUM_THREADS` | this rank's share of its node's CPUs where `op2-mpi` has started, else the CPUs this process may run on | The threads of `rayon`'s shared team, which every runtime whose [`RuntimeOptions::threads`] is unset uses ([`Env::shared_threads`]); read when it is first used. |
 //!
 //! # Rules
 //!
@@ -51,8 +51,9 @@
 //! The launcher's variables are not op2's, so a value that is not a number
 //! is ignored rather than refused: the check is a safety net and must not
 //! stop a run that a launcher describes in a way op2 does not know. Nor is
-//! `RAYON_NUM_THREADS`, rayon's: op2 reads it as rayon does, where a value
-//! that is not a positive number means the default.
+//! `RAYON_NUM_THREADS`, rayon's: a value that is not a positive number
+//! (once trimmed, as every value here) means the default, as it does for
+//! rayon.
 //!
 //! Read by the libraries op2 uses, not by op2: `OMP_NUM_THREADS` (the
 //! threads of `jit`; op2 only asks whether it is set, see
@@ -380,8 +381,8 @@ impl<'a> Env<'a> {
             .or_else(|| self.launcher_node_rank())
     }
 
-    /// `RAYON_NUM_THREADS` as rayon reads it: a positive count, else `None`
-    /// (unset, `0` or not a number: rayon's default).
+    /// `RAYON_NUM_THREADS`: a positive count, else `None` (unset, `0` or
+    /// not a number: the default, as for rayon).
     pub fn rayon_num_threads(&self) -> Option<usize> {
         self.text("RAYON_NUM_THREADS").ok()??.parse().ok().filter(|&n| n > 0)
     }
@@ -855,7 +856,7 @@ mod tests {
     }
 
     #[test]
-    fn the_shared_team_follows_rayon_num_threads_as_rayon_reads_it() {
+    fn the_shared_team_follows_rayon_num_threads() {
         // No MPI in this test process: the default is this process's CPUs.
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         with(&[("RAYON_NUM_THREADS", " 3 ")], |env| {

@@ -9,7 +9,7 @@
 //! OpenMP's threads do, so that back-to-back phases do not each pay a wake-up: with
 //! `RuntimeOptions::threads` set a team of that many of the runtime's own; unset, the
 //! process's shared team (`Env::shared_threads`: `RAYON_NUM_THREADS`, else the rank's
-//! share of its node's CPUs), started by the first loop that needs it, which runtimes on
+//! share of its node's CPUs), started on first use, which runtimes on
 //! other threads use in turn (a loop that finds it busy runs on its own thread), as
 //! OpenMP's one team does. A phase of one run stays on the calling thread. It implements
 //! op2-core's `Executor`, and `Workers` so builds and compactions share its threads.
@@ -50,7 +50,8 @@ enum Threads {
 }
 
 /// The team every executor without a thread count shares, started by the
-/// first loop that needs it, so that a program that starts MPI after its
+/// first executor that uses it (a loop, or a question about its threads),
+/// not when one is built, so that a program that starts MPI after its
 /// runtime still gets its rank's share
 /// ([`Env::shared_threads`](crate::config::Env::shared_threads) threads);
 /// `None` where the system could not start them (loops then run on rayon's

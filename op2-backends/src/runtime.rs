@@ -35,9 +35,9 @@ pub struct RuntimeOptions {
     /// of `RAYON_NUM_THREADS` threads, else this rank's share of its node's
     /// CPUs under `op2-mpi`, else the CPUs this process may run on
     /// ([`Env::shared_threads`](crate::config::Env::shared_threads)). `jit`
-    /// takes `None` as this rank's share of its node's CPUs under `op2-mpi`
-    /// when `OMP_NUM_THREADS` is unset, else as OpenMP's default
-    /// (`OMP_NUM_THREADS`, else every CPU;
+    /// takes `None` as this rank's share of its node's CPUs where `op2-mpi`
+    /// started before the runtime was built and `OMP_NUM_THREADS` is unset,
+    /// else as OpenMP's default (`OMP_NUM_THREADS`, else every CPU;
     /// [`Env::jit_threads`](crate::config::Env::jit_threads)).
     ///
     /// One rule for every backend, checked by [`Runtime::with_options`] before

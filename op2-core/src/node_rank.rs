@@ -7,7 +7,8 @@
 
 use std::sync::OnceLock;
 
-/// A process's rank among the processes of its node, and how many there are.
+/// A process's rank among the processes of its node, how many there are,
+/// and the CPUs they share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeRank {
     /// This process's rank on its node, from 0.
