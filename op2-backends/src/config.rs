@@ -88,6 +88,7 @@ use std::path::PathBuf;
 use op2_core::device_halo::MpiDeviceBuffers;
 use op2_core::{DeviceLayout, Error, HostSchedule, Result};
 
+use crate::runtime::cores;
 use crate::{Backend, Increments, RuntimeOptions};
 
 /// The C compiler of `jit` when neither [`RuntimeOptions::cc`] nor `OP2_CC`
@@ -394,7 +395,7 @@ impl<'a> Env<'a> {
     /// CPUs this process may run on; at most
     /// [`RuntimeOptions::max_threads`].
     pub fn shared_threads(&self) -> usize {
-        let own = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let own = cores();
         self.rayon_num_threads()
             .unwrap_or_else(|| op2_core::node_rank().map_or(own, |n| n.cpu_share(own)))
             .min(RuntimeOptions::max_threads())
@@ -406,9 +407,10 @@ impl<'a> Env<'a> {
     /// default: `OMP_NUM_THREADS`, else every CPU, which ranks sharing a
     /// node would each start and spin against one another).
     pub fn jit_threads(&self) -> Option<usize> {
-        let own = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let omp_set = (self.lookup)("OMP_NUM_THREADS").is_some_and(|v| !v.to_string_lossy().trim().is_empty());
-        default_jit_threads(omp_set, op2_core::node_rank(), own)
+        // Set means anything but unset or empty (the module's rules); a value
+        // that is not UTF-8 is set, for OpenMP to judge.
+        let omp_set = !matches!(self.text("OMP_NUM_THREADS"), Ok(None));
+        default_jit_threads(omp_set, op2_core::node_rank(), cores())
     }
 
     /// The process counts launchers announce, with the variable each came
@@ -858,7 +860,7 @@ mod tests {
     #[test]
     fn the_shared_team_follows_rayon_num_threads() {
         // No MPI in this test process: the default is this process's CPUs.
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = cores();
         with(&[("RAYON_NUM_THREADS", " 3 ")], |env| {
             assert_eq!(env.rayon_num_threads(), Some(3));
             assert_eq!(env.shared_threads(), 3);

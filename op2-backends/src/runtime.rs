@@ -642,7 +642,7 @@ impl Runtime {
 }
 
 /// Hardware threads of this machine (1 when it cannot be told).
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
