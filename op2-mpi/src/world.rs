@@ -65,6 +65,7 @@ impl Mpi {
             };
             let _ = crate::write_rank_message(rank, size, &crate::report::panic_report(info, then));
             if !finalized {
+                let_output_reach_the_launcher();
                 // SAFETY: MPI is initialised and not finalised; MPI_Abort does
                 // not return.
                 unsafe {
@@ -101,6 +102,7 @@ impl Mpi {
     /// run with `code`.
     pub fn abort_with(&self, code: i32, message: impl std::fmt::Display) -> ! {
         self.eprintln(message);
+        let_output_reach_the_launcher();
         self.abort(code)
     }
 
@@ -214,4 +216,12 @@ impl op2_core::AllReduce for RankReduction {
         crate::halo_exchange::all_reduce(&self.0, values, scalar, op);
         Ok(())
     }
+}
+
+/// Waits a moment before `MPI_Abort`, so that what this rank has just
+/// written reaches `mpirun`: the launcher kills every rank as soon as it
+/// hears of the abort, and may drop output it has not read yet from their
+/// pipes (with MPICH's Hydra, about one run in twenty printed nothing).
+fn let_output_reach_the_launcher() {
+    std::thread::sleep(std::time::Duration::from_millis(200));
 }
