@@ -199,9 +199,28 @@ impl Team {
         *lock(&shared.posted) = None;
         let theirs = lock(&shared.panic).take();
         drop(busy);
-        if let Some(payload) = mine.err().or(theirs) {
+        let payload = match mine {
+            Err(mine) => {
+                if let Some(theirs) = theirs {
+                    discard(theirs);
+                }
+                Some(mine)
+            }
+            Ok(()) => theirs,
+        };
+        if let Some(payload) = payload {
             panic::resume_unwind(payload);
         }
+    }
+}
+
+/// Drops the payload of a panic that is not the one reported. A payload
+/// whose own drop panics is leaked instead: unwinding out of a member
+/// would end its thread before it reports its share, and the caller would
+/// wait for it for ever.
+fn discard(payload: Box<dyn Any + Send>) {
+    if let Err(inner) = panic::catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(inner);
     }
 }
 
@@ -256,7 +275,14 @@ fn serve(shared: &Shared, k: usize) {
         // SAFETY: `Team::run` keeps the job alive until `pending` is zero,
         // which this member's decrement below is part of.
         if let Err(payload) = run_share(unsafe { &*job }, k) {
-            lock(&shared.panic).get_or_insert(payload);
+            let mut first = lock(&shared.panic);
+            match *first {
+                None => *first = Some(payload),
+                Some(_) => {
+                    drop(first);
+                    discard(payload);
+                }
+            }
         }
         if shared.pending.fetch_sub(1, SeqCst) == 1 && shared.caller_asleep.load(SeqCst) {
             let _guard = lock(&shared.lock);
@@ -407,5 +433,41 @@ mod tests {
             total.fetch_add(k, SeqCst);
         });
         assert_eq!(total.load(SeqCst), 1 + 2);
+    }
+    #[test]
+    fn panics_whose_payloads_panic_when_dropped_do_not_stall_the_team() {
+        // Every share panics with a payload that panics again when dropped:
+        // one is resumed, the others are dropped by the members and the
+        // caller, and none of those drops may end a member before it
+        // reports its share.
+        struct Bomb;
+        impl Drop for Bomb {
+            fn drop(&mut self) {
+                if !thread::panicking() {
+                    panic!("a payload that panics when dropped");
+                }
+            }
+        }
+        let team = Arc::new(Team::new(4, "t").unwrap());
+        let (done, finished) = std::sync::mpsc::channel();
+        let caller = {
+            let team = team.clone();
+            thread::spawn(move || {
+                for _ in 0..20 {
+                    let caught =
+                        panic::catch_unwind(AssertUnwindSafe(|| team.run(team.size(), &|_| panic::panic_any(Bomb))));
+                    // The resumed Bomb is leaked here: dropping it would panic.
+                    std::mem::forget(caught);
+                }
+                let total = AtomicUsize::new(0);
+                team.run(team.size(), &|k| {
+                    total.fetch_add(k, SeqCst);
+                });
+                done.send(total.load(SeqCst)).unwrap();
+            })
+        };
+        let total = finished.recv_timeout(Duration::from_secs(60));
+        assert_eq!(total, Ok(1 + 2 + 3), "the caller waited for ever on a member that died");
+        caller.join().unwrap();
     }
 }
