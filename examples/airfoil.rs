@@ -631,7 +631,7 @@ fn whole_mesh(o: &Options, ranks: &Ranks) -> Result<Local, AirfoilError> {
     let (mesh, q0) = match o.renumber {
         false => (mesh, q0),
         true => {
-            let (renumbered, cells) = mesh.renumbered();
+            let (renumbered, cells) = mesh.renumbered()?;
             let q0 = q0.map(|q| {
                 cells
                     .iter()

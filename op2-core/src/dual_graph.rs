@@ -1,17 +1,21 @@
-//! The graph METIS partitions: elements of the primary set are neighbours
-//! when a map from the primary set to itself joins them (a graph's edges),
-//! else when they share a target of its first map (cells sharing a node), or,
-//! if it has none, when one element of another set maps to both (cells
-//! sharing an edge).
+//! The graph METIS partitions and renumbering orders: elements of the
+//! primary set are neighbours when a map from the primary set to itself
+//! joins them (a graph's edges), else when they share a target of its first
+//! map (cells sharing a node), or, if it has none, when one element of
+//! another set maps to both (cells sharing an edge).
 
-use crate::MeshDesc;
+use crate::{Error, MeshDesc, Result};
 
 /// The primary set's dual graph in CSR form (`xadj`, `adjncy`), or `None`
-/// when no map touches the primary set.
-pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Option<(Vec<i32>, Vec<i32>)> {
+/// when no map touches the primary set. Errors where the description does
+/// not hold together ([`MeshDesc::validate`]), `primary` is not one of its
+/// sets, or the graph has more than `i32::MAX` entries.
+pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Result<Option<(Vec<i32>, Vec<i32>)>> {
+    mesh.validate()?;
+    mesh.check_set(primary, "the primary set")?;
     let n = mesh.set_sizes[primary];
     if let Some(m) = mesh.maps.iter().find(|m| m.from == primary && m.to == primary) {
-        return Some(self_graph(m, n));
+        return self_graph(m, n).map(Some);
     }
     // Groups of mutually adjacent primary elements.
     let groups: Vec<Vec<u32>> = if let Some(m) = mesh.maps.iter().find(|m| m.from == primary) {
@@ -27,7 +31,7 @@ pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Option<(Vec<i32>, Vec<
             .map(|s| m.row(s).iter().map(|&p| p as u32).collect())
             .collect()
     } else {
-        return None;
+        return Ok(None);
     };
     let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); n];
     for g in &groups {
@@ -39,12 +43,12 @@ pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Option<(Vec<i32>, Vec<
             }
         }
     }
-    Some(csr(adjacent))
+    csr(adjacent).map(Some)
 }
 
 /// The graph a map from a set to itself describes, symmetric and without
 /// self loops (METIS wants both).
-fn self_graph(m: &crate::MapDesc<'_>, n: usize) -> (Vec<i32>, Vec<i32>) {
+fn self_graph(m: &crate::MapDesc<'_>, n: usize) -> Result<(Vec<i32>, Vec<i32>)> {
     let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); n];
     for a in 0..n {
         for &b in m.row(a) {
@@ -58,8 +62,9 @@ fn self_graph(m: &crate::MapDesc<'_>, n: usize) -> (Vec<i32>, Vec<i32>) {
     csr(adjacent)
 }
 
-/// Sorted, repeat-free adjacency lists in CSR form.
-fn csr(mut adjacent: Vec<Vec<u32>>) -> (Vec<i32>, Vec<i32>) {
+/// Sorted, repeat-free adjacency lists in CSR form; an error where the
+/// entries outgrow `i32` offsets.
+fn csr(mut adjacent: Vec<Vec<u32>>) -> Result<(Vec<i32>, Vec<i32>)> {
     let n = adjacent.len();
     let mut xadj = Vec::with_capacity(n + 1);
     let mut adjncy = Vec::new();
@@ -68,9 +73,15 @@ fn csr(mut adjacent: Vec<Vec<u32>>) -> (Vec<i32>, Vec<i32>) {
         list.sort_unstable();
         list.dedup();
         adjncy.extend(list.iter().map(|&x| x as i32));
-        xadj.push(adjncy.len() as i32);
+        let end = i32::try_from(adjncy.len()).map_err(|_| Error::InvalidMeshDesc {
+            reason: format!(
+                "the primary set's graph has more than {} entries (i32::MAX), more than METIS and the orders can index",
+                i32::MAX
+            ),
+        })?;
+        xadj.push(end);
     }
-    (xadj, adjncy)
+    Ok((xadj, adjncy))
 }
 
 #[cfg(test)]
@@ -94,7 +105,7 @@ mod tests {
                 offsets: Some(&offsets),
             }],
         };
-        let (xadj, adjncy) = dual_graph(&mesh, 0).unwrap();
+        let (xadj, adjncy) = dual_graph(&mesh, 0).unwrap().unwrap();
         assert_eq!(xadj, [0, 2, 3, 4, 4]);
         assert_eq!(adjncy, [1, 2, 0, 0]);
     }
@@ -113,7 +124,7 @@ mod tests {
                 offsets: None,
             }],
         };
-        let (xadj, adjncy) = dual_graph(&mesh, 0).unwrap();
+        let (xadj, adjncy) = dual_graph(&mesh, 0).unwrap().unwrap();
         assert_eq!(xadj, vec![0, 1, 3, 4]);
         assert_eq!(adjncy, vec![1, 0, 2, 1]);
         // Through a map into the primary set: edges joining cells.
@@ -128,6 +139,72 @@ mod tests {
                 offsets: None,
             }],
         };
-        assert_eq!(dual_graph(&mesh, 0).unwrap(), (vec![0, 1, 3, 4], vec![1, 0, 2, 1]));
+        assert_eq!(
+            dual_graph(&mesh, 0).unwrap().unwrap(),
+            (vec![0, 1, 3, 4], vec![1, 0, 2, 1])
+        );
+    }
+    #[test]
+    fn a_description_that_does_not_hold_together_is_an_error() {
+        let table: &'static [i32] = &[0, 1, 1, 7];
+        let map = |from, to, values: &'static [i32]| MapDesc {
+            from,
+            to,
+            arity: 2,
+            values,
+            offsets: None,
+        };
+        let cases: [(MeshDesc<'static>, usize, &str); 5] = [
+            (
+                MeshDesc {
+                    set_sizes: vec![2, 4],
+                    maps: vec![map(0, 1, table)],
+                },
+                0,
+                "map 0: entry 3 is 7, outside its target set of 4 elements",
+            ),
+            (
+                MeshDesc {
+                    set_sizes: vec![3, 8],
+                    maps: vec![map(0, 1, table)],
+                },
+                0,
+                "map 0: 3 source elements x arity 2 need 6 entries, got 4",
+            ),
+            (
+                MeshDesc {
+                    set_sizes: vec![2, 8],
+                    maps: vec![map(0, 5, table)],
+                },
+                0,
+                "map 0: its target set is 5, but the mesh has 2 sets",
+            ),
+            (
+                MeshDesc {
+                    set_sizes: vec![2, 8],
+                    maps: vec![map(0, 1, table)],
+                },
+                2,
+                "the primary set is set 2, but the mesh has 2 sets",
+            ),
+            (
+                MeshDesc {
+                    set_sizes: vec![2, 8],
+                    maps: vec![MapDesc {
+                        from: 0,
+                        to: 1,
+                        arity: 0,
+                        values: table,
+                        offsets: Some(&[0, 3, 2]),
+                    }],
+                },
+                0,
+                "map 0: offsets fall at element 1 (3 then 2)",
+            ),
+        ];
+        for (mesh, primary, want) in cases {
+            let err = dual_graph(&mesh, primary).unwrap_err().to_string();
+            assert!(err.contains(want), "{err}");
+        }
     }
 }

@@ -545,6 +545,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A mesh description ([`MeshDesc`](crate::MeshDesc)), a graph or a
+    /// renumbering was given something that does not fit it: a set or map
+    /// index out of range, a table of the wrong length, an entry outside
+    /// its target set, offsets that do not describe rows.
+    #[error("mesh description: {reason}")]
+    InvalidMeshDesc {
+        /// What is wrong, and where.
+        reason: String,
+    },
     /// A dynamic set cannot be permuted as asked: the order is not a
     /// permutation of its elements, or the set is not dynamic.
     #[error("cannot permute set `{set}`: {reason}")]

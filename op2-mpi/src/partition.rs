@@ -162,9 +162,17 @@ impl Mpi {
         }
         let mut part = vec![0i32; n];
         let mut status = [0i32; 1];
+        // Only rank 0 knows why it failed; the others report that it did.
+        let mut failure = String::from("rank 0 could not partition it");
         if self.rank() == 0 {
+            // The description comes from validated Sets and Maps; an error
+            // here (a graph beyond i32 entries) fails the partition.
             match dual_graph(mesh, primary) {
-                Some((xadj, adjncy)) => {
+                Err(e) => {
+                    status[0] = 1;
+                    failure = e.to_string();
+                }
+                Ok(Some((xadj, adjncy))) => {
                     // An element weighs 1 + its neighbours in the graph: a
                     // loop's work grows with the entries it reads, and on
                     // scale-free graphs (hubs of thousands of neighbours)
@@ -174,11 +182,12 @@ impl Mpi {
                         .map(|g| g.set_vwgt(&weights))
                         .map_err(|e| e.to_string())
                         .and_then(|g| g.part_kway(&mut part).map_err(|e| format!("{e:?}")));
-                    if result.is_err() {
+                    if let Err(e) = result {
                         status[0] = 1;
+                        failure = format!("METIS failed: {e}");
                     }
                 }
-                None => {
+                Ok(None) => {
                     for (e, p) in part.iter_mut().enumerate() {
                         *p = crate::block_owner(e, n, nranks as u32) as i32;
                     }
@@ -189,7 +198,7 @@ impl Mpi {
         crate::waiting::broadcast_into(&root, &mut status[..]);
         if status[0] != 0 {
             return Err(Error::Mpi {
-                reason: "METIS could not partition the primary set".into(),
+                reason: format!("partitioning the primary set: {failure}"),
             });
         }
         crate::waiting::broadcast_into(&root, &mut part[..]);

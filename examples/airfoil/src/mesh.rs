@@ -42,7 +42,9 @@ impl Mesh {
     /// them, as `res_calc` reads them, then nodes, edges and boundary edges
     /// after them), and the cells' new order
     /// (`order[new] = old`) to compare its flow state with the original's.
-    pub fn renumbered(&self) -> (Mesh, Vec<u32>) {
+    /// Errors where the tables do not fit the counts (a grid file that
+    /// does not hold together).
+    pub fn renumbered(&self) -> op2::Result<(Mesh, Vec<u32>)> {
         fn map(from: usize, to: usize, arity: usize, values: &[i32]) -> op2::MapDesc<'_> {
             op2::MapDesc {
                 from,
@@ -63,18 +65,16 @@ impl Mesh {
                 map(2, 3, 1, &self.becell),
             ],
         };
-        let Some(r) = op2::Renumbering::through(&mesh, 3, 2) else {
-            return (self.clone(), (0..self.ncell() as u32).collect());
-        };
+        let r = op2::Renumbering::through(&mesh, 3, 2)?;
         let renumbered = Mesh {
-            x: r.rows(0, &self.x, 2),
-            cell: r.map_values(&mesh.maps[0]),
-            edge: r.map_values(&mesh.maps[1]),
-            ecell: r.map_values(&mesh.maps[2]),
-            bedge: r.map_values(&mesh.maps[3]),
-            becell: r.map_values(&mesh.maps[4]),
-            bound: r.rows(2, &self.bound, 1),
+            x: r.rows(0, &self.x, 2)?,
+            cell: r.map_values(&mesh.maps[0])?,
+            edge: r.map_values(&mesh.maps[1])?,
+            ecell: r.map_values(&mesh.maps[2])?,
+            bedge: r.map_values(&mesh.maps[3])?,
+            becell: r.map_values(&mesh.maps[4])?,
+            bound: r.rows(2, &self.bound, 1)?,
         };
-        (renumbered, r.order(3).to_vec())
+        Ok((renumbered, r.order(3)?.to_vec()))
     }
 }
