@@ -3,8 +3,19 @@
 //! joins them (a graph's edges), else when they share a target of its first
 //! map (cells sharing a node), or, if it has none, when one element of
 //! another set maps to both (cells sharing an edge).
+//!
+//! Elements sharing a target form a group, joined all to all. A group of
+//! more than [`CLIQUE_LIMIT`] (a hub: every agent mapped to one region, say)
+//! is joined as a chain instead, each element to the next: all to all would
+//! take memory growing with the square of the group, enough to end the
+//! process for one target shared by a million elements.
 
 use crate::{Error, MeshDesc, Result};
+
+/// The largest group of elements sharing a target that is joined all to
+/// all; larger ones are chains. Cells around a node of a 3-D tetrahedral
+/// mesh number a few tens, so meshes keep their full graph.
+pub const CLIQUE_LIMIT: usize = 64;
 
 /// The primary set's dual graph in CSR form (`xadj`, `adjncy`), or `None`
 /// when no map touches the primary set. Errors where the description does
@@ -35,15 +46,34 @@ pub fn dual_graph(mesh: &MeshDesc<'_>, primary: usize) -> Result<Option<(Vec<i32
     };
     let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); n];
     for g in &groups {
-        for &a in g {
-            for &b in g {
-                if a != b {
-                    adjacent[a as usize].push(b);
-                }
+        join_group(g, |a, b| adjacent[a as usize].push(b));
+    }
+    csr(adjacent).map(Some)
+}
+
+/// Joins a group of elements that share a target: `join(a, b)` for every
+/// ordered pair of neighbours, both ways round, never an element with
+/// itself. All to all up to [`CLIQUE_LIMIT`] members, else each member
+/// with the next (the order given), so the pairs grow with the group, not
+/// its square. The distributed graph (PT-Scotch's, in op2-mpi) joins
+/// groups here too, so both graphs agree.
+pub fn join_group(group: &[u32], mut join: impl FnMut(u32, u32)) {
+    if group.len() > CLIQUE_LIMIT {
+        for w in group.windows(2) {
+            if w[0] != w[1] {
+                join(w[0], w[1]);
+                join(w[1], w[0]);
+            }
+        }
+        return;
+    }
+    for &a in group {
+        for &b in group {
+            if a != b {
+                join(a, b);
             }
         }
     }
-    csr(adjacent).map(Some)
 }
 
 /// The graph a map from a set to itself describes, symmetric and without
@@ -144,6 +174,44 @@ mod tests {
             (vec![0, 1, 3, 4], vec![1, 0, 2, 1])
         );
     }
+    #[test]
+    fn a_hub_is_joined_as_a_chain_and_small_groups_all_to_all() {
+        // 5000 agents in one region, plus two agents sharing a second one.
+        let n = 5000;
+        let mut a2r = vec![0i32; n + 2];
+        a2r[n] = 1;
+        a2r[n + 1] = 1;
+        let mesh = MeshDesc {
+            set_sizes: vec![n + 2, 2],
+            maps: vec![MapDesc {
+                from: 0,
+                to: 1,
+                arity: 1,
+                values: &a2r,
+                offsets: None,
+            }],
+        };
+        let (xadj, adjncy) = dual_graph(&mesh, 0).unwrap().unwrap();
+        // All to all, the hub alone would take n * (n - 1) entries.
+        assert_eq!(adjncy.len(), 2 * (n - 1) + 2);
+        assert_eq!(&adjncy[xadj[1] as usize..xadj[2] as usize], [0, 2]);
+        assert_eq!(&adjncy[xadj[n] as usize..xadj[n + 1] as usize], [n as i32 + 1]);
+        // A group at the limit is still joined all to all.
+        let at_limit = vec![0i32; CLIQUE_LIMIT];
+        let mesh = MeshDesc {
+            set_sizes: vec![CLIQUE_LIMIT, 1],
+            maps: vec![MapDesc {
+                from: 0,
+                to: 1,
+                arity: 1,
+                values: &at_limit,
+                offsets: None,
+            }],
+        };
+        let (_, adjncy) = dual_graph(&mesh, 0).unwrap().unwrap();
+        assert_eq!(adjncy.len(), CLIQUE_LIMIT * (CLIQUE_LIMIT - 1));
+    }
+
     #[test]
     fn a_description_that_does_not_hold_together_is_an_error() {
         let table: &'static [i32] = &[0, 1, 1, 7];

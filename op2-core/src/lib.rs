@@ -90,7 +90,7 @@ pub use device_state::{
     before_loop, host_overwrite, host_read, host_write, DeviceState, HostTransition, LoopTransition, LoopUse,
 };
 pub use device_work::{scratch_buffer, BinJob, DeviceWork, GatherJob, GatherTail, HaloJob, LookupJob, SelectJob};
-pub use dual_graph::dual_graph;
+pub use dual_graph::{dual_graph, join_group, CLIQUE_LIMIT};
 pub use error::{ArgRef, Error, FatesLeft, Result};
 pub use executor::{CodeCacheCounters, CodeCacheStats, Executor, LoopBody, ParLoop};
 pub use global::Global;

@@ -799,13 +799,6 @@ fn dual_graph_blocks(
             pairs[block_owner(a as usize, n, p) as usize].extend([a, b]);
         }
     };
-    let clique = |row: &[u32], pair: &mut dyn FnMut(u32, u32)| {
-        for &a in row {
-            for &b in row {
-                pair(a, b);
-            }
-        }
-    };
     if let Some(m) = maps.iter().find(|m| m.from == primary && m.to == primary) {
         for (i, row) in m.rows.chunks(m.arity).enumerate() {
             let a = (mine.start + i) as u32;
@@ -832,14 +825,16 @@ fn dual_graph_blocks(
         for group in members.chunk_by(|x, y| x.0 == y.0) {
             row.clear();
             row.extend(group.iter().map(|&(_, a)| a));
-            clique(&row, &mut pair);
+            // As `dual_graph` joins a group, so that both graphs agree.
+            op2_core::join_group(&row, &mut pair);
         }
     } else if let Some(m) = maps.iter().find(|m| m.to == primary) {
         let mut row = Vec::new();
         for r in m.rows.chunks(m.arity) {
             row.clear();
             row.extend(r.iter().map(|&a| a as u32));
-            clique(&row, &mut pair);
+            // As `dual_graph` joins a group, so that both graphs agree.
+            op2_core::join_group(&row, &mut pair);
         }
     } else {
         return Ok(None);
