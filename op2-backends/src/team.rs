@@ -11,7 +11,9 @@
 //! `job(k)` once; the others are not woken. A job started on a thread
 //! that is running a share of any team's job, or while another thread's
 //! job holds the team, runs all its shares on the calling thread in member
-//! order instead: slower, never a deadlock, the same work.
+//! order instead: slower, never a deadlock, the same work. So does a job
+//! in a child process forked from the team's: the members are threads of
+//! the parent, which a child does not have.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -101,6 +103,8 @@ pub struct Team {
     members: Vec<JoinHandle<()>>,
     /// Held by the thread whose job the team runs.
     busy: Mutex<()>,
+    /// The process the members run in.
+    pid: u32,
 }
 
 impl Team {
@@ -129,6 +133,7 @@ impl Team {
             shared,
             members: Vec::new(),
             busy: Mutex::new(()),
+            pid: std::process::id(),
         };
         for k in 1..size {
             let shared = Arc::clone(&team.shared);
@@ -158,8 +163,9 @@ impl Team {
             }
         };
         // A job for one member, or inside a job, never holds the team: a
-        // caller on another thread may use it meanwhile.
-        if active <= 1 || IN_JOB.with(Cell::get) {
+        // caller on another thread may use it meanwhile. A forked child has
+        // no members to wait for (nor may it take locks they held).
+        if active <= 1 || IN_JOB.with(Cell::get) || std::process::id() != self.pid {
             return inline();
         }
         let busy = match self.busy.try_lock() {
@@ -469,5 +475,46 @@ mod tests {
         let total = finished.recv_timeout(Duration::from_secs(60));
         assert_eq!(total, Ok(1 + 2 + 3), "the caller waited for ever on a member that died");
         caller.join().unwrap();
+    }
+
+    /// `fork` is libc's: the `jit` feature brings it in.
+    #[cfg(feature = "jit")]
+    #[test]
+    fn a_forked_child_runs_jobs_on_its_own_thread() {
+        let team = Team::new(3, "t").unwrap();
+        team.run(3, &|_| {});
+        // SAFETY: the child only runs the job below (atomics on its stack,
+        // no allocation, no lock) and leaves by `_exit`.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0, "fork failed");
+        if child == 0 {
+            let total = AtomicUsize::new(0);
+            team.run(3, &|k| {
+                total.fetch_add(k + 1, SeqCst);
+            });
+            // SAFETY: leaves the child at once, as a forked child should.
+            unsafe { libc::_exit(if total.load(SeqCst) == 1 + 2 + 3 { 0 } else { 1 }) };
+        }
+        let start = Instant::now();
+        let mut status = 0;
+        let exited = |status: &mut i32| {
+            // SAFETY: `child` is this process's child; `status` is live.
+            unsafe { libc::waitpid(child, status, libc::WNOHANG) != 0 }
+        };
+        while !exited(&mut status) {
+            if start.elapsed() > Duration::from_secs(30) {
+                // SAFETY: `child` is this process's child; `status` is live.
+                unsafe {
+                    libc::kill(child, libc::SIGKILL);
+                    libc::waitpid(child, &mut status, 0);
+                }
+                panic!("the child waited for ever on members it does not have");
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "status {status}"
+        );
     }
 }
