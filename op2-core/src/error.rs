@@ -338,6 +338,23 @@ pub enum Error {
         /// How the earlier argument reaches it.
         first_how: String,
     },
+    /// One Dat or Global written by two arguments that reach the same values
+    /// for every element (both directly, or through the same map entries):
+    /// the kernel would get two mutable views of one element's values, each
+    /// written back over the other.
+    #[error("{at}: writes `{name}` ({access}) {how}, as argument {first_index} already does, so both name the same values of every element; pass it once")]
+    RepeatedWrite {
+        /// The later argument.
+        at: ArgRef,
+        /// The Dat or Global.
+        name: String,
+        /// The access mode both arguments use.
+        access: Access,
+        /// How both reach it ("directly" or "through map `m`").
+        how: String,
+        /// The earlier argument's position.
+        first_index: usize,
+    },
     /// A translated kernel failed a check of checked mode (where native Rust
     /// would panic): the loop stopped touching memory outside its arrays, and
     /// the Dats it writes hold unspecified values.

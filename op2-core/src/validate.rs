@@ -281,8 +281,41 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 first_how: reach(first),
             });
         }
+        // Two writes of the same values: backends that stage arguments keep
+        // the last write-back, one that passes pointers applies both.
+        if let Some(first_index) = args[..index]
+            .iter()
+            .position(|a| a.data.id() == arg.data.id() && arg.access.writes() && always_alias(a, arg))
+        {
+            return Err(Error::RepeatedWrite {
+                at: at(),
+                name: arg.data.name().to_string(),
+                access: arg.access,
+                how: reach(arg),
+                first_index,
+            });
+        }
     }
     Ok(())
+}
+
+/// Whether two arguments of one Dat reach the same values for every
+/// element: both directly, through one ragged map, or through one map with
+/// the same entry (or all of its entries on either side). Different entries
+/// of one map meet only where a row repeats a target, which is allowed.
+fn always_alias(a: &ArgSpec<'_>, b: &ArgSpec<'_>) -> bool {
+    match (a.route, b.route) {
+        (ArgRoute::Direct, ArgRoute::Direct) => true,
+        (ArgRoute::Map(x), ArgRoute::Map(y)) => {
+            x.map.id() == y.map.id()
+                && match (x.index, y.index) {
+                    (MapIndex::Entry(i), MapIndex::Entry(j)) => i == j,
+                    _ => true,
+                }
+        }
+        (ArgRoute::Ragged(x), ArgRoute::Ragged(y)) => x.id() == y.id(),
+        _ => false,
+    }
 }
 
 /// `life(FATE)` and `s(DRAW)` each give the kernel one value per element

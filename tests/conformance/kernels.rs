@@ -124,6 +124,11 @@ pub fn self_and_next(own: &mut f64, next: &mut f64) {
 }
 
 #[op2::kernel]
+pub fn sum_of_two(a: &f64, b: &f64, out: &mut f64) {
+    *out = *a + *b;
+}
+
+#[op2::kernel]
 pub fn casts(x: &f64, y: &f32, a: &mut i32, b: &mut i64, c: &mut u32, d: &mut i32) {
     *a = *x as i32;
     *b = *x as i64;

@@ -604,6 +604,39 @@ pub fn direct_and_indirect_writes_of_one_dat(new_rt: &dyn Fn() -> Runtime) {
     assert_eq!(res.to_vec(), vec![33.0; n]);
 }
 
+/// Two arguments writing the same values of every element (both directly,
+/// or through the same map entry) are refused: backends that stage
+/// arguments would keep the last write-back, one passing pointers would
+/// apply both. Different entries of one map meet only where a row repeats a
+/// target: that runs, and every backend keeps the last write-back there.
+/// Reading one Dat twice is fine.
+pub fn repeated_writes_of_the_same_values(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let n = 9;
+    let cells = Set::new("cells", n).unwrap();
+    let x = Dat::<f64>::filled("x", &cells, 1, 1.0).unwrap();
+    let pairs = Map::new("pairs", &cells, &cells, 2, (0..n as i32).flat_map(|i| [i, i]).collect()).unwrap();
+    let refused = [
+        par_loop!(rt, self_and_next, cells, x(RW), x(RW)).unwrap_err(),
+        par_loop!(rt, self_and_next, cells, x(INC), x(INC)).unwrap_err(),
+        par_loop!(rt, self_and_next, cells, x(RW, pairs[1]), x(RW, pairs[1])).unwrap_err(),
+    ];
+    for e in refused {
+        assert!(matches!(e, op2::Error::RepeatedWrite { first_index: 0, .. }), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("argument 1") && text.contains("argument 0") && text.contains("pass it once"),
+            "{text}"
+        );
+    }
+    assert_eq!(x.to_vec(), vec![1.0; n], "a refused loop writes nothing");
+    par_loop!(rt, self_and_next, cells, x(RW, pairs[0]), x(RW, pairs[1])).unwrap();
+    assert_eq!(x.to_vec(), vec![11.0; n], "the second argument's write-back is kept");
+    let sum = Dat::<f64>::zeros("sum", &cells, 1).unwrap();
+    par_loop!(rt, sum_of_two, cells, x(READ), x(READ), sum(WRITE)).unwrap();
+    assert_eq!(sum.to_vec(), vec![22.0; n]);
+}
+
 /// Float-to-integer `as` saturates and maps NaN to 0, as in Rust (a C cast of
 /// an out-of-range value is undefined, and gives INT_MIN on x86).
 pub fn float_to_int_casts_saturate(new_rt: &dyn Fn() -> Runtime) {
