@@ -61,12 +61,14 @@ impl Reach<'_> {
         }
     }
 
-    /// At most how many targets each element has (ragged: all of them).
-    fn entries_per_element(&self) -> usize {
+    /// At most how many targets `len` elements reach: a map's entries per
+    /// element times `len`; a ragged map's targets, which all its elements
+    /// together reach (its rows differ in length, and the sum is the bound).
+    fn reached_by(&self, len: usize) -> u64 {
         match self {
-            Reach::Map(m, MapIndex::All) => m.arity(),
-            Reach::Map(_, MapIndex::Entry(_)) => 1,
-            Reach::Ragged(r) => r.targets().len(),
+            Reach::Map(m, MapIndex::All) => (m.arity() as u64).saturating_mul(len as u64),
+            Reach::Map(_, MapIndex::Entry(_)) => len as u64,
+            Reach::Ragged(r) => r.targets().len() as u64,
         }
     }
 }
@@ -208,7 +210,7 @@ impl<'a> Targets<'a> {
         let space = group_base[ngroups];
         let reached: u64 = reaches
             .iter()
-            .map(|(r, _)| (r.entries_per_element() as u64).saturating_mul(len as u64))
+            .map(|(r, _)| r.reached_by(len))
             .fold(0, u64::saturating_add);
         let mut targets = Targets {
             reaches,
@@ -989,6 +991,25 @@ mod tests {
         assert_eq!(targets.space, 37, "one mask per distinct target");
         assert!(plan.ncolours() > 1);
         check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn few_elements_of_a_ragged_map_into_a_big_set_are_numbered_densely() {
+        // 5000 cells reaching 3 targets each of 3 million nodes: 15 000
+        // targets in all, however many cells a block holds.
+        let nodes = Set::new("nodes", 3_000_000).unwrap();
+        let cells = Set::new("cells", 5000).unwrap();
+        let offsets: Vec<usize> = (0..=5000).map(|c| 3 * c).collect();
+        let targets: Vec<i32> = (0..15_000).map(|k| (k * 199) % 2_999_993).collect();
+        let r = RaggedMap::new("r", &cells, &nodes, offsets, targets).unwrap();
+        let conflicts = [Conflict {
+            reach: Reach::Ragged(&r),
+            group: 0,
+        }];
+        let stored: Vec<(OwnedReach, usize)> = conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
+        let targets = Targets::new(0, 5000, None, &stored);
+        assert_eq!(targets.space, 15_000, "one mask per distinct target, not one per node");
+        check_plan(&Plan::build(0..5000, 64, &conflicts), &conflicts);
     }
 
     #[test]
