@@ -36,8 +36,20 @@ impl LongMap {
 
     /// The arity-1 map from `set` to itself, as [`Map::identity`], with
     /// 64-bit entries: for a set of more than `i32::MAX` elements.
+    ///
+    /// # Panics
+    /// Where the host memory for its table cannot be had;
+    /// [`LongMap::try_identity`] returns the error.
     pub fn identity(name: impl Into<String>, set: &Set) -> LongMap {
-        LongMap(Map::long_identity(name.into(), set))
+        LongMap::try_identity(name, set).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// As [`LongMap::identity`].
+    ///
+    /// # Errors
+    /// [`crate::Error::HostOutOfMemory`] where its table cannot be allocated.
+    pub fn try_identity(name: impl Into<String>, set: &Set) -> Result<LongMap> {
+        Map::try_long_identity(name.into(), set).map(LongMap)
     }
 
     /// The map's name.
@@ -74,5 +86,28 @@ impl LongMap {
     /// 64-bit: [`Map::table`]).
     pub(crate) fn as_map(&self) -> &Map {
         &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    #[test]
+    fn identities_and_ids_too_large_to_hold_are_errors() {
+        // 2^62 elements: a table of them cannot be allocated (nor counted in
+        // bytes), and asking for one is an error, not an abort.
+        let huge = Set::new_long("huge", 1 << 62).unwrap();
+        let out_of_memory =
+            |e: Error| matches!(e, Error::HostOutOfMemory { ref name, .. } if name == "id" || name == "huge");
+        assert!(out_of_memory(LongMap::try_identity("id", &huge).err().unwrap()));
+        assert!(out_of_memory(Map::try_identity("id", &huge).err().unwrap()));
+        assert!(out_of_memory(huge.try_global_ids().err().unwrap()));
+        // A set that fits is unchanged.
+        let small = Set::new_long("small", 5).unwrap();
+        let id = LongMap::try_identity("id", &small).unwrap();
+        assert_eq!(id.values(), [0, 1, 2, 3, 4]);
+        assert_eq!(small.try_global_ids().unwrap().as_ref(), [0, 1, 2, 3, 4]);
     }
 }

@@ -84,8 +84,9 @@ impl Map {
     }
 
     /// The identity of `set` with 64-bit entries (see [`crate::LongMap::identity`]).
-    pub(crate) fn long_identity(name: String, set: &Set) -> Map {
-        Map::long_table(name, set, set, 1, (0..set.total_size() as i64).collect())
+    pub(crate) fn try_long_identity(name: String, set: &Set) -> Result<Map> {
+        let values = counting(&name, set.total_size(), |i| i as i64)?;
+        Ok(Map::long_table(name, set, set, 1, values))
     }
 
     /// A map of the given parts, with a fresh identity.
@@ -193,14 +194,26 @@ impl Map {
     /// par_loop!(rt, k, cells, res(INC), res(INC, c2c[0]))          // refused
     /// par_loop!(rt, k, cells, res(INC, same[0]), res(INC, c2c[0])) // coloured
     /// ```
+    ///
+    /// # Panics
+    /// Where the host memory for its table cannot be had (a set of billions
+    /// of elements); [`Map::try_identity`] returns the error.
     pub fn identity(name: impl Into<String>, set: &Set) -> Map {
-        let n = set.total_size();
+        Map::try_identity(name, set).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// As [`Map::identity`].
+    ///
+    /// # Errors
+    /// [`Error::HostOutOfMemory`] where its table cannot be allocated.
+    pub fn try_identity(name: impl Into<String>, set: &Set) -> Result<Map> {
+        let (name, n) = (name.into(), set.total_size());
         if n > crate::set::MAX_SET_SIZE {
             // A long set (Set::new_long): its indices need 64-bit entries.
-            return Map::long_identity(name.into(), set);
+            return Map::try_long_identity(name, set);
         }
-        let values: Vec<i32> = (0..n).map(|i| i as i32).collect();
-        Map::assemble(name.into(), set, set, 1, OnceLock::from(values), None, None)
+        let values = counting(&name, n, |i| i as i32)?;
+        Ok(Map::assemble(name, set, set, 1, OnceLock::from(values), None, None))
     }
 
     /// The map's name.
@@ -349,6 +362,21 @@ impl fmt::Debug for Map {
             self.arity()
         )
     }
+}
+
+/// `index(0), index(1), ... index(n - 1)`, or [`Error::HostOutOfMemory`]
+/// naming `name` where `n` of them cannot be allocated (an identity table
+/// or the global ids of a set of billions of elements).
+pub(crate) fn counting<T>(name: &str, n: usize, index: impl Fn(usize) -> T) -> Result<Vec<T>> {
+    let mut values = Vec::new();
+    if values.try_reserve_exact(n).is_err() {
+        return Err(Error::HostOutOfMemory {
+            name: name.to_string(),
+            bytes: n.saturating_mul(std::mem::size_of::<T>()),
+        });
+    }
+    values.extend((0..n).map(index));
+    Ok(values)
 }
 
 #[cfg(test)]

@@ -373,14 +373,15 @@ impl Set {
     /// As [`Set::global_ids`].
     ///
     /// # Errors
-    /// As [`Set::try_global_id`].
+    /// As [`Set::try_global_id`]; [`Error::HostOutOfMemory`] where the ids
+    /// of a set without given ones (its indices) cannot be allocated.
     pub fn try_global_ids(&self) -> Result<Cow<'_, [u64]>> {
         if let Some(p) = &self.0.population {
             return p.global_ids().map(Cow::Owned);
         }
         Ok(match &self.0.global_ids {
             Some(g) => Cow::Borrowed(&g.ids),
-            None => Cow::Owned((0..self.total_size() as u64).collect()),
+            None => Cow::Owned(crate::map::counting(self.name(), self.total_size(), |i| i as u64)?),
         })
     }
 
