@@ -361,7 +361,9 @@ impl Plan {
 
     /// Builds the plan for the positions `range` of a loop over `subset`
     /// (position `p` is element `subset.indices()[p]`), or over the elements
-    /// `range` of a set when `subset` is `None`.
+    /// `range` of a set when `subset` is `None`. Blocks hold `block_size`
+    /// positions, or more where the range would make more than `u32::MAX`
+    /// of them (their numbers are 32-bit).
     ///
     /// # Panics
     /// If `block_size` is 0, or `range` goes past the subset's indices.
@@ -373,6 +375,9 @@ impl Plan {
     ) -> Plan {
         let (start, set_size) = (range.start, range.len());
         assert!(block_size > 0, "block size must be at least 1");
+        // Blocks are numbered in 32 bits (colours, schedules, device
+        // units): past u32::MAX blocks they grow instead of wrapping round.
+        let block_size = block_size.max(set_size.div_ceil(u32::MAX as usize));
         let conflicts: Vec<(OwnedReach, usize)> =
             conflicts.iter().map(|c| (OwnedReach::of(&c.reach), c.group)).collect();
         Plan {
@@ -991,6 +996,16 @@ mod tests {
         assert_eq!(targets.space, 37, "one mask per distinct target");
         assert!(plan.ncolours() > 1);
         check_plan(&plan, &conflicts);
+    }
+
+    #[test]
+    fn blocks_grow_rather_than_outnumber_32_bit_block_numbers() {
+        // Nothing is computed until a schedule is asked for: no memory.
+        let n = u32::MAX as usize + 2;
+        let plan = Plan::build(0..n, 1, &[]);
+        assert!(plan.nblocks() <= u32::MAX as usize, "{} blocks", plan.nblocks());
+        assert_eq!(plan.block_size(), 2);
+        assert_eq!(Plan::build(0..1000, 1, &[]).nblocks(), 1000);
     }
 
     #[test]

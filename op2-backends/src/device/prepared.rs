@@ -4,7 +4,7 @@
 //! together `args.rs`, `launches.rs`, `partials.rs` and `plan_buffers.rs`.
 use std::sync::Arc;
 
-use op2_core::{ColumnShape, ParLoop, ReductionLayout, Result};
+use op2_core::{ColumnShape, Error, ParLoop, ReductionLayout, Result};
 
 use super::args::{prepare_args, prepare_table, DeviceArgs};
 use super::launches::{launches, Launch};
@@ -82,6 +82,19 @@ pub fn prepare_loop<'p, A: DeviceApi>(
     } else {
         None
     };
+    // A plan grows its blocks rather than number more than u32::MAX of
+    // them; a device block is also a thread block, so here that is refused.
+    if let Some(grown) = plan.as_ref().map(|p| p.block_size()).filter(|&b| b != block_size) {
+        return Err(Error::InvalidOption {
+            option: "block_size",
+            reason: format!(
+                "loop `{}`: {} elements in blocks of {block_size} make more than {} blocks, the most a plan numbers; use a block size of at least {grown}",
+                lp.kernel.name,
+                lp.range.len(),
+                u32::MAX
+            ),
+        });
+    }
     let plan_buffers = plan.as_ref().map(|p| plans.get(api, p)).transpose()?;
     let launches = launches(plan.as_deref(), lp.range.len(), block_size);
     let total_units: usize = launches.iter().map(|l| l.count).sum();
