@@ -128,6 +128,29 @@ pub fn sum_of_two(a: &f64, b: &f64, out: &mut f64) {
     *out = *a + *b;
 }
 
+/// Integer arithmetic that overflows, and shifts by the type's width or
+/// more: Rust's release builds wrap and mask; C leaves both undefined.
+#[op2::kernel]
+pub fn overflowing(a: &i32, b: &i64, s: &u32, small: &mut [i32; 8], wide: &mut [i64; 4], unsigned: &mut [u32; 2]) {
+    let x = *a;
+    small[0] = x + 1;
+    small[1] = x * 3;
+    small[2] = -x;
+    small[3] = if x + 1 > x { 1 } else { 2 };
+    small[4] = x << *s;
+    small[5] = x >> *s;
+    small[6] = x.abs();
+    small[7] = x - 2;
+    let mut y = *b;
+    y *= 7;
+    wide[0] = *b + *b;
+    wide[1] = y;
+    wide[2] = *b << *s;
+    wide[3] = (-*b) - 1;
+    unsigned[0] = *s << *s;
+    unsigned[1] = (*s + 1) >> *s;
+}
+
 #[op2::kernel]
 pub fn casts(x: &f64, y: &f32, a: &mut i32, b: &mut i64, c: &mut u32, d: &mut i32) {
     *a = *x as i32;

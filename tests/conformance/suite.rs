@@ -302,6 +302,66 @@ pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
     );
 }
 
+/// Integer overflow wraps and shift amounts are masked to the type's width,
+/// as in Rust's release builds, on every backend. C leaves both undefined
+/// and its optimisers use that (`x + 1 > x` folded to true), so translated
+/// kernels spell them through the prelude's wrapping helpers. Native
+/// kernels in a debug build panic on overflow instead (Rust's rule), so
+/// there only the translated backends run it.
+pub fn integer_overflow_wraps_as_in_release_builds(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    if cfg!(debug_assertions) && matches!(rt.backend(), op2::Backend::Seq | op2::Backend::Rayon) {
+        return;
+    }
+    let xs = [i32::MAX, i32::MIN, -7, 12_345];
+    let ys = [i64::MAX, i64::MIN, -3, 1 << 40];
+    let ss = [31u32, 32, 37, 63];
+    let set = Set::new("values", 4).unwrap();
+    let a = Dat::from_vec("a", &set, 1, xs.to_vec()).unwrap();
+    let b = Dat::from_vec("b", &set, 1, ys.to_vec()).unwrap();
+    let s = Dat::from_vec("s", &set, 1, ss.to_vec()).unwrap();
+    let small = Dat::<i32>::zeros("small", &set, 8).unwrap();
+    let wide = Dat::<i64>::zeros("wide", &set, 4).unwrap();
+    let unsigned = Dat::<u32>::zeros("unsigned", &set, 2).unwrap();
+    par_loop!(
+        rt,
+        overflowing,
+        set,
+        a(READ),
+        b(READ),
+        s(READ),
+        small(WRITE),
+        wide(WRITE),
+        unsigned(WRITE)
+    )
+    .unwrap();
+    let mut want_small = Vec::new();
+    let mut want_wide = Vec::new();
+    let mut want_unsigned = Vec::new();
+    for ((&x, &y), &s) in xs.iter().zip(&ys).zip(&ss) {
+        want_small.extend([
+            x.wrapping_add(1),
+            x.wrapping_mul(3),
+            x.wrapping_neg(),
+            if x.wrapping_add(1) > x { 1 } else { 2 },
+            x.wrapping_shl(s),
+            x.wrapping_shr(s),
+            x.wrapping_abs(),
+            x.wrapping_sub(2),
+        ]);
+        want_wide.extend([
+            y.wrapping_add(y),
+            y.wrapping_mul(7),
+            y.wrapping_shl(s),
+            y.wrapping_neg().wrapping_sub(1),
+        ]);
+        want_unsigned.extend([s.wrapping_shl(s), (s + 1).wrapping_shr(s)]);
+    }
+    assert_eq!(small.to_vec(), want_small, "{}", rt.backend());
+    assert_eq!(wide.to_vec(), want_wide, "{}", rt.backend());
+    assert_eq!(unsigned.to_vec(), want_unsigned, "{}", rt.backend());
+}
+
 pub fn f32_type(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();
     let s = Set::new("s", 33).unwrap();

@@ -42,7 +42,16 @@ impl Translator {
             Expr::Path(p) => self.path(p),
             Expr::Binary(b) => self.binary(b, want),
             Expr::Unary(u) => match u.op {
-                UnOp::Neg(_) => format!("(-{})", self.expr(&u.expr, want)),
+                UnOp::Neg(_) => {
+                    let x = self.expr(&u.expr, want);
+                    let t = self.ty(&u.expr).scalar().unify(want.unwrap_or(Ty::IntLit)).concrete();
+                    match &*u.expr {
+                        // `-1` is a constant; C negates it without overflow.
+                        Expr::Lit(_) => format!("(-{x})"),
+                        _ if is_signed_int(t) => format!("op2_wrapping_neg_{}({x})", t.helper_suffix()),
+                        _ => format!("(-{x})"),
+                    }
+                }
                 UnOp::Not(_) => {
                     if self.ty(&u.expr).scalar() == Ty::BOOL {
                         format!("(!{})", self.expr(&u.expr, Some(Ty::BOOL)))
@@ -322,6 +331,21 @@ impl Translator {
                 _ => rem,
             };
         }
+        if let Some(wrapping) = lw.and_then(|t| wrapping_helper(b.op, t)) {
+            // A shift's amount has any integer type; the helper masks a `long`.
+            let r = match b.op {
+                BinOp::Shl(_) | BinOp::Shr(_) | BinOp::ShlAssign(_) | BinOp::ShrAssign(_) => format!("(long)({r})"),
+                _ => r,
+            };
+            return match b.op {
+                BinOp::AddAssign(_)
+                | BinOp::SubAssign(_)
+                | BinOp::MulAssign(_)
+                | BinOp::ShlAssign(_)
+                | BinOp::ShrAssign(_) => format!("({l} = {wrapping}({l}, {r}))"),
+                _ => format!("{wrapping}({l}, {r})"),
+            };
+        }
         format!("({l} {op} {r})")
     }
 
@@ -532,4 +556,26 @@ pub(super) fn strip_parens(s: &str) -> &str {
         return &s[1..s.len() - 1];
     }
     s
+}
+
+/// Whether `t` is a signed integer type, whose overflow C leaves undefined.
+fn is_signed_int(t: Ty) -> bool {
+    matches!(t.concrete(), Ty::I32 | Ty::I64 | Ty::ISIZE)
+}
+
+/// The prelude helper that gives integer operator `op` on `t` Rust's
+/// release-build meaning, where C's differs: signed `+ - *` wrap (C leaves
+/// signed overflow undefined, and optimisers rely on that) and shifts mask
+/// their amount to the type's width (C leaves wider shifts undefined).
+fn wrapping_helper(op: BinOp, t: Ty) -> Option<String> {
+    let t = t.concrete();
+    let name = match op {
+        BinOp::Add(_) | BinOp::AddAssign(_) if is_signed_int(t) => "add",
+        BinOp::Sub(_) | BinOp::SubAssign(_) if is_signed_int(t) => "sub",
+        BinOp::Mul(_) | BinOp::MulAssign(_) if is_signed_int(t) => "mul",
+        BinOp::Shl(_) | BinOp::ShlAssign(_) if t.is_int() => "shl",
+        BinOp::Shr(_) | BinOp::ShrAssign(_) if t.is_int() => "shr",
+        _ => return None,
+    };
+    Some(format!("op2_wrapping_{name}_{}", t.helper_suffix()))
 }

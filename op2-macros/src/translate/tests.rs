@@ -640,7 +640,7 @@ fn discrete_loops_walk_the_cells_within() {
         "{c}"
     );
     assert!(
-        c.contains("op2_within op2_near = op2_spatial_within(&m, (long)(p[OP2_IX(0, 2)]), (long)((p[OP2_IX(1, 2)] + 1)), (long)((*r)));"),
+        c.contains("op2_within op2_near = op2_spatial_within(&m, (long)(p[OP2_IX(0, 2)]), (long)(op2_wrapping_add_i32(p[OP2_IX(1, 2)], 1)), (long)((*r)));"),
         "{c}"
     );
     assert!(c.contains("while (op2_within_next(&op2_near, &op2_at)) {"), "{c}");
