@@ -48,7 +48,9 @@ impl Translator {
                     match &*u.expr {
                         // `-1` is a constant; C negates it without overflow.
                         Expr::Lit(_) => format!("(-{x})"),
-                        _ if is_signed_int(t) => format!("op2_wrapping_neg_{}({x})", t.helper_suffix()),
+                        _ if is_signed_int(t) && !self.in_const => {
+                            format!("op2_wrapping_neg_{}({x})", t.helper_suffix())
+                        }
                         _ => format!("(-{x})"),
                     }
                 }
@@ -218,6 +220,12 @@ impl Translator {
                 let mutable_ragged = v.ragged.as_ref().map(|r| r.mutable);
                 return match (v.kind, mutable_ragged) {
                     (Kind::ParamScalar, _) => format!("(*{})", v.c),
+                    // An enum constant is a C `int`: outside the constant
+                    // expressions of other `const`s, give it its Rust type.
+                    (Kind::Const, _) if !self.in_const => match v.ty {
+                        ETy::Scalar(t) if t.is_int() && t.concrete() != Ty::I32 => format!("(({}){})", t.c_name(), v.c),
+                        _ => v.c.clone(),
+                    },
                     (_, Some(mutable)) => {
                         let msg = if mutable { INC_ONLY } else { RAGGED_NOT_A_VALUE };
                         self.err(p.span(), msg);
@@ -331,7 +339,7 @@ impl Translator {
                 _ => rem,
             };
         }
-        if let Some(wrapping) = lw.and_then(|t| wrapping_helper(b.op, t)) {
+        if let Some(wrapping) = lw.and_then(|t| wrapping_helper(b.op, t)).filter(|_| !self.in_const) {
             // A shift's amount has any integer type; the helper masks a `long`.
             let r = match b.op {
                 BinOp::Shl(_) | BinOp::Shr(_) | BinOp::ShlAssign(_) | BinOp::ShrAssign(_) => format!("(long)({r})"),

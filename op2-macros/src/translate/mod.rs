@@ -41,6 +41,9 @@ struct Translator {
     out: Writer,
     errors: Vec<syn::Error>,
     uses: Uses,
+    /// Translating a `const` item's value: a C constant expression, so
+    /// plain operators (Rust refuses a `const` that overflows anyway).
+    in_const: bool,
 }
 
 /// What a translation uses from the code around it: the macro's side of
@@ -94,6 +97,7 @@ pub fn translate(func: &ItemFn, params: &[Param], portable_math: bool) -> Result
             portable_math,
             ..Uses::default()
         },
+        in_const: false,
     };
     collect_idents(&func.block, &mut t.used);
     let mut c_params = Vec::new();

@@ -42,8 +42,10 @@ impl Translator {
         match ty {
             ETy::Scalar(t) if t.is_int() => {
                 // An enum constant is a constant expression in C, OpenCL and CUDA
-                // (usable as an array length).
+                // (usable as an array length), so its value takes no helpers.
+                self.in_const = true;
                 let v = self.expr(&c.expr, Some(t));
+                self.in_const = false;
                 self.out.line(&format!("enum {{ {cname} = {v} }};"));
             }
             ETy::Scalar(t) => {

@@ -667,3 +667,26 @@ fn discrete_loops_walk_the_cells_within() {
         "{bad:?}"
     );
 }
+
+#[test]
+fn constants_are_constant_expressions_and_keep_their_types() {
+    let c = c_of(
+        "fn k(o: &mut [f64; 2], n: &mut i32) {
+        const K: i32 = 2 * 3;
+        const S: usize = 1 << 4;
+        const N: usize = 100_000;
+        const M: i32 = -K;
+        let a: [i32; S] = [0; S];
+        o[0] = (N * N) as f64;
+        o[1] = (S + a[1] as usize) as f64;
+        *n = K * M;
+    }",
+    );
+    // No helper calls in an enum's value: C needs a constant expression.
+    assert!(c.contains("enum { K = (2 * 3) };"), "{c}");
+    assert!(c.contains("enum { S = (1ul << 4) };"), "{c}");
+    assert!(c.contains("enum { M = (-K) };"), "{c}");
+    // Elsewhere a constant has its Rust type, not enum's `int`.
+    assert!(c.contains("(((unsigned long)N) * ((unsigned long)N))"), "{c}");
+    assert!(c.contains("op2_wrapping_mul_i32(K, M)"), "{c}");
+}
