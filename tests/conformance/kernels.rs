@@ -128,6 +128,22 @@ pub fn sum_of_two(a: &f64, b: &f64, out: &mut f64) {
     *out = *a + *b;
 }
 
+/// Kernel constants: values computed from others, sizing an array, and of
+/// types other than `i32` (C's enum constants are `int`).
+#[op2::kernel]
+pub fn with_constants(x: &f64, out: &mut [f64; 4]) {
+    const K: i32 = 2 * 3;
+    const S: usize = 1 << 2;
+    const N: usize = 100_000;
+    const M: i32 = -K;
+    let mut a: [f64; S] = [1.5; S];
+    a[S - 1] = *x;
+    out[0] = (N * N) as f64;
+    out[1] = a[S - 1] * K as f64;
+    out[2] = (K * M) as f64;
+    out[3] = (N / S) as f64 + a[0];
+}
+
 /// Integer arithmetic that overflows, and shifts by the type's width or
 /// more: Rust's release builds wrap and mask; C leaves both undefined.
 #[op2::kernel]

@@ -302,6 +302,26 @@ pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
     );
 }
 
+/// A kernel's `const` items, computed from one another and sizing an
+/// array, give what the Rust function gives.
+pub fn constants_in_kernels(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let set = Set::new("values", 3).unwrap();
+    let xs = vec![0.25, -2.0, 7.0];
+    let x = Dat::from_vec("x", &set, 1, xs.clone()).unwrap();
+    let out = Dat::<f64>::zeros("out", &set, 4).unwrap();
+    par_loop!(rt, with_constants, set, x(READ), out(WRITE)).unwrap();
+    let want: Vec<f64> = xs
+        .iter()
+        .flat_map(|x| {
+            let mut o = [0.0; 4];
+            with_constants(x, &mut o);
+            o
+        })
+        .collect();
+    assert_eq!(out.to_vec(), want, "{}", rt.backend());
+}
+
 /// Integer overflow wraps and shift amounts are masked to the type's width,
 /// as in Rust's release builds, on every backend. C leaves both undefined
 /// and its optimisers use that (`x + 1 > x` folded to true), so translated
