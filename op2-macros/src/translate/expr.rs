@@ -16,6 +16,13 @@ impl Translator {
     pub(super) fn expr(&mut self, e: &Expr, want: Option<Ty>) -> String {
         match e {
             Expr::Lit(l) => match &l.lit {
+                Lit::Int(_) | Lit::Float(_) if unsupported_suffix(&l.lit) => {
+                    self.err(
+                        l.span(),
+                        "kernels have the types i32, i64, u32, u64, usize, isize, f32, f64 and bool; this literal's suffix names another",
+                    );
+                    String::new()
+                }
                 Lit::Float(f) => {
                     let t = Ty::from_rust(f.suffix()).unwrap_or(match want {
                         Some(Ty::F32) => Ty::F32,
@@ -46,6 +53,12 @@ impl Translator {
                     let x = self.expr(&u.expr, want);
                     let t = self.ty(&u.expr).scalar().unify(want.unwrap_or(Ty::IntLit)).concrete();
                     match &*u.expr {
+                        // i64::MIN's digits are no `long`: C would widen them.
+                        Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. })
+                            if i.base10_digits() == "9223372036854775808" && is_signed_int(t) =>
+                        {
+                            "(-9223372036854775807L - 1)".to_string()
+                        }
                         // `-1` is a constant; C negates it without overflow.
                         Expr::Lit(_) => format!("(-{x})"),
                         _ if is_signed_int(t) && !self.in_const => {
@@ -129,7 +142,14 @@ impl Translator {
                     return String::new();
                 };
                 let from = self.ty(&c.expr).scalar();
-                let inner = self.expr(&c.expr, None);
+                // Rust types an unsuffixed literal by the cast (`0.1 as f32` is
+                // the f32 nearest 0.1, not the f64 nearest rounded again).
+                let literal_of = |want: Ty| match (&*c.expr, from) {
+                    (Expr::Lit(_), Ty::FloatLit) if want.is_float() => Some(want),
+                    (Expr::Lit(_), Ty::IntLit) if want.is_int() => Some(want),
+                    _ => None,
+                };
+                let inner = self.expr(&c.expr, literal_of(to));
                 if from.is_float() && to.is_int() {
                     // Rust's `as` saturates and maps NaN to 0; a C cast of an
                     // out-of-range value is undefined.
@@ -586,4 +606,15 @@ fn wrapping_helper(op: BinOp, t: Ty) -> Option<String> {
         _ => return None,
     };
     Some(format!("op2_wrapping_{name}_{}", t.helper_suffix()))
+}
+
+/// Whether a number literal's suffix names a type kernels do not have
+/// (`u8`, `i128`, ...): C would read it as another type.
+fn unsupported_suffix(lit: &Lit) -> bool {
+    let suffix = match lit {
+        Lit::Int(i) => i.suffix(),
+        Lit::Float(f) => f.suffix(),
+        _ => return false,
+    };
+    !suffix.is_empty() && Ty::from_rust(suffix).is_none_or(|t| t == Ty::BOOL)
 }

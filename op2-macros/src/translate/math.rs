@@ -10,6 +10,23 @@ use super::types::Ty;
 use super::Translator;
 
 /// Constants of `f64::consts` / `f32::consts` and a few associated constants.
+/// `MIN` and `MAX` of integer type `t` in C (`i32::MIN` as a difference:
+/// its digits alone would not be an `int`).
+fn int_limit(t: Ty, name: &str) -> Option<String> {
+    let (min, max) = match t.concrete() {
+        Ty::I32 => ("(-2147483647 - 1)", "2147483647"),
+        Ty::I64 | Ty::ISIZE => ("(-9223372036854775807L - 1)", "9223372036854775807L"),
+        Ty::U32 => ("0u", "4294967295u"),
+        Ty::U64 | Ty::USIZE => ("0ul", "18446744073709551615ul"),
+        _ => return None,
+    };
+    match name {
+        "MIN" => Some(min.to_string()),
+        "MAX" => Some(max.to_string()),
+        _ => None,
+    }
+}
+
 pub(super) fn named_constant(segs: &[String]) -> Option<(Ty, String)> {
     let (ty, name) = match segs {
         [std, t, consts, name] if std == "std" || std == "core" => {
@@ -22,6 +39,9 @@ pub(super) fn named_constant(segs: &[String]) -> Option<(Ty, String)> {
         [t, name] => (t, name),
         _ => return None,
     };
+    if let Some(t) = Ty::from_rust(ty).filter(|t| t.is_int() && *t != Ty::BOOL) {
+        return int_limit(t, name).map(|text| (t, text));
+    }
     let ty = match ty.as_str() {
         "f64" => Ty::F64,
         "f32" => Ty::F32,

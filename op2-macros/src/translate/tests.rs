@@ -690,3 +690,24 @@ fn constants_are_constant_expressions_and_keep_their_types() {
     assert!(c.contains("(((unsigned long)N) * ((unsigned long)N))"), "{c}");
     assert!(c.contains("op2_wrapping_mul_i32(K, M)"), "{c}");
 }
+
+#[test]
+fn literals_are_typed_as_rust_types_them() {
+    let c = c_of(
+        "fn k(o: &mut f32, w: &mut i64) {
+        *o = 1.0000001788139343 as f32;
+        *w = -9223372036854775808i64;
+    }",
+    );
+    // Parsed straight to f32 as rustc does, not to f64 and rounded again.
+    assert!(c.contains("((float)1.0000001788139343f)"), "{c}");
+    assert!(c.contains("(-9223372036854775807L - 1)"), "{c}");
+    let c = c_of("fn k(a: &mut i32, b: &mut u32) { *a = i32::MIN; let w: u64 = u64::MAX; *b = u32::MAX - w as u32; }");
+    assert!(c.contains("(*a) = (-2147483647 - 1);"), "{c}");
+    assert!(c.contains("18446744073709551615ul") && c.contains("4294967295u"), "{c}");
+    let bad = errors_of("fn k(o: &mut u32) { *o = !0u8 as u32; }");
+    assert!(
+        bad.iter().any(|e| e.contains("this literal's suffix names another")),
+        "{bad:?}"
+    );
+}
