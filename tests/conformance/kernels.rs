@@ -128,6 +128,21 @@ pub fn sum_of_two(a: &f64, b: &f64, out: &mut f64) {
     *out = *a + *b;
 }
 
+/// Inclusive ranges up to the largest value of their type, one of them
+/// with a `continue`: C's `i <= MAX; ++i` would never stop.
+#[op2::kernel]
+pub fn inclusive_to_the_top(from: &u32, top: &i32, count: &mut [u32; 2]) {
+    for _i in *from..=u32::MAX {
+        count[0] += 1;
+    }
+    for j in *top..=i32::MAX {
+        if j % 2 == 0 {
+            continue;
+        }
+        count[1] += 1;
+    }
+}
+
 /// Kernel constants: values computed from others, sizing an array, and of
 /// types other than `i32` (C's enum constants are `int`).
 #[op2::kernel]

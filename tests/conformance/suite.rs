@@ -302,6 +302,29 @@ pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
     );
 }
 
+/// `a..=b` loops end at `b` when `b` is the type's largest value.
+pub fn inclusive_ranges_to_the_top(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let set = Set::new("values", 3).unwrap();
+    let froms = [u32::MAX - 5, u32::MAX, u32::MAX - 1];
+    let tops = [i32::MAX - 4, i32::MAX, i32::MAX - 9];
+    let from = Dat::from_vec("from", &set, 1, froms.to_vec()).unwrap();
+    let top = Dat::from_vec("top", &set, 1, tops.to_vec()).unwrap();
+    let count = Dat::<u32>::zeros("count", &set, 2).unwrap();
+    par_loop!(rt, inclusive_to_the_top, set, from(READ), top(READ), count(RW)).unwrap();
+    let want: Vec<u32> = froms
+        .iter()
+        .zip(&tops)
+        .flat_map(|(f, t)| {
+            let mut c = [0; 2];
+            inclusive_to_the_top(f, t, &mut c);
+            c
+        })
+        .collect();
+    assert_eq!(want, [6, 3, 1, 1, 2, 5], "the Rust function");
+    assert_eq!(count.to_vec(), want, "{}", rt.backend());
+}
+
 /// A kernel's `const` items, computed from one another and sizing an
 /// array, give what the Rust function gives.
 pub fn constants_in_kernels(new_rt: &dyn Fn() -> Runtime) {

@@ -356,24 +356,32 @@ impl Translator {
             return self.ragged_loop(f);
         };
         let Pat::Ident(var) = &*f.pat else { return };
+        if var.mutability.is_some() {
+            self.err(
+                var.span(),
+                "a kernel's `for` variable cannot be `mut` (C's loop would step the changed value): copy it, `let mut j = i;`",
+            );
+            return;
+        }
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             return;
         };
         let t = self.ty(start).scalar().unify(self.ty(end).scalar()).concrete();
         let (a, b) = (self.expr(start, Some(t)), self.expr(end, Some(t)));
-        let cmp = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
-            "<="
-        } else {
-            "<"
-        };
         self.scopes.push(Vec::new());
         let name = var.ident.to_string();
         let c = self.declare_name(&name);
         let end_var = self.fresh(&format!("{c}_end"));
-        let head = format!(
-            "for ({ty} {c} = {a}, {end_var} = {b}; {c} {cmp} {end_var}; ++{c})",
-            ty = t.c_name()
-        );
+        let ty = t.c_name();
+        let head = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+            // `a..=MAX` must stop at MAX, not step past it: the loop goes
+            // on while the last value done was not the end (`continue`
+            // reaches that test too, in the step).
+            let go = self.fresh(&format!("{c}_go"));
+            format!("for ({ty} {c} = {a}, {end_var} = {b}, {go} = {c} <= {end_var}; {go}; {go} = {c} != {end_var}, {c} += {go})")
+        } else {
+            format!("for ({ty} {c} = {a}, {end_var} = {b}; {c} < {end_var}; ++{c})")
+        };
         self.bind(&name, c, ETy::Scalar(t), Kind::Local);
         self.scoped_block(&head, &f.body, "");
         self.scopes.pop();

@@ -191,7 +191,10 @@ fn control_flow() {
     assert!(c.contains("while (n < 10) {"), "{c}");
     assert!(c.contains("return;"), "{c}");
     assert!(c.contains("for (int i = 0, i_end = 4; i < i_end; ++i) {"), "{c}");
-    assert!(c.contains("for (int j = 1, j_end = 3; j <= j_end; ++j) {"), "{c}");
+    assert!(
+        c.contains("for (int j = 1, j_end = 3, j_go = j <= j_end; j_go; j_go = j != j_end, j += j_go) {"),
+        "{c}"
+    );
     assert!(c.contains("for (;;) {"), "{c}");
 }
 
@@ -710,4 +713,17 @@ fn literals_are_typed_as_rust_types_them() {
         bad.iter().any(|e| e.contains("this literal's suffix names another")),
         "{bad:?}"
     );
+}
+
+#[test]
+fn for_loops_stop_at_the_end_of_their_type() {
+    let c = c_of("fn k(n: &u32, c: &mut u32) { for i in *n..=4294967295u32 { *c += i; } }");
+    assert!(
+        c.contains(
+            "for (unsigned int i = (*n), i_end = 4294967295u, i_go = i <= i_end; i_go; i_go = i != i_end, i += i_go)"
+        ),
+        "{c}"
+    );
+    let bad = errors_of("fn k(c: &mut i32) { for mut i in 0..10 { i += 5; *c += 1; } }");
+    assert!(bad.iter().any(|e| e.contains("cannot be `mut`")), "{bad:?}");
 }
