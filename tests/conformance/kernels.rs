@@ -128,6 +128,22 @@ pub fn sum_of_two(a: &f64, b: &f64, out: &mut f64) {
     *out = *a + *b;
 }
 
+/// Locals typed by literals alone, whose uses give them their types as
+/// Rust infers them: an f32 sum, a u32 above i32::MAX, an i64 chain.
+#[op2::kernel]
+pub fn inferred_types(x: &[f32; 10], q: &mut u32, w: &mut i64, o: &mut f32) {
+    let mut acc = 0.0;
+    for j in 0..10 {
+        acc += x[j];
+    }
+    *o = acc;
+    let big = 3_000_000_000;
+    *q = big / 2;
+    let t = 5_000_000_000;
+    let u = t + 1;
+    *w = u * 2;
+}
+
 /// Inclusive ranges up to the largest value of their type, one of them
 /// with a `continue`: C's `i <= MAX; ++i` would never stop.
 #[op2::kernel]

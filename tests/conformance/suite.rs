@@ -302,6 +302,27 @@ pub fn integer_types(new_rt: &dyn Fn() -> Runtime) {
     );
 }
 
+/// Locals whose initial values are literals take the types Rust infers
+/// from their uses, not the literals' defaults (f64, i32).
+pub fn locals_take_their_inferred_types(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    let set = Set::new("values", 2).unwrap();
+    let xs: Vec<f32> = (0..20).map(|k| 0.1 + k as f32 * 0.37).collect();
+    let x = Dat::from_vec("x", &set, 10, xs.clone()).unwrap();
+    let q = Dat::<u32>::zeros("q", &set, 1).unwrap();
+    let w = Dat::<i64>::zeros("w", &set, 1).unwrap();
+    let o = Dat::<f32>::zeros("o", &set, 1).unwrap();
+    par_loop!(rt, inferred_types, set, x(READ), q(WRITE), w(WRITE), o(WRITE)).unwrap();
+    let (mut want_q, mut want_w, mut want_o) = (0, 0, 0.0);
+    inferred_types(xs[..10].try_into().unwrap(), &mut want_q, &mut want_w, &mut want_o);
+    assert_eq!((want_q, want_w), (1_500_000_000, 10_000_000_002), "the Rust function");
+    assert_eq!(q.to_vec(), [want_q; 2], "{}", rt.backend());
+    assert_eq!(w.to_vec(), [want_w; 2], "{}", rt.backend());
+    let mut second = 0.0;
+    inferred_types(xs[10..].try_into().unwrap(), &mut want_q, &mut want_w, &mut second);
+    assert_eq!(o.to_vec(), [want_o, second], "an f32 sum, {}", rt.backend());
+}
+
 /// `a..=b` loops end at `b` when `b` is the type's largest value.
 pub fn inclusive_ranges_to_the_top(new_rt: &dyn Fn() -> Runtime) {
     let rt = &new_rt();

@@ -89,12 +89,14 @@ impl Translator {
                 String::new()
             }
             Expr::Assign(a) => {
+                self.note_pair(&a.left, &a.right);
                 let t = self.ty(&a.left).scalar();
                 let l = self.expr(&a.left, None);
                 let r = self.expr(&a.right, Some(t));
                 format!("({l} = {r})")
             }
             Expr::Index(i) => {
+                self.note(&i.index, Ty::USIZE);
                 if let Some(v) = self.ragged_root(&i.expr) {
                     if v.ragged.as_ref().is_some_and(|r| r.mutable) {
                         self.err(i.span(), INC_ONLY);
@@ -277,6 +279,12 @@ impl Translator {
                 .is_some_and(|v| v.ragged.is_some_and(|r| r.mutable))
         {
             return self.ragged_inc(b);
+        }
+        if !matches!(
+            b.op,
+            BinOp::Shl(_) | BinOp::Shr(_) | BinOp::ShlAssign(_) | BinOp::ShrAssign(_) | BinOp::And(_) | BinOp::Or(_)
+        ) {
+            self.note_pair(&b.left, &b.right);
         }
         let (lt, rt) = (self.ty(&b.left).scalar(), self.ty(&b.right).scalar());
         let op = match b.op {

@@ -14,6 +14,7 @@
 
 mod expr;
 mod fate;
+mod inference;
 mod math;
 mod names;
 mod random;
@@ -22,7 +23,7 @@ mod stmt;
 mod types;
 mod writer;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use op2_kernel_abi::c_interface::{self, GLOBAL, STATUS};
 use proc_macro2::Span;
@@ -44,7 +45,19 @@ struct Translator {
     /// Translating a `const` item's value: a C constant expression, so
     /// plain operators (Rust refuses a `const` that overflows anyway).
     in_const: bool,
+    /// Soft locals so far (see [`names::Var::soft`]), numbered in the order
+    /// they are declared, which every pass repeats.
+    soft_count: usize,
+    /// The types earlier passes found for soft locals.
+    overrides: HashMap<usize, Ty>,
+    /// The types this pass found for soft locals from their uses.
+    inferred: HashMap<usize, Ty>,
 }
+
+/// Passes of translation at most: each fixes the types of the soft locals
+/// the one before found; chains of locals that take their type from one
+/// another need one pass a link.
+const INFERENCE_PASSES: usize = 8;
 
 /// What a translation uses from the code around it: the macro's side of
 /// `op2::KernelUses`, which it records for the code generators.
@@ -87,7 +100,38 @@ pub struct Uses {
 /// `&mut` one is an INC argument, only added to: `x[j] += v` becomes
 /// `op2_ragged_inc_<type>(&x[x_targets[j]], v)`. The wrappers define
 /// `OP2_GLOBAL` and `op2_ragged_inc_<type>`.
-pub fn translate(func: &ItemFn, params: &[Param], portable_math: bool) -> Result<(String, Uses), Vec<syn::Error>> {
+pub fn translate(func: &ItemFn, params: &[Param], portable_math: bool) -> Translation {
+    // A local typed by literals alone takes Rust's default (f64, i32) until
+    // a use says otherwise (`acc += x[j]` with `x: &[f32; 4]`); then the
+    // kernel is translated again with the type its uses give, as rustc's
+    // inference does.
+    let mut overrides = HashMap::new();
+    let mut pass = 0;
+    loop {
+        let (result, inferred) = translate_pass(func, params, portable_math, &overrides);
+        pass += 1;
+        let fresh: Vec<(usize, Ty)> = inferred
+            .into_iter()
+            .filter(|(k, t)| overrides.get(k) != Some(t))
+            .collect();
+        if fresh.is_empty() || pass == INFERENCE_PASSES {
+            return result;
+        }
+        overrides.extend(fresh);
+    }
+}
+
+/// What [`translate`] gives: the C function and what it uses, or the errors.
+type Translation = Result<(String, Uses), Vec<syn::Error>>;
+
+/// One pass of [`translate`], with soft locals typed by `overrides`; also
+/// returns what this pass found of their types.
+fn translate_pass(
+    func: &ItemFn,
+    params: &[Param],
+    portable_math: bool,
+    overrides: &HashMap<usize, Ty>,
+) -> (Translation, HashMap<usize, Ty>) {
     let mut t = Translator {
         scopes: vec![Vec::new()],
         used: HashSet::new(),
@@ -98,6 +142,9 @@ pub fn translate(func: &ItemFn, params: &[Param], portable_math: bool) -> Result
             ..Uses::default()
         },
         in_const: false,
+        soft_count: 0,
+        overrides: overrides.clone(),
+        inferred: HashMap::new(),
     };
     collect_idents(&func.block, &mut t.used);
     let mut c_params = Vec::new();
@@ -178,11 +225,13 @@ pub fn translate(func: &ItemFn, params: &[Param], portable_math: bool) -> Result
     t.out.line(&format!("(void){STATUS};"));
     t.block_stmts(&func.block);
     t.out.close("");
-    if t.errors.is_empty() {
+    let inferred = std::mem::take(&mut t.inferred);
+    let result = if t.errors.is_empty() {
         Ok((t.out.finish(), t.uses))
     } else {
         Err(t.errors)
-    }
+    };
+    (result, inferred)
 }
 
 impl Translator {

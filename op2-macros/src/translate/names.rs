@@ -7,7 +7,7 @@ use op2_kernel_abi::c_interface;
 use op2_kernel_abi::{c_float_name, c_math_functions};
 use syn::Block;
 
-use super::types::ETy;
+use super::types::{ETy, Ty};
 use super::Translator;
 
 /// What a name in scope refers to.
@@ -39,6 +39,10 @@ pub(super) struct Var {
     pub(super) dims: Vec<String>,
     /// For a ragged parameter: its targets and whether it is `&mut` (INC).
     pub(super) ragged: Option<Ragged>,
+    /// For a local whose type comes from literals alone (`let mut acc =
+    /// 0.0;`, `for i in 0..3`): its number among them, by which later uses
+    /// fix its type as Rust's inference does (see `Translator::note`).
+    pub(super) soft: Option<usize>,
 }
 
 /// The C side of a ragged parameter `c`: besides the Dat's data `c`, the
@@ -120,6 +124,7 @@ impl Translator {
             kind,
             dims,
             ragged: None,
+            soft: None,
         });
     }
 
@@ -131,6 +136,20 @@ impl Translator {
             kind: Kind::ParamRagged,
             dims,
             ragged: Some(ragged),
+            soft: None,
+        });
+    }
+
+    /// Binds a scalar local whose type literals gave: soft local `k`.
+    pub(super) fn bind_soft(&mut self, rust: &str, c: String, ty: Ty, k: usize) {
+        self.scopes.last_mut().expect("a scope").push(Var {
+            rust: rust.to_string(),
+            c,
+            ty: ETy::Scalar(ty),
+            kind: Kind::Local,
+            dims: Vec::new(),
+            ragged: None,
+            soft: Some(k),
         });
     }
 

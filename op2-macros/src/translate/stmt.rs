@@ -90,7 +90,24 @@ impl Translator {
             ETy::Spatial(kind) => self.local_spatial(&name, init, kind, ident.span()),
             ETy::Fate => self.local_fate(&name, init, ident.span()),
             ETy::Scalar(t) => {
-                let t = t.concrete();
+                let mut t = t.concrete();
+                // Typed by literals alone: Rust's inference may give it
+                // another type from later uses (`inference.rs`).
+                let soft = match (declared, init) {
+                    (None, Some(e)) if self.soft_locals(e).is_some() => {
+                        let (k, found) = self.next_soft();
+                        if let (Some(found), Some(e)) = (found, init) {
+                            t = found;
+                            self.note(e, t);
+                        }
+                        Some(k)
+                    }
+                    (Some(_), Some(e)) => {
+                        self.note(e, t);
+                        None
+                    }
+                    _ => None,
+                };
                 let cname = self.declare_name(&name);
                 match init {
                     None => self.out.line(&format!("{} {cname};", t.c_name())),
@@ -103,7 +120,10 @@ impl Translator {
                         self.out.line(&format!("{} {cname} = {v};", t.c_name()));
                     }
                 }
-                self.bind(&name, cname, ETy::Scalar(t), Kind::Local);
+                match soft {
+                    Some(k) => self.bind_soft(&name, cname, t, k),
+                    None => self.bind(&name, cname, ETy::Scalar(t), Kind::Local),
+                }
             }
             ETy::Array(t, rank) => {
                 let t = t.concrete();
@@ -366,7 +386,23 @@ impl Translator {
         let (Some(start), Some(end)) = (&r.start, &r.end) else {
             return;
         };
-        let t = self.ty(start).scalar().unify(self.ty(end).scalar()).concrete();
+        let mut t = self.ty(start).scalar().unify(self.ty(end).scalar()).concrete();
+        // `for i in 0..3`: `i` is soft, as a `let` of literals is.
+        let soft = match (self.soft_locals(start).is_some(), self.soft_locals(end).is_some()) {
+            (true, true) => {
+                let (k, found) = self.next_soft();
+                if let Some(found) = found {
+                    t = found;
+                    self.note(start, t);
+                    self.note(end, t);
+                }
+                Some(k)
+            }
+            _ => {
+                self.note_pair(start, end);
+                None
+            }
+        };
         let (a, b) = (self.expr(start, Some(t)), self.expr(end, Some(t)));
         self.scopes.push(Vec::new());
         let name = var.ident.to_string();
@@ -382,7 +418,10 @@ impl Translator {
         } else {
             format!("for ({ty} {c} = {a}, {end_var} = {b}; {c} < {end_var}; ++{c})")
         };
-        self.bind(&name, c, ETy::Scalar(t), Kind::Local);
+        match soft {
+            Some(k) => self.bind_soft(&name, c, t, k),
+            None => self.bind(&name, c, ETy::Scalar(t), Kind::Local),
+        }
         self.scoped_block(&head, &f.body, "");
         self.scopes.pop();
     }

@@ -727,3 +727,18 @@ fn for_loops_stop_at_the_end_of_their_type() {
     let bad = errors_of("fn k(c: &mut i32) { for mut i in 0..10 { i += 5; *c += 1; } }");
     assert!(bad.iter().any(|e| e.contains("cannot be `mut`")), "{bad:?}");
 }
+
+#[test]
+fn locals_typed_by_literals_take_the_type_their_uses_give() {
+    let c = c_of("fn k(x: &[f32; 10], o: &mut f32) { let mut acc = 0.0; for j in 0..10 { acc += x[j]; } *o = acc; }");
+    assert!(c.contains("float acc = 0.0f;"), "{c}");
+    assert!(c.contains("for (unsigned long j = 0ul, j_end = 10ul;"), "{c}");
+    let c = c_of("fn k(o: &mut u32) { let big = 3_000_000_000; *o = big / 2; }");
+    assert!(c.contains("unsigned int big = 3000000000u;"), "{c}");
+    // A chain: `u` is found i64 from its use, and passes it back to `t`.
+    let c = c_of("fn k(w: &mut i64) { let t = 5_000_000_000; let u = t + 1; *w = u * 2; }");
+    assert!(c.contains("long t = 5000000000L;") && c.contains("long u = "), "{c}");
+    // Nothing says otherwise: Rust's defaults.
+    let c = c_of("fn k(o: &mut f64) { let a = 1.5; let mut n = 0; while n < 3 { n += 1; } *o = a * (n as f64); }");
+    assert!(c.contains("double a = 1.5;") && c.contains("int n = 0;"), "{c}");
+}

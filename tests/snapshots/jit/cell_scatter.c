@@ -62,7 +62,7 @@ OP2_DIVISION(unsigned long, u64, 0ul)
 
 static inline void op2_kernel_cell_scatter(long *op2_status, const double *w, double (*v)[2]) {
     (void)op2_status;
-    for (int k = 0, k_end = 3; k < k_end; ++k) {
+    for (unsigned long k = 0ul, k_end = 3ul; k < k_end; ++k) {
         v[OP2_IX(k, 3)][OP2_IX(0, 2)] += ((*w) * (((double)k) + 1.0));
         v[OP2_IX(k, 3)][OP2_IX(1, 2)] += 1.0;
     }

@@ -62,7 +62,7 @@ OP2_DIVISION(unsigned long, u64, 0ul)
 
 static inline void op2_kernel_save_soln(long *op2_status, const double *q, double *qold) {
     (void)op2_status;
-    for (int n = 0, n_end = 4; n < n_end; ++n) {
+    for (unsigned long n = 0ul, n_end = 4ul; n < n_end; ++n) {
         qold[OP2_IX(n, 4)] = q[OP2_IX(n, 4)];
     }
 }

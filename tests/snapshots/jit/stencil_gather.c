@@ -64,7 +64,7 @@ static inline void op2_kernel_stencil_gather(long *op2_status, double *out, cons
     (void)op2_status;
     double a = 0.0;
     double b = 0.0;
-    for (int k = 0, k_end = 8; k < k_end; ++k) {
+    for (unsigned long k = 0ul, k_end = 8ul; k < k_end; ++k) {
         a += (around[OP2_IX(k, 8)][OP2_IX(0, 2)] * (((double)k) + 1.0));
         b += around[OP2_IX(k, 8)][OP2_IX(1, 2)];
     }

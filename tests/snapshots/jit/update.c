@@ -64,7 +64,7 @@ static inline void op2_kernel_update(long *op2_status, const double *qold, doubl
     (void)op2_status;
     double rmsl = 0.0;
     double adti = (1.0 / (*adt));
-    for (int n = 0, n_end = 4; n < n_end; ++n) {
+    for (unsigned long n = 0ul, n_end = 4ul; n < n_end; ++n) {
         double del = (adti * res[OP2_IX(n, 4)]);
         q[OP2_IX(n, 4)] = (qold[OP2_IX(n, 4)] - del);
         res[OP2_IX(n, 4)] = 0.0;
