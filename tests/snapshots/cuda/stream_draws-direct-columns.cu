@@ -11,8 +11,20 @@ OP2_HELPERS(long, i64)
 OP2_HELPERS(unsigned int, u32)
 OP2_HELPERS(unsigned long, u64)
 #undef OP2_HELPERS
-OP2_FN int op2_abs_i32(int a) { return a < 0 ? -a : a; }
-OP2_FN long op2_abs_i64(long a) { return a < 0 ? -a : a; }
+#define OP2_WRAPPING(T, U, S) \
+    OP2_FN T op2_wrapping_add_##S(T a, T b) { return (T)((U)a + (U)b); } \
+    OP2_FN T op2_wrapping_sub_##S(T a, T b) { return (T)((U)a - (U)b); } \
+    OP2_FN T op2_wrapping_mul_##S(T a, T b) { return (T)((U)a * (U)b); } \
+    OP2_FN T op2_wrapping_neg_##S(T a) { return (T)((U)0 - (U)a); } \
+    OP2_FN T op2_wrapping_shl_##S(T a, long b) { return (T)((U)a << (b & (long)(8 * sizeof(T) - 1))); } \
+    OP2_FN T op2_wrapping_shr_##S(T a, long b) { return a >> (b & (long)(8 * sizeof(T) - 1)); }
+OP2_WRAPPING(int, unsigned int, i32)
+OP2_WRAPPING(long, unsigned long, i64)
+OP2_WRAPPING(unsigned int, unsigned int, u32)
+OP2_WRAPPING(unsigned long, unsigned long, u64)
+#undef OP2_WRAPPING
+OP2_FN int op2_abs_i32(int a) { return a < 0 ? op2_wrapping_neg_i32(a) : a; }
+OP2_FN long op2_abs_i64(long a) { return a < 0 ? op2_wrapping_neg_i64(a) : a; }
 OP2_FN unsigned int op2_abs_u32(unsigned int a) { return a; }
 OP2_FN unsigned long op2_abs_u64(unsigned long a) { return a; }
 OP2_FN double op2_min_f64(double a, double b) { return fmin(a, b); }
@@ -270,7 +282,7 @@ static __device__ inline void op2_kernel_stream_draws(long *op2_status, unsigned
     values[OP2_IX(0, 6)] = op2_philox_uniform_f64(&rng);
     values[OP2_IX(1, 6)] = ((double)op2_philox_uniform_f32(&rng));
     values[OP2_IX(2, 6)] = (op2_philox_bernoulli(&rng, 0.3) ? 1.0 : 0.0);
-    values[OP2_IX(3, 6)] = ((double)(op2_philox_u64(&rng) >> 11));
+    values[OP2_IX(3, 6)] = ((double)op2_wrapping_shr_u64(op2_philox_u64(&rng), (long)(11)));
     values[OP2_IX(4, 6)] = op2_philox_normal_f64(&rng);
     values[OP2_IX(5, 6)] = ((double)op2_philox_normal_f32(&rng));
 }
