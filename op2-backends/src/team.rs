@@ -9,9 +9,11 @@
 //!
 //! A job is `Fn(member)` for the first `active` members: member `k` runs
 //! `job(k)` once; the others are not woken. A job started on a thread
-//! that is running a share of any team's job, or while another thread's
-//! job holds the team, runs all its shares on the calling thread in member
-//! order instead: slower, never a deadlock, the same work. So does a job
+//! that is running a share of a job some team runs in parallel, or while
+//! another thread's job holds the team, runs all its shares on the calling
+//! thread in member order instead: slower, never a deadlock, the same work.
+//! (A job nested in shares that already run that way may take the team if
+//! it is free: no thread then waits on another.) So does a job
 //! in a child process forked from the team's: the members are threads of
 //! the parent, which a child does not have.
 
