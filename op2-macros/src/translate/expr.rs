@@ -146,9 +146,9 @@ impl Translator {
                 let from = self.ty(&c.expr).scalar();
                 // Rust types an unsuffixed literal by the cast (`0.1 as f32` is
                 // the f32 nearest 0.1, not the f64 nearest rounded again).
-                let literal_of = |want: Ty| match (&*c.expr, from) {
-                    (Expr::Lit(_), Ty::FloatLit) if want.is_float() => Some(want),
-                    (Expr::Lit(_), Ty::IntLit) if want.is_int() => Some(want),
+                let literal_of = |want: Ty| match (is_literal(&c.expr), from) {
+                    (true, Ty::FloatLit) if want.is_float() => Some(want),
+                    (true, Ty::IntLit) if want.is_int() => Some(want),
                     _ => None,
                 };
                 let inner = self.expr(&c.expr, literal_of(to));
@@ -336,6 +336,18 @@ impl Translator {
                 (Some(t), Some(t))
             }
         };
+        if is_compound_assignment(b.op)
+            && has_calls(&b.left)
+            && lw.is_some_and(|t| t.concrete().is_int() || is_rem(b.op))
+        {
+            // The helpers below take the target's value and store back into
+            // it: C would evaluate it twice, drawing twice.
+            self.err(
+                b.left.span(),
+                "the target of this compound assignment calls something (a random draw?): compute the index into a `let` first",
+            );
+            return String::new();
+        }
         let l = self.expr(&b.left, lw);
         let r = self.expr(&b.right, rw);
         // Integer division and remainder go through helpers: checked mode
@@ -349,7 +361,7 @@ impl Translator {
             };
             Some(format!("op2_{name}_{}", t.helper_suffix()))
         };
-        if let Some(helper) = int_division(lw) {
+        if let Some(helper) = int_division(lw).filter(|_| !self.in_const) {
             return match b.op {
                 BinOp::DivAssign(_) | BinOp::RemAssign(_) => format!("({l} = {helper}({l}, {r}, {STATUS}))"),
                 _ => format!("{helper}({l}, {r}, {STATUS})"),
@@ -483,6 +495,10 @@ impl Translator {
         let t = v.ty.scalar();
         let e = self.expr(&b.right, Some(t));
         let e = match b.op {
+            // Negated as Rust's release build would: -(i32::MIN) wraps.
+            BinOp::SubAssign(_) if is_signed_int(t) => {
+                format!("op2_wrapping_neg_{}({})", t.helper_suffix(), strip_parens(&e))
+            }
             BinOp::SubAssign(_) => format!("(-({}))", strip_parens(&e)),
             _ => e,
         };
@@ -625,4 +641,52 @@ fn unsupported_suffix(lit: &Lit) -> bool {
         _ => return false,
     };
     !suffix.is_empty() && Ty::from_rust(suffix).is_none_or(|t| t == Ty::BOOL)
+}
+
+/// A literal, through parentheses and minus signs (`-0.1`, `(2)`).
+fn is_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Paren(p) => is_literal(&p.expr),
+        Expr::Group(g) => is_literal(&g.expr),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => is_literal(&u.expr),
+        _ => false,
+    }
+}
+
+/// `+=`, `<<=`, ... : an operator that stores into its left side.
+fn is_compound_assignment(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+fn is_rem(op: BinOp) -> bool {
+    matches!(op, BinOp::Rem(_) | BinOp::RemAssign(_))
+}
+
+/// Whether `e` calls a function or method anywhere (a random draw does).
+fn has_calls(e: &Expr) -> bool {
+    struct Calls(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Calls {
+        fn visit_expr_call(&mut self, _: &'ast syn::ExprCall) {
+            self.0 = true;
+        }
+        fn visit_expr_method_call(&mut self, _: &'ast syn::ExprMethodCall) {
+            self.0 = true;
+        }
+    }
+    let mut calls = Calls(false);
+    syn::visit::Visit::visit_expr(&mut calls, e);
+    calls.0
 }

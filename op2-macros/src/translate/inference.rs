@@ -51,19 +51,77 @@ impl Translator {
     }
 
     /// Notes the types two operands give each other: a soft side takes the
-    /// other side's type when that one is not soft.
+    /// other side's type where that type owes nothing to soft locals (`m =
+    /// m.abs()` says nothing of `m`), or the type found for the other side's
+    /// soft locals where both are soft (`s += t` once `t` is known).
     pub(super) fn note_pair(&mut self, left: &Expr, right: &Expr) {
         match (self.soft_locals(left).is_some(), self.soft_locals(right).is_some()) {
-            (true, false) => {
+            (true, false) if !self.typed_by_soft(right) => {
                 let t = self.ty(right).scalar();
                 self.note(left, t);
             }
-            (false, true) => {
+            (false, true) if !self.typed_by_soft(left) => {
                 let t = self.ty(left).scalar();
                 self.note(right, t);
             }
+            (true, true) => {
+                if let Some(t) = self.found(right) {
+                    self.note(left, t);
+                }
+                if let Some(t) = self.found(left) {
+                    self.note(right, t);
+                }
+            }
             _ => {}
         }
+    }
+
+    /// The type found so far (this pass or an earlier one) for one of the
+    /// soft locals `e` is made of.
+    fn found(&self, e: &Expr) -> Option<Ty> {
+        self.soft_locals(e)?
+            .into_iter()
+            .find_map(|k| self.inferred.get(&k).or(self.overrides.get(&k)).copied())
+    }
+
+    /// Whether the type of `e` comes from a soft local: `m.abs()` and `m *
+    /// x` do where `m` is soft, `x[j]` does not (an index has no say in the
+    /// element's type), nor does `m as f32`.
+    fn typed_by_soft(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(_) => self.soft_locals(e).is_some_and(|ks| !ks.is_empty()),
+            Expr::Paren(p) => self.typed_by_soft(&p.expr),
+            Expr::Group(g) => self.typed_by_soft(&g.expr),
+            Expr::Unary(u) => self.typed_by_soft(&u.expr),
+            Expr::Binary(b) => match b.op {
+                BinOp::Shl(_) | BinOp::Shr(_) => self.typed_by_soft(&b.left),
+                op if comparison_or_logic(op) => false,
+                _ => self.typed_by_soft(&b.left) || self.typed_by_soft(&b.right),
+            },
+            Expr::Index(i) => self.typed_by_soft(&i.expr),
+            Expr::MethodCall(m) => self.typed_by_soft(&m.receiver),
+            Expr::Call(c) => c.args.first().is_some_and(|a| self.typed_by_soft(a)),
+            Expr::Cast(_) | Expr::Lit(_) => false,
+            other => self.mentions_soft(other),
+        }
+    }
+
+    /// Whether `e` names a soft local anywhere.
+    fn mentions_soft(&self, e: &Expr) -> bool {
+        struct Names<'t>(&'t Translator, bool);
+        impl<'ast> syn::visit::Visit<'ast> for Names<'_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                let soft = p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.0.lookup(&i.to_string()))
+                    .is_some_and(|v| v.soft.is_some());
+                self.1 |= soft;
+            }
+        }
+        let mut names = Names(self, false);
+        syn::visit::Visit::visit_expr(&mut names, e);
+        names.1
     }
 
     /// The next soft local's number, and the type an earlier pass found

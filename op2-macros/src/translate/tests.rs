@@ -472,7 +472,7 @@ fn ragged_inc_adds_through_the_wrapper_helper() {
     );
     assert!(
         c.contains(
-            "op2_ragged_inc_i32(&(y + (long)OP2_TGT_y(y_targets, OP2_IX(j, y_len)) * 2)[OP2_IX(1, 2)], (-(3)));"
+            "op2_ragged_inc_i32(&(y + (long)OP2_TGT_y(y_targets, OP2_IX(j, y_len)) * 2)[OP2_IX(1, 2)], op2_wrapping_neg_i32(3));"
         ),
         "{c}"
     );
@@ -738,7 +738,30 @@ fn locals_typed_by_literals_take_the_type_their_uses_give() {
     // A chain: `u` is found i64 from its use, and passes it back to `t`.
     let c = c_of("fn k(w: &mut i64) { let t = 5_000_000_000; let u = t + 1; *w = u * 2; }");
     assert!(c.contains("long t = 5000000000L;") && c.contains("long u = "), "{c}");
+    // Two soft locals: `t` is found f32, and passes it to `s` through `+=`.
+    let c = c_of("fn k(x: &[f32; 4], o: &mut f64) { let mut s = 0.0; let mut t = 0.0; for j in 0..4 { t = x[j]; s += t; } *o = s as f64; }");
+    assert!(c.contains("float s = 0.0f;") && c.contains("float t = 0.0f;"), "{c}");
+    // `m = m.abs()` says nothing of `m`'s type; `m += x[j]` does.
+    let c = c_of(
+        "fn k(x: &[f32; 4], o: &mut f64) { let mut m = 0.0; for j in 0..4 { m += x[j]; } m = m.abs(); *o = m as f64; }",
+    );
+    assert!(c.contains("float m = 0.0f;"), "{c}");
     // Nothing says otherwise: Rust's defaults.
     let c = c_of("fn k(o: &mut f64) { let a = 1.5; let mut n = 0; while n < 3 { n += 1; } *o = a * (n as f64); }");
     assert!(c.contains("double a = 1.5;") && c.contains("int n = 0;"), "{c}");
+}
+
+#[test]
+fn compound_assignments_into_draws_and_const_divisions() {
+    let bad = errors_of(
+        "fn k(id: &i64, h: &mut [i32; 8]) { let mut s = op2::Philox::new(1, *id as u64, 3); h[s.below(8) as usize] += 1; }",
+    );
+    assert!(
+        bad.iter().any(|e| e.contains("compute the index into a `let` first")),
+        "{bad:?}"
+    );
+    let c = c_of("fn k(o: &mut i32) { const H: i32 = 2147483647 / 2; *o = H; }");
+    assert!(c.contains("enum { H = (2147483647 / 2) };"), "{c}");
+    let c = c_of("fn k(o: &mut f32) { *o = -0.1 as f32; }");
+    assert!(c.contains("((float)(-0.1f))"), "{c}");
 }
