@@ -338,10 +338,10 @@ pub enum Error {
         /// How the earlier argument reaches it.
         first_how: String,
     },
-    /// One Dat or Global written by two arguments that reach the same values
-    /// for every element (both directly, or through the same map entries):
-    /// the kernel would get two mutable views of one element's values, each
-    /// written back over the other.
+    /// One Dat or Global stored to (WRITE or RW) by two arguments that reach
+    /// the same values for every element (both directly, or through the
+    /// same map entries): the kernel would get two mutable views of one
+    /// element's values, each written back over the other.
     #[error("{at}: writes `{name}` ({access}) {how}, as argument {first_index} already does, so both name the same values of every element; pass it once")]
     RepeatedWrite {
         /// The later argument.

@@ -281,12 +281,12 @@ pub fn validate_loop(kernel: &KernelInfo, set: &Set, args: &[ArgSpec<'_>]) -> Re
                 first_how: reach(first),
             });
         }
-        // Two writes of the same values: backends that stage arguments keep
+        // Two stores of the same values: backends that stage arguments keep
         // the last write-back, one that passes pointers applies both.
-        if let Some(first_index) = args[..index]
-            .iter()
-            .position(|a| a.data.id() == arg.data.id() && arg.access.writes() && always_alias(a, arg))
-        {
+        // Reductions (INC, MIN, MAX) twice are applied twice everywhere.
+        if let Some(first_index) = args[..index].iter().position(|a| {
+            a.data.id() == arg.data.id() && matches!(arg.access, Access::Write | Access::Rw) && always_alias(a, arg)
+        }) {
             return Err(Error::RepeatedWrite {
                 at: at(),
                 name: arg.data.name().to_string(),

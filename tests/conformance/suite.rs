@@ -728,10 +728,10 @@ pub fn direct_and_indirect_writes_of_one_dat(new_rt: &dyn Fn() -> Runtime) {
     assert_eq!(res.to_vec(), vec![33.0; n]);
 }
 
-/// Two arguments writing the same values of every element (both directly,
-/// or through the same map entry) are refused: backends that stage
-/// arguments would keep the last write-back, one passing pointers would
-/// apply both. Different entries of one map meet only where a row repeats a
+/// Two arguments storing to the same values of every element (WRITE or RW,
+/// both directly or through the same map entry) are refused: backends that
+/// stage arguments would keep the last write-back, one passing pointers
+/// would apply both. Two increments are applied twice everywhere. Different entries of one map meet only where a row repeats a
 /// target: that runs, and every backend keeps the last write-back there.
 /// Reading one Dat twice is fine.
 pub fn repeated_writes_of_the_same_values(new_rt: &dyn Fn() -> Runtime) {
@@ -742,7 +742,7 @@ pub fn repeated_writes_of_the_same_values(new_rt: &dyn Fn() -> Runtime) {
     let pairs = Map::new("pairs", &cells, &cells, 2, (0..n as i32).flat_map(|i| [i, i]).collect()).unwrap();
     let refused = [
         par_loop!(rt, self_and_next, cells, x(RW), x(RW)).unwrap_err(),
-        par_loop!(rt, self_and_next, cells, x(INC), x(INC)).unwrap_err(),
+        par_loop!(rt, self_and_next, cells, x(WRITE), x(WRITE)).unwrap_err(),
         par_loop!(rt, self_and_next, cells, x(RW, pairs[1]), x(RW, pairs[1])).unwrap_err(),
     ];
     for e in refused {
@@ -754,6 +754,10 @@ pub fn repeated_writes_of_the_same_values(new_rt: &dyn Fn() -> Runtime) {
         );
     }
     assert_eq!(x.to_vec(), vec![1.0; n], "a refused loop writes nothing");
+    // Increments twice are applied twice, on every backend.
+    let y = Dat::<f64>::filled("y", &cells, 1, 1.0).unwrap();
+    par_loop!(rt, self_and_next, cells, y(INC), y(INC)).unwrap();
+    assert_eq!(y.to_vec(), vec![12.0; n]);
     par_loop!(rt, self_and_next, cells, x(RW, pairs[0]), x(RW, pairs[1])).unwrap();
     assert_eq!(x.to_vec(), vec![11.0; n], "the second argument's write-back is kept");
     let sum = Dat::<f64>::zeros("sum", &cells, 1).unwrap();
