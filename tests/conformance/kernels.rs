@@ -159,6 +159,11 @@ pub fn inclusive_to_the_top(from: &u32, top: &i32, count: &mut [u32; 2]) {
     }
 }
 
+#[op2::kernel]
+pub fn add_five(x: &mut i32) {
+    *x += 5;
+}
+
 /// Kernel constants: values computed from others, sizing an array, and of
 /// types other than `i32` (C's enum constants are `int`).
 #[op2::kernel]

@@ -54,7 +54,7 @@ macro_rules! backend_suite {
                 many_blocks_inc_and_reductions, set_smaller_than_a_block, repeated_runs_are_bitwise_identical,
                 identical_loops_reuse_their_plan, airfoil_matches_seq, direct_and_indirect_writes_of_one_dat,
                 repeated_writes_of_the_same_values, integer_overflow_wraps_as_in_release_builds, constants_in_kernels,
-                inclusive_ranges_to_the_top, locals_take_their_inferred_types,
+                inclusive_ranges_to_the_top, locals_take_their_inferred_types, integer_increments_wrap,
                 float_to_int_casts_saturate, multiply_adds_are_not_fused, double_buffered_steps, random_streams_match_rust,
                 portable_math_matches_rust_bit_for_bit,
                 life_blinker_and_glider, sir_matches_the_hand_written_model,

@@ -346,6 +346,30 @@ pub fn inclusive_ranges_to_the_top(new_rt: &dyn Fn() -> Runtime) {
     assert_eq!(count.to_vec(), want, "{}", rt.backend());
 }
 
+/// Signed integer increments wrap past the type's largest value, directly
+/// and through a map, as in release builds (natives in a debug build panic,
+/// Rust's rule, so there only the translated backends run it).
+pub fn integer_increments_wrap(new_rt: &dyn Fn() -> Runtime) {
+    let rt = &new_rt();
+    if cfg!(debug_assertions) && matches!(rt.backend(), op2::Backend::Seq | op2::Backend::Rayon) {
+        return;
+    }
+    let cells = Set::new("cells", 3).unwrap();
+    let top = i32::MAX - 2;
+    let x = Dat::<i32>::filled("x", &cells, 1, top).unwrap();
+    par_loop!(rt, add_five, cells, x(INC)).unwrap();
+    assert_eq!(x.to_vec(), [top.wrapping_add(5); 3], "direct, {}", rt.backend());
+    let to_first = Map::new("to_first", &cells, &cells, 1, vec![0, 0, 1]).unwrap();
+    let y = Dat::<i32>::filled("y", &cells, 1, top).unwrap();
+    par_loop!(rt, add_five, cells, y(INC, to_first[0])).unwrap();
+    assert_eq!(
+        y.to_vec(),
+        [top.wrapping_add(10), top.wrapping_add(5), top],
+        "through a map, {}",
+        rt.backend()
+    );
+}
+
 /// A kernel's `const` items, computed from one another and sizing an
 /// array, give what the Rust function gives.
 pub fn constants_in_kernels(new_rt: &dyn Fn() -> Runtime) {

@@ -56,8 +56,10 @@ pub fn ragged_inc_helpers(shape: &LoopShape, atomic: bool) -> String {
         let (t, sfx) = (c_type(a.scalar), helper_suffix(a.scalar));
         let body = if atomic {
             format!("op2_atomic_add_{sfx}(p, v);")
-        } else {
+        } else if wraps_in_c(a.scalar) {
             "*p += v;".to_string()
+        } else {
+            format!("*p = op2_wrapping_add_{sfx}(*p, v);")
         };
         let _ = writeln!(
             s,
@@ -273,7 +275,8 @@ pub(super) fn scatter(k: usize, a: &ArgShape, atomic: bool, staging: Staging) ->
         Some(match (a.access, atomic) {
             (Access::Read, _) => return None,
             (Access::Write | Access::Rw, _) => format!("{dst} = {src};"),
-            (Access::Inc, false) => format!("{dst} += {src};"),
+            (Access::Inc, false) if wraps_in_c(a.scalar) => format!("{dst} += {src};"),
+            (Access::Inc, false) => format!("{dst} = op2_wrapping_add_{sfx}({dst}, {src});"),
             (Access::Min, false) => format!("{dst} = op2_min_{sfx}({dst}, {src});"),
             (Access::Max, false) => format!("{dst} = op2_max_{sfx}({dst}, {src});"),
             (Access::Inc, true) => format!("op2_atomic_add_{sfx}(&{dst}, {src});"),
@@ -299,4 +302,11 @@ pub(super) fn scatter(k: usize, a: &ArgShape, atomic: bool, staging: Staging) ->
         ArgKind::Global { slot: None } | ArgKind::Ragged | ArgKind::Whole => None,
     };
     line.map(|l| l + "\n")
+}
+
+/// Whether C's `+` on `t` means what Rust's does in a release build: floats
+/// and unsigned integers; a signed overflow is undefined in C, so signed
+/// increments go through the prelude's `op2_wrapping_add_<type>`.
+fn wraps_in_c(t: op2_kernel_abi::ScalarType) -> bool {
+    !matches!(t, op2_kernel_abi::ScalarType::I32 | op2_kernel_abi::ScalarType::I64)
 }

@@ -88,6 +88,6 @@ extern "C" __global__ void op2_loop(const unsigned int *units,
         for (int c = 0; c < 1; ++c) s0[c] = arg0[e * 1 + c];
         for (int c = 0; c < 1; ++c) s1[c] = 0;
         op2_kernel_u32_i64_ops(op2_st, s0, s1);
-        for (int c = 0; c < 1; ++c) arg1[e * 1 + c] += s1[c];
+        for (int c = 0; c < 1; ++c) arg1[e * 1 + c] = op2_wrapping_add_i64(arg1[e * 1 + c], s1[c]);
     }
 }

@@ -92,7 +92,7 @@ void op2_loop(const long *runs, const long *unit_runs, long nunits,
                 int s2[1];
                 for (int c = 0; c < 1; ++c) s2[c] = red2[c];
                 op2_kernel_int_ops(op2_st, s0, s1, s2);
-                for (int c = 0; c < 1; ++c) red1[c] += s1[c];
+                for (int c = 0; c < 1; ++c) red1[c] = op2_wrapping_add_i32(red1[c], s1[c]);
                 for (int c = 0; c < 1; ++c) red2[c] = op2_max_i32(red2[c], s2[c]);
             }
         }

@@ -60,7 +60,7 @@ OP2_DIVISION(long, i64, (-9223372036854775807L - 1))
 OP2_DIVISION(unsigned int, u32, 0u)
 OP2_DIVISION(unsigned long, u64, 0ul)
 #undef OP2_DIVISION
-OP2_FN void op2_ragged_inc_i32(OP2_GLOBAL int *p, int v) { *p += v; }
+OP2_FN void op2_ragged_inc_i32(OP2_GLOBAL int *p, int v) { *p = op2_wrapping_add_i32(*p, v); }
 
 #define OP2_TGT_hits(t, j) (t)[j]
 static inline void op2_kernel_ragged_count(long *op2_status, OP2_GLOBAL int *hits, OP2_GLOBAL const int *hits_targets, int hits_len) {
