@@ -71,13 +71,7 @@ impl<T: Scalar> Dat<T> {
         let name = name.into();
         let _still = SetStill::hold(set)?;
         let len = Self::checked_len(&name, set, dim)?;
-        let mut values = Vec::new();
-        if values.try_reserve_exact(len).is_err() {
-            return Err(Error::HostOutOfMemory {
-                name,
-                bytes: len * std::mem::size_of::<T>(),
-            });
-        }
+        let mut values = crate::host_memory::reserved(&name, len)?;
         values.resize(len, value);
         Ok(Self::build(name, set, dim, values))
     }

@@ -56,13 +56,7 @@ impl<T: Scalar> Global<T> {
     pub fn zeros(name: impl Into<String>, dim: usize) -> Result<Global<T>> {
         let name = name.into();
         Self::check_dim(&name, dim)?;
-        let mut values = Vec::new();
-        if values.try_reserve_exact(dim).is_err() {
-            return Err(Error::HostOutOfMemory {
-                name,
-                bytes: dim.saturating_mul(std::mem::size_of::<T>()),
-            });
-        }
+        let mut values = crate::host_memory::reserved(&name, dim)?;
         values.resize(dim, T::ZERO);
         Ok(Self::build(name, values))
     }

@@ -45,6 +45,7 @@ mod error;
 mod executor;
 mod global;
 mod halo;
+mod host_memory;
 mod host_sync;
 mod id;
 mod long_map;

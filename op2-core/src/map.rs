@@ -85,7 +85,7 @@ impl Map {
 
     /// The identity of `set` with 64-bit entries (see [`crate::LongMap::identity`]).
     pub(crate) fn try_long_identity(name: String, set: &Set) -> Result<Map> {
-        let values = counting(&name, set.total_size(), |i| i as i64)?;
+        let values = crate::host_memory::counting(&name, set.total_size(), |i| i as i64)?;
         Ok(Map::long_table(name, set, set, 1, values))
     }
 
@@ -212,7 +212,7 @@ impl Map {
             // A long set (Set::new_long): its indices need 64-bit entries.
             return Map::try_long_identity(name, set);
         }
-        let values = counting(&name, n, |i| i as i32)?;
+        let values = crate::host_memory::counting(&name, n, |i| i as i32)?;
         Ok(Map::assemble(name, set, set, 1, OnceLock::from(values), None, None))
     }
 
@@ -362,21 +362,6 @@ impl fmt::Debug for Map {
             self.arity()
         )
     }
-}
-
-/// `index(0), index(1), ... index(n - 1)`, or [`Error::HostOutOfMemory`]
-/// naming `name` where `n` of them cannot be allocated (an identity table
-/// or the global ids of a set of billions of elements).
-pub(crate) fn counting<T>(name: &str, n: usize, index: impl Fn(usize) -> T) -> Result<Vec<T>> {
-    let mut values = Vec::new();
-    if values.try_reserve_exact(n).is_err() {
-        return Err(Error::HostOutOfMemory {
-            name: name.to_string(),
-            bytes: n.saturating_mul(std::mem::size_of::<T>()),
-        });
-    }
-    values.extend((0..n).map(index));
-    Ok(values)
 }
 
 #[cfg(test)]

@@ -381,7 +381,9 @@ impl Set {
         }
         Ok(match &self.0.global_ids {
             Some(g) => Cow::Borrowed(&g.ids),
-            None => Cow::Owned(crate::map::counting(self.name(), self.total_size(), |i| i as u64)?),
+            None => Cow::Owned(crate::host_memory::counting(self.name(), self.total_size(), |i| {
+                i as u64
+            })?),
         })
     }
 

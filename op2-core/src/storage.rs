@@ -87,13 +87,7 @@ impl<T> HostStorage<T> {
             return Ok(());
         }
         let new_cap = len.max(cap.saturating_mul(2));
-        let mut values = Vec::new();
-        if values.try_reserve_exact(new_cap).is_err() {
-            return Err(Error::HostOutOfMemory {
-                name: name.to_string(),
-                bytes: new_cap.saturating_mul(std::mem::size_of::<T>()),
-            });
-        }
+        let mut values = crate::host_memory::reserved(name, new_cap)?;
         // SAFETY: the exclusive borrow is held; `old_len <= cap` values are live.
         values.extend_from_slice(unsafe { std::slice::from_raw_parts(self.ptr(), old_len) });
         values.resize(new_cap, fill);
