@@ -156,6 +156,14 @@ impl KernelScalar {
     pub const fn is_int(self) -> bool {
         !self.is_float() && !matches!(self, KernelScalar::Bool)
     }
+
+    /// A signed integer type: one whose overflow C leaves undefined, so
+    /// that generated code adds, subtracts, multiplies and negates it
+    /// through the prelude's `op2_wrapping_*` helpers (Rust's release
+    /// builds wrap).
+    pub const fn is_signed_int(self) -> bool {
+        matches!(self, KernelScalar::I32 | KernelScalar::I64 | KernelScalar::Isize)
+    }
 }
 
 #[cfg(test)]

@@ -308,5 +308,5 @@ pub(super) fn scatter(k: usize, a: &ArgShape, atomic: bool, staging: Staging) ->
 /// and unsigned integers; a signed overflow is undefined in C, so signed
 /// increments go through the prelude's `op2_wrapping_add_<type>`.
 fn wraps_in_c(t: op2_kernel_abi::ScalarType) -> bool {
-    !matches!(t, op2_kernel_abi::ScalarType::I32 | op2_kernel_abi::ScalarType::I64)
+    !op2_kernel_abi::KernelScalar::of(t).is_signed_int()
 }

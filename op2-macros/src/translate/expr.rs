@@ -612,7 +612,7 @@ pub(super) fn strip_parens(s: &str) -> &str {
 
 /// Whether `t` is a signed integer type, whose overflow C leaves undefined.
 fn is_signed_int(t: Ty) -> bool {
-    matches!(t.concrete(), Ty::I32 | Ty::I64 | Ty::ISIZE)
+    t.kernel_scalar().is_signed_int()
 }
 
 /// The prelude helper that gives integer operator `op` on `t` Rust's
