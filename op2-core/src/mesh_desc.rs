@@ -147,3 +147,65 @@ impl MeshDesc<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rules `dual_graph`'s tests do not reach: each broken one names
+    /// what is wrong.
+    #[test]
+    fn every_rule_of_a_description_has_its_error() {
+        let ragged = |offsets: &'static [i32], values: &'static [i32]| MapDesc {
+            from: 0,
+            to: 1,
+            arity: 0,
+            values,
+            offsets: Some(offsets),
+        };
+        let fixed = |arity, values: &'static [i32]| MapDesc {
+            from: 0,
+            to: 1,
+            arity,
+            values,
+            offsets: None,
+        };
+        let cases: [(Vec<usize>, MapDesc<'static>, &str); 6] = [
+            (vec![2, 3], ragged(&[0, 1], &[0]), "needs 3 offsets, got 2"),
+            (
+                vec![2, 3],
+                ragged(&[1, 1, 2], &[0, 1]),
+                "its first offset must be 0, not 1",
+            ),
+            (
+                vec![2, 3],
+                ragged(&[0, 1, 3], &[0, 1]),
+                "its offsets end at 3, but it has 2 targets",
+            ),
+            (vec![2, 3], fixed(0, &[]), "needs arity at least 1"),
+            (
+                vec![2, 3],
+                fixed(1, &[0, -1]),
+                "entry 1 is -1, outside its target set of 3 elements",
+            ),
+            (
+                vec![2, i32::MAX as usize + 1],
+                fixed(1, &[0, 0]),
+                "set 1 has 2147483648 elements",
+            ),
+        ];
+        for (set_sizes, map, want) in cases {
+            let mesh = MeshDesc {
+                set_sizes,
+                maps: vec![map],
+            };
+            let err = mesh.validate().unwrap_err().to_string();
+            assert!(err.contains(want), "{err}");
+        }
+        let fine = MeshDesc {
+            set_sizes: vec![2, 3],
+            maps: vec![ragged(&[0, 2, 2], &[2, 0])],
+        };
+        fine.validate().unwrap();
+    }
+}
