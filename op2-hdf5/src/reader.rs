@@ -6,6 +6,7 @@ use std::any::Any;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use hdf5::dataset::Layout;
 use hdf5::types::FixedAscii;
 use hdf5::{Dataset, H5Type};
 use op2_core::{Dat, Error, Map, Result, Scalar, ScalarType, Set};
@@ -132,6 +133,54 @@ impl MeshFile {
             .map_err(|e| self.bad(name, format!("not a dataset ({what} expected): {e}")))
     }
 
+    /// That `values` values of `T` can be read from `dataset`: the file
+    /// holds what the dataset declares, and this process can hold them. A
+    /// header may promise 2^40 values in a file of a few bytes (chunks that
+    /// were never written read as zeros); HDF5 allocates for a read first and
+    /// the process would abort where the memory cannot be had.
+    fn readable<T>(&self, name: &str, dataset: &Dataset, values: usize) -> Result<()> {
+        let bytes = values
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| self.bad(name, format!("{values} values are more than this machine can address")))?;
+        self.stored_whole(name, dataset)?;
+        let mut room = Vec::<T>::new();
+        room.try_reserve_exact(values).map_err(|_| Error::HostOutOfMemory {
+            name: format!("{}: {name}", self.path.display()),
+            bytes,
+        })
+    }
+
+    /// That the file stores every byte `dataset` declares, where its bytes
+    /// are stored as they are (no filter compresses them, no external file
+    /// holds them): what a file that was written whole holds.
+    fn stored_whole(&self, name: &str, dataset: &Dataset) -> Result<()> {
+        let create = dataset
+            .dcpl()
+            .map_err(|e| self.bad(name, format!("unreadable creation properties: {e}")))?;
+        let plain = matches!(create.layout(), Layout::Contiguous | Layout::Chunked)
+            && create.filters().is_empty()
+            && create.external().is_empty();
+        if !plain {
+            return Ok(());
+        }
+        let element = dataset
+            .dtype()
+            .map_err(|e| self.bad(name, format!("unreadable element type: {e}")))?
+            .size() as u64;
+        let declared = (dataset.size() as u64).saturating_mul(element);
+        let stored = dataset.storage_size();
+        match stored < declared {
+            true => Err(self.bad(
+                name,
+                format!(
+                    "declares {declared} bytes of values ({:?} of {element} bytes) but the file stores {stored}: it was not written whole",
+                    dataset.shape()
+                ),
+            )),
+            false => Ok(()),
+        }
+    }
+
     /// The element type `dataset` is stored as.
     fn stored(&self, name: &str, dataset: &Dataset) -> Result<ScalarType> {
         let descriptor = dataset
@@ -159,6 +208,9 @@ impl MeshFile {
         ) {
             return Err(self.bad(&object, "expected an integer attribute"));
         }
+        if a.size() != 1 {
+            return Err(self.bad(&object, format!("expected one integer, found {}", a.size())));
+        }
         let values = a
             .read_raw::<i64>()
             .map_err(|e| self.bad(&object, format!("unreadable: {e}")))?;
@@ -175,6 +227,9 @@ impl MeshFile {
         let a = dataset
             .attr("type")
             .map_err(|_| self.bad(&object, "missing attribute"))?;
+        if a.size() != 1 {
+            return Err(self.bad(&object, format!("expected one string, found {}", a.size())));
+        }
         let text = a
             .read_raw::<FixedAscii<64>>()
             .ok()
@@ -309,6 +364,7 @@ impl MeshFile {
             ));
         }
         let dataset = self.dataset(name, "table")?;
+        self.readable::<T>(name, &dataset, rows.len().saturating_mul(table.dim))?;
         read_as::<T>(&dataset, Some(rows)).map_err(|e| self.bad(name, format!("unreadable: {e}")))
     }
 
@@ -344,6 +400,7 @@ impl MeshFile {
             ));
         }
         self.holds::<T>(name, self.type_attr(name, &dataset)?)?;
+        self.readable::<T>(name, &dataset, shape[0])?;
         read_as::<T>(&dataset, None).map_err(|e| self.bad(name, format!("unreadable: {e}")))
     }
 
@@ -360,6 +417,7 @@ impl MeshFile {
         {
             return Err(self.bad(name, "text is a 1-D dataset of bytes"));
         }
+        self.readable::<u8>(name, &dataset, dataset.size())?;
         let bytes = dataset
             .read_raw::<u8>()
             .map_err(|e| self.bad(name, format!("unreadable: {e}")))?;

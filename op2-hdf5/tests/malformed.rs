@@ -280,3 +280,71 @@ fn writing_what_is_not_a_table_is_refused() {
     let e = w.write_constant::<f64>("gam", &[]).unwrap_err();
     assert!(e.to_string().contains("at least one value"), "{e}");
 }
+
+/// Replaces `name` of `h` by a chunked dataset of `shape` whose chunks were
+/// never written, with OP2's attributes for `dim` values of double each.
+fn never_written(h: &hdf5::File, name: &str, shape: &[usize], dim: i64) {
+    h.unlink(name).unwrap();
+    let chunk: Vec<usize> = shape.iter().map(|_| 1).collect();
+    let d = h.new_dataset::<f64>().chunk(chunk).shape(shape).create(name).unwrap();
+    d.new_attr::<i64>().create("dim").unwrap().write_scalar(&dim).unwrap();
+    d.new_attr::<i64>()
+        .create("size")
+        .unwrap()
+        .write_scalar(&(dim * 8))
+        .unwrap();
+    let double = FixedAscii::<6>::from_ascii(b"double").unwrap();
+    d.new_attr::<FixedAscii<6>>()
+        .create("type")
+        .unwrap()
+        .write_scalar(&double)
+        .unwrap();
+}
+
+/// A header may promise more values than the file holds (chunks never
+/// written read as zeros): 2^36 values in a file of a few kilobytes must be
+/// an error before a byte is allocated for them, not an abort.
+#[test]
+fn values_a_file_declares_but_does_not_hold_are_refused() {
+    let huge = 1usize << 36;
+    let read_q = |f: &MeshFile| f.dat::<f64>("p_q", &sets(f).0).map(drop);
+    refused(
+        "huge table",
+        |h| never_written(h, "p_q", &[3, huge], huge as i64),
+        read_q,
+        "p_q",
+        "it was not written whole",
+    );
+    refused(
+        "huge rows",
+        |h| never_written(h, "p_q", &[3, huge], huge as i64),
+        |f| f.read_dat_rows::<f64>("p_q", 1..2).map(drop),
+        "p_q",
+        "it was not written whole",
+    );
+    refused(
+        "huge constant",
+        |h| never_written(h, "gam", &[huge], huge as i64),
+        |f| f.constant::<f64>("gam").map(drop),
+        "gam",
+        "it was not written whole",
+    );
+    refused(
+        "unwritten table",
+        |h| never_written(h, "p_q", &[3, 2], 2),
+        read_q,
+        "p_q",
+        "declares 48 bytes of values ([3, 2] of 8 bytes) but the file stores 0",
+    );
+    refused(
+        "many dims",
+        |h| {
+            let d = h.dataset("p_q").unwrap();
+            d.delete_attr("dim").unwrap();
+            d.new_attr::<i64>().shape([1000]).create("dim").unwrap();
+        },
+        read_q,
+        "p_q/dim",
+        "expected one integer, found 1000",
+    );
+}
