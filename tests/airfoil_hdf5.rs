@@ -112,6 +112,25 @@ fn an_airfoil_file_with_the_wrong_things_is_named() {
         e.contains("`p_x`") && e.contains(&format!("set `nodes` has {}", mesh.nnode())),
         "{e}"
     );
+    let e = broken("bound dim", &|w| {
+        let bound: Vec<i32> = mesh.bound.iter().flat_map(|&b| [b, b]).collect();
+        w.write_dat_table("p_bound", 2, &bound).unwrap();
+    });
+    assert!(
+        e.contains("`p_bound`") && e.contains("1 values per element, the file's 2"),
+        "{e}"
+    );
+    let e = broken("nan x", &|w| {
+        let mut x = mesh.x.clone();
+        x[7] = f64::NAN;
+        w.write_dat_table("p_x", 2, &x).unwrap();
+    });
+    assert!(
+        e.contains("`p_x`") && e.contains("value 1 of element 3 is NaN, not a finite number"),
+        "{e}"
+    );
+    let e = broken("infinite cfl", &|w| w.write_constant("cfl", &[f64::INFINITY]).unwrap());
+    assert!(e.contains("`cfl`") && e.contains("is inf, not a finite number"), "{e}");
     let e = write(dir.join("short.h5"), &mesh, &c, &q[4..]).unwrap_err().to_string();
     assert!(e.contains("`p_q`"), "{e}");
 }

@@ -44,21 +44,46 @@ fn scalar_constants(c: &Constants) -> [(&'static str, f64); 6] {
     ]
 }
 
-/// A map's values, checked to have the arity Airfoil gives it.
+/// A map's values, checked to have the arity Airfoil gives it (before a
+/// value is read: a wrong arity may be a huge one).
 fn map(file: &MeshFile, name: &str, from: &Set, to: &Set, arity: usize) -> Result<Vec<i32>, AirfoilError> {
-    let map = file.map(name, from, to)?;
-    if map.arity() != arity {
-        return Err(op2::Error::mesh_file(
+    let dim = file.map_table(name)?.dim;
+    if dim != arity {
+        let reason = format!("Airfoil's {name} has {arity} entries per element, the file's {dim}");
+        return Err(op2::Error::mesh_file(file.path(), name, reason).into());
+    }
+    Ok(file.map(name, from, to)?.values().to_vec())
+}
+
+/// That Dat `name` of the file has `dim` values per element, as Airfoil's
+/// does (checked before a value is read: a wrong dim may be a huge one).
+fn dat_dim(file: &MeshFile, name: &str, dim: usize) -> op2::Result<()> {
+    match file.dat_table(name)?.dim {
+        n if n == dim => Ok(()),
+        n => {
+            let reason = format!("Airfoil's {name} has {dim} values per element, the file's {n}");
+            Err(op2::Error::mesh_file(file.path(), name, reason))
+        }
+    }
+}
+
+/// The first value of `values` that is not a finite number, as an error on
+/// `name` of the file (a NaN or infinite coordinate or constant would run
+/// to NaN results; the text and Gmsh readers refuse them too).
+fn finite(file: &MeshFile, name: &str, dim: usize, values: &[f64]) -> op2::Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(k) => Err(op2::Error::mesh_file(
             file.path(),
             name,
             format!(
-                "Airfoil's {name} has {arity} entries per element, the file's {}",
-                map.arity()
+                "value {} of element {} is {}, not a finite number",
+                k % dim,
+                k / dim,
+                values[k]
             ),
-        )
-        .into());
+        )),
     }
-    Ok(map.values().to_vec())
 }
 
 /// A constant of `dim` values if the file has it, else `default`.
@@ -67,6 +92,7 @@ fn constant<const N: usize>(file: &MeshFile, name: &str, default: [f64; N]) -> R
         return Ok(default);
     }
     let values = file.constant::<f64>(name)?;
+    finite(file, name, 1, &values)?;
     values.as_slice().try_into().map_err(|_| {
         op2::Error::mesh_file(
             file.path(),
@@ -181,13 +207,15 @@ fn read_dat_blocks(file: &MeshFile, mesh: &mut op2::mpi::BlockMesh, sets: BlockS
         dats.push(("p_q", cells, 4));
     }
     for (name, set, dim) in dats {
-        let got = file.dat_table(name)?.dim;
-        if got != dim {
-            let reason = format!("Airfoil's {name} has {dim} values per element, the file's {got}");
-            return Err(op2::Error::mesh_file(file.path(), name, reason));
-        }
+        dat_dim(file, name, dim)?;
         file.block_dat::<f64>(mesh, name, set)?;
     }
+    let coordinates = file.read_dat_rows::<f64>("p_x", mesh.rows(nodes))?;
+    if let Err(e) = finite(file, "p_x", 2, &coordinates) {
+        mesh.refuse(format!("{e} (in rows {:?})", mesh.rows(nodes)));
+    }
+    drop(coordinates);
+    dat_dim(file, "p_bound", 1)?;
     let rows = mesh.rows(bedges);
     let bound = file.read_dat_rows::<i32>("p_bound", rows.clone())?;
     if let Some(k) = bound.iter().position(|&b| b != 1 && b != 2) {
@@ -239,16 +267,12 @@ pub fn read(path: impl AsRef<Path>) -> Result<GridState, AirfoilError> {
     let bedges = file.set("bedges")?;
     let cells = file.set("cells")?;
     let dat = |name: &str, set: &Set, dim: usize| -> Result<Vec<f64>, AirfoilError> {
-        let d = file.dat::<f64>(name, set)?;
-        match d.dim() {
-            n if n == dim => Ok(d.to_vec()),
-            n => Err(bad(
-                name,
-                format!("Airfoil's {name} has {dim} values per element, the file's {n}"),
-            )),
-        }
+        dat_dim(&file, name, dim)?;
+        Ok(file.dat::<f64>(name, set)?.to_vec())
     };
     let x = dat("p_x", &nodes, 2)?;
+    finite(&file, "p_x", 2, &x)?;
+    dat_dim(&file, "p_bound", 1)?;
     let bound = file.dat::<i32>("p_bound", &bedges)?.to_vec();
     if let Some(k) = bound.iter().position(|&b| b != 1 && b != 2) {
         return Err(bad(
