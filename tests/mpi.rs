@@ -508,6 +508,28 @@ fn distributed_runs_match_one_process() {
         "{e}"
     );
 
+    // A gather the ranks disagree on fails on every rank: rank 0 would
+    // read past a shorter message, or wait for one that never comes.
+    if mpi.size() > 1 {
+        let one = Dat::<f64>::zeros("one", &l.nodes, 1).unwrap();
+        let two = Dat::<f64>::zeros("two", &l.nodes, 2).unwrap();
+        let e = d
+            .gather(if mpi.rank() == 1 { &two } else { &one })
+            .expect_err("dims differ");
+        assert!(e.to_string().contains("gathered dats (set, dim, type)"), "{e}");
+        let e = d
+            .gather(if mpi.rank() == 1 { &on_stray } else { &one })
+            .expect_err("one rank's dat is not distributed");
+        assert!(
+            e.to_string().contains("dat `on_stray` is not on a distributed set"),
+            "{e}"
+        );
+        assert!(
+            d.gather(&one).unwrap().is_some() == (mpi.rank() == 0),
+            "a gather after them"
+        );
+    }
+
     // Fewer primary elements than ranks: a clear error on every rank.
     if mpi.size() > 1 {
         let tiny = Set::new("tiny", 1).unwrap();

@@ -323,49 +323,85 @@ impl Distributed {
     }
 
     /// Every rank's owned values of `local` in global order, on rank 0
-    /// (`None` on the others). Collective: every rank must call it.
+    /// (`None` on the others). Collective: every rank must call it, with
+    /// the local Dat of the same global one; where a rank's Dat is not
+    /// distributed, differs from another rank's in set, dim or type, or is
+    /// too large to send, every rank returns the same `Err`.
     pub fn gather<T: Scalar>(&self, local: &Dat<T>) -> Result<Option<Vec<T>>> {
-        let k = self
-            .local_sets
-            .iter()
-            .position(|s| s.same(local.set()))
-            .ok_or_else(|| Error::Mpi {
-                reason: format!("dat `{}` is not on a distributed set", local.name()),
-            })?;
+        let world = &self.comm.0;
+        let found = self.local_sets.iter().position(|s| s.same(local.set()));
         let dim = local.dim();
         let elem = dim * std::mem::size_of::<T>();
-        let mine = &self.layouts[self.rank].sets[k];
-        let owned_bytes = {
-            let data = local.data_ro();
-            let values = &data[..mine.regions.owned_size() * dim];
-            // SAFETY: T is a plain scalar.
-            unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values)) }.to_vec()
+        let mut out: Vec<T> = Vec::new();
+        let check = match found {
+            None => Err(Error::Mpi {
+                reason: format!("gather: dat `{}` is not on a distributed set", local.name()),
+            }),
+            Some(k) => self.gather_room(k, local.name(), elem, &mut out),
         };
-        let world = &self.comm.0;
+        // Every rank sends what rank 0 places by its own set, dim and type.
+        let shape = format!("{found:?} {dim} {:?}", T::TYPE);
+        crate::all_to_all::agree_shaped(world, check, "gathered dats (set, dim, type)", &shape)?;
+        let Some(k) = found else {
+            unreachable!("agreed: every rank found its set")
+        };
+        // A tag no halo exchange uses (theirs are set indices).
+        let tag = self.local_sets.len() as i32;
+        let mine = &self.layouts[self.rank].sets[k];
+        let owned = bytemuck::cast_slice::<T, u8>(&local.try_data_ro()?[..mine.regions.owned_size() * dim]).to_vec();
         if self.rank != 0 {
-            world.process_at_rank(0).send(&owned_bytes[..]);
+            world.process_at_rank(0).send_with_tag(&owned[..], tag);
             return Ok(None);
         }
-        let global_size = self.global_sets[k].size();
-        let mut out = vec![T::ZERO; global_size * dim];
-        let mut place = |r: usize, bytes: &[u8]| {
+        let placed = bytemuck::cast_slice_mut::<T, u8>(&mut out);
+        let mut place = |r: usize, bytes: &[u8]| -> Result<()> {
             let l = &self.layouts[r].sets[k];
-            for (i, &g) in l.globals[..l.regions.owned_size()].iter().enumerate() {
-                // SAFETY: `bytes` holds owned_size * dim values of T from rank r.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        bytes.as_ptr().add(i * elem),
-                        out.as_mut_ptr().add(g as usize * dim) as *mut u8,
-                        elem,
-                    )
-                };
+            let globals = &l.globals[..l.regions.owned_size()];
+            if bytes.len() != globals.len() * elem {
+                return Err(Error::Mpi {
+                    reason: format!(
+                        "gather: rank {r} sent {} bytes of `{}` where it owns {} elements of {elem}",
+                        bytes.len(),
+                        local.name(),
+                        globals.len()
+                    ),
+                });
             }
+            for (value, &g) in bytes.chunks_exact(elem).zip(globals) {
+                placed[g as usize * elem..(g as usize + 1) * elem].copy_from_slice(value);
+            }
+            Ok(())
         };
-        place(0, &owned_bytes);
+        place(0, &owned)?;
         for r in 1..self.layouts.len() {
-            let (bytes, _status) = world.process_at_rank(r as i32).receive_vec::<u8>();
-            place(r, &bytes);
+            let (bytes, _status) = world.process_at_rank(r as i32).receive_vec_with_tag::<u8>(tag);
+            place(r, &bytes)?;
         }
         Ok(Some(out))
+    }
+
+    /// That this rank can send its owned values of set `k` (`elem` bytes
+    /// an element: an MPI count is an `i32`), and on rank 0 room for every
+    /// rank's in `out`.
+    fn gather_room<T: Scalar>(&self, k: usize, name: &str, elem: usize, out: &mut Vec<T>) -> Result<()> {
+        let owned = self.layouts[self.rank].sets[k].regions.owned_size();
+        if owned.saturating_mul(elem) > i32::MAX as usize {
+            return Err(Error::Mpi {
+                reason: format!(
+                    "gather: dat `{name}`'s {owned} owned elements of {elem} bytes are more than one MPI message carries (2^31 - 1 bytes)"
+                ),
+            });
+        }
+        if self.rank == 0 {
+            let n = self.global_sets[k]
+                .size()
+                .saturating_mul(elem / std::mem::size_of::<T>().max(1));
+            out.try_reserve_exact(n).map_err(|_| Error::HostOutOfMemory {
+                name: name.to_string(),
+                bytes: n.saturating_mul(std::mem::size_of::<T>()),
+            })?;
+            out.resize(n, T::ZERO);
+        }
+        Ok(())
     }
 }
