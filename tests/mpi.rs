@@ -310,6 +310,8 @@ fn distributed_runs_match_one_process() {
     device_halos::airfoil_on_a_device_moves_only_halos(&mpi);
     #[cfg(feature = "opencl")]
     device_halos::device_buffers_that_cannot_be_had_are_refused(&mpi);
+    #[cfg(feature = "opencl")]
+    device_halos::a_halo_through_the_host_survives_an_overlapped_write(&mpi);
     #[cfg(feature = "hdf5")]
     {
         hdf5::blocks_read_in_parallel_tile_the_file(&mpi);

@@ -41,11 +41,14 @@ impl Exchange {
             (Exchange::Device(h), Some(work)) => h.finish(d, work)?,
             (Exchange::Device(_), None) => unreachable!("started on the executor's device"),
             (Exchange::Host(p), _) => {
-                p.wait()?;
                 if exec.is_device() {
-                    // The halo arrived on the host: the device copy is now stale.
+                    // The halo arrives on the host, and the host copy becomes
+                    // the valid one. A loop overlapped with the exchange may
+                    // have written the device copy since: bring that down
+                    // first, or it would overwrite the halo just received.
                     op2_core::sync_to_host(ArgData::Dat(d), true)?;
                 }
+                p.wait()?;
             }
         }
         d.halo().mark_fresh();

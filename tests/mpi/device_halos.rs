@@ -123,3 +123,75 @@ pub fn device_buffers_that_cannot_be_had_are_refused(mpi: &Mpi) {
         "{e}"
     );
 }
+
+#[op2::kernel]
+fn carry(w: &mut f64, a: &mut f64, b: &mut f64) {
+    *a += *w;
+    *b += 2.0 * *w;
+    *w += 1.0;
+}
+
+/// Sets `w`'s owned values from their global ids (a host write: the halo
+/// is stale and the host holds the newer copy).
+fn write_on_host(w: &Dat<f64>) {
+    let set = w.set();
+    let ids = set.try_global_ids().unwrap().into_owned();
+    let owned = set.regions().owned_size();
+    let mut v = w.data_mut();
+    for (value, id) in v.iter_mut().zip(&ids[..owned]) {
+        *value = 10.0 + (id % 29) as f64;
+    }
+}
+
+/// A Dat exchanged through the host (here: the host wrote it last) by an
+/// overlapped loop that also writes it: the halo that arrived while the
+/// core elements ran is the one the exec halo computes with, not the device
+/// copy's older one. `w` is read and written directly on edges, and the
+/// loop increments through both ends of an edge, so the exec-halo edges run
+/// here with the values their owners sent, and their increments reach
+/// owned nodes.
+pub fn a_halo_through_the_host_survives_an_overlapped_write(mpi: &Mpi) {
+    let Ok(probe) = Runtime::new(Backend::OpenCl) else {
+        return;
+    };
+    drop(probe);
+    let n = 400;
+    let nodes = Set::new("nodes", n).unwrap();
+    let table: Vec<i32> = (0..n as i32)
+        .flat_map(|i| [i, (i + 1) % n as i32, i, (i * 37 + 5) % n as i32])
+        .collect();
+    let edges = Set::new("edges", table.len() / 2).unwrap();
+    let e2n = Map::new("e2n", &edges, &nodes, 2, table).unwrap();
+    let w = Dat::<f64>::zeros("w", &edges, 1).unwrap();
+    let acc = Dat::<f64>::zeros("acc", &nodes, 1).unwrap();
+    let d = mpi.distribute(&[&nodes, &edges], &[&e2n], &nodes).unwrap();
+    let (l_edges, l_e2n, l_w, l_acc) = (
+        d.set(&edges).unwrap(),
+        d.map(&e2n).unwrap(),
+        d.dat(&w).unwrap(),
+        d.dat(&acc).unwrap(),
+    );
+    let seq = Runtime::new(Backend::Seq).unwrap();
+    for halos_on_device in [false, true] {
+        let rt =
+            Runtime::with_options(Backend::OpenCl, RuntimeOptions::default().device_halos(halos_on_device)).unwrap();
+        for round in 0..2 {
+            write_on_host(&w);
+            write_on_host(&l_w);
+            par_loop!(seq, carry, edges, w(RW), acc(INC, e2n[0]), acc(INC, e2n[1])).unwrap();
+            par_loop!(rt, carry, l_edges, l_w(RW), l_acc(INC, l_e2n[0]), l_acc(INC, l_e2n[1])).unwrap();
+            // The device's copy is current: a loop that reads w's halo
+            // exchanges it again, on the device where it may.
+            par_loop!(seq, carry, edges, w(RW), acc(INC, e2n[0]), acc(INC, e2n[1])).unwrap();
+            par_loop!(rt, carry, l_edges, l_w(RW), l_acc(INC, l_e2n[0]), l_acc(INC, l_e2n[1])).unwrap();
+            if let Some(all) = d.gather(&l_acc).unwrap() {
+                assert_eq!(
+                    all,
+                    acc.to_vec(),
+                    "device halos {halos_on_device}, round {round}, {} ranks",
+                    mpi.size()
+                );
+            }
+        }
+    }
+}
