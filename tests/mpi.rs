@@ -304,6 +304,7 @@ fn distributed_runs_match_one_process() {
     blocks::blocks_distribute_as_the_in_memory_path(&mpi);
     blocks::dats_read_after_the_cut_distribute_alike(&mpi);
     blocks::bad_blocks_are_an_error_on_every_rank(&mpi);
+    blocks::choices_and_failures_of_one_rank_fail_every_rank(&mpi);
     blocks::no_rank_allocates_a_whole_set(&mpi);
     long_sets_and_maps_are_refused(&mpi);
     #[cfg(feature = "opencl")]
@@ -529,6 +530,69 @@ fn distributed_runs_match_one_process() {
         assert!(
             d.gather(&one).unwrap().is_some() == (mpi.rank() == 0),
             "a gather after them"
+        );
+    }
+
+    // A failure of one rank's, or a mesh or partitioner that differs on one
+    // rank, fails every rank before the partitioner's broadcast.
+    if mpi.size() > 1 {
+        let last = mpi.size() - 1;
+        let sets: &[&Set] = if mpi.rank() == last {
+            &[&fresh.edges]
+        } else {
+            &[&fresh.nodes, &fresh.edges]
+        };
+        let e = mpi
+            .distribute(sets, &[], &fresh.nodes)
+            .err()
+            .expect("one rank left out its primary set");
+        assert!(
+            e.to_string()
+                .contains("primary set `nodes` is not among the sets given"),
+            "{e}"
+        );
+        let mut values = fresh.e2n.values().to_vec();
+        if mpi.rank() == last {
+            values.swap(0, 5);
+        }
+        let other = Map::new("e2n", &fresh.edges, &fresh.nodes, 2, values).unwrap();
+        let e = mpi
+            .distribute(&[&fresh.nodes, &fresh.edges], &[&other], &fresh.nodes)
+            .err()
+            .expect("one rank's map differs");
+        assert!(
+            e.to_string()
+                .contains("meshes to distribute differ from another rank's"),
+            "{e}"
+        );
+        let owners = |r: u32| Partitioner::Given((0..fresh.nodes.size() as u32).map(|e| (e + r) % 2).collect());
+        let mine = owners(u32::from(mpi.rank() == last));
+        let e = mpi
+            .distribute_with(&[&fresh.nodes, &fresh.edges], &[&fresh.e2n], &[], &fresh.nodes, &mine)
+            .err()
+            .expect("one rank's owners differ");
+        assert!(
+            e.to_string()
+                .contains("meshes to distribute differ from another rank's"),
+            "{e}"
+        );
+    }
+    if mpi.size() == 2 {
+        // Rank 1 owns c1, which reads f0 (rank 0's) in its halo; f0's row
+        // points into `t`, of which rank 1 reaches nothing.
+        let c = Set::new("c", 2).unwrap();
+        let f = Set::new("f", 1).unwrap();
+        let t = Set::new("t", 1).unwrap();
+        let c2f = Map::new("c2f", &c, &f, 1, vec![0, 0]).unwrap();
+        let f2t = Map::new("f2t", &f, &t, 1, vec![0]).unwrap();
+        let e = mpi
+            .distribute_with(&[&c, &f, &t], &[&c2f, &f2t], &[], &c, &Partitioner::Given(vec![0, 1]))
+            .err()
+            .expect("a rank holds no element of `t`");
+        assert!(
+            e.to_string().contains("map `f2t`: rank 1 holds 1 element of `f`")
+                && e.to_string().contains("cannot be distributed yet"),
+            "{e}"
         );
     }
 

@@ -179,8 +179,9 @@ pub(crate) fn agree_shaped<C: Communicator>(comm: &C, local: Result<()>, what: &
 }
 
 /// Every rank's `Err` made common: if some rank failed, every rank returns
-/// the failure of the lowest such rank, its message broadcast (so that no
-/// rank goes on into a collective the others have left). Collective.
+/// an `Err` (so that no rank goes on into a collective the others have
+/// left): its own where it failed, else the failure of the lowest rank
+/// that did, its message broadcast. Collective.
 pub(crate) fn agree<C: Communicator>(comm: &C, local: Result<()>) -> Result<()> {
     use mpi::collective::SystemOperation;
     let me = comm.rank();
@@ -200,8 +201,9 @@ pub(crate) fn agree<C: Communicator>(comm: &C, local: Result<()>) -> Result<()> 
     text.resize(len as usize, 0);
     crate::waiting::broadcast_into(&root, &mut text[..]);
     match local {
-        Err(e) if me == first => Err(e),
-        _ => Err(Error::Mpi {
+        // A rank that failed keeps its own error, typed as it was.
+        Err(e) => Err(e),
+        Ok(()) => Err(Error::Mpi {
             reason: format!("rank {first}: {}", String::from_utf8_lossy(&text)),
         }),
     }

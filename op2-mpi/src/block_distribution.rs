@@ -45,6 +45,21 @@ pub enum BlockPartitioner {
     Given(Vec<u32>),
 }
 
+impl BlockPartitioner {
+    /// What every rank must choose alike (a given partition's owners are
+    /// each rank's own).
+    fn kind(&self) -> String {
+        match self {
+            #[cfg(feature = "ptscotch")]
+            BlockPartitioner::PtScotch => "PT-Scotch".to_string(),
+            #[cfg(feature = "ptscotch")]
+            BlockPartitioner::PtScotchThrough(map) => format!("PT-Scotch through `{map}`"),
+            BlockPartitioner::FileOrder => "the file's order".to_string(),
+            BlockPartitioner::Given(_) => "given owners".to_string(),
+        }
+    }
+}
+
 impl Default for BlockPartitioner {
     /// PT-Scotch when built with it, else the file's order.
     fn default() -> Self {
@@ -120,7 +135,9 @@ impl Mpi {
         };
         // The exchanges below follow the sets and maps: every rank must
         // have the same ones.
-        agree_shaped(comm, checked, "sets and maps", &mesh.sets_and_maps())?;
+        // So must the primary set and the partitioner, which decide them.
+        let shape = format!("{}, primary {primary}, {}", mesh.sets_and_maps(), partitioner.kind());
+        agree_shaped(comm, checked, "sets, maps, primary set and partitioner", &shape)?;
         let pi = pi.expect("agreed");
         let n = mesh.sets[pi].size;
         let empty_rank = |rank: u64| Error::Mpi {
@@ -190,7 +207,9 @@ impl Mpi {
             Some(reason) => Err(Error::Mpi { reason: reason.clone() }),
             None => Ok(()),
         });
-        agree_shaped(comm, read, "Dats", &mesh.dats_shape())?;
+        // `read_dats` may have declared more than Dats.
+        let shape = format!("{}, {}", mesh.sets_and_maps(), mesh.dats_shape());
+        agree_shaped(comm, read, "sets, maps and Dats", &shape)?;
         let BlockMesh {
             sets,
             mut maps,
@@ -222,12 +241,33 @@ impl Mpi {
         drop(target_owners);
         exec.target_owners = Vec::new();
         crate::heap::release_freed();
-        let local = self.local_sets(&sets, &moved.owned, &exec, &nonexec, &order)?;
-        moved.owned = Vec::new();
-        // Each local table is made while the rows it came from are freed:
-        // trimming between them keeps the holes from adding up.
-        crate::heap::release_freed();
-        let local_maps = local_maps(&maps, std::mem::take(&mut moved.rows), &exec.rows, &order, &local)?;
+        // A rank may fail alone in its local tables: every rank returns the
+        // failure before the Dats' halos are exchanged.
+        let carriers = (|| {
+            let local = self.local_sets(&sets, &moved.owned, &exec, &nonexec, &order)?;
+            moved.owned = Vec::new();
+            // Each local table is made while the rows it came from are freed:
+            // trimming between them keeps the holes from adding up.
+            crate::heap::release_freed();
+            let local_maps = local_maps(
+                &sets,
+                &maps,
+                std::mem::take(&mut moved.rows),
+                &exec.rows,
+                &order,
+                &local,
+                me,
+            )?;
+            Ok((local, local_maps))
+        })();
+        let (local, local_maps) = match carriers {
+            Ok(carriers) => agree(comm, Ok(())).map(|()| carriers)?,
+            Err(e) => {
+                return Err(agree(comm, Err(e)).err().unwrap_or_else(|| Error::Mpi {
+                    reason: "a failure was agreed as a success".to_string(),
+                }))
+            }
+        };
         crate::heap::release_freed();
         let local_dats = local_dats(comm, &dats, moved.dat_rows, &order, &local)?;
         drop((order, exec, nonexec));
@@ -586,14 +626,22 @@ fn nonexec_halos(
 /// Local map tables: owned rows in local order, then the exec halo's; the
 /// non-exec halo's rows are never executed and point to 0.
 fn local_maps(
+    sets: &[BlockSet],
     maps: &[BlockMap],
     mut rows: Vec<Vec<i32>>,
     exec_rows: &[Vec<i32>],
     order: &LocalOrder,
     local: &LocalSets,
+    me: u32,
 ) -> Result<Vec<(String, Map)>> {
     let mut local_maps = Vec::with_capacity(maps.len());
     for (k, m) in maps.iter().enumerate() {
+        crate::halo_layout::no_rows_into_nothing(
+            &m.name,
+            me,
+            (&local.layouts[m.from], &sets[m.from].name),
+            (&local.layouts[m.to], &sets[m.to].name),
+        )?;
         let g2l: HashMap<u32, i32> = local.layouts[m.to]
             .globals
             .iter()

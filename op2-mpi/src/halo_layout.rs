@@ -163,6 +163,30 @@ pub fn local_map(map: &crate::MapDesc<'_>, from: &SetLayout, to_g2l: &[i32]) -> 
     out
 }
 
+/// That map `name` has no rows on rank `rank` into a set the rank holds
+/// none of (`from` and `to`: the local layouts of the map's sets, and
+/// their names). Its rows there are the non-exec halo's, which have no
+/// local target to point at: the halos hold what executed elements reach,
+/// not what halo elements do.
+pub(crate) fn no_rows_into_nothing(
+    name: &str,
+    rank: u32,
+    from: (&SetLayout, &str),
+    to: (&SetLayout, &str),
+) -> op2_core::Result<()> {
+    if from.0.globals.is_empty() || !to.0.globals.is_empty() {
+        return Ok(());
+    }
+    Err(op2_core::Error::Mpi {
+        reason: format!(
+            "map `{name}`: rank {rank} holds {} of `{}` (in its halo) whose rows point into `{}`, of which it holds none; a set that a rank reaches only through halo elements cannot be distributed yet: run on fewer ranks",
+            op2_core::plural(from.0.globals.len(), "element", "elements"),
+            from.1,
+            to.1
+        ),
+    })
+}
+
 /// What rank `me` sends to and receives from one neighbour for one set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Neighbour {

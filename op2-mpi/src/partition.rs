@@ -12,6 +12,7 @@ use mpi::traits::*;
 use op2_core::{Dat, Error, Map, RaggedMap, Result, Scalar, Set, Stencil};
 
 use crate::halo_exchange::{Comm, SetComm};
+use crate::halo_layout::no_rows_into_nothing;
 use crate::{
     derive_owners, dual_graph, local_map, local_ragged, neighbours, rank_layout, MapDesc, MeshDesc, Mpi, Partitioner,
     RankLayout,
@@ -52,38 +53,50 @@ impl Mpi {
         primary: &Set,
         partitioner: &Partitioner,
     ) -> Result<Distributed> {
-        for s in sets {
-            s.check_narrow("distribution over MPI ranks")?;
-        }
-        let index = |s: &Set, what: &str| {
-            sets.iter().position(|x| x.same(s)).ok_or_else(|| Error::Mpi {
-                reason: format!("{what} `{}` is not among the sets given to distribute", s.name()),
-            })
+        // Checked on every rank, then agreed: a rank that failed alone, or
+        // whose mesh or partitioner differs, would leave the others waiting
+        // in the partitioner's broadcast or exchanging halos that do not fit.
+        let described = (|| -> Result<(MeshDesc<'_>, usize)> {
+            for s in sets {
+                s.check_narrow("distribution over MPI ranks")?;
+            }
+            let index = |s: &Set, what: &str| {
+                sets.iter().position(|x| x.same(s)).ok_or_else(|| Error::Mpi {
+                    reason: format!("{what} `{}` is not among the sets given to distribute", s.name()),
+                })
+            };
+            let p = index(primary, "primary set")?;
+            let mut descs = Vec::with_capacity(maps.len());
+            for m in maps {
+                descs.push(MapDesc {
+                    from: index(m.from_set(), &format!("map `{}` starts from set", m.name()))?,
+                    to: index(m.to_set(), &format!("map `{}` points into set", m.name()))?,
+                    arity: m.arity(),
+                    values: m.narrow_values("distribution over MPI ranks")?,
+                    offsets: None,
+                });
+            }
+            for r in ragged {
+                descs.push(MapDesc {
+                    from: index(r.from_set(), &format!("ragged map `{}` starts from set", r.name()))?,
+                    to: index(r.to_set(), &format!("ragged map `{}` points into set", r.name()))?,
+                    arity: 0,
+                    values: r.targets(),
+                    offsets: Some(r.offsets()),
+                });
+            }
+            let mesh = MeshDesc {
+                set_sizes: sets.iter().map(|s| s.size()).collect(),
+                maps: descs,
+            };
+            Ok((mesh, p))
+        })();
+        let shape = match &described {
+            Ok((mesh, p)) => mesh_shape(mesh, *p, partitioner),
+            // Not compared: a failure is agreed first.
+            Err(_) => String::new(),
         };
-        let p = index(primary, "primary set")?;
-        let mut descs = Vec::with_capacity(maps.len());
-        for m in maps {
-            descs.push(MapDesc {
-                from: index(m.from_set(), &format!("map `{}` starts from set", m.name()))?,
-                to: index(m.to_set(), &format!("map `{}` points into set", m.name()))?,
-                arity: m.arity(),
-                values: m.narrow_values("distribution over MPI ranks")?,
-                offsets: None,
-            });
-        }
-        for r in ragged {
-            descs.push(MapDesc {
-                from: index(r.from_set(), &format!("ragged map `{}` starts from set", r.name()))?,
-                to: index(r.to_set(), &format!("ragged map `{}` points into set", r.name()))?,
-                arity: 0,
-                values: r.targets(),
-                offsets: Some(r.offsets()),
-            });
-        }
-        let mesh = MeshDesc {
-            set_sizes: sets.iter().map(|s| s.size()).collect(),
-            maps: descs,
-        };
+        let (mesh, p) = agreed(&self.comm.0, described, Some(("meshes to distribute", &shape)))?;
         let nranks = self.size() as u32;
         let empty_rank = |rank: usize| Error::Mpi {
             reason: format!(
@@ -112,36 +125,45 @@ impl Mpi {
         let owners = derive_owners(&mesh, p, part, nranks);
         let layouts: Vec<RankLayout> = (0..nranks).map(|r| rank_layout(&mesh, &owners, r)).collect();
         let me = self.rank() as u32;
-        let mut local_sets = Vec::with_capacity(sets.len());
-        for (k, s) in sets.iter().enumerate() {
-            let comm = SetComm::new(self.comm.clone(), neighbours(&layouts, k, me), k as i32);
-            // Elements keep their global ids (the given ones, else their
-            // index in the global set) through distribution.
-            let layout = &layouts[me as usize].sets[k];
-            let global_ids = s.global_ids();
-            let ids = layout.globals.iter().map(|&g| global_ids[g as usize]).collect();
-            local_sets.push(Set::distributed_with_global_ids(
-                s.name(),
-                layout.regions,
-                Arc::new(comm),
-                ids,
-            )?);
-        }
-        let g2l: Vec<Vec<i32>> = (0..sets.len())
-            .map(|k| layouts[me as usize].sets[k].global_to_local(mesh.set_sizes[k]))
-            .collect();
-        let mut local_maps = HashMap::new();
-        for (m, d) in maps.iter().zip(&mesh.maps) {
-            let values = local_map(d, &layouts[me as usize].sets[d.from], &g2l[d.to]);
-            let local = Map::new(m.name(), &local_sets[d.from], &local_sets[d.to], d.arity, values)?;
-            local_maps.insert(m.id(), local);
-        }
-        let mut local_ragged_maps = HashMap::new();
-        for (r, d) in ragged.iter().zip(&mesh.maps[maps.len()..]) {
-            let (offsets, targets) = local_ragged(d, &layouts[me as usize].sets[d.from], &g2l[d.to]);
-            let local = RaggedMap::new(r.name(), &local_sets[d.from], &local_sets[d.to], offsets, targets)?;
-            local_ragged_maps.insert(r.id(), local);
-        }
+        // A rank may fail here alone (its own layout); every rank returns
+        // the failure rather than leave the others in a later exchange.
+        let local = (|| -> Result<LocalCarriers> {
+            let mut local_sets = Vec::with_capacity(sets.len());
+            for (k, s) in sets.iter().enumerate() {
+                let comm = SetComm::new(self.comm.clone(), neighbours(&layouts, k, me), k as i32);
+                // Elements keep their global ids (the given ones, else their
+                // index in the global set) through distribution.
+                let layout = &layouts[me as usize].sets[k];
+                let global_ids = s.global_ids();
+                let ids = layout.globals.iter().map(|&g| global_ids[g as usize]).collect();
+                local_sets.push(Set::distributed_with_global_ids(
+                    s.name(),
+                    layout.regions,
+                    Arc::new(comm),
+                    ids,
+                )?);
+            }
+            let g2l: Vec<Vec<i32>> = (0..sets.len())
+                .map(|k| layouts[me as usize].sets[k].global_to_local(mesh.set_sizes[k]))
+                .collect();
+            let mut local_maps = HashMap::new();
+            for (m, d) in maps.iter().zip(&mesh.maps) {
+                let layout = &layouts[me as usize];
+                let (from, to) = (&layout.sets[d.from], &layout.sets[d.to]);
+                no_rows_into_nothing(m.name(), me, (from, sets[d.from].name()), (to, sets[d.to].name()))?;
+                let values = local_map(d, &layouts[me as usize].sets[d.from], &g2l[d.to]);
+                let local = Map::new(m.name(), &local_sets[d.from], &local_sets[d.to], d.arity, values)?;
+                local_maps.insert(m.id(), local);
+            }
+            let mut local_ragged_maps = HashMap::new();
+            for (r, d) in ragged.iter().zip(&mesh.maps[maps.len()..]) {
+                let (offsets, targets) = local_ragged(d, &layouts[me as usize].sets[d.from], &g2l[d.to]);
+                let local = RaggedMap::new(r.name(), &local_sets[d.from], &local_sets[d.to], offsets, targets)?;
+                local_ragged_maps.insert(r.id(), local);
+            }
+            Ok((local_sets, local_maps, local_ragged_maps))
+        })();
+        let (local_sets, local_maps, local_ragged_maps) = agreed(&self.comm.0, local, None)?;
         Ok(Distributed {
             comm: self.comm.clone(),
             global_sets: sets.iter().map(|s| (*s).clone()).collect(),
@@ -204,6 +226,56 @@ impl Mpi {
         crate::waiting::broadcast_into(&root, &mut part[..]);
         Ok(part.into_iter().map(|r| r as u32).collect())
     }
+}
+
+/// A rank's local Sets, Maps and ragged maps (by the global ones' ids).
+type LocalCarriers = (Vec<Set>, HashMap<u64, Map>, HashMap<u64, RaggedMap>);
+
+/// `mine`'s value if every rank succeeded and (where `shaped` gives what
+/// and its shape) every rank's shape is the same; else every rank's common
+/// `Err`. Every rank must pass `shaped` alike, `Some` or `None`. Collective.
+fn agreed<T>(comm: &impl Communicator, mine: Result<T>, shaped: Option<(&str, &str)>) -> Result<T> {
+    let agree = |local: Result<()>| match shaped {
+        None => crate::all_to_all::agree(comm, local),
+        Some((what, shape)) => crate::all_to_all::agree_shaped(comm, local, what, shape),
+    };
+    match mine {
+        Ok(v) => agree(Ok(())).map(|()| v),
+        Err(e) => Err(agree(Err(e)).err().unwrap_or_else(|| Error::Mpi {
+            reason: "a failure was agreed as a success".to_string(),
+        })),
+    }
+}
+
+/// What every rank must give `distribute_with` alike: the sets' sizes,
+/// each map's sets, arity and values, the primary set and the partitioner
+/// (digests of the values and owners).
+fn mesh_shape(mesh: &MeshDesc<'_>, primary: usize, partitioner: &Partitioner) -> String {
+    let digest = |values: &mut dyn Iterator<Item = u64>| {
+        values.fold(0xcbf2_9ce4_8422_2325_u64, |h, v| (h ^ v).wrapping_mul(0x0100_0000_01b3))
+    };
+    let maps: Vec<String> = mesh
+        .maps
+        .iter()
+        .map(|m| {
+            let values = digest(&mut m.values.iter().map(|&v| v as u64));
+            let offsets = m.offsets.map(|o| digest(&mut o.iter().map(|&v| v as u64)));
+            format!("{}->{} x{} {values:x} {offsets:x?}", m.from, m.to, m.arity)
+        })
+        .collect();
+    let partitioner = match partitioner {
+        Partitioner::Metis => "metis".to_string(),
+        Partitioner::Blocks { unit } => format!("blocks of {unit}"),
+        Partitioner::Given(owners) => format!(
+            "given {} {:x}",
+            owners.len(),
+            digest(&mut owners.iter().map(|&r| u64::from(r)))
+        ),
+    };
+    format!(
+        "sets {:?}, maps {maps:?}, primary {primary}, {partitioner}",
+        mesh.set_sizes
+    )
 }
 
 /// A distributed mesh: the local counterpart of every global carrier.

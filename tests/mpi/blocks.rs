@@ -272,7 +272,7 @@ pub fn bad_blocks_are_an_error_on_every_rank(mpi: &Mpi) {
         // digest is the lowest) the lowest of the others does.
         let e = e.to_string();
         assert!(
-            e.contains("sets and maps differ from another rank's"),
+            e.contains("sets, maps, primary set and partitioner differ from another rank's"),
             "rank {rank}: {e}"
         );
         assert_eq!(
@@ -293,10 +293,55 @@ pub fn bad_blocks_are_an_error_on_every_rank(mpi: &Mpi) {
             .err()
             .unwrap();
         let e = e.to_string();
-        assert!(e.contains("Dats differ from another rank's"), "rank {rank}: {e}");
+        assert!(
+            e.contains("sets, maps and Dats differ from another rank's"),
+            "rank {rank}: {e}"
+        );
         assert_eq!(
             e.contains("Dat `extra` on `cells`"),
             e.contains(&format!("rank {last}'s")),
+            "rank {rank}: {e}"
+        );
+    }
+}
+
+/// Choices that decide the exchanges, made differently on one rank, and a
+/// mesh one rank cannot hold: an error on every rank, never a rank that
+/// goes on alone into an exchange the others have left.
+pub fn choices_and_failures_of_one_rank_fail_every_rank(mpi: &Mpi) {
+    let (rank, size) = (mpi.rank() as u32, mpi.size() as u32);
+    let m = generate(6, 4);
+    if size > 1 {
+        let (b, _) = generated_blocks(&m, mpi, false);
+        let primary = if rank == size - 1 { "nodes" } else { "cells" };
+        let e = mpi
+            .distribute_blocks(b, primary, &BlockPartitioner::FileOrder)
+            .err()
+            .expect("primary sets differ");
+        assert!(
+            e.to_string()
+                .contains("sets, maps, primary set and partitioner differ from another rank's"),
+            "rank {rank}: {e}"
+        );
+    }
+    if size == 2 {
+        // Rank 1 owns cell 1, which reads f0 (rank 0's) in its halo; f0's
+        // row points into `t`, of which rank 1 reaches nothing.
+        let mut b = BlockMesh::new(rank, size);
+        let c = b.add_set("c", 2);
+        let f = b.add_set("f", 1);
+        let t = b.add_set("t", 1);
+        let rows = |b: &BlockMesh, s| vec![0; b.rows(s).len()];
+        let (c2f, f2t) = (rows(&b, c), rows(&b, f));
+        b.add_map("c2f", c, f, 1, c2f);
+        b.add_map("f2t", f, t, 1, f2t);
+        let e = mpi
+            .distribute_blocks(b, "c", &BlockPartitioner::FileOrder)
+            .err()
+            .expect("a rank holds no element of `t`");
+        assert!(
+            e.to_string().contains("map `f2t`: rank 1 holds 1 element of `f`")
+                && e.to_string().contains("cannot be distributed yet"),
             "rank {rank}: {e}"
         );
     }
