@@ -255,6 +255,32 @@ fn a_snapshot_that_does_not_fit_is_refused_and_changes_nothing() {
     bad.agents[0].variables[1].scalar = op2::ScalarType::F64;
     let e = sim.restore(bad).map(drop).unwrap_err();
     assert!(e.to_string().contains("circle.pos"), "{e}");
+    // Ids are checked before anything changes, not at the next step.
+    let mut sim = circles(
+        &rt,
+        &[4, 9],
+        &[[1.0; 3], [2.0; 3]],
+        box_side(300, 1.0),
+        Params::default(),
+    )
+    .unwrap();
+    let mut bad = sim.snapshot().unwrap();
+    bad.agents[0].ids[1] = 4;
+    let e = sim.restore(bad).map(drop).unwrap_err();
+    assert!(e.to_string().contains("agent id 4 of `circle` appears twice"), "{e}");
+    let mut bad = sim.snapshot().unwrap();
+    bad.agents[0].ids[0] = u64::MAX;
+    let e = sim.restore(bad).map(drop).unwrap_err();
+    assert!(e.to_string().contains("is past the largest id"), "{e}");
+    // States where the type has none (or none where it has some) would
+    // put every agent in the first state.
+    let mut bad = sim.snapshot().unwrap();
+    bad.agents[0].states = Some(vec![0, 0]);
+    let e = sim.restore(bad).map(drop).unwrap_err();
+    assert!(
+        e.to_string().contains("has 0 states and the snapshot gives states"),
+        "{e}"
+    );
     // The simulation is as it was: it steps.
     sim.run(2).unwrap();
     assert_eq!(sim.steps(), 2);
@@ -307,5 +333,56 @@ fn checkpoints_every_k_steps_keep_the_last_two_and_name_a_bad_folder() {
     match bad.after_step(&sim) {
         Err(Error::Io { path, .. }) => assert_eq!(path, dir.join("file")),
         other => panic!("a folder that cannot be made: {other:?}"),
+    }
+}
+
+#[op2::kernel]
+fn drift(x: &mut f64, total: &mut f64) {
+    *total += *x;
+    *x = *x * 1.0001 + 0.37;
+}
+
+/// Agents of one f64 `x` that add it to macro property `total` and drift.
+fn drifting(rt: &Runtime, ids: Vec<u64>, x: Vec<f64>) -> Simulation<'_> {
+    use op2::model::{AgentFunction, EnvProperty};
+    let mut m = Model::new("drift");
+    m.add_agent(AgentType::new("p").variable::<f64>("x", 1, &[0.0]))
+        .unwrap();
+    m.add_environment(EnvProperty::reduced::<f64>("total", 1)).unwrap();
+    let f = AgentFunction::new("drift", "p").updates("x");
+    m.add_function(f.environment("total", Access::Inc)).unwrap();
+    let mut sim = Simulation::new(&m, rt).unwrap();
+    sim.populate("p", op2::model::Agents::with_ids(ids).set("x", x))
+        .unwrap();
+    sim.bind("drift", |c| {
+        let (x, total) = (c.var::<f64>("x")?, c.env::<f64>("total")?);
+        par_loop!(c.rt(), drift, c.agents(), x(RW), total(INC))
+    })
+    .unwrap();
+    sim.start().unwrap();
+    sim
+}
+
+/// A sum of floats depends on the order of its terms, and a reduction adds
+/// the agents in the order they are kept: a resumed run keeps them in the
+/// order the checkpoint holds (here not the ids'), or its macro property
+/// would differ from the whole run's in its last bits.
+#[test]
+fn agents_kept_out_of_id_order_resume_bitwise() {
+    let dir = scratch("order");
+    let n = 500u64;
+    let ids: Vec<u64> = (0..n).rev().collect();
+    let x: Vec<f64> = (0..n)
+        .map(|i| (i as f64 * 0.7368).sin() * 10f64.powi((i % 7) as i32))
+        .collect();
+    // The orders give different sums (so the test can fail).
+    let kept: f64 = x.iter().sum();
+    let by_id: f64 = x.iter().rev().sum();
+    assert_ne!(kept.to_bits(), by_id.to_bits(), "the data must tell the orders apart");
+    for rt in backends() {
+        let what = format!("drift-{}", rt.backend());
+        let make = || drifting(&rt, ids.clone(), x.clone());
+        let end = resumes_bitwise(&dir, &what, make, 3, 7);
+        assert_ne!(end.environment[0].1, vec![0; 8], "{what}: the agents added to `total`");
     }
 }

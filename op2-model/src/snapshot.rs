@@ -10,9 +10,10 @@
 //! and the id its next child gets; the environment properties' values;
 //! each network's edges; the step count. No message list is kept: every
 //! reader of a list runs after the function that outputs it, in the same
-//! step (`Model::layers`), so none outlives a step. Since results do not depend on
-//! where agents are kept, the restored agents are put in id order, and a
-//! snapshot of any rank count restores on any other.
+//! step (`Model::layers`), so none outlives a step. The restored agents
+//! keep the snapshot's order (the order they were kept in): a reduction
+//! adds them in that order, and a sum of floats depends on it. A snapshot
+//! of any rank count restores on any other.
 
 use op2_core::{Result, ScalarType};
 
@@ -222,7 +223,7 @@ impl<'rt> Simulation<'rt> {
     /// Continues from `snapshot` (of a simulation of this model; in a
     /// distributed run, each rank gives a share of the agents of types
     /// that move (any share: `Simulation::distribute` places them), and every agent of a
-    /// network's type): its agents replace the initial ones, in id order,
+    /// network's type): its agents replace the initial ones, in its order,
     /// its edges the networks', its seeds and counters the streams', its
     /// values the environment's, and the step count goes on from its.
     /// Init functions do not run for it. Call it before the first step
@@ -274,6 +275,18 @@ impl<'rt> Simulation<'rt> {
                 )));
             }
             let n = values.ids.len();
+            if values.states.is_some() == a.states.is_empty() {
+                return Err(self.model.invalid(format!(
+                    "cannot restore the snapshot: type `{}` has {} and the snapshot {}",
+                    a.name,
+                    op2_core::plural(a.states.len(), "state", "states"),
+                    if values.states.is_some() {
+                        "gives states"
+                    } else {
+                        "none"
+                    }
+                )));
+            }
             if let Some(states) = &values.states {
                 if states.len() != n {
                     return Err(self.model.invalid(format!(
@@ -283,8 +296,26 @@ impl<'rt> Simulation<'rt> {
                     )));
                 }
             }
-            let mut values = values;
-            values.sort_by_id();
+            // Checked here, not when the set is made: nothing changes
+            // before the whole snapshot is found to fit.
+            let mut sorted = values.ids.clone();
+            sorted.sort_unstable();
+            if let Some(&id) = sorted.last().filter(|&&id| id > i64::MAX as u64) {
+                return Err(self.model.invalid(format!(
+                    "cannot restore the snapshot: agent id {id} of `{}` is past the largest id, {}",
+                    a.name,
+                    i64::MAX
+                )));
+            }
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return Err(self.model.invalid(format!(
+                    "cannot restore the snapshot: agent id {} of `{}` appears twice",
+                    w[0], a.name
+                )));
+            }
+            drop(sorted);
+            // The agents stay in the snapshot's order: a reduction adds them
+            // in the order they are kept, and floats' sums depend on it.
             let mut agents = Agents::with_ids(values.ids.clone());
             for (v, given) in a.variables.iter().zip(values.variables) {
                 let shape = given.scalar == v.scalar && given.dim == v.dim;
