@@ -87,6 +87,9 @@ fn vtu_text(
     cell_fields: &[&dyn Field],
     point_fields: &[&dyn Field],
 ) -> Result<String> {
+    // A table made before its sets were permuted or grew no longer says
+    // which nodes a cell has.
+    cells.check_current()?;
     let (cell_set, node_set) = (cells.from_set(), cells.to_set());
     let arity = cells.arity();
     let kind = match arity {
@@ -305,6 +308,12 @@ mod tests {
         let line = Dat::from_vec("line", &nodes, 1, vec![0.0f64; 3]).unwrap();
         let e = write_vtu(&path, &ptri, &line, &[], &[]).unwrap_err();
         assert!(e.to_string().contains("positions have 2 or 3"), "{e}");
+        // Cells permuted after their map was made: its table is stale.
+        let moving = Set::dynamic("moving", 2, 4).unwrap();
+        let pmoving = Map::new("pmoving", &moving, &nodes, 3, vec![0, 1, 2, 2, 1, 0]).unwrap();
+        moving.permute(&[1, 0]).unwrap();
+        let e = write_vtu(&path, &pmoving, &x, &[], &[]).unwrap_err();
+        assert!(e.to_string().contains("pmoving"), "{e}");
         assert!(!path.exists(), "nothing written");
     }
 }
