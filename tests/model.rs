@@ -424,6 +424,14 @@ fn population_files_that_do_not_fit_the_type_are_named_with_their_line() {
             2,
             "other variables than the first line",
         ),
+        (
+            "i.jsonl",
+            "{\"id\":[1,2],\"x\":1}\n",
+            1,
+            "`id` has 2 values, and an agent has one",
+        ),
+        ("j.jsonl", "{\"id\":1,\"x\":1,\"id\":2}\n", 1, "`id` is given twice"),
+        ("k.jsonl", "{\"id\":1,\"x\":1,\"x\":2}\n", 1, "`x` is given twice"),
     ];
     for (file, text, want_line, want) in cases {
         let path = dir.join(file);

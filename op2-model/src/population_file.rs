@@ -99,7 +99,9 @@ impl Simulation<'_> {
     fn population_lines(&self, agent: &str, json: bool) -> Result<(String, Vec<(u64, String)>)> {
         let set = self.population(agent)?;
         let a = self.model().agent(agent).expect("population() checked the type");
-        let ids = set.try_global_ids()?;
+        // This rank's own agents: a cut network's set holds halo copies
+        // after them, which their owners write.
+        let ids = &set.try_global_ids()?[..set.size()];
         let mut columns = Vec::new();
         for v in a.variables() {
             let dat = self.any_variable(agent, v.name())?;
@@ -230,13 +232,28 @@ impl Agents {
                 let mut seen = vec![false; values.len()];
                 for (key, tokens) in fields {
                     if key == "id" {
-                        id = Some(tokens.join("").parse::<u64>().map_err(|_| {
-                            input_error(path, line, format!("id `{}` is not a whole number", tokens.join(",")))
-                        })?);
+                        let [token] = &tokens[..] else {
+                            return Err(input_error(
+                                path,
+                                line,
+                                format!("`id` has {} values, and an agent has one", tokens.len()),
+                            ));
+                        };
+                        if id.is_some() {
+                            return Err(input_error(path, line, "`id` is given twice".to_string()));
+                        }
+                        id = Some(
+                            token
+                                .parse::<u64>()
+                                .map_err(|_| input_error(path, line, format!("id `{token}` is not a whole number")))?,
+                        );
                         continue;
                     }
                     let i = variable(&key, line)?;
                     let v = &a.variables()[i];
+                    if seen[i] {
+                        return Err(input_error(path, line, format!("`{key}` is given twice")));
+                    }
                     if tokens.len() != v.dim() {
                         return Err(input_error(
                             path,

@@ -1034,6 +1034,23 @@ pub fn networks_and_mobile_agents_match_one_rank(mpi: &Mpi) {
             shared.environment::<i64>("sick").unwrap().value() > 0,
             "{b}: some homes fell sick"
         );
+        // The cut network's population, written by its owners alone (each
+        // rank holds halo copies too): one process's file, byte for byte.
+        let dir = std::env::temp_dir().join(format!("op2-mpi-homes-{}", crate::run_tag(mpi)));
+        if rank == 0 {
+            std::fs::create_dir_all(&dir).unwrap();
+        }
+        mpi.sum_u64(&mut [0]);
+        let path = dir.join(format!("homes-{b}.csv"));
+        shared.write_population_across("home", &path, mpi).unwrap();
+        if rank == 0 {
+            let alone = dir.join(format!("alone-{b}.csv"));
+            one.write_population_by_id("home", &alone).unwrap();
+            let (got, want) = (std::fs::read(&path).unwrap(), std::fs::read(&alone).unwrap());
+            assert!(got == want, "{b}: homes gathered from {size} ranks, not one process's");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        mpi.sum_u64(&mut [0]);
     }
     // A domain that cannot be made is refused before the networks are
     // cut: the simulation stays as it was, and says so again.
