@@ -24,6 +24,7 @@ fn model() -> Model {
     m.add_agent(p).unwrap();
     m.add_environment(EnvProperty::constant("gain", &[0.5f64, -2.0]))
         .unwrap();
+    m.add_environment(EnvProperty::constant("scale", &[3.0f32])).unwrap();
     m.add_function(
         AgentFunction::new("drift", "p")
             .updates("x")
@@ -193,4 +194,19 @@ fn bad_log_entries_are_named() {
             other => panic!("expected an error naming {want}, got {other:?}"),
         }
     }
+}
+
+/// A property some code holds for writing cannot be logged: an error
+/// naming it, whatever its type, not a panic.
+#[test]
+fn a_property_held_for_writing_is_an_error_to_log() {
+    let rt = Runtime::new(Backend::Seq).unwrap();
+    let mut sim = simulation(&rt, 10);
+    sim.start().unwrap();
+    assert_eq!(Log::new().environment("scale").values(&sim).unwrap(), vec![3.0]);
+    let scale = sim.environment::<f32>("scale").unwrap();
+    let held = scale.data_mut();
+    let e = Log::new().environment("scale").values(&sim).unwrap_err();
+    assert!(e.to_string().contains("scale"), "{e}");
+    drop(held);
 }

@@ -339,11 +339,31 @@ fn environment_values(sim: &Simulation<'_>, p: &str) -> Result<Vec<f64>> {
     let scalar = sim.model().environment_property(p).map(|q| q.scalar());
     Ok(match scalar {
         Some(ScalarType::F64) => sim.environment::<f64>(p)?.try_data_ro()?.to_vec(),
-        Some(ScalarType::F32) => sim.environment::<f32>(p)?.data_ro().iter().map(|&v| v as f64).collect(),
-        Some(ScalarType::I32) => sim.environment::<i32>(p)?.data_ro().iter().map(|&v| v as f64).collect(),
-        Some(ScalarType::I64) => sim.environment::<i64>(p)?.data_ro().iter().map(|&v| v as f64).collect(),
-        Some(ScalarType::U32) => sim.environment::<u32>(p)?.data_ro().iter().map(|&v| v as f64).collect(),
-        None => sim.environment::<f64>(p)?.data_ro().to_vec(),
+        Some(ScalarType::F32) => sim
+            .environment::<f32>(p)?
+            .try_data_ro()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
+        Some(ScalarType::I32) => sim
+            .environment::<i32>(p)?
+            .try_data_ro()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
+        Some(ScalarType::I64) => sim
+            .environment::<i64>(p)?
+            .try_data_ro()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
+        Some(ScalarType::U32) => sim
+            .environment::<u32>(p)?
+            .try_data_ro()?
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
+        None => sim.environment::<f64>(p)?.try_data_ro()?.to_vec(),
     })
 }
 
