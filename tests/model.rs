@@ -1293,3 +1293,40 @@ fn held_fates_of_a_failed_function_are_forgotten() {
     );
     assert_eq!(sim.population("egg").unwrap().size(), 0);
 }
+
+/// Names become groups of a checkpoint and columns of population files: a
+/// name that holds their separators could stand for two things (type
+/// `a/variables` beside type `a`) and is refused where it is declared.
+#[test]
+fn names_that_files_could_not_tell_apart_are_refused() {
+    use op2::model::{EnvProperty, Message, MessageKind, Network};
+    let mut m = Model::new("names");
+    m.add_agent(AgentType::new("a").variable::<i64>("ids", 1, &[0]))
+        .unwrap();
+    let e = why(m.add_agent(AgentType::new("a/variables")).map(drop).unwrap_err());
+    assert!(e.contains("the agent type name \"a/variables\" holds '/'"), "{e}");
+    let e = why(m
+        .add_agent(AgentType::new("b").variable::<f64>("x,y", 1, &[0.0]))
+        .map(drop)
+        .unwrap_err());
+    assert!(e.contains("the `b` variable name \"x,y\" holds ','"), "{e}");
+    let e = why(m
+        .add_agent(AgentType::new("c").states(["calm", "loud\n"]))
+        .map(drop)
+        .unwrap_err());
+    assert!(e.contains("the `c` state name"), "{e}");
+    let e = why(m
+        .add_environment(EnvProperty::constant("", &[1.0f64]))
+        .map(drop)
+        .unwrap_err());
+    assert!(e.contains("is empty"), "{e}");
+    let e = why(m
+        .add_message(Message::new("say \"hi\"", "a", MessageKind::BruteForce))
+        .map(drop)
+        .unwrap_err());
+    assert!(e.contains("the message list name"), "{e}");
+    let e = why(m.add_network(Network::new("n[0]", "a")).map(drop).unwrap_err());
+    assert!(e.contains("the network name \"n[0]\" holds '['"), "{e}");
+    let e = why(m.add_function(AgentFunction::new(" f", "a")).map(drop).unwrap_err());
+    assert!(e.contains("begins or ends with white space"), "{e}");
+}

@@ -4,6 +4,8 @@
 
 use op2_core::{Scalar, ScalarType};
 
+use crate::names::name_problem;
+
 /// One variable of an agent type: a Dat of `dim` values of `scalar` per
 /// agent, new agents taking `default`.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,7 +124,13 @@ impl AgentType {
     /// What is wrong with the declaration, if anything.
     pub(crate) fn problem(&self) -> Option<String> {
         let name = &self.name;
+        if let Some(p) = name_problem("agent type", name) {
+            return Some(p);
+        }
         for (k, v) in self.variables.iter().enumerate() {
+            if let Some(p) = name_problem(&format!("`{name}` variable"), &v.name) {
+                return Some(p);
+            }
             if self.variables[..k].iter().any(|w| w.name == v.name) {
                 return Some(format!("agent type `{name}` declares variable `{}` twice", v.name));
             }
@@ -138,6 +146,9 @@ impl AgentType {
             }
         }
         for (k, s) in self.states.iter().enumerate() {
+            if let Some(p) = name_problem(&format!("`{name}` state"), s) {
+                return Some(p);
+            }
             if self.states[..k].contains(s) {
                 return Some(format!("agent type `{name}` declares state `{s}` twice"));
             }

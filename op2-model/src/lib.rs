@@ -49,6 +49,7 @@ mod initial;
 mod layers;
 mod message;
 mod model;
+mod names;
 mod network;
 mod population_file;
 mod simulation;

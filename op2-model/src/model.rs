@@ -6,6 +6,7 @@
 use op2_core::{Access, Error, Result};
 
 use crate::layers::{self, Layers};
+use crate::names::name_problem;
 use crate::{AgentFunction, AgentType, EnvProperty, Message, MessageKind, Network};
 
 /// An agent model.
@@ -73,6 +74,9 @@ impl Model {
     /// that many values first.
     pub fn add_message(&mut self, message: Message) -> Result<&mut Model> {
         let name = &message.name;
+        if let Some(p) = name_problem("message list", name) {
+            return Err(self.invalid(p));
+        }
         if self.message(name).is_some() {
             return Err(self.invalid(format!("it has message list `{name}` already")));
         }
@@ -151,6 +155,9 @@ impl Model {
     /// (a network's nodes stay).
     pub fn add_network(&mut self, network: Network) -> Result<&mut Model> {
         let (name, agent) = (&network.name, &network.agent);
+        if let Some(p) = name_problem("network", name) {
+            return Err(self.invalid(p));
+        }
         if self.networks.iter().any(|n| &n.name == name) {
             return Err(self.invalid(format!("it has network `{name}` already")));
         }
@@ -220,6 +227,9 @@ impl Model {
     /// [`Error::InvalidModel`] if the model has a property of that name, or
     /// it holds no values.
     pub fn add_environment(&mut self, property: EnvProperty) -> Result<&mut Model> {
+        if let Some(p) = name_problem("environment property", &property.name) {
+            return Err(self.invalid(p));
+        }
         if self.environment.iter().any(|p| p.name == property.name) {
             return Err(self.invalid(format!("it has environment property `{}` already", property.name)));
         }
@@ -250,6 +260,9 @@ impl Model {
     }
 
     fn function_problem(&self, f: &AgentFunction) -> Option<String> {
+        if let Some(p) = name_problem("function", &f.name) {
+            return Some(p);
+        }
         if self.functions.iter().any(|g| g.name == f.name) {
             return Some("the model has a function of that name already".to_string());
         }
