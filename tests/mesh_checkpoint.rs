@@ -191,6 +191,33 @@ fn what_does_not_fit_is_refused_naming_the_object() {
         .write(dir.join("spaced.h5"))
         .unwrap_err();
     assert!(message(e).contains("without spaces"));
+    // Names HDF5 would read as another's: refused, not written over it.
+    for (what, k) in [
+        ("lead", MeshCheckpoint::new(1).constant("/checkpoint/step", &[0i64])),
+        ("twice", MeshCheckpoint::new(1).dat_as("p_q", &p.x).dat_as("/p_q", &p.x)),
+        (
+            "double",
+            MeshCheckpoint::new(1).dat_as("a/b", &p.x).dat_as("a//b", &p.x),
+        ),
+        ("dot", MeshCheckpoint::new(1).dat_as("a/./b", &p.x)),
+        (
+            "inside",
+            MeshCheckpoint::new(1).dat_as("a/b", &p.x).dat_as("a", &p.count),
+        ),
+    ] {
+        let e = message(k.write(dir.join(format!("{what}.h5"))).unwrap_err());
+        assert!(
+            e.contains("joined by single `/`s") || e.contains("would be in this one"),
+            "{what}: {e}"
+        );
+    }
+    let e = message(
+        MeshCheckpoint::new(u64::MAX)
+            .dat(&p.x)
+            .write(dir.join("late.h5"))
+            .unwrap_err(),
+    );
+    assert!(e.contains("past i64::MAX"), "{e}");
     MeshCheckpoint::new(1)
         .dat_as("globalsum", &p.x)
         .write(dir.join("globalsum.h5"))

@@ -162,6 +162,24 @@ impl<'a> MeshCheckpoint<'a> {
             if n.is_empty() || n.contains(char::is_whitespace) {
                 return Err(bad(path, n, "a checkpoint's object needs a name without spaces"));
             }
+            // HDF5 reads `/a`, `a//b` and `a/./b` as `a`, `a/b` and `a/b`:
+            // two names of the checkpoint would be one object.
+            if n.split('/').any(|part| part.is_empty() || part == "." || part == "..") {
+                return Err(bad(
+                    path,
+                    n,
+                    "a checkpoint's object name is groups and a name joined by single `/`s, none `.` or `..`",
+                ));
+            }
+            // An object that is another's group: writing one replaces the other.
+            let within = |outer: &str, inner: &str| inner.starts_with(&format!("{outer}/"));
+            if let Some(m) = names.iter().find(|m| within(m, n) || within(n, m)) {
+                return Err(bad(
+                    path,
+                    n,
+                    format!("the checkpoint's object `{m}` would be in this one, or this one in it"),
+                ));
+            }
             let own = |prefix: &str| n == prefix || n.starts_with(&format!("{prefix}/"));
             if own("checkpoint") || (own("globals") && !line.starts_with("global ")) {
                 return Err(bad(
@@ -194,7 +212,14 @@ impl<'a> MeshCheckpoint<'a> {
     /// Everything but the tables.
     fn write_description(&self, w: &MeshWriter, size: impl Fn(&Set) -> Result<usize>) -> Result<()> {
         w.write_constant::<i32>("checkpoint/format", &[MESH_CHECKPOINT_FORMAT])?;
-        w.write_constant::<i64>("checkpoint/step", &[self.step as i64])?;
+        let step = i64::try_from(self.step).map_err(|_| {
+            bad(
+                w.path(),
+                "checkpoint/step",
+                format!("step {} is past i64::MAX", self.step),
+            )
+        })?;
+        w.write_constant::<i64>("checkpoint/step", &[step])?;
         w.write_text("checkpoint/contents", &self.contents(w.path())?)?;
         for s in &self.sets {
             w.write_set_size(s.name(), size(s)?)?;
