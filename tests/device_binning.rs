@@ -119,6 +119,25 @@ fn the_device_build_matches_a_host_build_of_a_message_list() {
         gathered[..] == m_pos.to_vec()[..3 * count],
         "the device's messages are not the host build's"
     );
+    // What the kernels would read past the end of: refused first.
+    let params = grid.params();
+    let bins = grid.bin_count();
+    for (dims, p, params, flags, want) in [
+        (0, &p[..], &params[..], None, "positions are 2-D or 3-D"),
+        (1, &p[..], &params[..], None, "positions are 2-D or 3-D"),
+        (3, &p[..4], &params[..], None, "whole senders"),
+        (3, &p[..], &params[..7], None, "a grid has 8"),
+        (
+            3,
+            &p[..],
+            &params[..],
+            Some(&[1i32; 3][..]),
+            "3 flags or ids for 500 senders",
+        ),
+    ] {
+        let e = exec.bin_positions(p, (dims, bins, params), flags, None).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+    }
 }
 
 /// Senders permuted (their ids no longer ascend), some not sending: a

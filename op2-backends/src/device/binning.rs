@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use op2_core::{BinJob, DeviceBuffer, DeviceWork, GatherJob, Result, Scalar, ScalarType};
+use op2_core::{BinJob, DeviceBuffer, DeviceWork, Error, GatherJob, Result, Scalar, ScalarType};
 
 use super::api::{DeviceApi, UtilityArg};
 use super::DeviceExecutor;
@@ -153,7 +153,29 @@ impl<A: DeviceApi> DeviceExecutor<A> {
         flags: Option<&[i32]>,
         ids: Option<&[i64]>,
     ) -> Result<(Vec<i32>, Vec<u32>, Vec<T>)> {
+        // The kernels read `dims` values a sender, 8 grid values, and a flag
+        // and an id a sender: anything shorter would be read past its end.
+        let bad = |reason: String| Error::InvalidOption {
+            option: "bin_positions",
+            reason,
+        };
+        if !(dims == 2 || dims == 3) || positions.len() % dims != 0 {
+            return Err(bad(format!(
+                "{} position values in {dims}-D: positions are 2-D or 3-D, whole senders",
+                positions.len()
+            )));
+        }
         let n = positions.len() / dims;
+        if grid_params.len() != 8 {
+            return Err(bad(format!("{} grid values; a grid has 8", grid_params.len())));
+        }
+        if let Some(len) = [flags.map(<[i32]>::len), ids.map(<[i64]>::len)]
+            .into_iter()
+            .flatten()
+            .find(|&l| l != n)
+        {
+            return Err(bad(format!("{len} flags or ids for {n} senders")));
+        }
         let buffer = |name: &str, bytes: &[u8]| -> Result<Box<dyn DeviceBuffer>> {
             // Never empty: an API may refuse a buffer of no bytes.
             let b = self.api().new_buffer(name, bytes.len().max(8))?;
