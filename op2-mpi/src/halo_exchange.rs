@@ -78,6 +78,17 @@ fn mpi_takes_cuda_memory() -> bool {
     *TAKES.get_or_init(|| unsafe { ffi::MPIX_Query_cuda_support() } != 0)
 }
 
+/// The most bytes one message of an exchange carries (1 GiB: an MPI count
+/// is an `int`, and some MPIs fail below `i32::MAX` bytes).
+const MESSAGE_BYTES: usize = 1 << 30;
+
+/// `0..bytes` cut into pieces of at most [`MESSAGE_BYTES`].
+fn pieces(bytes: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..bytes)
+        .step_by(MESSAGE_BYTES)
+        .map(move |start| start..bytes.min(start + MESSAGE_BYTES))
+}
+
 /// Requests in flight over memory their owner keeps; waited for when
 /// dropped.
 #[derive(Default)]
@@ -115,54 +126,77 @@ impl Drop for PendingRequests {
 }
 
 impl SetComm {
-    /// Posts a receive of `bytes` bytes from `rank` into `at`.
+    /// Posts the receive of `bytes` bytes from `rank` into `at`, pushing
+    /// its requests to `requests`: one message per [`MESSAGE_BYTES`] (an
+    /// MPI count is an `int`), matched in order on both sides, since both
+    /// cut the same length alike and MPI keeps one sender's messages of
+    /// one tag in order.
     ///
     /// # Safety
-    /// `at` holds `bytes` bytes MPI may write, kept until the request ends.
-    unsafe fn receive_from(&self, rank: u32, at: *mut u8, bytes: usize) -> Result<ffi::MPI_Request> {
-        // SAFETY: reads a constant the MPI library defines.
-        let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-        // SAFETY: this function's contract.
-        let rc = unsafe {
-            ffi::MPI_Irecv(
-                at as *mut c_void,
-                bytes as c_int,
-                ffi::RSMPI_UINT8_T,
-                rank as c_int,
-                self.tag,
-                self.comm.0.as_raw(),
-                &mut req,
-            )
-        };
-        match rc {
-            0 => Ok(req),
-            _ => Err(mpi_error("MPI_Irecv", rc)),
+    /// `at` holds `bytes` bytes MPI may write, kept until the requests end.
+    unsafe fn receive_from(
+        &self,
+        rank: u32,
+        at: *mut u8,
+        bytes: usize,
+        requests: &mut Vec<ffi::MPI_Request>,
+    ) -> Result<()> {
+        for piece in pieces(bytes) {
+            // SAFETY: reads a constant the MPI library defines.
+            let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+            // SAFETY: this function's contract; the piece lies in `at`.
+            let rc = unsafe {
+                ffi::MPI_Irecv(
+                    at.wrapping_add(piece.start) as *mut c_void,
+                    piece.len() as c_int,
+                    ffi::RSMPI_UINT8_T,
+                    rank as c_int,
+                    self.tag,
+                    self.comm.0.as_raw(),
+                    &mut req,
+                )
+            };
+            match rc {
+                0 => requests.push(req),
+                _ => return Err(mpi_error("MPI_Irecv", rc)),
+            }
         }
+        Ok(())
     }
 
-    /// Posts a send of `bytes` bytes at `at` to `rank`.
+    /// Posts the send of `bytes` bytes at `at` to `rank`, in pieces as
+    /// [`SetComm::receive_from`] receives them.
     ///
     /// # Safety
-    /// `at` holds `bytes` bytes MPI may read, kept until the request ends.
-    unsafe fn send_to(&self, rank: u32, at: *const u8, bytes: usize) -> Result<ffi::MPI_Request> {
-        // SAFETY: reads a constant the MPI library defines.
-        let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-        // SAFETY: this function's contract.
-        let rc = unsafe {
-            ffi::MPI_Isend(
-                at as *const c_void,
-                bytes as c_int,
-                ffi::RSMPI_UINT8_T,
-                rank as c_int,
-                self.tag,
-                self.comm.0.as_raw(),
-                &mut req,
-            )
-        };
-        match rc {
-            0 => Ok(req),
-            _ => Err(mpi_error("MPI_Isend", rc)),
+    /// `at` holds `bytes` bytes MPI may read, kept until the requests end.
+    unsafe fn send_to(
+        &self,
+        rank: u32,
+        at: *const u8,
+        bytes: usize,
+        requests: &mut Vec<ffi::MPI_Request>,
+    ) -> Result<()> {
+        for piece in pieces(bytes) {
+            // SAFETY: reads a constant the MPI library defines.
+            let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
+            // SAFETY: this function's contract; the piece lies in `at`.
+            let rc = unsafe {
+                ffi::MPI_Isend(
+                    at.wrapping_add(piece.start) as *const c_void,
+                    piece.len() as c_int,
+                    ffi::RSMPI_UINT8_T,
+                    rank as c_int,
+                    self.tag,
+                    self.comm.0.as_raw(),
+                    &mut req,
+                )
+            };
+            match rc {
+                0 => requests.push(req),
+                _ => return Err(mpi_error("MPI_Isend", rc)),
+            }
         }
+        Ok(())
     }
 
     /// Posts, per neighbour, the receive of its records into `receive` and
@@ -184,13 +218,13 @@ impl SetComm {
             let incoming = (nb.import.0.len() + nb.import.1.len()) * record;
             if incoming > 0 {
                 // SAFETY: the slice lies in `receive` (this function's contract).
-                requests.push(unsafe { self.receive_from(nb.rank, receive.wrapping_add(at_receive), incoming) }?);
+                unsafe { self.receive_from(nb.rank, receive.wrapping_add(at_receive), incoming, requests) }?;
                 at_receive += incoming;
             }
             let outgoing = nb.export.len() * record;
             if outgoing > 0 {
                 // SAFETY: as above, in `send`.
-                requests.push(unsafe { self.send_to(nb.rank, send.wrapping_add(at_send), outgoing) }?);
+                unsafe { self.send_to(nb.rank, send.wrapping_add(at_send), outgoing, requests) }?;
                 at_send += outgoing;
             }
         }
@@ -283,8 +317,7 @@ impl Distribution for SetComm {
                 let mut buf = vec![0u8; incoming];
                 // SAFETY: `buf` moves into `pending` (its heap storage stays
                 // put) until the request completes.
-                let req = unsafe { self.receive_from(nb.rank, buf.as_mut_ptr(), incoming) }?;
-                pending.requests.requests.push(req);
+                unsafe { self.receive_from(nb.rank, buf.as_mut_ptr(), incoming, &mut pending.requests.requests) }?;
                 pending.receives.push((buf, nb.clone()));
             }
             if !nb.export.is_empty() {
@@ -295,8 +328,7 @@ impl Distribution for SetComm {
                     buf.extend_from_slice(src);
                 }
                 // SAFETY: as above.
-                let req = unsafe { self.send_to(nb.rank, buf.as_ptr(), buf.len()) }?;
-                pending.requests.requests.push(req);
+                unsafe { self.send_to(nb.rank, buf.as_ptr(), buf.len(), &mut pending.requests.requests) }?;
                 pending._sends.push(buf);
             }
         }
@@ -399,5 +431,27 @@ pub(crate) fn all_reduce(comm: &Comm, values: &mut [u8], scalar: ScalarType, op:
             flip(values);
         }
         ScalarType::U32 => typed!(u32),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_cut_in_pieces_an_mpi_count_holds() {
+        assert_eq!(pieces(0).count(), 0);
+        assert_eq!(pieces(5).collect::<Vec<_>>(), vec![0..5]);
+        let big = 2 * MESSAGE_BYTES + 7;
+        let cut: Vec<_> = pieces(big).collect();
+        assert_eq!(
+            cut,
+            vec![
+                0..MESSAGE_BYTES,
+                MESSAGE_BYTES..2 * MESSAGE_BYTES,
+                2 * MESSAGE_BYTES..big
+            ]
+        );
+        assert!(cut.iter().all(|p| p.len() <= i32::MAX as usize));
     }
 }

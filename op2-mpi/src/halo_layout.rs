@@ -168,6 +168,7 @@ pub fn local_map(map: &crate::MapDesc<'_>, from: &SetLayout, to_g2l: &[i32]) -> 
 /// their names). Its rows there are the non-exec halo's, which have no
 /// local target to point at: the halos hold what executed elements reach,
 /// not what halo elements do.
+#[cfg(feature = "mpi")]
 pub(crate) fn no_rows_into_nothing(
     name: &str,
     rank: u32,
