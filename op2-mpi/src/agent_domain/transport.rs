@@ -101,6 +101,20 @@ impl Ranks {
         // behind by an error.
         let mut grew = 0;
         let mut sized = Ok(());
+        // One message a peer each way, whose count MPI takes as an `int`
+        // (rsmpi panics past it): an error on every rank instead.
+        let too_large = lanes
+            .send
+            .iter()
+            .map(|p| p.as_bytes().len())
+            .chain(incoming.chunks_exact(2).map(|h| h[0] as usize));
+        if let Some(bytes) = too_large.into_iter().find(|&b| b > i32::MAX as usize) {
+            sized = Err(Error::Mpi {
+                reason: format!(
+                    "moving `{name}`: {bytes} bytes to or from one rank, more than one MPI message carries (2^31 - 1); run on more ranks"
+                ),
+            });
+        }
         for (pack, h) in lanes.recv.iter_mut().zip(incoming.chunks_exact(2)) {
             pack.reset(layout);
             // `receive` grows the buffer only past its capacity.
