@@ -384,6 +384,27 @@ pub fn moving_agents_match_one_rank(mpi: &Mpi) {
         .err()
         .unwrap();
     assert!(e.to_string().contains("at least 1"), "{e}");
+    // Refused or chosen differently on one rank: an error on every rank,
+    // before any rank waits in the domain's first collective.
+    if mpi.size() > 1 {
+        let last = mpi.size() - 1;
+        let ratio = if mpi.rank() == last { 0.5 } else { 2.0 };
+        let e = AgentDomain::new(mpi, &spread.list, DomainOptions::default().rebalance_above(ratio))
+            .err()
+            .expect("one rank's ratio is refused");
+        assert!(
+            e.to_string().contains("at least 1") || e.to_string().contains(&format!("rank {last}")),
+            "{e}"
+        );
+        let ratio = if mpi.rank() == last { 3.0 } else { 2.0 };
+        let e = AgentDomain::new(mpi, &spread.list, DomainOptions::default().rebalance_above(ratio))
+            .err()
+            .expect("ratios differ");
+        assert!(
+            e.to_string().contains("agent domains (options and lists) differ"),
+            "{e}"
+        );
+    }
     // The lists of one domain share their box; ghosts go only to a
     // domain's own lists, after a migration.
     let e = AgentDomain::of_lists(mpi, &[], DomainOptions::default()).err().unwrap();

@@ -147,8 +147,33 @@ impl AgentDomain {
     /// different positions, or the rebalance ratio is below 1 or NaN.
     pub fn of_lists(mpi: &Mpi, lists: &[&MessageList], options: DomainOptions) -> Result<AgentDomain> {
         let (rank, size) = (mpi.rank(), mpi.size());
-        let (home, populations) = AgentDomain::plan(lists, &options, size)?;
-        AgentDomain::make(mpi, lists, options, home, populations, (rank, size))
+        // Agreed before the first collective: a rank refused alone would
+        // leave the others in it, and options or lists that differ would
+        // send ranks into different exchanges later (a rebalance on some).
+        let planned = AgentDomain::plan(lists, &options, size);
+        let lists_shape: Vec<_> = lists
+            .iter()
+            .map(|l| {
+                (
+                    l.name().to_string(),
+                    l.senders().name().to_string(),
+                    l.grid().map(|g| g.params()),
+                )
+            })
+            .collect();
+        let shape = format!("{options:?}, lists {lists_shape:?}");
+        let checked = match &planned {
+            Ok(_) => Ok(()),
+            Err(e) => Err(Error::Mpi { reason: e.to_string() }),
+        };
+        let agreed = crate::all_to_all::agree_shaped(&mpi.comm.0, checked, "agent domains (options and lists)", &shape);
+        match (agreed, planned) {
+            // A rank refused keeps its own error, typed as it was.
+            (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
+            (Ok(()), Ok((home, populations))) => {
+                AgentDomain::make(mpi, lists, options, home, populations, (rank, size))
+            }
+        }
     }
 
     /// Whether [`AgentDomain::of_lists`] would accept `lists` and
