@@ -108,12 +108,18 @@ impl<'a> Input<'a> {
         }
     }
 
-    /// A count of items of at least `item_bytes` bytes each: no more than
-    /// the rest of the file can hold, so that a lying count is an error and
-    /// not a huge allocation.
+    /// A count of items of at least `item_bytes` bytes each in binary: no
+    /// more than the rest of the file can hold, so that a lying count is an
+    /// error and not a huge allocation.
     fn count(&mut self, what: &str, item_bytes: usize) -> Result<usize> {
         // In text an item takes at least a digit and a separator.
-        let item_bytes = if self.binary { item_bytes.max(1) } else { 2 };
+        self.count_of(what, item_bytes, 2)
+    }
+
+    /// [`Input::count`] of items of at least `binary_bytes` bytes in
+    /// binary and `text_bytes` in text.
+    fn count_of(&mut self, what: &str, binary_bytes: usize, text_bytes: usize) -> Result<usize> {
+        let item_bytes = if self.binary { binary_bytes } else { text_bytes }.max(1);
         let limit = (self.bytes.len() - self.pos.min(self.bytes.len())) / item_bytes;
         Ok(self.size(what, limit as u64)? as usize)
     }
@@ -251,18 +257,26 @@ fn entities(input: &mut Input, s: &mut Sections) -> Result<()> {
     input.end()
 }
 
+/// A node's bytes in a binary file: its tag and x, y, z.
+const NODE_BYTES: usize = 32;
+
 fn nodes(input: &mut Input, s: &mut Sections) -> Result<()> {
     let blocks = input.count("the number of entity blocks", 4)?;
-    let total = input.count("the number of nodes", 8)?;
+    // A node takes a tag and three coordinates: 32 bytes in binary, and in
+    // text at least "1\n" and "0 0 0\n". Memory reserved for the nodes (32
+    // bytes each) is then at most 4 times the rest of the file.
+    let total = input.count_of("the number of nodes", NODE_BYTES, 8)?;
     input.size("the smallest node tag", u64::MAX)?;
     input.size("the largest node tag", u64::MAX)?;
+    // A second $Nodes section adds to the first: its count is its own.
+    let before = s.coords.len();
     s.coords.reserve(total);
     s.tags.reserve(total);
     for _ in 0..blocks {
         let dim = input.int("an entity dimension")?;
         input.int("an entity tag")?;
         let parametric = input.int("the parametric flag")?;
-        let n = input.count("the number of nodes in the block", 8)?;
+        let n = input.count_of("the number of nodes in the block", NODE_BYTES, 8)?;
         for _ in 0..n {
             s.tags.push(input.size("a node tag", u64::MAX)?);
         }
@@ -276,10 +290,10 @@ fn nodes(input: &mut Input, s: &mut Sections) -> Result<()> {
             s.coords.push(xyz);
         }
     }
-    if s.coords.len() != total {
+    if s.coords.len() - before != total {
         return Err(input.bad(format!(
             "the header says {total} nodes, the blocks hold {}",
-            s.coords.len()
+            s.coords.len() - before
         )));
     }
     input.end()
@@ -405,11 +419,22 @@ fn assemble(path: &Path, s: Sections) -> Result<GmshMesh> {
     };
     for (tag, nodes) in &s.cells {
         let mut cell: Vec<u32> = nodes.iter().map(|&n| node(n, *tag)).collect::<Result<_>>()?;
-        let area = twice_area(&mesh.coords, &cell);
-        if area == 0.0 {
+        if let Some(k) = (1..cell.len()).find(|&k| cell[..k].contains(&cell[k])) {
             return Err(bad(
                 "$Elements",
-                format!("element {tag} has no area in the x-y plane (a 2-D mesh in the x-y plane is expected)"),
+                format!(
+                    "element {tag} names node {} twice: its sides would not be edges",
+                    nodes[k]
+                ),
+            ));
+        }
+        let area = twice_area(&mesh.coords, &cell);
+        // Coordinates near f64::MAX can overflow the area to NaN or
+        // infinity, whose sign says nothing of the orientation.
+        if area == 0.0 || !area.is_finite() {
+            return Err(bad(
+                "$Elements",
+                format!("element {tag} has no finite, non-zero area in the x-y plane (a 2-D mesh in the x-y plane is expected)"),
             ));
         }
         if area < 0.0 {

@@ -102,7 +102,21 @@ fn each_break_is_named() {
         "0 1 0\n$EndNodes",
         "1 1 0\n$EndNodes",
         "$Elements",
-        "element 6 has no area",
+        "element 6 has no finite, non-zero area",
+    );
+    refused(
+        "0 0 0\n1 0 0\n1 1 0\n0 1 0\n",
+        "0 0 0\n1e300 0 0\n1e300 1e300 0\n0 1e300 0\n",
+        "$Elements",
+        "element 5 has no finite, non-zero area",
+    );
+    refused("6 1 3 4\n", "6 1 3 3\n", "$Elements", "element 6 names node 3 twice");
+    // A second $Nodes section is counted by its own header.
+    refused(
+        "$EndNodes\n",
+        "$EndNodes\n$Nodes\n0 3 5 7\n$EndNodes\n",
+        "$Nodes",
+        "the header says 3 nodes, the blocks hold 0",
     );
     refused(
         "$EndElements\n",
