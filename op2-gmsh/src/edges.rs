@@ -46,6 +46,11 @@ pub enum EdgeError {
         /// The second cell.
         cell: usize,
     },
+    /// The mesh does not hold together ([`GmshMesh::problem`]).
+    NotAMesh {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for EdgeError {
@@ -59,6 +64,7 @@ impl std::fmt::Display for EdgeError {
                 "cell {cell} runs through the side of nodes {} and {} in the same direction as another cell (folded or inverted cells)",
                 nodes[0], nodes[1]
             ),
+            EdgeError::NotAMesh { reason } => write!(f, "not a mesh: {reason}"),
         }
     }
 }
@@ -68,6 +74,9 @@ impl Edges {
     /// first meet them; each boundary edge takes the group of the file's
     /// line on it.
     pub fn of(mesh: &GmshMesh) -> Result<Edges, EdgeError> {
+        if let Some(reason) = mesh.problem() {
+            return Err(EdgeError::NotAMesh { reason });
+        }
         // Side (low, high) -> index into `sides`.
         let mut found: HashMap<(u32, u32), usize> = HashMap::new();
         // Per side: (n1, n2) as Airfoil orients it for its first cell, that

@@ -34,6 +34,60 @@ impl GmshMesh {
         &self.cell_nodes[self.cell_start[c]..self.cell_start[c + 1]]
     }
 
+    /// Why the mesh does not hold together, or `None` if it does: what
+    /// [`crate::read_msh`] makes always does; a mesh built or changed by
+    /// hand (the fields are public) may not. Every cell 3 or 4 distinct
+    /// nodes in range, `cell_start` from 0 up to `cell_nodes`' end, a tag
+    /// per node (or none), finite coordinates, a group per line, lines
+    /// between nodes in range, and group names a file can quote.
+    pub fn problem(&self) -> Option<String> {
+        let n = self.coords.len();
+        if !self.node_tags.is_empty() && self.node_tags.len() != n {
+            return Some(format!("{} node tags for {n} nodes", self.node_tags.len()));
+        }
+        let mut tags = self.node_tags.clone();
+        tags.sort_unstable();
+        if let Some(w) = tags.windows(2).find(|w| w[0] == w[1]) {
+            return Some(format!("node tag {} is given twice", w[0]));
+        }
+        if let Some(k) = self.coords.iter().position(|p| !p.iter().all(|v| v.is_finite())) {
+            return Some(format!("node {k} is at {:?}, not a finite point", self.coords[k]));
+        }
+        let starts_ok = self.cell_start.first().is_none_or(|&s| s == 0)
+            && self.cell_start.windows(2).all(|w| w[0] <= w[1])
+            && self.cell_start.last().is_none_or(|&e| e == self.cell_nodes.len())
+            && (!self.cell_start.is_empty() || self.cell_nodes.is_empty());
+        if !starts_ok {
+            return Some("cell_start does not run from 0 to the end of cell_nodes, ascending".to_string());
+        }
+        for c in 0..self.ncell() {
+            let cell = self.cell(c);
+            if !(3..=4).contains(&cell.len()) {
+                return Some(format!("cell {c} has {} nodes; a cell has 3 or 4", cell.len()));
+            }
+            if let Some(&v) = cell.iter().find(|&&v| v as usize >= n) {
+                return Some(format!("cell {c} names node {v}, and there are {n}"));
+            }
+            if (1..cell.len()).any(|k| cell[..k].contains(&cell[k])) {
+                return Some(format!("cell {c} names a node twice"));
+            }
+        }
+        if self.line_groups.len() != self.lines.len() {
+            return Some(format!(
+                "{} line groups for {} lines",
+                self.line_groups.len(),
+                self.lines.len()
+            ));
+        }
+        if let Some(k) = self.lines.iter().position(|l| l.iter().any(|&v| v as usize >= n)) {
+            return Some(format!("line {k} names node {:?}, and there are {n}", self.lines[k]));
+        }
+        if let Some((_, _, name)) = (self.physical_names.iter()).find(|(_, _, m)| m.contains(['"', '\n', '\r'])) {
+            return Some(format!("group name {name:?} holds a quote or a line break"));
+        }
+        None
+    }
+
     /// The tag of the physical group of dimension `dim` named `name`.
     pub fn group(&self, dim: i32, name: &str) -> Option<i32> {
         self.physical_names

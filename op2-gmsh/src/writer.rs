@@ -15,6 +15,10 @@ use crate::GmshMesh;
 pub fn write_msh(path: impl AsRef<Path>, mesh: &GmshMesh) -> Result<()> {
     let path = path.as_ref();
     let io = |e: std::io::Error| Error::mesh_file(path, "/", format!("cannot write: {e}"));
+    // What would be written wrong, dropped, or read back as an error.
+    if let Some(why) = mesh.problem() {
+        return Err(Error::mesh_file(path, "/", format!("cannot write this mesh: {why}")));
+    }
     let tags: Vec<u64> = match mesh.node_tags.len() == mesh.coords.len() {
         true => mesh.node_tags.clone(),
         false => (1..=mesh.coords.len() as u64).collect(),

@@ -185,3 +185,46 @@ fn cells_that_are_no_surface_are_refused() {
     assert!(matches!(e, EdgeError::Folded { cell: 1, .. }), "{e}");
     assert!(e.to_string().contains("same direction"), "{e}");
 }
+
+/// A mesh built or changed by hand (its fields are public) that does not
+/// hold together: writing it or deriving its edges is an error saying why,
+/// never a panic, a line or cell dropped, or a file its reader refuses.
+#[test]
+fn meshes_that_do_not_hold_together_are_refused() {
+    let good = read_text("whole", SQUARE).unwrap();
+    let path = std::env::temp_dir().join(format!("op2-gmsh-hand-{}.msh", std::process::id()));
+    let breaks: [(&str, fn(&mut GmshMesh)); 8] = [
+        ("names node [5, 6]", |m| {
+            m.lines.push([5, 6]);
+            m.line_groups.push(7);
+        }),
+        ("line groups for", |m| m.line_groups.pop().map(drop).unwrap_or(())),
+        ("cell_start does not run", |m| m.cell_start = vec![0, 3]),
+        ("cell 0 has 2 nodes", |m| {
+            m.cell_nodes = vec![0, 1, 0, 1, 2];
+            m.cell_start = vec![0, 2, 5];
+        }),
+        ("cell 1 names node 9", |m| m.cell_nodes[4] = 9),
+        ("names a node twice", |m| m.cell_nodes[1] = m.cell_nodes[0]),
+        ("holds a quote", |m| m.physical_names[0].2 = "far\"field".into()),
+        ("node tag 1 is given twice", |m| m.node_tags[1] = 1),
+    ];
+    for (why, edit) in breaks {
+        let mut m = good.clone();
+        edit(&mut m);
+        let e = op2_gmsh::write_msh(&path, &m).unwrap_err();
+        assert!(e.to_string().contains(why), "{why}: {e}");
+        let e = Edges::of(&m).unwrap_err();
+        assert!(
+            matches!(&e, EdgeError::NotAMesh { reason } if reason.contains(why)),
+            "{why}: {e}"
+        );
+    }
+    assert!(!path.exists(), "nothing written");
+    let mut far = good.clone();
+    far.coords[2][0] = f64::NAN;
+    assert!(op2_gmsh::write_msh(&path, &far)
+        .unwrap_err()
+        .to_string()
+        .contains("not a finite point"));
+}
