@@ -208,6 +208,10 @@ fn physical_names(input: &mut Input, s: &mut Sections) -> Result<()> {
     // Always text, also in binary files.
     let n: usize = input.parsed("the number of physical names")?;
     input.line();
+    // A group named twice, or a name given to two groups of a dimension,
+    // would make a lookup by name pick one of them silently.
+    let mut tags = std::collections::HashSet::new();
+    let mut names = std::collections::HashSet::new();
     for k in 0..n {
         let line = input
             .line()
@@ -220,7 +224,15 @@ fn physical_names(input: &mut Input, s: &mut Sections) -> Result<()> {
             .map(str::trim)
             .and_then(|w| w.strip_prefix('"')?.strip_suffix('"'));
         match (dim, tag, name) {
-            (Some(d), Some(t), Some(name)) => s.names.push((d, t, name.to_string())),
+            (Some(d), Some(t), Some(name)) => {
+                if !tags.insert((d, t)) {
+                    return Err(input.bad(format!("physical group {t} of dimension {d} is named twice")));
+                }
+                if !names.insert((d, name.to_string())) {
+                    return Err(input.bad(format!("two physical groups of dimension {d} are named {name:?}")));
+                }
+                s.names.push((d, t, name.to_string()))
+            }
             _ => return Err(input.bad(format!("`dim tag \"name\"` expected, found {line:?}"))),
         }
     }

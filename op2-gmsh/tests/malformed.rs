@@ -67,6 +67,18 @@ fn each_break_is_named() {
     );
     refused("$EndNodes", "$EndNode", "$Nodes", "$EndNodes expected");
     refused(
+        "1\n1 7 \"farfield\"",
+        "2\n1 7 \"farfield\"\n1 7 \"wall\"",
+        "$PhysicalNames",
+        "physical group 7 of dimension 1 is named twice",
+    );
+    refused(
+        "1\n1 7 \"farfield\"",
+        "2\n1 7 \"farfield\"\n1 8 \"farfield\"",
+        "$PhysicalNames",
+        "two physical groups of dimension 1 are named \"farfield\"",
+    );
+    refused(
         "1 4 1 4\n",
         "1 5 1 4\n",
         "$Nodes",
