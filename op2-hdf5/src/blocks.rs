@@ -112,7 +112,7 @@ impl MeshWriter {
         values: &[T],
         attrs: impl FnOnce(&hdf5::Dataset) -> Result<()>,
     ) -> Result<()> {
-        if rows.end > total || values.len() != rows.len() * dim {
+        if rows.end > total || Some(values.len()) != rows.len().checked_mul(dim) {
             return Err(bad(
                 self.path(),
                 name,

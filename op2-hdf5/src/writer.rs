@@ -193,6 +193,9 @@ impl MeshWriter {
         if values.is_empty() {
             return Err(bad(&self.path, name, "a constant needs at least one value"));
         }
+        if i32::try_from(values.len()).is_err() {
+            return Err(bad(&self.path, name, format!("dim {} exceeds an int", values.len())));
+        }
         let dataset = self.typed(name, &[values.len()], values)?;
         self.int_attr(name, &dataset, "dim", values.len())?;
         let text = type_name(T::TYPE);
@@ -213,6 +216,13 @@ impl MeshWriter {
                 name,
                 format!("{len} values are not whole elements of dim {dim} (dim must be at least 1)"),
             ));
+        }
+        // OP2's attributes are ints: checked before anything is replaced,
+        // so that a refused table leaves the file's old one as it was.
+        for (attr, value) in [("dim", dim), ("size", len / dim), ("size", dim.saturating_mul(8))] {
+            if i32::try_from(value).is_err() {
+                return Err(bad(&self.path, name, format!("{attr} {value} exceeds an int")));
+            }
         }
         Ok(len / dim)
     }
