@@ -205,7 +205,8 @@ fn cells_that_are_no_surface_are_refused() {
 fn meshes_that_do_not_hold_together_are_refused() {
     let good = read_text("whole", SQUARE).unwrap();
     let path = std::env::temp_dir().join(format!("op2-gmsh-hand-{}.msh", std::process::id()));
-    let breaks: [(&str, fn(&mut GmshMesh)); 8] = [
+    type Break = fn(&mut GmshMesh);
+    let breaks: [(&str, Break); 8] = [
         ("names node [5, 6]", |m| {
             m.lines.push([5, 6]);
             m.line_groups.push(7);
