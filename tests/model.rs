@@ -1330,3 +1330,61 @@ fn names_that_files_could_not_tell_apart_are_refused() {
     let e = why(m.add_function(AgentFunction::new(" f", "a")).map(drop).unwrap_err());
     assert!(e.contains("begins or ends with white space"), "{e}");
 }
+
+#[op2::kernel]
+fn pass_if_high(x: &f64, pass: &mut i32) {
+    if *x > 0.5 {
+        *pass = 1;
+    }
+}
+
+#[op2::kernel]
+fn tick_down(x: &mut f64, count: &mut i32) {
+    *x = 0.0;
+    *count += 1;
+}
+
+/// A condition that sets only the flags of the agents that pass: the
+/// others do not pass, at every step and on every backend (the flags start
+/// each condition at zero, not at the last step's values).
+#[test]
+fn a_condition_that_sets_only_passing_flags_passes_no_one_else() {
+    let mut m = Model::new("gate");
+    m.add_agent(
+        AgentType::new("a")
+            .variable::<f64>("x", 1, &[0.0])
+            .variable::<i32>("count", 1, &[0]),
+    )
+    .unwrap();
+    m.add_function(
+        AgentFunction::new("tick", "a")
+            .condition()
+            .updates("x")
+            .updates("count"),
+    )
+    .unwrap();
+    let n = 40;
+    let x: Vec<f64> = (0..n).map(|i| (i % 4) as f64 / 3.0).collect();
+    let want: Vec<i32> = x.iter().map(|&v| i32::from(v > 0.5)).collect();
+    for rt in backends() {
+        let mut sim = Simulation::new(&m, &rt).unwrap();
+        sim.populate("a", Agents::new(n).set("x", x.clone())).unwrap();
+        sim.bind_condition("tick", |c| {
+            let (x, pass) = (c.var::<f64>("x")?, c.pass()?);
+            par_loop!(c.rt(), pass_if_high, c.agents(), x(READ), pass(WRITE))
+        })
+        .unwrap();
+        sim.bind("tick", |c| {
+            let (x, count) = (c.var::<f64>("x")?, c.var::<i32>("count")?);
+            par_loop!(c.rt(), tick_down, c.agents(), x(RW), count(RW))
+        })
+        .unwrap();
+        sim.run(3).unwrap();
+        assert_eq!(
+            sim.variable::<i32>("a", "count").unwrap().to_vec(),
+            want,
+            "{}: each high agent ticks once",
+            rt.backend()
+        );
+    }
+}
