@@ -341,6 +341,9 @@ impl DeviceApi for Cuda {
 
     fn finish(&self, name: &str) -> Result<()> {
         op2_core::device_counts::count_wait();
+        // Synchronizes the calling thread's current context: this one's,
+        // not another runtime's (another GPU) last bound on this thread.
+        self.bind()?;
         result::ctx::synchronize().map_err(|e| self.fail(&format!("running loop `{name}`"), e))
     }
 }
