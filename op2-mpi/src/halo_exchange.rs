@@ -89,6 +89,14 @@ fn pieces(bytes: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
         .map(move |start| start..bytes.min(start + MESSAGE_BYTES))
 }
 
+/// What one exchange posts with a neighbour: the receive into, or the send
+/// from, the memory at the pointer.
+#[derive(Clone, Copy)]
+enum Post {
+    Receive(*mut u8),
+    Send(*const u8),
+}
+
 /// Requests in flight over memory their owner keeps; waited for when
 /// dropped.
 #[derive(Default)]
@@ -141,27 +149,8 @@ impl SetComm {
         bytes: usize,
         requests: &mut Vec<ffi::MPI_Request>,
     ) -> Result<()> {
-        for piece in pieces(bytes) {
-            // SAFETY: reads a constant the MPI library defines.
-            let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-            // SAFETY: this function's contract; the piece lies in `at`.
-            let rc = unsafe {
-                ffi::MPI_Irecv(
-                    at.wrapping_add(piece.start) as *mut c_void,
-                    piece.len() as c_int,
-                    ffi::RSMPI_UINT8_T,
-                    rank as c_int,
-                    self.tag,
-                    self.comm.0.as_raw(),
-                    &mut req,
-                )
-            };
-            match rc {
-                0 => requests.push(req),
-                _ => return Err(mpi_error("MPI_Irecv", rc)),
-            }
-        }
-        Ok(())
+        // SAFETY: this function's contract.
+        unsafe { self.post(Post::Receive(at), rank, bytes, requests) }
     }
 
     /// Posts the send of `bytes` bytes at `at` to `rank`, in pieces as
@@ -176,24 +165,52 @@ impl SetComm {
         bytes: usize,
         requests: &mut Vec<ffi::MPI_Request>,
     ) -> Result<()> {
+        // SAFETY: this function's contract.
+        unsafe { self.post(Post::Send(at), rank, bytes, requests) }
+    }
+
+    /// Posts `what` of `bytes` bytes with `rank`, a message a piece.
+    ///
+    /// # Safety
+    /// As [`SetComm::receive_from`] and [`SetComm::send_to`].
+    unsafe fn post(&self, what: Post, rank: u32, bytes: usize, requests: &mut Vec<ffi::MPI_Request>) -> Result<()> {
         for piece in pieces(bytes) {
             // SAFETY: reads a constant the MPI library defines.
             let mut req = unsafe { ffi::RSMPI_REQUEST_NULL };
-            // SAFETY: this function's contract; the piece lies in `at`.
-            let rc = unsafe {
-                ffi::MPI_Isend(
-                    at.wrapping_add(piece.start) as *const c_void,
-                    piece.len() as c_int,
-                    ffi::RSMPI_UINT8_T,
-                    rank as c_int,
-                    self.tag,
-                    self.comm.0.as_raw(),
-                    &mut req,
-                )
+            let (count, peer, comm) = (piece.len() as c_int, rank as c_int, self.comm.0.as_raw());
+            let u8_type = ffi::RSMPI_UINT8_T;
+            // SAFETY: the caller's contract; the piece lies in its memory.
+            let (rc, call) = unsafe {
+                match what {
+                    Post::Receive(at) => (
+                        ffi::MPI_Irecv(
+                            at.wrapping_add(piece.start) as *mut c_void,
+                            count,
+                            u8_type,
+                            peer,
+                            self.tag,
+                            comm,
+                            &mut req,
+                        ),
+                        "MPI_Irecv",
+                    ),
+                    Post::Send(at) => (
+                        ffi::MPI_Isend(
+                            at.wrapping_add(piece.start) as *const c_void,
+                            count,
+                            u8_type,
+                            peer,
+                            self.tag,
+                            comm,
+                            &mut req,
+                        ),
+                        "MPI_Isend",
+                    ),
+                }
             };
             match rc {
                 0 => requests.push(req),
-                _ => return Err(mpi_error("MPI_Isend", rc)),
+                _ => return Err(mpi_error(call, rc)),
             }
         }
         Ok(())
