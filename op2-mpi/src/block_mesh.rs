@@ -129,8 +129,10 @@ impl BlockMesh {
         if self.name_taken(name) {
             self.fail(format!("the name `{name}` is given twice"));
         }
-        if size > u32::MAX as usize {
-            self.fail(format!("set `{name}` has {size} elements, more than 32-bit ids number"));
+        if size > i32::MAX as usize {
+            self.fail(format!(
+                "set `{name}` has {size} elements, more than the i32::MAX that distribution over MPI ranks can index"
+            ));
         }
         self.sets.push(BlockSet {
             name: name.to_string(),
@@ -139,13 +141,29 @@ impl BlockMesh {
         BlockSetId(self.sets.len() - 1)
     }
 
+    /// Whether `set` is one of this mesh's (not another mesh's id); a
+    /// mistake recorded for `what` where it is not.
+    fn own(&mut self, what: &str, set: BlockSetId) -> bool {
+        let own = set.0 < self.sets.len();
+        if !own {
+            self.fail(format!("{what}: set id {} is not one of this mesh's", set.0));
+        }
+        own
+    }
+
     /// The rows of `set` this rank holds: the block whose map and Dat rows
     /// [`BlockMesh::add_map`] and [`BlockMesh::add_dat`] take.
+    ///
+    /// # Panics
+    /// If `set` is another mesh's.
     pub fn rows(&self, set: BlockSetId) -> Range<usize> {
         block_rows(self.sets[set.0].size, self.rank, self.nranks)
     }
 
     /// The name and size of a set.
+    ///
+    /// # Panics
+    /// If `set` is another mesh's.
     pub fn set_name_and_size(&self, set: BlockSetId) -> (&str, usize) {
         (&self.sets[set.0].name, self.sets[set.0].size)
     }
@@ -157,7 +175,11 @@ impl BlockMesh {
         if self.name_taken(name) {
             self.fail(format!("the name `{name}` is given twice"));
         }
-        let want = self.rows(from).len() * arity;
+        let what = format!("map `{name}`");
+        if !(self.own(&what, from) && self.own(&what, to)) {
+            return;
+        }
+        let want = self.rows(from).len().saturating_mul(arity);
         let to_size = self.sets[to.0].size;
         if arity == 0 {
             self.fail(format!("map `{name}` has arity 0"));
@@ -191,7 +213,10 @@ impl BlockMesh {
         if self.name_taken(name) {
             self.fail(format!("the name `{name}` is given twice"));
         }
-        let want = self.rows(set).len() * dim;
+        if !self.own(&format!("dat `{name}`"), set) {
+            return;
+        }
+        let want = self.rows(set).len().saturating_mul(dim);
         if dim == 0 {
             self.fail(format!("dat `{name}` has dim 0"));
         } else if values.len() != want {
@@ -227,6 +252,26 @@ impl BlockMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_meshs_set_is_a_mistake_not_a_panic() {
+        let mut other = BlockMesh::new(0, 1);
+        other.add_set("a", 3);
+        let foreign = other.add_set("b", 3);
+        let mut m = BlockMesh::new(0, 1);
+        let cells = m.add_set("cells", 3);
+        m.add_map("m", cells, foreign, 1, vec![0, 0, 0]);
+        m.add_dat("d", foreign, 1, vec![0.0f64; 3]);
+        assert!(
+            m.error
+                .as_deref()
+                .is_some_and(|e| e.contains("map `m`: set id 1 is not one of this mesh's")),
+            "{:?}",
+            m.error
+        );
+        assert!(m.maps.is_empty() && m.dats.is_empty());
+        m.add_set("huge", i32::MAX as usize + 1);
+    }
 
     #[test]
     fn mistakes_are_kept_with_their_names() {
