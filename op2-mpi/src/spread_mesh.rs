@@ -37,8 +37,9 @@ pub trait SpreadMesh {
     fn rank_and_size(&self) -> (usize, usize);
 
     /// Every rank's `mine` made common (collective): if any rank failed,
-    /// every rank returns an error, the lowest failing rank's (so that no
-    /// rank goes on into a collective the others have left).
+    /// every rank returns an error (so that no rank goes on into a
+    /// collective the others have left): its own where it failed, else the
+    /// lowest failing rank's.
     ///
     /// # Errors
     /// As above.
@@ -115,23 +116,29 @@ pub fn map_to_blocks(mesh: &dyn SpreadMesh, local: &Map) -> Result<Vec<i32>> {
 fn to_blocks(
     comm: &Comm,
     (rank, ranks): (usize, usize),
-    n: &SetNumbering<'_>,
+    n: Result<SetNumbering<'_>>,
     owned: &[u8],
     row: usize,
 ) -> Result<Vec<u8>> {
-    // Agreed, so that a rank given the wrong rows fails with the others
-    // instead of leaving them in the exchange.
-    let fits = match row == 0 || row % 4 != 0 || owned.len() != n.owned * row {
-        false => Ok(()),
-        true => Err(Error::Mpi {
+    // Agreed, so that a rank given a set not of the mesh, or the wrong
+    // rows, fails with the others instead of leaving them in the exchange.
+    let fits = match &n {
+        Err(e) => Err(Error::Mpi { reason: e.to_string() }),
+        Ok(n) if row == 0 || row % 4 != 0 || Some(owned.len()) != n.owned.checked_mul(row) => Err(Error::Mpi {
             reason: format!(
                 "{} bytes are not {} owned rows of {row} bytes each (a whole number of 4-byte words)",
                 owned.len(),
                 n.owned
             ),
         }),
+        Ok(_) => Ok(()),
     };
-    agree(&comm.0, fits)?;
+    if let Err(e) = agree(&comm.0, fits) {
+        // A rank whose set was not the mesh's keeps that error, typed.
+        return Err(n.err().unwrap_or(e));
+    }
+    let n = n?;
+    let n = &n;
     let (words, nranks) = (row / 4, ranks as u32);
     let mut ids: Vec<Vec<u32>> = vec![Vec::new(); ranks];
     let mut rows: Vec<Vec<u32>> = vec![Vec::new(); ranks];
@@ -167,8 +174,13 @@ impl SpreadMesh for Distributed {
     }
 
     fn rows_to_blocks(&self, local: &Set, owned: &[u8], row_bytes: usize) -> Result<Vec<u8>> {
-        let n = self.numbering(local)?;
-        to_blocks(self.comm(), self.rank_and_size(), &n, owned, row_bytes)
+        to_blocks(
+            self.comm(),
+            self.rank_and_size(),
+            self.numbering(local),
+            owned,
+            row_bytes,
+        )
     }
 
     fn rank_and_size(&self) -> (usize, usize) {
@@ -188,8 +200,13 @@ impl SpreadMesh for BlockDistributed {
     }
 
     fn rows_to_blocks(&self, local: &Set, owned: &[u8], row_bytes: usize) -> Result<Vec<u8>> {
-        let n = self.numbering(local)?;
-        to_blocks(self.comm(), self.rank_and_size(), &n, owned, row_bytes)
+        to_blocks(
+            self.comm(),
+            self.rank_and_size(),
+            self.numbering(local),
+            owned,
+            row_bytes,
+        )
     }
 
     fn rank_and_size(&self) -> (usize, usize) {

@@ -85,6 +85,24 @@ pub fn blocks_distribute_as_the_in_memory_path(mpi: &Mpi) {
     // And back: the owned rows return to the blocks they came from.
     let local_x = blocks.dat::<f64>("x").unwrap();
     assert_eq!(blocks.to_blocks(&local_x).unwrap(), block(&m.x, 2, m.nnode(), mpi));
+    // A set not of the mesh on one rank: an error on every rank, not a
+    // rank left in the exchange.
+    {
+        use op2::mpi::SpreadMesh;
+        let stray = Set::new("stray", 3).unwrap();
+        let set = if rank as usize == mpi.size() - 1 {
+            &stray
+        } else {
+            local_x.set()
+        };
+        let owned = local_x.set().regions().owned_size();
+        let bytes = vec![0u8; if set.same(&stray) { 0 } else { owned * 16 }];
+        let e = blocks.rows_to_blocks(set, &bytes, 16).unwrap_err();
+        assert!(
+            e.to_string().contains("stray") || e.to_string().contains("rank"),
+            "rank {rank}: {e}"
+        );
+    }
     let e = blocks.dat::<f32>("x").unwrap_err();
     assert!(e.to_string().contains("dat `x` was distributed as f64, not f32"), "{e}");
     // Taken, a Dat is handed over under its new name with the same values,
