@@ -173,8 +173,25 @@ fn run_loops(rt: &Runtime, m: &Mesh, acc: &Dat<f64>, mean: &Dat<f64>) -> (f64, f
     let hi = Global::scalar("hi", f64::NEG_INFINITY);
     let total = Global::scalar("total", 1.0);
     par_loop!(rt, node_stats, m.nodes, acc(READ), lo(MIN), hi(MAX), total(INC)).unwrap();
+    // One Global incremented through two arguments: reduced across the
+    // ranks once, as one process adds both.
+    let twice = Global::scalar("twice", 2.0);
+    par_loop!(rt, add_both, m.nodes, acc(READ), twice(INC), twice(INC)).unwrap();
+    // It starts 1 above `total` and adds 1 for each of the mesh's 997 nodes.
+    assert!(
+        (twice.value() - (total.value() + 998.0)).abs() <= 1e-9 * total.value().abs().max(1.0),
+        "twice {} against total {}",
+        twice.value(),
+        total.value()
+    );
     par_loop!(rt, relax, m.edges, m.w(RW), mean(READ)).unwrap();
     (lo.value(), hi.value(), total.value())
+}
+
+#[op2::kernel]
+fn add_both(x: &f64, a: &mut f64, b: &mut f64) {
+    *a += *x;
+    *b += 1.0;
 }
 
 /// Runs `iterations` Airfoil iterations of `one` (one process, `one_rt`)

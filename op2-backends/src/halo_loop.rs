@@ -149,6 +149,11 @@ pub(crate) unsafe fn run(
     };
     let mut reductions: Vec<(usize, Vec<u8>)> = Vec::new();
     for (k, a) in args.iter().enumerate() {
+        // A Global given twice (`g(INC), g(INC)`) is reduced across the
+        // ranks once: a second pass would add every rank's total again.
+        if args[..k].iter().any(|b| b.data.id() == a.data.id()) {
+            continue;
+        }
         if let (ArgData::Global(g), true) = (a.data, a.access.is_reduction()) {
             on_host(g)?;
             reductions.push((k, g.begin_distributed_reduction(a.access)));

@@ -32,7 +32,11 @@ impl<'a> SharedReductions<'a> {
     /// the same Globals.
     pub(crate) fn begin(exec: &dyn Executor, args: &'a [ArgSpec<'a>]) -> SharedReductions<'a> {
         let (mut started, mut failed) = (Vec::new(), None);
-        for a in args.iter().filter(|a| a.access.is_reduction()) {
+        for (k, a) in args.iter().enumerate().filter(|(_, a)| a.access.is_reduction()) {
+            // A Global given twice is combined across the ranks once.
+            if args[..k].iter().any(|b| b.data.id() == a.data.id()) {
+                continue;
+            }
             let ArgData::Global(g) = a.data else { continue };
             let Some(ranks) = g.across_ranks() else { continue };
             if let Err(e) = on_host(exec, g) {
