@@ -303,6 +303,12 @@ impl WholeCount {
         }
     }
 
+    /// Marks the count unbuilt again, as before the first build: a build
+    /// that failed part way left the Dats in no order a loop may read.
+    pub fn invalidate(&self) {
+        self.count.store(-1, Ordering::Release);
+    }
+
     /// Whether the last build filled the Dat with id `dat` (true for every
     /// Dat a list carried at its last build, and for its bins).
     pub fn filled(&self, dat: usize) -> bool {

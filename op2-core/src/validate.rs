@@ -67,10 +67,19 @@ fn check_whole(
             ),
         });
     }
-    if w.count.get().is_none() {
+    let Some(count) = w.count.get() else {
         return fail(format!(
-            "message list `{}` is read before it was built: call `{}.build()` after the loop that writes what it carries",
+            "message list `{}` is read before it was built (or after a build that failed): call `{}.build()` after the loop that writes what it carries",
             w.list, w.list
+        ));
+    };
+    // Loops read `count` values of the Dat: never more than it holds.
+    if count > d.set().total_size() {
+        return fail(format!(
+            "message list `{}` counts {count} messages, more than `{}` holds ({})",
+            w.list,
+            d.name(),
+            d.set().total_size()
         ));
     }
     if !w.count.filled(d.id()) {

@@ -410,7 +410,19 @@ impl MessageList {
     ) -> Result<usize> {
         let start = std::time::Instant::now();
         let device_before = op2_core::device_counts::this_thread();
-        let (built, exchanging) = self.build_untimed(sent, exchange, workers)?;
+        let (built, exchanging) = match self.build_untimed(sent, exchange, workers) {
+            Ok(built) => built,
+            Err(e) => {
+                // A build that failed part way may have reordered some
+                // carried Dats and not others: no loop may read the list
+                // until a build succeeds.
+                self.0.count.invalidate();
+                if let Search::Spatial(b) = &self.0.search {
+                    b.starts_count.invalidate();
+                }
+                return Err(e);
+            }
+        };
         if let Some(t) = workers.work_timings() {
             let seconds = start.elapsed().as_secs_f64() - exchanging;
             let device = op2_core::device_counts::this_thread().since(device_before);
