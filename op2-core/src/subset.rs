@@ -213,7 +213,8 @@ impl Subset {
     /// where they were selected.
     ///
     /// # Errors
-    /// A transfer error from the device.
+    /// A transfer error from the device; [`Error::InvalidSubset`] if what
+    /// came back is not ascending, distinct elements of the set.
     pub fn try_indices(&self) -> Result<&[i32]> {
         if let Some(indices) = self.0.indices.get() {
             return Ok(indices);
@@ -226,6 +227,27 @@ impl Subset {
                 .as_ref()
                 .expect("a subset selected on a device keeps its buffer");
             buffer.download(bytemuck::cast_slice_mut(&mut indices))?;
+        }
+        // Host loops index the set's Dats with these: a buffer that does not
+        // hold what a selection writes (ascending, distinct, in the set)
+        // would have them read out of bounds, or two threads write one
+        // element.
+        let size = self.0.set.size();
+        let in_set = |i: i32| usize::try_from(i).is_ok_and(|i| i < size);
+        let bad = indices
+            .iter()
+            .position(|&i| !in_set(i))
+            .or_else(|| indices.windows(2).position(|w| w[0] >= w[1]).map(|k| k + 1));
+        if let Some(k) = bad {
+            return Err(Error::InvalidSubset {
+                subset: self.0.name.clone(),
+                reason: format!(
+                    "element {k} read back from the device is {}: a selection holds ascending, distinct elements of set `{}` (0 to {})",
+                    indices[k],
+                    self.0.set.name(),
+                    size.saturating_sub(1)
+                ),
+            });
         }
         // Another thread may have read them first: the same values.
         Ok(self.0.indices.get_or_init(|| indices))
@@ -326,6 +348,45 @@ impl<T: IterationSpace + ?Sized> IterationSpace for &T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Indices in host memory, standing in for a device's selection.
+    struct Selected(Vec<i32>);
+
+    impl DeviceBuffer for Selected {
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+        fn context_id(&self) -> u64 {
+            1
+        }
+        fn upload(&self, _: &[u8]) -> Result<()> {
+            Ok(())
+        }
+        fn download(&self, dst: &mut [u8]) -> Result<()> {
+            dst.copy_from_slice(&bytemuck::cast_slice(&self.0)[..dst.len()]);
+            Ok(())
+        }
+        fn bytes(&self) -> usize {
+            4 * self.0.len()
+        }
+    }
+
+    #[test]
+    fn indices_read_back_from_a_device_are_checked() {
+        let cells = Set::new("cells", 10).unwrap();
+        let good = Subset::selected_on_device("good", &cells, Box::new(Selected(vec![1, 4, 9])), 3).unwrap();
+        assert_eq!(good.try_indices().unwrap(), &[1, 4, 9]);
+        for (bad, at) in [
+            (vec![1, 12, 3], "element 1 read back"),
+            (vec![-1], "element 0"),
+            (vec![2, 2], "element 1"),
+        ] {
+            let n = bad.len();
+            let s = Subset::selected_on_device("bad", &cells, Box::new(Selected(bad)), n).unwrap();
+            let e = s.try_indices().unwrap_err().to_string();
+            assert!(e.contains(at) && e.contains("ascending, distinct elements"), "{e}");
+        }
+    }
 
     #[test]
     fn indices_are_sorted_and_distinct() {
