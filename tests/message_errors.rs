@@ -321,3 +321,38 @@ fn bad_grids_are_errors() {
     let msg = bad(SpatialGrid::new_2d("g", [0.0; 2], [1e300, 1.0], 1.0, clamp));
     assert!(msg.contains("[0.0, 1e300)") && msg.len() < 250, "{msg}");
 }
+
+/// An exchange that lets a build go on whatever routing said (a careless
+/// one-process stand-in for MPI's).
+struct Careless(op2::BinTable);
+
+impl op2_agents::GhostExchange for Careless {
+    fn read_bins(&self) -> &op2::BinTable {
+        &self.0
+    }
+    fn exchange(
+        &mut self,
+        _: &MessageList,
+        _: op2::Result<&op2::Routes>,
+        meanwhile: &mut dyn FnMut(),
+    ) -> op2::Result<()> {
+        meanwhile();
+        Ok(())
+    }
+}
+
+/// Flags of another set refused by routing stay refused when the exchange
+/// ignores the failure: an error, not flags read past their end.
+#[test]
+fn a_build_whose_routing_failed_stops_whatever_the_exchange_says() {
+    let w = world(6);
+    let list = MessageList::brute_force("all", &w.agents).unwrap();
+    list.carry(&w.pos).unwrap();
+    let few = Set::new("few", 2).unwrap();
+    let flags = Dat::<i32>::filled("sent", &few, 1, 1).unwrap();
+    let mut careless = Careless(op2::BinTable::new(Vec::new()));
+    let e = list
+        .build_sent_exchanging_on(&flags, &mut careless, &op2::ScopedThreads::available())
+        .unwrap_err();
+    assert!(e.to_string().contains("routing the senders failed"), "{e}");
+}

@@ -492,10 +492,16 @@ impl MessageList {
         let (mut gathered, mut gathering) = (None, 0.0);
         let (routes, ids) = (&s.routes, &mut s.ids);
         let start = std::time::Instant::now();
+        let routing_failed = routed.as_ref().err().map(ToString::to_string);
         exchange.exchange(self, routed.map(|()| routes), &mut || {
             let t = std::time::Instant::now();
             (gathered, gathering) = (Some(self.sender_ids(ids)), t.elapsed().as_secs_f64());
         })?;
+        // An exchange is to fail where routing did; one that did not cannot
+        // take the build on past a failure (flags of another set, say).
+        if let Some(reason) = routing_failed {
+            return Err(self.invalid(format!("routing the senders failed and the exchange went on: {reason}")));
+        }
         let exchanging = start.elapsed().as_secs_f64() - gathering;
         match gathered {
             Some(done) => done?,
