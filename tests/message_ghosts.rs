@@ -201,6 +201,13 @@ fn ghosts_merged_after_a_build_give_the_list_a_build_with_them_gives() {
             r.list
                 .pack_messages(&(0..there.len() as u32).collect::<Vec<_>>(), &mut pack)
                 .unwrap();
+            // A sender id past i64::MAX (ids are i64s where kernels read
+            // them) is refused, not ordered one way here and another there.
+            let mut bytes = pack.as_bytes().to_vec();
+            bytes[..8].copy_from_slice(&u64::MAX.to_ne_bytes());
+            let huge = AgentPack::from_bytes("there", &r.list.message_layout().unwrap(), bytes).unwrap();
+            let e = l.list.set_ghosts(&[&huge]).unwrap_err();
+            assert!(e.to_string().contains("past the largest agent id"), "{what}: {e}");
 
             l.list.set_ghosts(&[&pack]).unwrap();
             assert_eq!(l.list.build_on(&rt).unwrap(), n as usize);

@@ -197,6 +197,14 @@ impl MessageList {
         let layout = self.message_layout()?;
         for p in packs {
             self.check_pack(p, &layout, "ghost messages")?;
+            // Ids are i64s where kernels and devices read them: one past
+            // i64::MAX would sort last on the host and first on a device.
+            if let Some(id) = p.ids().find(|&id| id > i64::MAX as u64) {
+                return Err(self.invalid(format!(
+                    "a ghost message's sender id {id} is past the largest agent id, {}",
+                    i64::MAX
+                )));
+            }
         }
         let mut ghosts = self.ghosts();
         ghosts.reset(&layout);
