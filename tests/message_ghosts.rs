@@ -215,6 +215,14 @@ fn ghosts_merged_after_a_build_give_the_list_a_build_with_them_gives() {
 
             l.list.clear_ghosts();
             assert_eq!(l.list.build_on(&rt).unwrap(), here.len(), "{what}");
+            // Messages permuted since the build no longer match its bins.
+            let k = l.list.set().size() as u32;
+            l.list.set().permute(&(0..k).rev().collect::<Vec<_>>()).unwrap();
+            l.list.set_ghosts(&[&pack]).unwrap();
+            let e = l.list.merge_ghosts_on(&rt).unwrap_err();
+            assert!(e.to_string().contains("or the messages last changed"), "{what}: {e}");
+            l.list.clear_ghosts();
+            assert_eq!(l.list.build_on(&rt).unwrap(), here.len(), "{what}");
             l.list.set_ghosts(&[&pack]).unwrap();
             assert_eq!(l.list.merge_ghosts_on(&rt).unwrap(), n as usize, "{what}");
             l.pull(&rt);

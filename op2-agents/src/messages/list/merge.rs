@@ -79,8 +79,15 @@ impl MessageList {
         }
         let mut guard = inner.scratch.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
-        if s.built_at != Some(inner.senders.generation()) {
-            return Err(self.invalid("merging ghosts needs a build since the senders last changed (`build_on`)".into()));
+        // The messages too must be as the build left them: permuted or
+        // resized since, they no longer match the bins the merge extends.
+        if s.built_at != Some(inner.senders.generation())
+            || !inner.count.is_current(&inner.set)
+            || inner.count.get().is_none()
+        {
+            return Err(self.invalid(
+                "merging ghosts needs a build since the senders or the messages last changed (`build_on`)".into(),
+            ));
         }
         if s.ghosts_built > 0 {
             return Err(self.invalid(format!(
