@@ -23,6 +23,15 @@ pub(super) fn select_senders(n: usize, flags: Option<&[i32]>, out: &mut Vec<u32>
     }
 }
 
+/// Room for `n` values in `v` (empty), or [`op2_core::Error::HostOutOfMemory`]
+/// naming `what`.
+fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> op2_core::Result<()> {
+    v.try_reserve_exact(n).map_err(|_| op2_core::Error::HostOutOfMemory {
+        name: what.to_string(),
+        bytes: n.saturating_mul(std::mem::size_of::<T>()),
+    })
+}
+
 /// The buffers of a counting sort, kept from build to build.
 #[derive(Default)]
 pub(super) struct SortBuffers {
@@ -64,7 +73,7 @@ pub(super) fn counting_sort(
     binned: usize,
     b: &mut SortBuffers,
     workers: &dyn Workers,
-) {
+) -> op2_core::Result<()> {
     let n = sent.len();
     // One histogram row per part: parts stay few when bins outnumber messages.
     let parts = parts_for(workers, n).min((4 * n + PARALLEL_MIN) / nbins.max(1)).max(1);
@@ -74,6 +83,9 @@ pub(super) fn counting_sort(
     b.bins.resize(n, 0);
     bin_senders(&sent[binned..], bin_into, &mut b.bins[binned..], workers);
     b.hist.clear();
+    // A grid may have billions of bins: room for a row (and a start) per
+    // bin is reserved first, an error where it cannot be had, not an abort.
+    reserve(&mut b.hist, nbins.saturating_mul(cols), "a message build's histogram")?;
     b.hist.resize(nbins * cols, 0);
     let (bins, hist) = (&b.bins, as_atomic(&mut b.hist));
     // Histogram: part `t` counts in column `t`, which only it touches.
@@ -94,6 +106,7 @@ pub(super) fn counting_sort(
         }
     });
     b.starts.clear();
+    reserve(&mut b.starts, nbins.saturating_add(1), "a message build's bin starts")?;
     b.starts.resize(nbins + 1, 0);
     for bin in 0..nbins {
         // Set sizes fit an i32 (MAX_SET_SIZE).
@@ -112,6 +125,7 @@ pub(super) fn counting_sort(
             order[starts[bin as usize] as usize + within as usize].store(e, Relaxed);
         }
     });
+    Ok(())
 }
 
 /// Sorts `order` (sender indices) by the senders' `ids`: within each run
@@ -173,7 +187,8 @@ mod tests {
                     0,
                     &mut b,
                     &ScopedThreads::new(threads),
-                );
+                )
+                .unwrap();
                 assert_eq!((&b.starts, &b.order), (&want.0, &want.1), "{threads} threads");
             }
             // The first senders binned beforehand (as a build that sent
@@ -191,7 +206,7 @@ mod tests {
                 assert!(s.iter().all(|&e| e >= sent[early]), "binned twice");
                 bin_into(s, out)
             };
-            counting_sort(&sent, 1000, &later, early, &mut b, &w);
+            counting_sort(&sent, 1000, &later, early, &mut b, &w).unwrap();
             assert_eq!(
                 (&b.starts, &b.order),
                 (&want.0, &want.1),

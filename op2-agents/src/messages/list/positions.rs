@@ -95,8 +95,7 @@ impl<T: Coordinate> Positions for Dat<T> {
                 *o = bin_of(grid, [coordinate(e, 0), coordinate(e, 1), z]) as u32;
             }
         };
-        counting_sort(sent, nbins, &bin_into, binned, b, workers);
-        Ok(())
+        counting_sort(sent, nbins, &bin_into, binned, b, workers)
     }
 
     fn bin_sent(
