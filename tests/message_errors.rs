@@ -79,33 +79,25 @@ fn a_list_read_before_its_first_build_is_an_error() {
     let list = MessageList::spatial("location", grid3(), &w.pos).unwrap();
     let m_pos = list.carry(&w.pos).unwrap();
     let (agents, pos, n) = (&w.agents, &w.pos, &w.n);
-    let e = par_loop!(
-        rt,
-        count_3d,
-        agents,
-        pos(READ),
-        n(WRITE),
-        m_pos(READ, list[..]),
-        list(NEAR)
-    )
-    .unwrap_err();
-    let msg = message_arg(e);
+    let count = || {
+        par_loop!(
+            rt,
+            count_3d,
+            agents,
+            pos(READ),
+            n(WRITE),
+            m_pos(READ, list[..]),
+            list(NEAR)
+        )
+    };
+    let msg = message_arg(count().unwrap_err());
     assert!(
         msg.contains("loop `count_3d`") && msg.contains("read before it was built"),
         "{msg}"
     );
     assert!(!list.is_built() && list.is_empty());
     list.build().unwrap();
-    par_loop!(
-        rt,
-        count_3d,
-        agents,
-        pos(READ),
-        n(WRITE),
-        m_pos(READ, list[..]),
-        list(NEAR)
-    )
-    .unwrap();
+    count().unwrap();
     assert!(n.to_vec().iter().all(|&c| c >= 1), "each agent finds at least itself");
 
     // A build that fails part way (a carried message Dat held on the host)
@@ -113,42 +105,13 @@ fn a_list_read_before_its_first_build_is_an_error() {
     let held = m_pos.data_ro();
     assert!(list.build().is_err(), "the build cannot write what is held");
     drop(held);
-    let e = par_loop!(
-        rt,
-        count_3d,
-        agents,
-        pos(READ),
-        n(WRITE),
-        m_pos(READ, list[..]),
-        list(NEAR)
-    )
-    .unwrap_err();
-    assert!(message_arg(e).contains("after a build that failed"));
+    assert!(message_arg(count().unwrap_err()).contains("after a build that failed"));
     // A count past the Dat (set through the list's hidden count) is
     // refused, never read past the Dat's end.
     list.whole_count().record_build(1 << 30, list.set());
-    let e = par_loop!(
-        rt,
-        count_3d,
-        agents,
-        pos(READ),
-        n(WRITE),
-        m_pos(READ, list[..]),
-        list(NEAR)
-    )
-    .unwrap_err();
-    assert!(message_arg(e).contains("counts 1073741824 messages, more than"));
+    assert!(message_arg(count().unwrap_err()).contains("counts 1073741824 messages, more than"));
     list.build().unwrap();
-    par_loop!(
-        rt,
-        count_3d,
-        agents,
-        pos(READ),
-        n(WRITE),
-        m_pos(READ, list[..]),
-        list(NEAR)
-    )
-    .unwrap();
+    count().unwrap();
 }
 
 #[test]
