@@ -189,6 +189,12 @@ fn run_loops(rt: &Runtime, m: &Mesh, acc: &Dat<f64>, mean: &Dat<f64>) -> (f64, f
 }
 
 #[op2::kernel]
+fn pick_sum(i: &i32, total: &mut f64) {
+    let v = [1.0, 2.0, 3.0];
+    *total += v[*i as usize];
+}
+
+#[op2::kernel]
 fn add_both(x: &f64, a: &mut f64, b: &mut f64) {
     *a += *x;
     *b += 1.0;
@@ -611,6 +617,37 @@ fn distributed_runs_match_one_process() {
                 && e.to_string().contains("cannot be distributed yet"),
             "{e}"
         );
+    }
+
+    // A loop that fails on one rank only (a checked kernel's index out of
+    // bounds in that rank's elements) after its Global's reduction began:
+    // an error on every rank, the Global as it was, and the next loop runs.
+    #[cfg(feature = "jit")]
+    {
+        let options = op2::RuntimeOptions::default()
+            .checked(true)
+            .threads(1)
+            .cache_dir(concat!(env!("CARGO_TARGET_TMPDIR"), "/op2-jit-cache"));
+        if let Ok(rt) = Runtime::with_options(Backend::Jit, options) {
+            let owned = l.nodes.regions().owned_size();
+            let idx = Dat::<i32>::zeros("idx", &l.nodes, 1).unwrap();
+            if mpi.rank() == mpi.size() - 1 && owned > 0 {
+                idx.data_mut()[owned - 1] = 7;
+            }
+            let total = Global::scalar("picked", 5.0);
+            let e = par_loop!(rt, pick_sum, l.nodes, idx(READ), total(INC)).unwrap_err();
+            let mine = mpi.rank() == mpi.size() - 1;
+            assert_eq!(
+                matches!(e, op2::Error::KernelCheck { .. }),
+                mine,
+                "rank {}: {e}",
+                mpi.rank()
+            );
+            assert_eq!(total.value(), 5.0, "rank {}: the Global as it was", mpi.rank());
+            idx.data_mut().fill(1);
+            par_loop!(rt, pick_sum, l.nodes, idx(READ), total(INC)).unwrap();
+            assert_eq!(total.value(), 5.0 + 2.0 * 997.0, "rank {}", mpi.rank());
+        }
     }
 
     // Fewer primary elements than ranks: a clear error on every rank.

@@ -179,34 +179,73 @@ pub(crate) unsafe fn run(
     if let Some(s) = subset {
         // Owned elements only (a subset's are below the set's size), and
         // no exec halo: the loop writes through no map.
-        run(Some(s), 0..s.len())?;
+        let ran = run(Some(s), 0..s.len());
+        agreed_or_restored(dist, exec, args, &reductions, ran)?;
         return finish(dist, exec, args, &reductions, traffic);
     }
     let run = |range: std::ops::Range<usize>| run(None, range);
-    run(0..regions.core)?;
-    let t = std::time::Instant::now();
-    for (d, p) in pending {
-        p.finish(d, exec)?;
-    }
-    traffic.seconds += t.elapsed().as_secs_f64();
-    run(regions.core..regions.owned_size())?;
-    if writes_through_maps && regions.exec_halo > 0 {
-        let mut globals: Vec<(&dyn op2_core::GlobalHandle, Vec<u8>)> = Vec::new();
-        for (k, _) in &reductions {
-            if let ArgData::Global(g) = args[*k].data {
+    let ran = (|| -> Result<()> {
+        run(0..regions.core)?;
+        let t = std::time::Instant::now();
+        for (d, p) in pending {
+            p.finish(d, exec)?;
+        }
+        traffic.seconds += t.elapsed().as_secs_f64();
+        run(regions.core..regions.owned_size())?;
+        if writes_through_maps && regions.exec_halo > 0 {
+            let mut globals: Vec<(&dyn op2_core::GlobalHandle, Vec<u8>)> = Vec::new();
+            for (k, _) in &reductions {
+                if let ArgData::Global(g) = args[*k].data {
+                    on_host(g)?;
+                    // SAFETY: the runtime holds the Global's borrow.
+                    let bytes = unsafe { std::slice::from_raw_parts(g.host_bytes(), g.byte_len()) }.to_vec();
+                    globals.push((g, bytes));
+                }
+            }
+            run(regions.owned_size()..regions.owned_size() + regions.exec_halo)?;
+            for (g, bytes) in globals {
                 on_host(g)?;
-                // SAFETY: the runtime holds the Global's borrow.
-                let bytes = unsafe { std::slice::from_raw_parts(g.host_bytes(), g.byte_len()) }.to_vec();
-                globals.push((g, bytes));
+                g.restore(&bytes);
             }
         }
-        run(regions.owned_size()..regions.owned_size() + regions.exec_halo)?;
-        for (g, bytes) in globals {
-            on_host(g)?;
-            g.restore(&bytes);
+        Ok(())
+    })();
+    agreed_or_restored(dist, exec, args, &reductions, ran)?;
+    finish(dist, exec, args, &reductions, traffic)
+}
+
+/// Where the loop failed on any rank after its Globals' reductions began
+/// (a checked kernel's failure on one rank's elements, say): every rank
+/// puts its Globals back as they were before the loop and returns an
+/// error, the failing ones their own, instead of the others waiting in the
+/// reduction for ever. Only a loop with reductions pays the agreement: one
+/// all-reduce of an int.
+fn agreed_or_restored(
+    dist: &Arc<dyn Distribution>,
+    exec: &dyn Executor,
+    args: &[ArgSpec<'_>],
+    reductions: &[(usize, Vec<u8>)],
+    ran: Result<()>,
+) -> Result<()> {
+    if reductions.is_empty() {
+        return ran;
+    }
+    let mut failed = i32::from(ran.is_err()).to_ne_bytes();
+    dist.all_reduce(&mut failed, op2_core::ScalarType::I32, Access::Max)?;
+    if i32::from_ne_bytes(failed) == 0 {
+        return ran;
+    }
+    for (k, saved) in reductions {
+        if let ArgData::Global(g) = args[*k].data {
+            if exec.is_device() {
+                op2_core::sync_to_host(ArgData::Global(g), true)?;
+            }
+            g.restore(saved);
         }
     }
-    finish(dist, exec, args, &reductions, traffic)
+    Err(ran.err().unwrap_or_else(|| op2_core::Error::Mpi {
+        reason: "the loop failed on another rank: its Globals are as they were before it".to_string(),
+    }))
 }
 
 /// Reduces the loop's Globals across the ranks (`reductions`: each one's
