@@ -178,6 +178,22 @@ pub(crate) fn agree_shaped<C: Communicator>(comm: &C, local: Result<()>, what: &
     )
 }
 
+/// `mine`'s value if every rank succeeded and (where `shaped` gives what
+/// and its shape) every rank's shape is the same; else every rank's common
+/// `Err`. Every rank must pass `shaped` alike, `Some` or `None`. Collective.
+pub(crate) fn agreed<T>(comm: &impl Communicator, mine: Result<T>, shaped: Option<(&str, &str)>) -> Result<T> {
+    let agree = |local: Result<()>| match shaped {
+        None => agree(comm, local),
+        Some((what, shape)) => agree_shaped(comm, local, what, shape),
+    };
+    match mine {
+        Ok(v) => agree(Ok(())).map(|()| v),
+        Err(e) => Err(agree(Err(e)).err().unwrap_or_else(|| Error::Mpi {
+            reason: "a failure was agreed as a success".to_string(),
+        })),
+    }
+}
+
 /// Every rank's `Err` made common: if some rank failed, every rank returns
 /// an `Err` (so that no rank goes on into a collective the others have
 /// left): its own where it failed, else the failure of the lowest rank

@@ -260,14 +260,7 @@ impl Mpi {
             )?;
             Ok((local, local_maps))
         })();
-        let (local, local_maps) = match carriers {
-            Ok(carriers) => agree(comm, Ok(())).map(|()| carriers)?,
-            Err(e) => {
-                return Err(agree(comm, Err(e)).err().unwrap_or_else(|| Error::Mpi {
-                    reason: "a failure was agreed as a success".to_string(),
-                }))
-            }
-        };
+        let (local, local_maps) = crate::all_to_all::agreed(comm, carriers, None)?;
         crate::heap::release_freed();
         let local_dats = local_dats(comm, &dats, moved.dat_rows, &order, &local)?;
         drop((order, exec, nonexec));

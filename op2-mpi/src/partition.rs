@@ -96,7 +96,7 @@ impl Mpi {
             // Not compared: a failure is agreed first.
             Err(_) => String::new(),
         };
-        let (mesh, p) = agreed(&self.comm.0, described, Some(("meshes to distribute", &shape)))?;
+        let (mesh, p) = crate::all_to_all::agreed(&self.comm.0, described, Some(("meshes to distribute", &shape)))?;
         let nranks = self.size() as u32;
         let empty_rank = |rank: usize| Error::Mpi {
             reason: format!(
@@ -163,7 +163,7 @@ impl Mpi {
             }
             Ok((local_sets, local_maps, local_ragged_maps))
         })();
-        let (local_sets, local_maps, local_ragged_maps) = agreed(&self.comm.0, local, None)?;
+        let (local_sets, local_maps, local_ragged_maps) = crate::all_to_all::agreed(&self.comm.0, local, None)?;
         Ok(Distributed {
             comm: self.comm.clone(),
             global_sets: sets.iter().map(|s| (*s).clone()).collect(),
@@ -230,22 +230,6 @@ impl Mpi {
 
 /// A rank's local Sets, Maps and ragged maps (by the global ones' ids).
 type LocalCarriers = (Vec<Set>, HashMap<u64, Map>, HashMap<u64, RaggedMap>);
-
-/// `mine`'s value if every rank succeeded and (where `shaped` gives what
-/// and its shape) every rank's shape is the same; else every rank's common
-/// `Err`. Every rank must pass `shaped` alike, `Some` or `None`. Collective.
-fn agreed<T>(comm: &impl Communicator, mine: Result<T>, shaped: Option<(&str, &str)>) -> Result<T> {
-    let agree = |local: Result<()>| match shaped {
-        None => crate::all_to_all::agree(comm, local),
-        Some((what, shape)) => crate::all_to_all::agree_shaped(comm, local, what, shape),
-    };
-    match mine {
-        Ok(v) => agree(Ok(())).map(|()| v),
-        Err(e) => Err(agree(Err(e)).err().unwrap_or_else(|| Error::Mpi {
-            reason: "a failure was agreed as a success".to_string(),
-        })),
-    }
-}
 
 /// What every rank must give `distribute_with` alike: the sets' sizes,
 /// each map's sets, arity and values, the primary set and the partitioner

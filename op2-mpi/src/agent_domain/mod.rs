@@ -162,18 +162,10 @@ impl AgentDomain {
             })
             .collect();
         let shape = format!("{options:?}, lists {lists_shape:?}");
-        let checked = match &planned {
-            Ok(_) => Ok(()),
-            Err(e) => Err(Error::Mpi { reason: e.to_string() }),
-        };
-        let agreed = crate::all_to_all::agree_shaped(&mpi.comm.0, checked, "agent domains (options and lists)", &shape);
-        match (agreed, planned) {
-            // A rank refused keeps its own error, typed as it was.
-            (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
-            (Ok(()), Ok((home, populations))) => {
-                AgentDomain::make(mpi, lists, options, home, populations, (rank, size))
-            }
-        }
+        // A refused rank keeps its own error, typed as it was.
+        let shaped = Some(("agent domains (options and lists)", shape.as_str()));
+        let (home, populations) = crate::all_to_all::agreed(&mpi.comm.0, planned, shaped)?;
+        AgentDomain::make(mpi, lists, options, home, populations, (rank, size))
     }
 
     /// Whether [`AgentDomain::of_lists`] would accept `lists` and
